@@ -1,0 +1,187 @@
+import Foundation
+
+/// A product identifier as written in the configuration (`Product.ID` in StoreKit 2).
+public typealias ProductID = String
+
+/// A subscription group identifier (`Product.SubscriptionInfo.subscriptionGroupID`).
+public typealias SubscriptionGroupID = String
+
+/// The four kinds of in-app purchase, as StoreKit 2's `Product.ProductType`.
+///
+/// Raw values are the App Store Server API `type` strings.
+public enum ProductType: String, Sendable, Hashable, Codable, CaseIterable {
+  /// Used once and bought again (`.consumable`).
+  case consumable = "Consumable"
+  /// Bought once, owned forever (`.nonConsumable`).
+  case nonConsumable = "Non-Consumable"
+  /// A subscription that does not renew (`.nonRenewable`).
+  case nonRenewable = "Non-Renewing Subscription"
+  /// A subscription that renews on its own (`.autoRenewable`).
+  case autoRenewable = "Auto-Renewable Subscription"
+
+  /// The StoreKit 2 case name, used in text output and `--type`.
+  public var storeKitName: String {
+    switch self {
+    case .consumable: return "consumable"
+    case .nonConsumable: return "nonConsumable"
+    case .nonRenewable: return "nonRenewable"
+    case .autoRenewable: return "autoRenewable"
+    }
+  }
+
+  /// Accepts the StoreKit 2 name, the server name, or the `.storekit` name, in any case.
+  public init?(userInput: String) {
+    let key = userInput.lowercased().filter { $0.isLetter }
+    switch key {
+    case "consumable": self = .consumable
+    case "nonconsumable": self = .nonConsumable
+    case "nonrenewable", "nonrenewing", "nonrenewingsubscription": self = .nonRenewable
+    case "autorenewable", "autorenewablesubscription", "recurringsubscription", "subscription":
+      self = .autoRenewable
+    default: return nil
+    }
+  }
+}
+
+/// Localized metadata of a product or group.
+public struct Localization: Sendable, Hashable, Codable {
+  /// Apple locale identifier (`en_US`, `ja`).
+  public var locale: String
+  /// Name shown to buyers.
+  public var displayName: String
+  /// Description shown to buyers.
+  public var description: String
+
+  /// Creates a localization.
+  public init(locale: String, displayName: String, description: String) {
+    self.locale = locale
+    self.displayName = displayName
+    self.description = description
+  }
+}
+
+/// A product of the configuration, any of the four types.
+public struct Product: Sendable, Hashable, Codable, Identifiable {
+  /// The product identifier.
+  public var id: ProductID
+  /// The type.
+  public var type: ProductType
+  /// The internal label (never shown to buyers).
+  public var referenceName: String
+  /// The price in the storefront's currency, exactly as configured.
+  public var price: Decimal
+  /// The configured price text.
+  public var displayPrice: String
+  /// Whether Family Sharing applies (`isFamilyShareable`).
+  public var isFamilyShareable: Bool
+  /// Xcode's row id.
+  public var internalID: String
+  /// Localized metadata.
+  public var localizations: [Localization]
+  /// Subscription details, for auto-renewable subscriptions only.
+  public var subscription: SubscriptionInfo?
+
+  /// Creates a product.
+  public init(
+    id: ProductID, type: ProductType, referenceName: String = "", price: Decimal,
+    displayPrice: String? = nil, isFamilyShareable: Bool = false, internalID: String = "",
+    localizations: [Localization] = [], subscription: SubscriptionInfo? = nil
+  ) {
+    self.id = id
+    self.type = type
+    self.referenceName = referenceName
+    self.price = price
+    self.displayPrice = displayPrice ?? "\(price)"
+    self.isFamilyShareable = isFamilyShareable
+    self.internalID = internalID
+    self.localizations = localizations
+    self.subscription = subscription
+  }
+
+  /// The localization for a locale: exact match, then same language, then `en_US`, then the first.
+  public func localization(for locale: String) -> Localization? {
+    Self.pick(localizations, for: locale)
+  }
+
+  static func pick(_ list: [Localization], for locale: String) -> Localization? {
+    func normal(_ s: String) -> String { s.replacingOccurrences(of: "-", with: "_").lowercased() }
+    let wanted = normal(locale)
+    if let exact = list.first(where: { normal($0.locale) == wanted }) { return exact }
+    let language = wanted.split(separator: "_").first.map(String.init) ?? wanted
+    if let sameLanguage = list.first(where: {
+      normal($0.locale).split(separator: "_").first.map(String.init) == language
+    }) {
+      return sameLanguage
+    }
+    return list.first(where: { normal($0.locale) == "en_us" }) ?? list.first
+  }
+}
+
+/// What makes a product an auto-renewable subscription (`Product.SubscriptionInfo`).
+public struct SubscriptionInfo: Sendable, Hashable, Codable {
+  /// The group the subscription belongs to.
+  public var groupID: SubscriptionGroupID
+  /// Service level within the group: 1 is the highest (`groupLevel`, file key `groupNumber`).
+  public var groupLevel: Int
+  /// The renewal period.
+  public var period: SubscriptionPeriod
+  /// The introductory offer, if any.
+  public var introductoryOffer: SubscriptionOffer?
+  /// Promotional offers (file key `adHocOffers`).
+  public var promotionalOffers: [SubscriptionOffer]
+  /// Offer codes (file key `codeOffers`).
+  public var offerCodes: [SubscriptionOffer]
+  /// Win-back offers.
+  public var winBackOffers: [SubscriptionOffer]
+  /// Billing plans (5.0+), kept for display.
+  public var billingPlans: [BillingPlan]
+
+  /// Creates subscription details.
+  public init(
+    groupID: SubscriptionGroupID, groupLevel: Int, period: SubscriptionPeriod,
+    introductoryOffer: SubscriptionOffer? = nil, promotionalOffers: [SubscriptionOffer] = [],
+    offerCodes: [SubscriptionOffer] = [], winBackOffers: [SubscriptionOffer] = [],
+    billingPlans: [BillingPlan] = []
+  ) {
+    self.groupID = groupID
+    self.groupLevel = groupLevel
+    self.period = period
+    self.introductoryOffer = introductoryOffer
+    self.promotionalOffers = promotionalOffers
+    self.offerCodes = offerCodes
+    self.winBackOffers = winBackOffers
+    self.billingPlans = billingPlans
+  }
+}
+
+/// A billing plan of a subscription (5.0+ files).
+public struct BillingPlan: Sendable, Hashable, Codable {
+  /// `BILLED_UPFRONT` or `MONTHLY`.
+  public var type: String
+  /// Price per charge.
+  public var price: Decimal
+  /// Total over the commitment.
+  public var commitmentPrice: Decimal?
+  /// Whether the plan is offered.
+  public var isEnabled: Bool
+}
+
+/// A subscription group of the configuration.
+public struct SubscriptionGroup: Sendable, Hashable, Codable, Identifiable {
+  /// The group id.
+  public var id: SubscriptionGroupID
+  /// The group's reference name.
+  public var name: String
+  /// Localized group names.
+  public var localizations: [Localization]
+  /// Member product ids in file order.
+  public var productIDs: [ProductID]
+
+  /// Creates a group.
+  public init(id: SubscriptionGroupID, name: String, localizations: [Localization] = [], productIDs: [ProductID]) {
+    self.id = id
+    self.name = name
+    self.localizations = localizations
+    self.productIDs = productIDs
+  }
+}

@@ -1,0 +1,171 @@
+/// A StoreKit API that can be made to fail, as StoreKitTest's `FailableStoreKitAPI` (§7.4).
+///
+/// Raw values are the `name` strings of `_storeKitErrors` entries in `.storekit` files.
+public enum StoreKitAPI: String, Sendable, Hashable, Codable, CaseIterable {
+  /// `Product.products(for:)`.
+  case loadProducts = "Load Products"
+  /// `Product.purchase(options:)`.
+  case purchase = "Purchase"
+  /// Verification of signed transactions.
+  case verification = "Verification"
+  /// `AppStore.sync()`.
+  case appStoreSync = "App Store Sync"
+  /// `Product.SubscriptionInfo.status(for:)`.
+  case subscriptionStatus = "Subscription Status"
+  /// `AppTransaction.shared`.
+  case appTransaction = "App Transaction"
+  /// The manage-subscriptions sheet.
+  case manageSubscriptions = "Manage Subscriptions Sheet"
+  /// The refund request sheet.
+  case refundRequest = "Refund Request Sheet"
+  /// The offer code redemption sheet.
+  case offerCodeRedeem = "Offer Code Redeem Sheet"
+
+  /// The StoreKitTest static member name (`loadProducts`, `purchase`, …).
+  public var name: String { String(describing: self) }
+
+  /// Error families this API accepts (`generic` is `StoreKitError`).
+  public var families: [SimulatedError.Family] {
+    switch self {
+    case .purchase: return [.generic, .purchase]
+    case .verification: return [.verification]
+    case .refundRequest: return [.generic, .refundRequest]
+    default: return [.generic]
+    }
+  }
+
+  /// Parses a member name (`loadProducts`), a file name (`Load Products`) or a kebab form.
+  public init?(userInput: String) {
+    let key = userInput.lowercased().filter { $0.isLetter }
+    if let api = StoreKitAPI.allCases.first(where: {
+      $0.name.lowercased() == key || $0.rawValue.lowercased().filter(\.isLetter) == key
+    }) {
+      self = api
+    } else if key == "offercoderedeem" || key == "manage" {
+      self = key == "manage" ? .manageSubscriptions : .offerCodeRedeem
+    } else {
+      return nil
+    }
+  }
+}
+
+/// An error a StoreKit API is made to throw (`SKTestFailures`).
+public struct SimulatedError: Sendable, Hashable, Codable, CustomStringConvertible {
+  /// The error type family.
+  public enum Family: String, Sendable, Hashable, Codable, CaseIterable {
+    /// `StoreKitError`.
+    case generic
+    /// `Product.PurchaseError`.
+    case purchase
+    /// `VerificationResult.VerificationError`.
+    case verification
+    /// `Transaction.RefundRequestError`.
+    case refundRequest
+
+    /// The cases of the family, in the order Xcode's editor lists them.
+    ///
+    /// - Note: §10 of the config format: the `index` in `_storeKitErrors[].current` is a
+    ///   position in this list [inf]; Apple does not document the encoding.
+    public var cases: [String] {
+      switch self {
+      case .generic:
+        return [
+          "unknown", "networkError", "systemError", "notAvailableInStorefront", "notEntitled",
+          "userCancelled", "unsupported",
+        ]
+      case .purchase:
+        return [
+          "invalidOfferIdentifier", "invalidOfferPrice", "invalidOfferSignature",
+          "invalidQuantity", "missingOfferParameters", "productUnavailable",
+          "purchaseNotAllowed", "ineligibleForOffer",
+        ]
+      case .verification:
+        return [
+          "revokedCertificate", "invalidCertificateChain", "invalidDeviceVerification",
+          "invalidEncoding", "invalidSignature", "missingRequiredProperties",
+        ]
+      case .refundRequest:
+        return ["duplicateRequest", "failed"]
+      }
+    }
+
+    /// The `type` string `.storekit` files use for this family.
+    var fileName: String {
+      switch self {
+      case .refundRequest: return "refund request"
+      default: return rawValue
+      }
+    }
+  }
+
+  /// Which family.
+  public var family: Family
+  /// The case name inside the family (`networkError`, `ineligibleForOffer`).
+  public var name: String
+
+  /// Creates an error value.
+  public init(family: Family, name: String) {
+    self.family = family
+    self.name = name
+  }
+
+  /// Parses `name` or `family.name` for an API; nil when no family of the API has that case.
+  public init?(userInput: String, for api: StoreKitAPI) {
+    let parts = userInput.split(separator: ".", maxSplits: 1).map(String.init)
+    let wantedName = (parts.last ?? userInput).lowercased()
+    let families = parts.count == 2
+      ? api.families.filter { $0.rawValue.lowercased() == parts[0].lowercased() } : api.families
+    for family in families {
+      if let name = family.cases.first(where: { $0.lowercased() == wantedName }) {
+        self.init(family: family, name: name)
+        return
+      }
+    }
+    return nil
+  }
+
+  /// `family.name`, e.g. `generic.networkError`.
+  public var description: String { "\(family.rawValue).\(name)" }
+}
+
+/// The test-environment settings of a session, as `SKTestSession`'s properties (§7.2).
+///
+/// Initial values come from the configuration's `settings` block; `resetToDefaultState()`
+/// restores them.
+public struct StoreKitSettings: Sendable, Hashable, Codable {
+  /// ISO 3166-1 alpha-3 storefront (`_storefront`).
+  public var storefront: String = "USA"
+  /// Locale used to pick localizations (`_locale`).
+  public var locale: String = "en_US"
+  /// Subscription clock speed (`_timeRate`).
+  public var timeRate: TimeRate = .realTime
+  /// Every purchase needs a parent's approval (`_askToBuyEnabled`).
+  public var askToBuyEnabled = false
+  /// Every purchase is interrupted until resolved (`_billingIssuesEnabled`) [inf mapping].
+  public var interruptedPurchasesEnabled = false
+  /// Every renewal fails into billing retry (`_renewalBillingIssuesEnabled`).
+  public var shouldEnterBillingRetryOnRenewal = false
+  /// Failing renewals enter a grace period first (`_billingGracePeriodEnabled`).
+  public var billingGracePeriodIsEnabled = false
+  /// System sheets are suppressed (`_disableDialogs`).
+  public var disableDialogs = false
+  /// Legacy: every purchase fails (`_failTransactionsEnabled`).
+  public var failTransactionsEnabled = false
+  /// Legacy: the `SKError` name purchases fail with while `failTransactionsEnabled`.
+  public var failureError: String = "unknown"
+  /// Simulated errors per API, keyed by `StoreKitAPI.name`.
+  public var simulatedErrors: [String: SimulatedError] = [:]
+
+  /// The defaults of `SKTestSession`.
+  public init() {}
+
+  /// The simulated error for an API, if any.
+  public func simulatedError(forAPI api: StoreKitAPI) -> SimulatedError? {
+    simulatedErrors[api.name]
+  }
+
+  /// Sets or clears (nil) the simulated error for an API, as `setSimulatedError(_:forAPI:)`.
+  public mutating func setSimulatedError(_ error: SimulatedError?, forAPI api: StoreKitAPI) {
+    simulatedErrors[api.name] = error
+  }
+}

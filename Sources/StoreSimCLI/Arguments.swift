@@ -1,0 +1,132 @@
+/// An option a command accepts.
+struct OptionSpec: Sendable {
+  /// Long name without dashes.
+  var name: String
+  /// Placeholder for its value; nil for a flag.
+  var value: String?
+  /// One-line help.
+  var help: String
+  /// Whether it may repeat.
+  var repeats = false
+}
+
+/// The global options, accepted before or after the command.
+let globalOptions: [OptionSpec] = [
+  OptionSpec(name: "session", value: "<path>", help: "session file (default .storesim/session.json, or $STORESIM_SESSION)"),
+  OptionSpec(name: "customer", value: "<name>", help: "act as this customer (default 'default')"),
+  OptionSpec(name: "json", value: nil, help: "print the result as JSON"),
+  OptionSpec(name: "help", value: nil, help: "show help"),
+  OptionSpec(name: "version", value: nil, help: "print the version"),
+]
+
+/// A command line split into global options, command name, positionals and options.
+struct ParsedArguments: Sendable {
+  var command: String?
+  var positionals: [String] = []
+  var options: [String: [String]] = [:]
+  var flags: Set<String> = []
+
+  func value(_ name: String) -> String? { options[name]?.last }
+  func has(_ name: String) -> Bool { flags.contains(name) || options[name] != nil }
+  var wantsJSON: Bool { flags.contains("json") }
+  var wantsHelp: Bool { flags.contains("help") }
+}
+
+enum ArgumentScanner {
+  /// Splits argv (without the program name). Options are looked up in the global table and in
+  /// the command's table once the command is known.
+  static func scan(_ argv: [String], commands: CommandTable) throws(CLIError) -> ParsedArguments {
+    var parsed = ParsedArguments()
+    var i = 0
+    var optionsEnded = false
+    while i < argv.count {
+      let token = argv[i]
+      i += 1
+      if !optionsEnded && token == "--" {
+        optionsEnded = true
+        continue
+      }
+      if !optionsEnded && (token == "-h" || token == "--help") {
+        parsed.flags.insert("help")
+        continue
+      }
+      if !optionsEnded && token.hasPrefix("--") && token.count > 2 {
+        var name = String(token.dropFirst(2))
+        var inline: String?
+        if let eq = name.firstIndex(of: "=") {
+          inline = String(name[name.index(after: eq)...])
+          name = String(name[..<eq])
+        }
+        let commandSpec = parsed.command.flatMap { commands.spec(named: $0) }
+        let spec = globalOptions.first { $0.name == name } ?? commandSpec?.options.first { $0.name == name }
+        guard let spec else {
+          let candidates = globalOptions.map(\.name) + (commandSpec?.options.map(\.name) ?? [])
+          var message = "unknown option '--\(name)'"
+          if let near = Suggest.closest(to: name, in: candidates) { message += "; did you mean '--\(near)'?" }
+          throw .usage(message, command: parsed.command)
+        }
+        if spec.value == nil {
+          if inline != nil { throw .usage("option '--\(name)' takes no value", command: parsed.command) }
+          parsed.flags.insert(name)
+        } else {
+          let value: String
+          if let inline {
+            value = inline
+          } else {
+            guard i < argv.count else {
+              throw .usage("option '--\(name)' needs a value \(spec.value!)", command: parsed.command)
+            }
+            value = argv[i]
+            i += 1
+          }
+          parsed.options[name, default: []].append(value)
+        }
+        continue
+      }
+      if !optionsEnded && token.hasPrefix("-") && token.count > 1 && Double(token) == nil {
+        throw .usage("unknown option '\(token)'", command: parsed.command)
+      }
+      if parsed.command == nil {
+        parsed.command = token
+      } else {
+        parsed.positionals.append(token)
+      }
+    }
+    return parsed
+  }
+}
+
+/// "Did you mean" suggestions.
+enum Suggest {
+  /// The closest candidate within a small edit distance, or one that starts with the input.
+  static func closest(to input: String, in candidates: [String]) -> String? {
+    let lower = input.lowercased()
+    var best: (String, Int)?
+    for candidate in candidates {
+      let d = distance(lower, candidate.lowercased())
+      if best == nil || d < best!.1 { best = (candidate, d) }
+    }
+    if let best, best.1 <= max(2, input.count / 3) { return best.0 }
+    if lower.count >= 3, let prefixed = candidates.first(where: { $0.lowercased().hasPrefix(lower) || lower.hasPrefix($0.lowercased()) }) {
+      return prefixed
+    }
+    if lower.count >= 4, let inside = candidates.first(where: { $0.lowercased().contains(lower) }) { return inside }
+    return nil
+  }
+
+  static func distance(_ a: String, _ b: String) -> Int {
+    let a = Array(a), b = Array(b)
+    if a.isEmpty { return b.count }
+    if b.isEmpty { return a.count }
+    var previous = Array(0...b.count)
+    var current = [Int](repeating: 0, count: b.count + 1)
+    for i in 1...a.count {
+      current[0] = i
+      for j in 1...b.count {
+        current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+      }
+      swap(&previous, &current)
+    }
+    return previous[b.count]
+  }
+}

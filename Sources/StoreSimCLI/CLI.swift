@@ -1,0 +1,95 @@
+import Foundation
+import StoreSim
+
+/// One run of a command: the parsed arguments and the environment, with output helpers.
+struct Invocation {
+  var arguments: ParsedArguments
+  var environment: CLIEnvironment
+  var table: CommandTable
+
+  func out(_ text: String) { environment.writeOut(text.hasSuffix("\n") ? text : text + "\n") }
+  func err(_ text: String) { environment.writeErr(text.hasSuffix("\n") ? text : text + "\n") }
+  func warning(_ text: String) { err("warning: \(text)") }
+  var json: Bool { arguments.wantsJSON }
+  func printJSON(_ value: JSONOutput) { out(value.rendered(pretty: true)) }
+
+  /// Requires exactly `range` positionals.
+  func positionals(_ range: ClosedRange<Int>, _ what: String) throws -> [String] {
+    let p = arguments.positionals
+    guard range.contains(p.count) else {
+      if p.count < range.lowerBound { throw CLIError.usage("missing \(what)", command: arguments.command) }
+      throw CLIError.usage("unexpected argument '\(p[range.upperBound])'", command: arguments.command)
+    }
+    return p
+  }
+}
+
+/// The command-line front end: argv in, text and an exit code out.
+public enum CLI {
+  /// Runs one command line (without the program name) and returns its exit code.
+  public static func run(_ argv: [String], environment: CLIEnvironment) -> Int32 {
+    let table = CommandTable.standard
+    do {
+      let parsed = try ArgumentScanner.scan(argv, commands: table)
+      return try dispatch(parsed, environment: environment, table: table).rawValue
+    } catch let error as CLIError {
+      report(error, environment: environment, table: table)
+      return error.code.rawValue
+    } catch {
+      environment.writeErr("error: \(error)\n")
+      return ExitCode.failure.rawValue
+    }
+  }
+
+  static func dispatch(_ parsed: ParsedArguments, environment: CLIEnvironment, table: CommandTable) throws -> ExitCode {
+    guard let name = parsed.command else {
+      if parsed.flags.contains("version") {
+        environment.writeOut("storesim \(storesimVersion)\n")
+        return .success
+      }
+      if parsed.wantsHelp || parsed.options.isEmpty {
+        environment.writeOut(table.overview())
+        return parsed.wantsHelp ? .success : .usage
+      }
+      throw CLIError.usage("missing command")
+    }
+    if name == "help" {
+      if let target = parsed.positionals.first {
+        guard let spec = table.spec(named: target) else { throw unknownCommand(target, table: table) }
+        environment.writeOut(table.help(for: spec))
+      } else {
+        environment.writeOut(table.overview())
+      }
+      return .success
+    }
+    guard let spec = table.spec(named: name) else { throw unknownCommand(name, table: table) }
+    if parsed.wantsHelp {
+      environment.writeOut(table.help(for: spec))
+      return .success
+    }
+    var invocation = Invocation(arguments: parsed, environment: environment, table: table)
+    return try spec.run(&invocation)
+  }
+
+  static func unknownCommand(_ name: String, table: CommandTable) -> CLIError {
+    var message = "unknown command '\(name)'"
+    if let near = Suggest.closest(to: name, in: table.names + ["help"]) { message += "; did you mean '\(near)'?" }
+    return CLIError(code: .usage, message: message, usageOf: "")
+  }
+
+  static func report(_ error: CLIError, environment: CLIEnvironment, table: CommandTable) {
+    environment.writeErr("error: \(error.message)\n")
+    if let command = error.usageOf {
+      if let spec = table.spec(named: command) {
+        environment.writeErr("usage: \(spec.usage)\nsee 'storesim help \(spec.name)'\n")
+      } else {
+        environment.writeErr("usage: storesim <command> [arguments] [options]\nsee 'storesim --help'\n")
+      }
+    }
+  }
+}
+
+extension CommandTable {
+  /// Every command storesim has.
+  static let standard = CommandTable(commands: catalogueCommands)
+}

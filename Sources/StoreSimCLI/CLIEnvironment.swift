@@ -1,0 +1,88 @@
+import Foundation
+
+/// The world the CLI runs in: output sinks, environment variables, the folder, the wall clock.
+///
+/// The live one is built in `main.swift`; tests build one with captured output and fixed values.
+public struct CLIEnvironment: Sendable {
+  /// Writes to standard output.
+  public var writeOut: @Sendable (String) -> Void
+  /// Writes to standard error.
+  public var writeErr: @Sendable (String) -> Void
+  /// Environment variables.
+  public var variables: [String: String]
+  /// The folder relative paths start from.
+  public var currentDirectory: String
+  /// The wall clock, read only when a session starts without `--start`.
+  public var now: @Sendable () -> Date
+  /// Whether standard output is a terminal (colour, interactive shell).
+  public var isTerminal: Bool
+  /// Reads one line of standard input (the shell); nil at end of input.
+  public var readLine: @Sendable () -> String?
+
+  /// Creates an environment.
+  public init(
+    writeOut: @escaping @Sendable (String) -> Void,
+    writeErr: @escaping @Sendable (String) -> Void,
+    variables: [String: String] = [:],
+    currentDirectory: String = FileManager.default.currentDirectoryPath,
+    now: @escaping @Sendable () -> Date = { Date() },
+    isTerminal: Bool = false,
+    readLine: @escaping @Sendable () -> String? = { nil }
+  ) {
+    self.writeOut = writeOut
+    self.writeErr = writeErr
+    self.variables = variables
+    self.currentDirectory = currentDirectory
+    self.now = now
+    self.isTerminal = isTerminal
+    self.readLine = readLine
+  }
+
+  /// The environment of the running process.
+  public static func live() -> CLIEnvironment {
+    CLIEnvironment(
+      writeOut: { text in FileHandle.standardOutput.write(Data(text.utf8)) },
+      writeErr: { text in FileHandle.standardError.write(Data(text.utf8)) },
+      variables: ProcessInfo.processInfo.environment,
+      now: { Date() },
+      isTerminal: isatty(STDOUT_FILENO) == 1,
+      readLine: { Swift.readLine(strippingNewline: true) }
+    )
+  }
+
+  /// An absolute path for a path the user typed.
+  func resolve(_ path: String) -> String {
+    if path.hasPrefix("/") { return path }
+    if path.hasPrefix("~/"), let home = variables["HOME"] { return home + path.dropFirst() }
+    return (currentDirectory as NSString).appendingPathComponent(path)
+  }
+}
+
+/// The exit-code contract (§3 of the product spec).
+public enum ExitCode: Int32, Sendable {
+  /// Success.
+  case success = 0
+  /// The command ran and the store refused, a purchase did not go through, or an expectation failed.
+  case failure = 1
+  /// Usage error.
+  case usage = 64
+  /// Bad data: unreadable configuration, scenario or session file.
+  case dataError = 65
+  /// A named input file or the session does not exist.
+  case noInput = 66
+}
+
+/// An error the CLI reports as one line and an exit code.
+struct CLIError: Error {
+  var code: ExitCode
+  var message: String
+  /// For usage errors: the command whose usage line to show.
+  var usageOf: String?
+
+  static func usage(_ message: String, command: String? = nil) -> CLIError {
+    CLIError(code: .usage, message: message, usageOf: command ?? "")
+  }
+  static func data(_ message: String) -> CLIError { CLIError(code: .dataError, message: message) }
+  static func noInput(_ message: String) -> CLIError { CLIError(code: .noInput, message: message) }
+  static func failed(_ message: String) -> CLIError { CLIError(code: .failure, message: message) }
+}

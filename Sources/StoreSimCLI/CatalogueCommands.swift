@@ -1,0 +1,148 @@
+import Foundation
+import StoreSim
+
+let catalogueCommands: [CommandSpec] = [validateCommand, productsCommand]
+
+let validateCommand = CommandSpec(
+  name: "validate", group: "Session and catalogue",
+  abstract: "Check .storekit configuration files without a session",
+  arguments: "<file>...",
+  discussion: """
+    Reads each file as storesim would and prints its warnings and errors with file:line:column
+    and the JSON path. Exits 65 if any file has an error, 66 if a file does not exist.
+    A .storekit package folder is read through the Configuration.storekit inside it.
+    """,
+  example: "storesim validate Configurations/AppleSample.storekit",
+  run: { inv in
+    let files = try inv.positionals(1...Int.max, "configuration file to validate")
+    var worst = ExitCode.success
+    var reports: [JSONOutput] = []
+    for file in files {
+      do {
+        let (loaded, _) = try ConfigurationFile.load(file, environment: inv.environment)
+        for w in loaded.warnings { inv.err(ConfigurationFile.diagnostic(w, file: file)) }
+        let c = loaded.configuration
+        let summary = "\(c.products.count) product\(c.products.count == 1 ? "" : "s"), \(c.subscriptionGroups.count) group\(c.subscriptionGroups.count == 1 ? "" : "s"), \(loaded.warnings.count) warning\(loaded.warnings.count == 1 ? "" : "s")"
+        if inv.json {
+          reports.append(.object([
+            "file": .string(file), "valid": .bool(true),
+            "formatVersion": c.formatVersion.map { .string($0.description) },
+            "products": .int(Int64(c.products.count)),
+            "subscriptionGroups": .int(Int64(c.subscriptionGroups.count)),
+            "warnings": .array(loaded.warnings.map { issueJSON($0) }),
+          ]))
+        } else {
+          inv.out("ok     \(file): format \(c.formatVersion?.description ?? "unknown"), \(summary)")
+        }
+      } catch let error as CLIError {
+        if worst != .noInput { worst = error.code }
+        inv.err("error: \(error.message)")
+        if inv.json {
+          reports.append(.object(["file": .string(file), "valid": .bool(false), "error": .string(error.message)]))
+        }
+      }
+    }
+    if inv.json { inv.printJSON(.object(["files": .array(reports)])) }
+    return worst
+  })
+
+func issueJSON(_ issue: ConfigurationIssue) -> JSONOutput {
+  .object([
+    "severity": .string(issue.severity.rawValue),
+    "path": .string(issue.path),
+    "line": issue.location.map { .int(Int64($0.line)) },
+    "column": issue.location.map { .int(Int64($0.column)) },
+    "message": .string(issue.message),
+  ])
+}
+
+let productsCommand = CommandSpec(
+  name: "products", group: "Session and catalogue",
+  abstract: "List the catalogue: products, prices, groups, levels and periods",
+  arguments: "[<file.storekit>]",
+  options: [
+    OptionSpec(name: "config", value: "<file>", help: "read this configuration instead of the session's"),
+    OptionSpec(name: "type", value: "<type>", help: "only consumable, nonConsumable, nonRenewable or autoRenewable"),
+    OptionSpec(name: "ids", value: "<id,...>", help: "request these ids; unknown ones come back as invalidProductIdentifiers"),
+    OptionSpec(name: "locale", value: "<locale>", help: "show this localization (default: the session's locale)"),
+  ],
+  discussion: """
+    Works on the session's configuration, or without a session on a file given with --config or
+    as the argument. Like Product.products(for:), ids that are not in the catalogue are listed
+    as invalidProductIdentifiers.
+    """,
+  example: "storesim products Configurations/AppleSample.storekit --type autoRenewable",
+  run: { inv in
+    let positional = try inv.positionals(0...1, "configuration file")
+    let configuration: StoreConfiguration
+    var settings: StoreKitSettings
+    if let file = inv.arguments.value("config") ?? positional.first {
+      let (loaded, _) = try ConfigurationFile.load(file, environment: inv.environment)
+      configuration = loaded.configuration
+      settings = configuration.settings
+    } else {
+      (configuration, settings) = try SessionContext.catalogue(inv)
+    }
+    if let locale = inv.arguments.value("locale") { settings.locale = locale }
+    var products = configuration.products
+    if let typeText = inv.arguments.value("type") {
+      guard let type = ProductType(userInput: typeText) else {
+        throw CLIError.usage("unknown product type '\(typeText)'; use consumable, nonConsumable, nonRenewable or autoRenewable", command: "products")
+      }
+      products = products.filter { $0.type == type }
+    }
+    var invalid: [String] = []
+    if let idsText = inv.arguments.value("ids") {
+      let ids = idsText.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+      var seen = Set<String>()
+      var chosen: [Product] = []
+      for id in ids where seen.insert(id).inserted {
+        if let p = products.first(where: { $0.id == id }) { chosen.append(p) } else { invalid.append(id) }
+      }
+      products = chosen
+    }
+    let storefront = Storefront.named(settings.storefront) ?? .usa
+    if inv.json {
+      inv.printJSON(.object([
+        "products": .array(products.map { $0.jsonRepresentation(locale: settings.locale, storefront: storefront) }),
+        "invalidProductIdentifiers": .array(invalid.map(JSONOutput.string)),
+      ]))
+      return .success
+    }
+    var rows: [[String]] = [["PRODUCT", "TYPE", "PRICE", "NAME", "GROUP", "LEVEL", "PERIOD", "OFFERS"]]
+    for p in products {
+      let name = p.localization(for: settings.locale)?.displayName ?? ""
+      var group = "", level = "", period = "", offers: [String] = []
+      if let s = p.subscription {
+        group = configuration.group(s.groupID)?.name ?? s.groupID
+        level = String(s.groupLevel)
+        period = s.period.iso8601
+        if let intro = s.introductoryOffer { offers.append("intro \(intro.paymentMode.storeKitName) \(intro.totalPeriod)") }
+        offers += s.promotionalOffers.map { "promotional:\($0.id ?? "")" }
+        offers += s.offerCodes.map { "code:\($0.id ?? "")" }
+        offers += s.winBackOffers.map { "win-back:\($0.id ?? "")" }
+      }
+      rows.append([p.id, p.type.storeKitName, PriceFormatter.display(p.price, currency: storefront.currency), name, group, level, period, offers.joined(separator: ", ")])
+    }
+    inv.out(Table.render(rows))
+    if !invalid.isEmpty { inv.out("invalid product identifiers: " + invalid.joined(separator: ", ")) }
+    if products.isEmpty && invalid.isEmpty { inv.out("(no products)") }
+    return .success
+  })
+
+/// Aligned text columns.
+enum Table {
+  static func render(_ rows: [[String]]) -> String {
+    guard let first = rows.first else { return "" }
+    var widths = [Int](repeating: 0, count: first.count)
+    for row in rows { for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) } }
+    return rows.map { row in
+      var line = ""
+      for (i, cell) in row.enumerated() {
+        if i == row.count - 1 { line += cell } else { line += cell.padding(toLength: widths[i] + 2, withPad: " ", startingAt: 0) }
+      }
+      while line.hasSuffix(" ") { line.removeLast() }
+      return line
+    }.joined(separator: "\n")
+  }
+}

@@ -1,0 +1,93 @@
+/// One command of the command line: its name, help and action.
+struct CommandSpec: Sendable {
+  /// The name users type.
+  var name: String
+  /// The help group it is listed under.
+  var group: String
+  /// One-line summary.
+  var abstract: String
+  /// The argument part of the usage line (`<file>...`).
+  var arguments: String = ""
+  /// Command options.
+  var options: [OptionSpec] = []
+  /// Longer explanation shown by `help CMD`.
+  var discussion: String = ""
+  /// An example command line.
+  var example: String
+  /// The action.
+  var run: @Sendable (inout Invocation) throws -> ExitCode
+
+  var usage: String {
+    var line = "storesim \(name)"
+    if !arguments.isEmpty { line += " \(arguments)" }
+    if !options.isEmpty { line += " [options]" }
+    return line
+  }
+}
+
+/// The single list of commands that dispatch, help, scenarios and the shell all read.
+struct CommandTable: Sendable {
+  var commands: [CommandSpec]
+  static let groupOrder = ["Session and catalogue", "Purchases", "Subscriptions and time", "Inspection", "Scripts and exploration"]
+
+  func spec(named name: String) -> CommandSpec? {
+    commands.first { $0.name == name }
+  }
+
+  var names: [String] { commands.map(\.name) }
+
+  /// `storesim --help`.
+  func overview() -> String {
+    var text = """
+      storesim \(storesimVersion): a command-line App Store simulator for .storekit configurations
+
+      USAGE: storesim <command> [arguments] [options]
+
+
+      """
+    for group in Self.groupOrder {
+      let members = commands.filter { $0.group == group }
+      guard !members.isEmpty else { continue }
+      text += "\(group.uppercased()):\n"
+      for spec in members {
+        text += "  " + spec.name.padding(toLength: 16, withPad: " ", startingAt: 0) + spec.abstract + "\n"
+      }
+      text += "\n"
+    }
+    text += "GLOBAL OPTIONS:\n"
+    for option in globalOptions {
+      text += "  " + optionLabel(option).padding(toLength: 22, withPad: " ", startingAt: 0) + option.help + "\n"
+    }
+    text += """
+
+      EXIT CODES: 0 success, 1 refused or not purchased, 64 usage error, 65 bad data,
+                  66 missing input file or session
+
+      See 'storesim help <command>' for a command's options and an example.
+
+      """
+    return text
+  }
+
+  /// `storesim help CMD`.
+  func help(for spec: CommandSpec) -> String {
+    var text = "OVERVIEW: \(spec.abstract)\n\nUSAGE: \(spec.usage)\n"
+    if !spec.discussion.isEmpty { text += "\n" + spec.discussion + "\n" }
+    if !spec.options.isEmpty {
+      text += "\nOPTIONS:\n"
+      for option in spec.options {
+        text += "  " + optionLabel(option).padding(toLength: 30, withPad: " ", startingAt: 0) + option.help + "\n"
+      }
+    }
+    text += "\nGLOBAL OPTIONS: --session <path>, --customer <name>, --json, -h/--help\n"
+    text += "\nEXAMPLE:\n  \(spec.example)\n"
+    return text
+  }
+
+  private func optionLabel(_ option: OptionSpec) -> String {
+    option.value.map { "--\(option.name) \($0)" } ?? "--\(option.name)"
+  }
+}
+
+/// The version printed by `--version`.
+public let storesimVersion = "0.1.0"

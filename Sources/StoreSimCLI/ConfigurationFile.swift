@@ -1,0 +1,68 @@
+import Foundation
+import StoreSim
+
+/// Reading `.storekit` files from disk (the core never sees a path).
+enum ConfigurationFile {
+  /// Largest configuration accepted; real files are a few kilobytes.
+  static let maximumSize = 32 * 1024 * 1024
+
+  /// The file to read for a path: the path itself, or `Configuration.storekit` inside a
+  /// `.storekit` package folder.
+  static func contentPath(_ path: String, environment: CLIEnvironment) throws -> String {
+    let absolute = environment.resolve(path)
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: absolute, isDirectory: &isDirectory) else {
+      throw CLIError.noInput("no such file: \(path)")
+    }
+    if isDirectory.boolValue {
+      let inner = (absolute as NSString).appendingPathComponent("Configuration.storekit")
+      guard FileManager.default.fileExists(atPath: inner) else {
+        throw CLIError.noInput("\(path) is a folder without a Configuration.storekit inside")
+      }
+      return inner
+    }
+    return absolute
+  }
+
+  /// Reads the bytes of a file the user named.
+  static func bytes(_ path: String, shownAs name: String) throws -> Data {
+    guard let handle = FileHandle(forReadingAtPath: path) else {
+      throw CLIError.noInput("cannot read \(name)")
+    }
+    defer { try? handle.close() }
+    let data = (try? handle.read(upToCount: maximumSize + 1)) ?? Data()
+    if data.count > maximumSize {
+      throw CLIError.data("\(name): file is larger than \(maximumSize / 1024 / 1024) MiB; not a StoreKit configuration")
+    }
+    return data
+  }
+
+  /// Loads a configuration, printing nothing; errors carry `file:line:column`.
+  static func load(_ path: String, environment: CLIEnvironment) throws -> (LoadedConfiguration, Data) {
+    let content = try contentPath(path, environment: environment)
+    let data = try bytes(content, shownAs: path)
+    do {
+      return (try ConfigurationReader.read(data), data)
+    } catch {
+      throw CLIError.data(located(error.issue, file: path))
+    }
+  }
+
+  /// `file:line:column: message (at path)` for an issue, without the severity word.
+  static func located(_ issue: ConfigurationIssue, file: String) -> String {
+    var text = file
+    if let location = issue.location { text += ":\(location)" }
+    text += ": \(issue.message)"
+    if !issue.path.isEmpty { text += " (at \(issue.path))" }
+    return text
+  }
+
+  /// The compiler-style line for a warning or error.
+  static func diagnostic(_ issue: ConfigurationIssue, file: String) -> String {
+    var text = file
+    if let location = issue.location { text += ":\(location)" }
+    text += ": \(issue.severity.rawValue): \(issue.message)"
+    if !issue.path.isEmpty { text += " (at \(issue.path))" }
+    return text
+  }
+}

@@ -1,0 +1,4 @@
+import Foundation
+import StoreSimCLI
+
+exit(CLI.run(Array(CommandLine.arguments.dropFirst()), environment: .live()))
