@@ -1,0 +1,147 @@
+import Foundation
+
+/// A simulated App Store: a configuration, settings, a virtual clock and customers.
+///
+/// `Store` is a value. Every mutating call either succeeds and returns the events it caused, or
+/// throws a `StoreError` and leaves the state exactly as it was. Method names follow
+/// `SKTestSession` and StoreKit 2. Nothing here reads the wall clock, the file system or prints.
+public struct Store: Sendable {
+  /// The whole state; compare it, encode it, restore it with `init(state:)`.
+  public internal(set) var state: StoreState
+  var customerIndex: [String: Int]
+  var events: [StoreEvent] = []
+
+  /// The default customer's name.
+  public static let defaultCustomer = "default"
+
+  /// A new session over a configuration, starting at `start`.
+  public init(
+    configuration: StoreConfiguration, start: Date, bundleID: String = "com.example.app",
+    environment: StoreEnvironment = .xcode
+  ) {
+    let start = Date(timeIntervalSince1970: (start.timeIntervalSince1970 * 1000).rounded() / 1000)
+    state = StoreState(
+      configuration: configuration, settings: configuration.settings, now: start, startDate: start,
+      bundleID: bundleID, environment: environment, customers: [], pendingRequests: [],
+      notifications: [], nextTransactionID: 2_000_000_000_000_001,
+      nextWebOrderLineItemID: 2_000_000_100_000_001, nextRequestNumber: 1)
+    customerIndex = [:]
+    appendCustomer(Self.defaultCustomer)
+  }
+
+  /// Restores a session from a saved state.
+  public init(state: StoreState) {
+    self.state = state
+    customerIndex = Dictionary(state.customers.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
+  }
+
+  /// The configuration.
+  public var configuration: StoreConfiguration { state.configuration }
+
+  /// The virtual date.
+  public var now: Date { state.now }
+
+  /// The settings in force (`SKTestSession` properties); setting them changes future behaviour.
+  public var settings: StoreKitSettings {
+    get { state.settings }
+    set { state.settings = newValue }
+  }
+
+  /// Notifications emitted so far.
+  public var notifications: [ServerNotification] { state.notifications }
+
+  // MARK: Customers
+
+  /// Customer names in creation order.
+  public var customerNames: [String] { state.customers.map(\.name) }
+
+  /// Adds a customer.
+  @discardableResult
+  public mutating func addCustomer(_ name: String) throws(StoreError) -> [StoreEvent] {
+    guard customerIndex[name] == nil else { throw .customerExists(name) }
+    appendCustomer(name)
+    return []
+  }
+
+  /// Whether a customer exists.
+  public func hasCustomer(_ name: String) -> Bool { customerIndex[name] != nil }
+
+  mutating func appendCustomer(_ name: String) {
+    customerIndex[name] = state.customers.count
+    let number = state.customers.count + 1
+    state.customers.append(Customer(
+      name: name, transactions: [], subscriptions: [], introductoryOfferUsedGroups: [],
+      familyID: nil, appTransactionID: String(704_000_000_000_000_000 + UInt64(number))))
+  }
+
+  func index(of customer: String) throws(StoreError) -> Int {
+    guard let i = customerIndex[customer] else { throw .customerNotFound(customer) }
+    return i
+  }
+
+  /// A customer's record.
+  public func customer(_ name: String = Store.defaultCustomer) -> Customer? {
+    customerIndex[name].map { state.customers[$0] }
+  }
+
+  // MARK: Catalogue
+
+  func product(_ id: ProductID) throws(StoreError) -> Product {
+    guard let p = state.configuration.product(id) else {
+      let ids = state.configuration.products.map(\.id)
+      throw .productNotFound(id, suggestion: Self.closest(id, in: ids))
+    }
+    return p
+  }
+
+  static func closest(_ input: String, in candidates: [String]) -> String? {
+    func distance(_ a: [Character], _ b: [Character]) -> Int {
+      if a.isEmpty { return b.count }
+      if b.isEmpty { return a.count }
+      var prev = Array(0...b.count), cur = [Int](repeating: 0, count: b.count + 1)
+      for i in 1...a.count {
+        cur[0] = i
+        for j in 1...b.count { cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)) }
+        swap(&prev, &cur)
+      }
+      return prev[b.count]
+    }
+    let lower = Array(input.lowercased())
+    let scored = candidates.map { ($0, distance(lower, Array($0.lowercased()))) }.min { $0.1 < $1.1 }
+    if let scored, scored.1 <= max(2, input.count / 3) { return scored.0 }
+    return candidates.first { $0.lowercased().hasSuffix(input.lowercased()) || $0.lowercased().contains(input.lowercased()) && input.count >= 3 }
+  }
+
+  var storefront: Storefront { Storefront.named(state.settings.storefront) ?? .usa }
+
+  // MARK: Ids and events
+
+  mutating func newTransactionID() -> TransactionID {
+    defer { state.nextTransactionID += 1 }
+    return state.nextTransactionID
+  }
+
+  mutating func newWebOrderLineItemID() -> String {
+    defer { state.nextWebOrderLineItemID += 1 }
+    return String(state.nextWebOrderLineItemID)
+  }
+
+  mutating func emit(_ customer: Int, _ kind: StoreEvent.Kind) {
+    events.append(StoreEvent(date: state.now, customer: customer >= 0 ? state.customers[customer].name : "", kind: kind))
+  }
+
+  /// Runs a mutation atomically: on error the state is restored and no events escape.
+  mutating func atomically<T>(_ body: (inout Store) throws(StoreError) -> T) throws(StoreError) -> (T, [StoreEvent]) {
+    let backup = self
+    events = []
+    do {
+      let result = try body(&self)
+      let produced = events
+      events = []
+      return (result, produced)
+    } catch {
+      self = backup
+      throw error
+    }
+  }
+}

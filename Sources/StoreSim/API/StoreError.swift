@@ -1,0 +1,71 @@
+import Foundation
+
+/// Why the store refused a command: misuse, never a purchase outcome. The state is unchanged.
+public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// The product is not in the configuration.
+  case productNotFound(ProductID, suggestion: ProductID?)
+  /// The product exists but is of the wrong type for the command.
+  case invalidProductType(ProductID, expected: String)
+  /// No transaction has this id (for this customer).
+  case transactionNotFound(TransactionID)
+  /// The customer has no subscription in the product's group.
+  case noSubscriptionFound(ProductID)
+  /// The subscription has ended, so the command does not apply.
+  case subscriptionNotActive(ProductID)
+  /// No pending Ask to Buy request (with this id).
+  case noPendingRequest(String?)
+  /// Nothing to resolve: no interrupted purchase and no billing issue for the product.
+  case noIssueToResolve(ProductID)
+  /// The transaction was already refunded or revoked.
+  case alreadyRefunded(TransactionID)
+  /// Family-shared transactions are revoked through the purchaser, not refunded.
+  case cannotRefundFamilyShared(TransactionID)
+  /// The clock only moves forward.
+  case clockCannotMoveBackward(now: Date, requested: Date)
+  /// A back-dated purchase cannot be in the future.
+  case purchaseDateInFuture(Date)
+  /// No customer has this name.
+  case customerNotFound(String)
+  /// The customer already exists.
+  case customerExists(String)
+  /// No price increase is pending to accept or decline.
+  case noPriceIncreasePending(ProductID)
+
+  /// One lowercase line naming the thing involved.
+  public var description: String {
+    switch self {
+    case .productNotFound(let id, let s):
+      return "product '\(id)' is not in the configuration" + (s.map { "; did you mean '\($0)'?" } ?? "")
+    case .invalidProductType(let id, let expected): return "product '\(id)' is not \(expected)"
+    case .transactionNotFound(let id): return "no transaction with id \(id)"
+    case .noSubscriptionFound(let id): return "no subscription to '\(id)' or its group"
+    case .subscriptionNotActive(let id): return "the subscription to '\(id)' has ended"
+    case .noPendingRequest(let id): return id.map { "no pending request with id '\($0)'" } ?? "no pending Ask to Buy request"
+    case .noIssueToResolve(let id): return "nothing to resolve for '\(id)': no interrupted purchase and no billing issue"
+    case .alreadyRefunded(let id): return "transaction \(id) was already refunded or revoked"
+    case .cannotRefundFamilyShared(let id): return "transaction \(id) is family shared; refund the purchaser's transaction instead"
+    case .clockCannotMoveBackward(let now, let requested):
+      return "the clock cannot move backward from \(ISO8601.string(now)) to \(ISO8601.string(requested))"
+    case .purchaseDateInFuture(let date): return "purchase date \(ISO8601.string(date)) is in the future"
+    case .customerNotFound(let name): return "no customer named '\(name)'"
+    case .customerExists(let name): return "customer '\(name)' already exists"
+    case .noPriceIncreasePending(let id): return "no price increase is pending for '\(id)'"
+    }
+  }
+}
+
+/// ISO 8601 formatting in UTC, whole seconds (milliseconds when present).
+public enum ISO8601 {
+  /// `2026-01-31T10:00:00Z`.
+  public static func string(_ date: Date) -> String {
+    let ms = Int64((date.timeIntervalSince1970 * 1000).rounded())
+    var days = ms / 86_400_000
+    var rest = ms % 86_400_000
+    if rest < 0 { rest += 86_400_000; days -= 1 }
+    let (y, m, d) = UTCCalendar.civil(fromDays: days)
+    let h = rest / 3_600_000, mi = rest / 60_000 % 60, s = rest / 1000 % 60, milli = rest % 1000
+    var text = String(format: "%04lld-%02lld-%02lldT%02lld:%02lld:%02lld", y, m, d, h, mi, s)
+    if milli != 0 { text += String(format: ".%03lld", milli) }
+    return text + "Z"
+  }
+}

@@ -1,0 +1,385 @@
+import Foundation
+
+/// The outcome of a purchase call with the events it caused.
+public struct PurchaseOutcome: Sendable {
+  /// What `purchase()` returned.
+  public var result: PurchaseResult
+  /// What happened, in order.
+  public var events: [StoreEvent]
+}
+
+extension Store {
+  /// Buys a product, as `Product.purchase(options:)` (§1 of the semantics).
+  ///
+  /// - Parameters:
+  ///   - cancel: the customer dismisses the sheet (`.userCancelled`).
+  ///   - date: a back-dated purchase (`purchaseDate(_:renewalBehavior: .renewUntilNow)`):
+  ///     renewals are filled in up to now.
+  /// - Throws: `StoreError` for misuse (unknown product or customer, future date); purchase
+  ///   errors StoreKit throws (ineligible offer, simulated errors) are `.failed` outcomes.
+  @discardableResult
+  public mutating func purchase(
+    _ productID: ProductID, options: PurchaseOptions = PurchaseOptions(),
+    customer: String = Store.defaultCustomer, cancel: Bool = false, at date: Date? = nil
+  ) throws(StoreError) -> PurchaseOutcome {
+    let (result, events) = try atomically { (store: inout Store) throws(StoreError) -> PurchaseResult in
+      try store.purchaseBody(productID, options: options, customer: customer, cancel: cancel, at: date)
+    }
+    return PurchaseOutcome(result: result, events: events)
+  }
+
+  mutating func purchaseBody(
+    _ productID: ProductID, options: PurchaseOptions, customer: String, cancel: Bool, at date: Date?
+  ) throws(StoreError) -> PurchaseResult {
+    let ci = try index(of: customer)
+    let product = try product(productID)
+    if let date, date > state.now { throw .purchaseDateInFuture(date) }
+    if cancel { return .userCancelled }
+    if let error = state.settings.simulatedError(forAPI: .purchase) { return .failed(error.description) }
+    if state.settings.failTransactionsEnabled { return .failed("SKError.\(state.settings.failureError)") }
+    if !(1...10).contains(options.quantity) { return .failed("purchase.invalidQuantity") }
+    if case .failure(let error) = resolveOffer(ci, product, options.offer) { return .failed(error) }
+    if state.settings.askToBuyEnabled || state.settings.interruptedPurchasesEnabled {
+      let kind: PendingRequest.Kind = state.settings.askToBuyEnabled ? .askToBuy : .interrupted
+      let id = String(state.nextRequestNumber)
+      state.nextRequestNumber += 1
+      state.pendingRequests.append(PendingRequest(
+        id: id, kind: kind, customer: customer, productID: productID, options: options, date: state.now))
+      emit(ci, kind == .askToBuy ? .askToBuyRequested(requestID: id, productID) : .purchaseInterrupted(requestID: id, productID))
+      return .pending(requestID: id)
+    }
+    let transaction: Transaction
+    if let date {
+      let saved = state.now
+      state.now = date
+      transaction = completePurchase(ci, product, options, delivery: .purchaseResult)
+      state.now = saved
+      runDue(through: saved)
+    } else {
+      transaction = completePurchase(ci, product, options, delivery: .purchaseResult)
+    }
+    let verification = state.settings.simulatedError(forAPI: .verification)?.description
+    return .success(state.customers[ci].transaction(transaction.id) ?? transaction, verificationError: verification)
+  }
+
+  // MARK: Offers
+
+  enum OfferResolution {
+    case success(SubscriptionOffer?)
+    case failure(String)
+  }
+
+  /// Which offer applies to a purchase, or the purchase error StoreKit throws (§4.9).
+  func resolveOffer(_ ci: Int, _ product: Product, _ request: OfferRequest?) -> OfferResolution {
+    guard let info = product.subscription else {
+      return request == nil ? .success(nil) : .failure("purchase.invalidOfferIdentifier")
+    }
+    let customer = state.customers[ci]
+    let sub = customer.subscription(info.groupID)
+    let active = sub.map { !$0.isExpired && !$0.isRevoked } ?? false
+    let introEligible = !customer.introductoryOfferUsedGroups.contains(info.groupID) && !active
+    switch request {
+    case nil:
+      // Applied automatically when the customer is eligible [inf §4.9].
+      if introEligible, let intro = info.introductoryOffer { return .success(intro) }
+      return .success(nil)
+    case .introductory?:
+      guard let intro = info.introductoryOffer else { return .failure("purchase.invalidOfferIdentifier") }
+      return introEligible ? .success(intro) : .failure("purchase.ineligibleForOffer")
+    case .promotional(let id)?:
+      guard let offer = info.promotionalOffers.first(where: { $0.id == id }) else {
+        return .failure("purchase.invalidOfferIdentifier")
+      }
+      // Only customers with a current or past subscription in the app [doc §4.9].
+      let hasSubscribed = customer.transactions.contains { $0.productType == .autoRenewable && $0.ownershipType == .purchased }
+      return hasSubscribed ? .success(offer) : .failure("purchase.ineligibleForOffer")
+    case .code(let reference)?:
+      guard let offer = info.offerCodes.first(where: { ($0.id ?? "").lowercased() == reference.lowercased() }) else {
+        return .failure("purchase.invalidOfferIdentifier")
+      }
+      let status = sub == nil ? "new" : (active ? "existing" : "expired")
+      return offer.eligibility.isEmpty || offer.eligibility.contains(status) ? .success(offer) : .failure("purchase.ineligibleForOffer")
+    case .winBack(let id)?:
+      let groupOffers = state.configuration.products(inGroup: info.groupID).flatMap { $0.subscription?.winBackOffers ?? [] }
+      guard let offer = info.winBackOffers.first(where: { $0.id == id }) ?? groupOffers.first(where: { $0.id == id }) else {
+        return .failure("purchase.invalidOfferIdentifier")
+      }
+      // Churned only: expired and auto-renew off; never in grace or retry [doc §4.9].
+      guard let sub, sub.isExpired, !sub.willAutoRenew, offer.isEligible else { return .failure("purchase.ineligibleForOffer") }
+      return .success(offer)
+    }
+  }
+
+  // MARK: Completing a purchase
+
+  /// Creates what a successful purchase creates, at `state.now`.
+  mutating func completePurchase(_ ci: Int, _ product: Product, _ options: PurchaseOptions, delivery: StoreEvent.Delivery) -> Transaction {
+    let offer: SubscriptionOffer?
+    switch resolveOffer(ci, product, options.offer) {
+    case .success(let o): offer = o
+    case .failure: offer = nil
+    }
+    switch product.type {
+    case .consumable, .nonRenewable:
+      let t = record(ci, newTransaction(product, quantity: options.quantity, token: options.appAccountToken), delivery: delivery)
+      notify(ci, "ONE_TIME_CHARGE", nil, transaction: t)
+      return t
+    case .nonConsumable:
+      if let owned = state.customers[ci].transactions.first(where: {
+        $0.productID == product.id && !$0.isRevoked && $0.ownershipType == .purchased
+      }) {
+        return owned  // Rule 23: no new transaction, no charge, no notification.
+      }
+      let t = record(ci, newTransaction(product, quantity: 1, token: options.appAccountToken), delivery: delivery)
+      notify(ci, "ONE_TIME_CHARGE", nil, transaction: t)
+      shareWithFamily(ci, t)
+      return t
+    case .autoRenewable:
+      return purchaseSubscription(ci, product, options, offer: offer, delivery: delivery)
+    }
+  }
+
+  func newTransaction(_ product: Product, quantity: Int, token: UUID?) -> Transaction {
+    let q = (product.type == .consumable || product.type == .nonRenewable) ? quantity : 1
+    let front = storefront
+    return Transaction(
+      id: 0, originalID: 0, webOrderLineItemID: nil, productID: product.id, productType: product.type,
+      subscriptionGroupID: product.subscription?.groupID, purchaseDate: state.now,
+      originalPurchaseDate: state.now, expirationDate: nil, purchasedQuantity: q, appAccountToken: token,
+      ownershipType: .purchased, revocationDate: nil, revocationReason: nil, isFamilyRevocation: false,
+      isUpgraded: false, offer: nil, reason: .purchase, price: product.price * Decimal(q),
+      currency: front.currency, storefront: front.countryCode, storefrontID: front.id, isFinished: false,
+      sharedFrom: nil, sharedTransactionID: nil)
+  }
+
+  /// Gives a transaction its id, stores it and reports it.
+  @discardableResult
+  mutating func record(_ ci: Int, _ transaction: Transaction, delivery: StoreEvent.Delivery, originalID: TransactionID? = nil, originalPurchaseDate: Date? = nil) -> Transaction {
+    var t = transaction
+    t.id = newTransactionID()
+    t.originalID = originalID ?? t.id
+    t.originalPurchaseDate = originalPurchaseDate ?? t.purchaseDate
+    state.customers[ci].transactions.append(t)
+    emit(ci, .transactionCreated(t.id, t.productID, delivery: delivery))
+    return t
+  }
+
+  /// Sets the period, price and offer of a subscription transaction starting at its purchase date.
+  func applyPeriod(_ t: inout Transaction, product: Product, offer: SubscriptionOffer?) {
+    let info = product.subscription!
+    let rate = state.settings.timeRate
+    guard let offer else {
+      t.expirationDate = TimeRules.end(of: info.period, from: t.purchaseDate, rate: rate)
+      t.price = product.price
+      t.offer = nil
+      return
+    }
+    switch offer.paymentMode {
+    case .freeTrial, .oneTime:
+      t.expirationDate = TimeRules.end(of: offer.period, count: offer.periodCount, from: t.purchaseDate, rate: rate)
+      t.price = 0
+    case .payUpFront:
+      t.expirationDate = TimeRules.end(of: offer.period, count: offer.periodCount, from: t.purchaseDate, rate: rate)
+      t.price = offer.price
+    case .payAsYouGo:
+      t.expirationDate = TimeRules.end(of: offer.period, from: t.purchaseDate, rate: rate)
+      t.price = offer.price
+    }
+    t.offer = TransactionOffer(type: offer.type, id: offer.id, paymentMode: offer.paymentMode, period: offer.totalPeriod)
+  }
+
+  mutating func purchaseSubscription(_ ci: Int, _ product: Product, _ options: PurchaseOptions, offer: SubscriptionOffer?, delivery: StoreEvent.Delivery) -> Transaction {
+    let info = product.subscription!
+    let group = info.groupID
+    let subIndex = state.customers[ci].subscriptions.firstIndex { $0.groupID == group }
+    if let si = subIndex, !state.customers[ci].subscriptions[si].isExpired, !state.customers[ci].subscriptions[si].isRevoked {
+      return changePlan(ci, si, product, options, offer: offer, delivery: delivery)
+    }
+    // New subscriber or resubscribing after expiry (§4.10).
+    let previous = subIndex.map { state.customers[ci].subscriptions[$0] }
+    var t = newTransaction(product, quantity: 1, token: options.appAccountToken)
+    t.webOrderLineItemID = newWebOrderLineItemID()
+    applyPeriod(&t, product: product, offer: offer)
+    let originalDate = previous.flatMap { state.customers[ci].transaction($0.originalID)?.purchaseDate }
+    t = record(ci, t, delivery: delivery, originalID: previous?.originalID, originalPurchaseDate: originalDate)
+    if offer?.type == .introductory { state.customers[ci].introductoryOfferUsedGroups.insert(group) }
+    var recentStart = state.now
+    if let previous, state.now.timeIntervalSince(previous.expirationDate) < 60 * 86_400 {
+      recentStart = previous.recentSubscriptionStartDate
+    }
+    let sub = SubscriptionState(
+      groupID: group, originalID: t.originalID, currentProductID: product.id, autoRenewProductID: product.id,
+      willAutoRenew: true, expirationDate: t.expirationDate!, latestTransactionID: t.id, billing: .healthy,
+      expirationReason: nil, isExpired: false, isRevoked: false, priceIncreaseStatus: .noIncreasePending,
+      pendingOffer: nil, runningOffer: offer?.paymentMode == .payAsYouGo && offer!.periodCount > 1 ? offer : nil,
+      runningOfferPeriodsLeft: offer?.paymentMode == .payAsYouGo ? max(offer!.periodCount - 1, 0) : 0,
+      recentSubscriptionStartDate: recentStart, renewalCount: 0, appAccountToken: options.appAccountToken)
+    if let si = subIndex { state.customers[ci].subscriptions[si] = sub } else { state.customers[ci].subscriptions.append(sub) }
+    notify(ci, "SUBSCRIBED", previous == nil ? "INITIAL_BUY" : "RESUBSCRIBE", transaction: t, group: group)
+    shareWithFamily(ci, t)
+    return t
+  }
+
+  /// A purchase in a group where the customer is subscribed: same plan, upgrade, downgrade or
+  /// crossgrade (§4.2).
+  mutating func changePlan(_ ci: Int, _ si: Int, _ product: Product, _ options: PurchaseOptions, offer requested: SubscriptionOffer?, delivery: StoreEvent.Delivery) -> Transaction {
+    var sub = state.customers[ci].subscriptions[si]
+    let latest = state.customers[ci].transaction(sub.latestTransactionID)!
+    // Plan changes never use an introductory offer (rule 2).
+    let offer = requested?.type == .introductory ? nil : requested
+    if product.id == sub.currentProductID {
+      if let offer {
+        sub.pendingOffer = offer
+        state.customers[ci].subscriptions[si] = sub
+        emit(ci, .offerRedeemed(sub.groupID, product.id, offerType: offer.type, offerID: offer.id))
+        notify(ci, "OFFER_REDEEMED", nil, transaction: latest, group: sub.groupID)
+      } else if sub.autoRenewProductID != product.id {
+        sub.autoRenewProductID = product.id
+        sub.pendingOffer = nil
+        state.customers[ci].subscriptions[si] = sub
+        emit(ci, .renewalPreferenceChanged(sub.groupID, product.id))
+        notify(ci, "DID_CHANGE_RENEWAL_PREF", nil, transaction: latest, group: sub.groupID)
+      } else if !sub.willAutoRenew {
+        // Buying the plan again turns auto-renew back on [inf].
+        sub.willAutoRenew = true
+        state.customers[ci].subscriptions[si] = sub
+        emit(ci, .autoRenewStatusChanged(sub.groupID, product.id, willAutoRenew: true))
+        notify(ci, "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED", transaction: latest, group: sub.groupID)
+      }
+      return latest  // Rule 23: the existing transaction, no charge.
+    }
+    let current = state.configuration.product(sub.currentProductID)?.subscription
+    let new = product.subscription!
+    let curLevel = current?.groupLevel ?? Int.max
+    let immediate = new.groupLevel < curLevel || (new.groupLevel == curLevel && new.period == current?.period)
+    if immediate {
+      // Upgrade or same-duration crossgrade: now, old transaction isUpgraded, no revocation (rules 3, 4).
+      markUpgraded(ci, latest.id)
+      var t = newTransaction(product, quantity: 1, token: options.appAccountToken ?? sub.appAccountToken)
+      t.webOrderLineItemID = newWebOrderLineItemID()
+      applyPeriod(&t, product: product, offer: offer)
+      t = record(ci, t, delivery: delivery, originalID: sub.originalID, originalPurchaseDate: latest.originalPurchaseDate)
+      sub.currentProductID = product.id
+      sub.autoRenewProductID = product.id
+      sub.willAutoRenew = true
+      sub.expirationDate = t.expirationDate!
+      sub.latestTransactionID = t.id
+      sub.billing = .healthy
+      sub.expirationReason = nil
+      sub.priceIncreaseStatus = .noIncreasePending
+      sub.pendingOffer = nil
+      sub.runningOffer = offer?.paymentMode == .payAsYouGo && offer!.periodCount > 1 ? offer : nil
+      sub.runningOfferPeriodsLeft = offer?.paymentMode == .payAsYouGo ? max(offer!.periodCount - 1, 0) : 0
+      state.customers[ci].subscriptions[si] = sub
+      if offer != nil {
+        notify(ci, "OFFER_REDEEMED", "UPGRADE", transaction: t, group: sub.groupID)
+      } else {
+        notify(ci, "DID_CHANGE_RENEWAL_PREF", "UPGRADE", transaction: t, group: sub.groupID)
+      }
+      shareWithFamily(ci, t)
+      return t
+    }
+    // Downgrade or different-duration crossgrade: at the next renewal (rule 5).
+    sub.autoRenewProductID = product.id
+    sub.pendingOffer = offer
+    state.customers[ci].subscriptions[si] = sub
+    emit(ci, .renewalPreferenceChanged(sub.groupID, product.id))
+    if offer != nil {
+      notify(ci, "OFFER_REDEEMED", "DOWNGRADE", transaction: latest, group: sub.groupID)
+    } else {
+      notify(ci, "DID_CHANGE_RENEWAL_PREF", "DOWNGRADE", transaction: latest, group: sub.groupID)
+    }
+    return latest
+  }
+
+  mutating func markUpgraded(_ ci: Int, _ id: TransactionID) {
+    guard let ti = state.customers[ci].transactions.lastIndex(where: { $0.id == id }) else { return }
+    state.customers[ci].transactions[ti].isUpgraded = true
+    emit(ci, .transactionUpgraded(id, state.customers[ci].transactions[ti].productID))
+    for mi in familyMembers(of: ci) {
+      if let copy = state.customers[mi].transactions.lastIndex(where: { $0.sharedTransactionID == id }) {
+        state.customers[mi].transactions[copy].isUpgraded = true
+        emit(mi, .transactionUpgraded(state.customers[mi].transactions[copy].id, state.customers[mi].transactions[copy].productID))
+      }
+    }
+  }
+
+  // MARK: Ask to Buy, interrupted purchases, finishing
+
+  /// Approves an Ask to Buy request (the newest when nil): the transaction is delivered through
+  /// `Transaction.updates` (rule 22).
+  @discardableResult
+  public mutating func approveAskToBuyTransaction(identifier: String? = nil) throws(StoreError) -> (Transaction, [StoreEvent]) {
+    try atomically { (store: inout Store) throws(StoreError) -> Transaction in
+      let request = try store.takeRequest(identifier, kind: .askToBuy)
+      let ci = try store.index(of: request.customer)
+      let product = try store.product(request.productID)
+      return store.completePurchase(ci, product, request.options, delivery: .updates)
+    }
+  }
+
+  /// Declines an Ask to Buy request (the newest when nil): nothing is ever delivered.
+  @discardableResult
+  public mutating func declineAskToBuyTransaction(identifier: String? = nil) throws(StoreError) -> [StoreEvent] {
+    try atomically { (store: inout Store) throws(StoreError) -> Void in
+      let request = try store.takeRequest(identifier, kind: .askToBuy)
+      store.emit((try? store.index(of: request.customer)) ?? -1, .askToBuyDeclined(requestID: request.id, request.productID))
+    }.1
+  }
+
+  mutating func takeRequest(_ id: String?, kind: PendingRequest.Kind) throws(StoreError) -> PendingRequest {
+    let index: Int?
+    if let id {
+      index = state.pendingRequests.firstIndex { $0.id == id && $0.kind == kind }
+    } else {
+      index = state.pendingRequests.lastIndex { $0.kind == kind }
+    }
+    guard let index else { throw .noPendingRequest(id) }
+    return state.pendingRequests.remove(at: index)
+  }
+
+  /// Resolves an interrupted purchase of the product, or the billing issue of its subscription,
+  /// as `resolveIssueForTransaction(identifier:)`; the new transaction arrives on `updates`.
+  @discardableResult
+  public mutating func resolveIssue(productID: ProductID, customer: String = Store.defaultCustomer) throws(StoreError) -> [StoreEvent] {
+    try atomically { (store: inout Store) throws(StoreError) -> Void in
+      let ci = try store.index(of: customer)
+      let product = try store.product(productID)
+      if let ri = store.state.pendingRequests.lastIndex(where: { $0.kind == .interrupted && $0.customer == customer && $0.productID == productID }) {
+        let request = store.state.pendingRequests.remove(at: ri)
+        _ = store.completePurchase(ci, product, request.options, delivery: .updates)
+        return
+      }
+      guard let group = product.subscription?.groupID,
+        let si = store.state.customers[ci].subscriptions.firstIndex(where: { $0.groupID == group }),
+        store.state.customers[ci].subscriptions[si].isInBillingRetry
+      else { throw .noIssueToResolve(productID) }
+      store.recover(ci, si)
+      store.runDue(through: store.state.now)
+    }.1
+  }
+
+  /// Marks a transaction finished (idempotent), as `Transaction.finish()`.
+  @discardableResult
+  public mutating func finish(_ id: TransactionID, customer: String = Store.defaultCustomer) throws(StoreError) -> [StoreEvent] {
+    try atomically { (store: inout Store) throws(StoreError) -> Void in
+      let ci = try store.index(of: customer)
+      guard let ti = store.state.customers[ci].transactions.lastIndex(where: { $0.id == id }) else { throw .transactionNotFound(id) }
+      store.state.customers[ci].transactions[ti].isFinished = true
+    }.1
+  }
+
+  /// Finishes every unfinished transaction of the customer; returns how many.
+  @discardableResult
+  public mutating func finishAll(customer: String = Store.defaultCustomer) throws(StoreError) -> Int {
+    try atomically { (store: inout Store) throws(StoreError) -> Int in
+      let ci = try store.index(of: customer)
+      var count = 0
+      for i in store.state.customers[ci].transactions.indices where !store.state.customers[ci].transactions[i].isFinished {
+        store.state.customers[ci].transactions[i].isFinished = true
+        count += 1
+      }
+      return count
+    }.0
+  }
+}

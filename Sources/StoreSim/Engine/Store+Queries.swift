@@ -1,0 +1,152 @@
+import Foundation
+
+extension Store {
+  /// `Transaction.currentEntitlements` (§3): one transaction per non-consumable, the latest of
+  /// each entitled subscription status, the latest of each non-renewing subscription; never
+  /// consumables or revoked transactions (rules 18, 24, 29).
+  public func currentEntitlements(customer: String = Store.defaultCustomer) -> [Transaction] {
+    guard let ci = customerIndex[customer] else { return [] }
+    let c = state.customers[ci]
+    var result: [Transaction] = []
+    var seen = Set<ProductID>()
+    for t in c.transactions.reversed() where !t.isRevoked {
+      switch t.productType {
+      case .consumable, .autoRenewable: continue
+      case .nonConsumable, .nonRenewable:
+        if seen.insert(t.productID).inserted { result.append(t) }
+      }
+    }
+    for group in Set(c.transactions.compactMap(\.subscriptionGroupID)).sorted() {
+      for status in statuses(ci, group: group) where status.state.isEntitled {
+        if seen.insert(status.transaction.productID + "#" + String(status.transaction.originalID)).inserted {
+          result.append(status.transaction)
+        }
+      }
+    }
+    return result.sorted { ($0.purchaseDate, $0.id) < ($1.purchaseDate, $1.id) }
+  }
+
+  /// `Transaction.all`: every transaction except finished consumables that were not refunded
+  /// (rule 19), oldest first.
+  public func allTransactions(customer: String = Store.defaultCustomer) -> [Transaction] {
+    guard let c = self.customer(customer) else { return [] }
+    return c.transactions.filter { !($0.productType == .consumable && $0.isFinished && !$0.isRevoked) }
+  }
+
+  /// `Transaction.unfinished`.
+  public func unfinishedTransactions(customer: String = Store.defaultCustomer) -> [Transaction] {
+    guard let c = self.customer(customer) else { return [] }
+    return c.transactions.filter { !$0.isFinished }
+  }
+
+  /// `Transaction.latest(for:)`: the most recent transaction for the product in any state.
+  public func latestTransaction(for productID: ProductID, customer: String = Store.defaultCustomer) -> Transaction? {
+    allTransactions(customer: customer).last { $0.productID == productID }
+  }
+
+  /// `Product.SubscriptionInfo.status(for:)`: the customer's own status and one per family
+  /// member sharing a subscription of the group (rule 29). Empty if never subscribed.
+  public func statuses(forGroup group: SubscriptionGroupID, customer: String = Store.defaultCustomer) -> [SubscriptionStatus] {
+    guard let ci = customerIndex[customer] else { return [] }
+    return statuses(ci, group: group)
+  }
+
+  func statuses(_ ci: Int, group: SubscriptionGroupID) -> [SubscriptionStatus] {
+    var result: [SubscriptionStatus] = []
+    let c = state.customers[ci]
+    if let sub = c.subscription(group), let t = c.transaction(sub.latestTransactionID) {
+      result.append(SubscriptionStatus(groupID: group, state: sub.state, renewalInfo: renewalInfo(ci, sub), transaction: t, isFamilyShared: false))
+    }
+    // Family-shared statuses: derived from the purchaser's subscription, with this customer's copy.
+    var owners: [String] = []
+    for t in c.transactions where t.ownershipType == .familyShared && t.subscriptionGroupID == group {
+      if let owner = t.sharedFrom, !owners.contains(owner) { owners.append(owner) }
+    }
+    for owner in owners {
+      guard let oi = customerIndex[owner], let sub = state.customers[oi].subscription(group),
+        let copy = c.transactions.last(where: { $0.sharedFrom == owner && $0.subscriptionGroupID == group })
+      else { continue }
+      var state = sub.state
+      if copy.isRevoked { state = .revoked }
+      var info = renewalInfo(oi, sub)
+      info.originalTransactionID = copy.originalID
+      info.appAccountToken = nil
+      result.append(SubscriptionStatus(groupID: group, state: state, renewalInfo: info, transaction: copy, isFamilyShared: true))
+    }
+    return result
+  }
+
+  /// Whether the customer may get the group's introductory offer (rule 1).
+  public func isEligibleForIntroOffer(group: SubscriptionGroupID, customer: String = Store.defaultCustomer) -> Bool {
+    guard let c = self.customer(customer) else { return false }
+    return !c.introductoryOfferUsedGroups.contains(group)
+  }
+
+  /// Open Ask to Buy requests and interrupted purchases of the customer (all when nil).
+  public func pendingRequests(customer: String? = nil) -> [PendingRequest] {
+    state.pendingRequests.filter { customer == nil || $0.customer == customer }
+  }
+
+  /// The renewal info of a subscription, signed now (rule 40).
+  func renewalInfo(_ ci: Int, _ sub: SubscriptionState) -> RenewalInfo {
+    let nextProduct = state.configuration.product(sub.autoRenewProductID)
+    var nextOffer: SubscriptionOffer?
+    if let pending = sub.pendingOffer {
+      nextOffer = pending
+    } else if let running = sub.runningOffer, sub.runningOfferPeriodsLeft > 0 {
+      nextOffer = running
+    }
+    var price = nextProduct?.price ?? 0
+    if let nextOffer {
+      switch nextOffer.paymentMode {
+      case .freeTrial, .oneTime: price = 0
+      case .payAsYouGo, .payUpFront: price = nextOffer.price
+      }
+    }
+    var winBack: [String] = []
+    if sub.isExpired && !sub.willAutoRenew && !sub.isRevoked {
+      // Win-back offers only for churned subscribers (rule 31); the test env's Eligible switch.
+      for product in state.configuration.products(inGroup: sub.groupID) {
+        for offer in product.subscription?.winBackOffers ?? [] where offer.isEligible {
+          if let id = offer.id, !winBack.contains(id) { winBack.append(id) }
+        }
+      }
+    }
+    return RenewalInfo(
+      originalTransactionID: sub.originalID, currentProductID: sub.currentProductID,
+      autoRenewProductID: sub.autoRenewProductID, willAutoRenew: sub.willAutoRenew,
+      expirationReason: sub.isExpired || sub.isInBillingRetry ? sub.expirationReason : nil,
+      isInBillingRetry: sub.isInBillingRetry, gracePeriodExpirationDate: sub.gracePeriodExpirationDate,
+      priceIncreaseStatus: sub.priceIncreaseStatus,
+      offer: nextOffer.map { TransactionOffer(type: $0.type, id: $0.id, paymentMode: $0.paymentMode, period: $0.totalPeriod) },
+      renewalDate: sub.expirationDate, recentSubscriptionStartDate: sub.recentSubscriptionStartDate,
+      renewalPrice: price, currency: storefront.currency, eligibleWinBackOfferIDs: winBack,
+      appAccountToken: sub.appAccountToken, signedDate: state.now)
+  }
+
+  /// Records an App Store Server Notification V2 (§9.3).
+  mutating func notify(_ ci: Int, _ type: String, _ subtype: String?, transaction: Transaction?, group: SubscriptionGroupID? = nil) {
+    var info: RenewalInfo?
+    var status: RenewalState?
+    if let group {
+      if let sub = state.customers[ci].subscription(group) {
+        info = renewalInfo(ci, sub)
+        status = sub.state
+      } else if let s = statuses(ci, group: group).first(where: { $0.isFamilyShared }) {
+        info = s.renewalInfo
+        status = s.state
+      }
+    } else if let t = transaction, t.productType == .autoRenewable, let g = t.subscriptionGroupID,
+      let s = statuses(ci, group: g).first(where: { $0.transaction.id == t.id || !$0.isFamilyShared })
+    {
+      info = s.renewalInfo
+      status = t.isRevoked && t.ownershipType == .familyShared ? .revoked : s.state
+    }
+    let index = state.notifications.count
+    let uuid = String(format: "5e1a0000-0000-4000-8000-%012llx", UInt64(index + 1))
+    state.notifications.append(ServerNotification(
+      notificationType: type, subtype: subtype, notificationUUID: uuid, signedDate: state.now,
+      customer: state.customers[ci].name, transaction: transaction, renewalInfo: info, status: status))
+    emit(ci, .notificationSent(index: index, type: type, subtype: subtype))
+  }
+}

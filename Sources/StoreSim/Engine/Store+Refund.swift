@@ -1,0 +1,181 @@
+import Foundation
+
+extension Store {
+  func locate(_ id: TransactionID, preferring ci: Int) -> (Int, Int)? {
+    if let ti = state.customers[ci].transactions.lastIndex(where: { $0.id == id }) { return (ci, ti) }
+    for (c, customer) in state.customers.enumerated() where c != ci {
+      if let ti = customer.transactions.lastIndex(where: { $0.id == id }) { return (c, ti) }
+    }
+    return nil
+  }
+
+  /// Refunds a transaction, as `refundTransaction(identifier:)`: approved at once (§5).
+  ///
+  /// The transaction gets `revocationDate` and `revocationReason` and leaves the entitlements.
+  /// Refunding the current period of a subscription revokes the subscription; refunding an
+  /// older renewal leaves current access intact (rule 17). Family copies are revoked (rule 28).
+  @discardableResult
+  public mutating func refund(_ id: TransactionID, reason: RevocationReason = .other, customer: String = Store.defaultCustomer) throws(StoreError) -> [StoreEvent] {
+    try atomically { (store: inout Store) throws(StoreError) -> Void in
+      let acting = try store.index(of: customer)
+      guard let (ci, ti) = store.locate(id, preferring: acting) else { throw .transactionNotFound(id) }
+      let t = store.state.customers[ci].transactions[ti]
+      if t.isRevoked { throw .alreadyRefunded(id) }
+      if t.ownershipType == .familyShared { throw .cannotRefundFamilyShared(id) }
+      store.state.customers[ci].transactions[ti].revocationDate = store.state.now
+      store.state.customers[ci].transactions[ti].revocationReason = reason
+      store.emit(ci, .transactionRevoked(id, t.productID))
+      var group: SubscriptionGroupID?
+      if let g = t.subscriptionGroupID, let si = store.state.customers[ci].subscriptions.firstIndex(where: { $0.groupID == g }) {
+        group = g
+        let sub = store.state.customers[ci].subscriptions[si]
+        if sub.latestTransactionID == id && !sub.isExpired && !sub.isRevoked {
+          store.state.customers[ci].subscriptions[si].isRevoked = true
+          store.state.customers[ci].subscriptions[si].willAutoRenew = false
+          store.state.customers[ci].subscriptions[si].priceIncreaseStatus = .noIncreasePending
+        }
+      }
+      store.notify(ci, "REFUND", nil, transaction: store.state.customers[ci].transactions[ti], group: group)
+      store.revokeFamilyCopies(of: id, from: ci, reason: reason)
+    }.1
+  }
+
+  mutating func revokeFamilyCopies(of id: TransactionID, from ci: Int, reason: RevocationReason) {
+    for mi in state.customers.indices where mi != ci {
+      for ti in state.customers[mi].transactions.indices where state.customers[mi].transactions[ti].sharedTransactionID == id && !state.customers[mi].transactions[ti].isRevoked {
+        revokeCopy(mi, ti, reason: reason)
+      }
+    }
+  }
+
+  mutating func revokeCopy(_ mi: Int, _ ti: Int, reason: RevocationReason) {
+    state.customers[mi].transactions[ti].revocationDate = state.now
+    state.customers[mi].transactions[ti].revocationReason = reason
+    state.customers[mi].transactions[ti].isFamilyRevocation = true
+    let copy = state.customers[mi].transactions[ti]
+    emit(mi, .transactionRevoked(copy.id, copy.productID))
+    notify(mi, "REVOKE", nil, transaction: copy, group: nil)
+  }
+
+  /// Removes a transaction, as `deleteTransaction(identifier:)`: an original subscription
+  /// purchase takes its renewals with it and restores intro-offer eligibility (rule 35).
+  @discardableResult
+  public mutating func deleteTransaction(_ id: TransactionID, customer: String = Store.defaultCustomer) throws(StoreError) -> [StoreEvent] {
+    try atomically { (store: inout Store) throws(StoreError) -> Void in
+      let ci = try store.index(of: customer)
+      guard let t = store.state.customers[ci].transaction(id) else { throw .transactionNotFound(id) }
+      var removed: Set<TransactionID> = [id]
+      if t.productType == .autoRenewable, t.id == t.originalID, let group = t.subscriptionGroupID {
+        removed.formUnion(store.state.customers[ci].transactions.filter { $0.originalID == id }.map(\.id))
+        store.state.customers[ci].subscriptions.removeAll { $0.groupID == group }
+        store.state.customers[ci].introductoryOfferUsedGroups.remove(group)
+      }
+      store.state.customers[ci].transactions.removeAll { removed.contains($0.id) }
+      for mi in store.state.customers.indices where mi != ci {
+        store.state.customers[mi].transactions.removeAll { $0.sharedTransactionID.map(removed.contains) ?? false }
+      }
+    }.1
+  }
+
+  /// `clearTransactions()`: every transaction, subscription and request of every customer is
+  /// removed; intro eligibility resets. Settings and notifications stay.
+  @discardableResult
+  public mutating func clearTransactions() -> [StoreEvent] {
+    for ci in state.customers.indices {
+      state.customers[ci].transactions = []
+      state.customers[ci].subscriptions = []
+      state.customers[ci].introductoryOfferUsedGroups = []
+    }
+    state.pendingRequests = []
+    return []
+  }
+
+  /// `resetToDefaultState()`: settings back to the configuration's values.
+  public mutating func resetToDefaultState() {
+    state.settings = state.configuration.settings
+  }
+
+  // MARK: Family Sharing
+
+  func familyMembers(of ci: Int) -> [Int] {
+    guard let family = state.customers[ci].familyID else { return [] }
+    return state.customers.indices.filter { $0 != ci && state.customers[$0].familyID == family }
+  }
+
+  /// Puts `member` in the Family Sharing group of `organizer`: family-shareable purchases reach
+  /// each other as family-shared transactions (§4.11).
+  @discardableResult
+  public mutating func addFamilyMember(_ member: String, to organizer: String = Store.defaultCustomer) throws(StoreError) -> [StoreEvent] {
+    try atomically { (store: inout Store) throws(StoreError) -> Void in
+      let oi = try store.index(of: organizer)
+      if store.customerIndex[member] == nil { store.appendCustomer(member) }
+      let mi = try store.index(of: member)
+      guard mi != oi else { return }
+      let family = store.state.customers[oi].familyID ?? "family-\(store.state.customers[oi].name)"
+      store.state.customers[oi].familyID = family
+      store.state.customers[mi].familyID = family
+      // Existing shareable purchases of each side reach the other.
+      for (from, to) in [(oi, mi), (mi, oi)] {
+        for t in store.state.customers[from].transactions where t.ownershipType == .purchased && !t.isRevoked {
+          guard let product = store.state.configuration.product(t.productID), product.isFamilyShareable else { continue }
+          if t.productType == .autoRenewable {
+            guard let sub = store.state.customers[from].subscription(t.subscriptionGroupID ?? ""), sub.latestTransactionID == t.id, sub.state.isEntitled else { continue }
+          }
+          store.copy(t, from: from, to: to)
+        }
+      }
+    }.1
+  }
+
+  /// Takes `member` out of their family: the family-shared transactions they received, and those
+  /// others received from them, are revoked (`REVOKE`).
+  @discardableResult
+  public mutating func removeFamilyMember(_ member: String) throws(StoreError) -> [StoreEvent] {
+    try atomically { (store: inout Store) throws(StoreError) -> Void in
+      let mi = try store.index(of: member)
+      let others = store.familyMembers(of: mi)
+      store.state.customers[mi].familyID = nil
+      let name = store.state.customers[mi].name
+      for ti in store.state.customers[mi].transactions.indices where store.state.customers[mi].transactions[ti].ownershipType == .familyShared && !store.state.customers[mi].transactions[ti].isRevoked {
+        store.revokeCopy(mi, ti, reason: .other)
+      }
+      for oi in others {
+        for ti in store.state.customers[oi].transactions.indices where store.state.customers[oi].transactions[ti].sharedFrom == name && !store.state.customers[oi].transactions[ti].isRevoked {
+          store.revokeCopy(oi, ti, reason: .other)
+        }
+      }
+    }.1
+  }
+
+  /// Gives each family member their own copy of a family-shareable purchase or renewal.
+  mutating func shareWithFamily(_ ci: Int, _ t: Transaction) {
+    guard t.ownershipType == .purchased, let product = state.configuration.product(t.productID), product.isFamilyShareable else { return }
+    for mi in familyMembers(of: ci) { copy(t, from: ci, to: mi) }
+  }
+
+  mutating func copy(_ t: Transaction, from ci: Int, to mi: Int) {
+    let owner = state.customers[ci].name
+    var c = t
+    c.ownershipType = .familyShared
+    c.sharedFrom = owner
+    c.sharedTransactionID = t.id
+    c.isFinished = false
+    c.appAccountToken = nil
+    let earlier = state.customers[mi].transactions.first {
+      $0.sharedFrom == owner && $0.ownershipType == .familyShared
+        && ($0.subscriptionGroupID != nil ? $0.subscriptionGroupID == t.subscriptionGroupID : $0.productID == t.productID)
+    }
+    let isFirst = earlier == nil || (t.reason == .purchase && t.productType != .autoRenewable)
+    let recorded = record(mi, c, delivery: .updates, originalID: isFirst ? nil : earlier!.originalID, originalPurchaseDate: isFirst ? nil : earlier!.originalPurchaseDate)
+    if t.productType == .autoRenewable {
+      let wasActive = earlier != nil
+      if t.reason == .renewal {
+        notify(mi, "DID_RENEW", nil, transaction: recorded, group: t.subscriptionGroupID)
+      } else {
+        notify(mi, "SUBSCRIBED", wasActive ? "RESUBSCRIBE" : "INITIAL_BUY", transaction: recorded, group: t.subscriptionGroupID)
+      }
+    } else {
+      notify(mi, "ONE_TIME_CHARGE", nil, transaction: recorded, group: nil)
+    }
+  }
+}

@@ -1,0 +1,342 @@
+import Foundation
+
+extension Store {
+  // MARK: The clock
+
+  /// Moves the clock forward by a number of seconds, running everything due on the way.
+  @discardableResult
+  public mutating func advance(by seconds: TimeInterval) throws(StoreError) -> [StoreEvent] {
+    try advance(to: state.now.addingTimeInterval(seconds))
+  }
+
+  /// Moves the clock to a date, running everything due on the way in time order.
+  ///
+  /// - Throws: `clockCannotMoveBackward` for a date before now.
+  @discardableResult
+  public mutating func advance(to date: Date) throws(StoreError) -> [StoreEvent] {
+    guard date >= state.now else { throw .clockCannotMoveBackward(now: state.now, requested: date) }
+    return try atomically { (store: inout Store) throws(StoreError) -> Void in
+      store.runDue(through: date)
+      store.state.now = date
+      store.emit(-1, .clockAdvanced(to: date))
+    }.1
+  }
+
+  /// Moves the clock to the next due event and runs it; nil when nothing is scheduled.
+  public mutating func advanceToNextEvent() throws(StoreError) -> [StoreEvent]? {
+    guard let next = nextDue() else { return nil }
+    return try advance(to: max(next.date, state.now))
+  }
+
+  /// The date of the next scheduled lifecycle event, if any.
+  public var nextEventDate: Date? { nextDue()?.date }
+
+  struct Due {
+    var date: Date
+    var rank: Int
+    var customer: Int
+    var subscription: Int
+  }
+
+  /// The earliest deadline, ordered by (date, rank, customer, group); rank 1 is grace and retry
+  /// deadlines, rank 2 period ends (§12 tie order).
+  func nextDue() -> Due? {
+    var best: Due?
+    for (ci, customer) in state.customers.enumerated() {
+      for (si, sub) in customer.subscriptions.enumerated() {
+        guard let (date, rank) = deadline(sub) else { continue }
+        let candidate = Due(date: date, rank: rank, customer: ci, subscription: si)
+        if let b = best {
+          if (date, rank, ci, si) < (b.date, b.rank, b.customer, b.subscription) { best = candidate }
+        } else {
+          best = candidate
+        }
+      }
+    }
+    return best
+  }
+
+  func deadline(_ sub: SubscriptionState) -> (Date, Int)? {
+    if sub.isExpired || sub.isRevoked { return nil }
+    switch sub.billing {
+    case .healthy: return (sub.expirationDate, 2)
+    case .gracePeriod(let grace, let retry): return (min(grace, retry), 1)
+    case .billingRetry(let retry): return (retry, 1)
+    }
+  }
+
+  /// Runs every deadline at or before `date`. Deadlines before now (a back-dated purchase) run
+  /// at their own dates without moving the clock back.
+  mutating func runDue(through date: Date) {
+    let saved = state.now
+    while let due = nextDue(), due.date <= date {
+      state.now = due.date
+      process(due)
+    }
+    state.now = max(saved, state.now)
+  }
+
+  mutating func process(_ due: Due) {
+    let ci = due.customer, si = due.subscription
+    let sub = state.customers[ci].subscriptions[si]
+    switch sub.billing {
+    case .gracePeriod(let grace, let retry):
+      if state.now >= retry {
+        expire(ci, si, reason: .billingError, subtype: "BILLING_RETRY")
+      } else {
+        state.customers[ci].subscriptions[si].billing = .billingRetry(retryEndDate: retry)
+        emit(ci, .gracePeriodExpired(sub.groupID, sub.currentProductID))
+        notify(ci, "GRACE_PERIOD_EXPIRED", nil, transaction: latestTransaction(ci, si), group: sub.groupID)
+      }
+      _ = grace
+    case .billingRetry:
+      expire(ci, si, reason: .billingError, subtype: "BILLING_RETRY")
+    case .healthy:
+      periodEnded(ci, si)
+    }
+  }
+
+  func latestTransaction(_ ci: Int, _ si: Int) -> Transaction? {
+    state.customers[ci].transaction(state.customers[ci].subscriptions[si].latestTransactionID)
+  }
+
+  /// A period reached its end: renew, fail into billing retry, or expire (§4.3–4.5, 4.8).
+  mutating func periodEnded(_ ci: Int, _ si: Int) {
+    let sub = state.customers[ci].subscriptions[si]
+    if !sub.willAutoRenew {
+      expire(ci, si, reason: .autoRenewDisabled, subtype: "VOLUNTARY")
+    } else if sub.priceIncreaseStatus == .pending {
+      expire(ci, si, reason: .didNotConsentToPriceIncrease, subtype: "PRICE_INCREASE")
+    } else if state.configuration.product(sub.autoRenewProductID) == nil {
+      expire(ci, si, reason: .productUnavailable, subtype: "PRODUCT_NOT_FOR_SALE")
+    } else if state.environment == .sandbox && sub.renewalCount >= 12 {
+      // The sandbox turns auto-renew off at the 13th renewal (rule 39).
+      state.customers[ci].subscriptions[si].willAutoRenew = false
+      expire(ci, si, reason: .autoRenewDisabled, subtype: "VOLUNTARY")
+    } else if state.settings.shouldEnterBillingRetryOnRenewal {
+      failRenewal(ci, si)
+    } else {
+      renew(ci, si, start: sub.expirationDate, recovery: false)
+    }
+  }
+
+  /// Creates the renewal transaction of the next period starting at `start`.
+  mutating func renew(_ ci: Int, _ si: Int, start: Date, recovery: Bool) {
+    var sub = state.customers[ci].subscriptions[si]
+    guard let product = state.configuration.product(sub.autoRenewProductID) else { return }
+    let previous = latestTransaction(ci, si)
+    var offer: SubscriptionOffer?
+    if let pending = sub.pendingOffer {
+      offer = pending
+      sub.pendingOffer = nil
+      sub.runningOffer = pending.paymentMode == .payAsYouGo && pending.periodCount > 1 ? pending : nil
+      sub.runningOfferPeriodsLeft = pending.paymentMode == .payAsYouGo ? max(pending.periodCount - 1, 0) : 0
+    } else if let running = sub.runningOffer, sub.runningOfferPeriodsLeft > 0 {
+      offer = running
+      sub.runningOfferPeriodsLeft -= 1
+      if sub.runningOfferPeriodsLeft == 0 { sub.runningOffer = nil }
+    } else {
+      sub.runningOffer = nil
+    }
+    let saved = state.now
+    state.now = start
+    var t = newTransaction(product, quantity: 1, token: sub.appAccountToken)
+    state.now = saved
+    t.reason = .renewal
+    t.webOrderLineItemID = newWebOrderLineItemID()
+    applyPeriod(&t, product: product, offer: offer)
+    t = record(ci, t, delivery: .updates, originalID: sub.originalID, originalPurchaseDate: previous?.originalPurchaseDate)
+    sub.currentProductID = product.id
+    sub.expirationDate = t.expirationDate!
+    sub.latestTransactionID = t.id
+    sub.renewalCount += 1
+    sub.billing = .healthy
+    sub.expirationReason = nil
+    if sub.priceIncreaseStatus == .agreed { sub.priceIncreaseStatus = .noIncreasePending }
+    state.customers[ci].subscriptions[si] = sub
+    emit(ci, .subscriptionRenewed(sub.groupID, t.id, product.id))
+    notify(ci, "DID_RENEW", recovery ? "BILLING_RECOVERY" : nil, transaction: t, group: sub.groupID)
+    shareWithFamily(ci, t)
+  }
+
+  /// A renewal failed: grace (when enabled) then billing retry (§4.5).
+  mutating func failRenewal(_ ci: Int, _ si: Int) {
+    var sub = state.customers[ci].subscriptions[si]
+    let period = state.configuration.product(sub.currentProductID)?.subscription?.period ?? SubscriptionPeriod(value: 1, unit: .month)
+    let rate = state.settings.timeRate
+    let retryEnd = sub.expirationDate.addingTimeInterval(TimeRules.billingRetryPeriod(for: period, rate: rate))
+    var graceEnd: Date?
+    if state.settings.billingGracePeriodIsEnabled {
+      let g = sub.expirationDate.addingTimeInterval(TimeRules.gracePeriod(for: period, rate: rate))
+      graceEnd = g
+      sub.billing = .gracePeriod(gracePeriodExpirationDate: g, retryEndDate: retryEnd)
+    } else {
+      sub.billing = .billingRetry(retryEndDate: retryEnd)
+    }
+    sub.expirationReason = .billingError
+    state.customers[ci].subscriptions[si] = sub
+    emit(ci, .renewalFailed(sub.groupID, sub.currentProductID, gracePeriodExpirationDate: graceEnd))
+    notify(ci, "DID_FAIL_TO_RENEW", graceEnd == nil ? nil : "GRACE_PERIOD", transaction: latestTransaction(ci, si), group: sub.groupID)
+  }
+
+  /// Recovers from a billing failure: inside grace the billing anchor is kept, after grace a new
+  /// period starts now (rule 15).
+  mutating func recover(_ ci: Int, _ si: Int) {
+    let sub = state.customers[ci].subscriptions[si]
+    if case .gracePeriod(let grace, _) = sub.billing, state.now < grace {
+      renew(ci, si, start: sub.expirationDate, recovery: true)
+    } else {
+      renew(ci, si, start: state.now, recovery: true)
+    }
+  }
+
+  mutating func expire(_ ci: Int, _ si: Int, reason: ExpirationReason, subtype: String) {
+    var sub = state.customers[ci].subscriptions[si]
+    sub.isExpired = true
+    sub.expirationReason = reason
+    sub.willAutoRenew = false
+    sub.priceIncreaseStatus = .noIncreasePending
+    sub.pendingOffer = nil
+    sub.runningOffer = nil
+    sub.runningOfferPeriodsLeft = 0
+    state.customers[ci].subscriptions[si] = sub
+    emit(ci, .subscriptionExpired(sub.groupID, sub.currentProductID, reason: reason))
+    notify(ci, "EXPIRED", subtype, transaction: latestTransaction(ci, si), group: sub.groupID)
+  }
+
+  // MARK: Customer and test-session actions on subscriptions
+
+  func subscriptionIndex(_ ci: Int, _ productID: ProductID) throws(StoreError) -> Int {
+    let product = try product(productID)
+    guard let group = product.subscription?.groupID else { throw .invalidProductType(productID, expected: "an auto-renewable subscription") }
+    guard let si = state.customers[ci].subscriptions.firstIndex(where: { $0.groupID == group }) else {
+      throw .noSubscriptionFound(productID)
+    }
+    return si
+  }
+
+  func activeSubscriptionIndex(_ ci: Int, _ productID: ProductID) throws(StoreError) -> Int {
+    let si = try subscriptionIndex(ci, productID)
+    let sub = state.customers[ci].subscriptions[si]
+    if sub.isExpired || sub.isRevoked { throw .subscriptionNotActive(productID) }
+    return si
+  }
+
+  /// Turns auto-renew off (`disableAutoRenewForTransaction`). During grace or billing retry the
+  /// subscription ends at once [doc §4.5].
+  @discardableResult
+  public mutating func disableAutoRenew(productID: ProductID, customer: String = Store.defaultCustomer) throws(StoreError) -> [StoreEvent] {
+    try atomically { (store: inout Store) throws(StoreError) -> Void in
+      let ci = try store.index(of: customer)
+      let si = try store.activeSubscriptionIndex(ci, productID)
+      store.turnAutoRenewOff(ci, si)
+      if store.state.customers[ci].subscriptions[si].isInBillingRetry {
+        store.expire(ci, si, reason: .autoRenewDisabled, subtype: "VOLUNTARY")
+      }
+    }.1
+  }
+
+  mutating func turnAutoRenewOff(_ ci: Int, _ si: Int) {
+    guard state.customers[ci].subscriptions[si].willAutoRenew else { return }
+    state.customers[ci].subscriptions[si].willAutoRenew = false
+    state.customers[ci].subscriptions[si].priceIncreaseStatus = .noIncreasePending
+    let sub = state.customers[ci].subscriptions[si]
+    emit(ci, .autoRenewStatusChanged(sub.groupID, sub.currentProductID, willAutoRenew: false))
+    notify(ci, "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", transaction: latestTransaction(ci, si), group: sub.groupID)
+  }
+
+  mutating func turnAutoRenewOn(_ ci: Int, _ si: Int) {
+    guard !state.customers[ci].subscriptions[si].willAutoRenew else { return }
+    state.customers[ci].subscriptions[si].willAutoRenew = true
+    let sub = state.customers[ci].subscriptions[si]
+    emit(ci, .autoRenewStatusChanged(sub.groupID, sub.currentProductID, willAutoRenew: true))
+    notify(ci, "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED", transaction: latestTransaction(ci, si), group: sub.groupID)
+  }
+
+  /// Turns auto-renew back on (`enableAutoRenewForTransaction`).
+  @discardableResult
+  public mutating func enableAutoRenew(productID: ProductID, customer: String = Store.defaultCustomer) throws(StoreError) -> [StoreEvent] {
+    try atomically { (store: inout Store) throws(StoreError) -> Void in
+      let ci = try store.index(of: customer)
+      let si = try store.activeSubscriptionIndex(ci, productID)
+      store.turnAutoRenewOn(ci, si)
+    }.1
+  }
+
+  /// `expireSubscription(productIdentifier:)`: auto-renew off and the period ends now (rule 11).
+  @discardableResult
+  public mutating func expireSubscription(productID: ProductID, customer: String = Store.defaultCustomer) throws(StoreError) -> [StoreEvent] {
+    try atomically { (store: inout Store) throws(StoreError) -> Void in
+      let ci = try store.index(of: customer)
+      let si = try store.activeSubscriptionIndex(ci, productID)
+      store.turnAutoRenewOff(ci, si)
+      store.endPeriodNow(ci, si)
+      store.expire(ci, si, reason: .autoRenewDisabled, subtype: "VOLUNTARY")
+    }.1
+  }
+
+  mutating func endPeriodNow(_ ci: Int, _ si: Int) {
+    let id = state.customers[ci].subscriptions[si].latestTransactionID
+    if let ti = state.customers[ci].transactions.lastIndex(where: { $0.id == id }), let exp = state.customers[ci].transactions[ti].expirationDate, exp > state.now {
+      state.customers[ci].transactions[ti].expirationDate = state.now
+    }
+    if state.customers[ci].subscriptions[si].expirationDate > state.now {
+      state.customers[ci].subscriptions[si].expirationDate = state.now
+    }
+  }
+
+  /// `forceRenewalOfSubscription(productIdentifier:)`: the period ends now and a new one starts;
+  /// auto-renew on, pending price increase cleared, billing retry untouched (rule 11).
+  @discardableResult
+  public mutating func forceRenewal(productID: ProductID, customer: String = Store.defaultCustomer) throws(StoreError) -> [StoreEvent] {
+    try atomically { (store: inout Store) throws(StoreError) -> Void in
+      let ci = try store.index(of: customer)
+      let si = try store.activeSubscriptionIndex(ci, productID)
+      store.turnAutoRenewOn(ci, si)
+      store.state.customers[ci].subscriptions[si].priceIncreaseStatus = .noIncreasePending
+      guard case .healthy = store.state.customers[ci].subscriptions[si].billing else { return }
+      store.endPeriodNow(ci, si)
+      store.renew(ci, si, start: store.state.now, recovery: false)
+    }.1
+  }
+
+  /// `requestPriceIncreaseConsentForTransaction`: consent pending; repeatable (§4.8).
+  @discardableResult
+  public mutating func requestPriceIncreaseConsent(productID: ProductID, customer: String = Store.defaultCustomer) throws(StoreError) -> [StoreEvent] {
+    try atomically { (store: inout Store) throws(StoreError) -> Void in
+      let ci = try store.index(of: customer)
+      let si = try store.activeSubscriptionIndex(ci, productID)
+      store.setPriceIncrease(ci, si, .pending, subtype: "PENDING")
+    }.1
+  }
+
+  /// `consentToPriceIncreaseForTransaction`: agreed; renews normally.
+  @discardableResult
+  public mutating func consentToPriceIncrease(productID: ProductID, customer: String = Store.defaultCustomer) throws(StoreError) -> [StoreEvent] {
+    try atomically { (store: inout Store) throws(StoreError) -> Void in
+      let ci = try store.index(of: customer)
+      let si = try store.activeSubscriptionIndex(ci, productID)
+      guard store.state.customers[ci].subscriptions[si].priceIncreaseStatus == .pending else { throw .noPriceIncreasePending(productID) }
+      store.setPriceIncrease(ci, si, .agreed, subtype: "ACCEPTED")
+    }.1
+  }
+
+  /// `declinePriceIncreaseForTransaction`: auto-renew off and the pending status cleared; the
+  /// subscription expires voluntarily at period end (rule 34).
+  @discardableResult
+  public mutating func declinePriceIncrease(productID: ProductID, customer: String = Store.defaultCustomer) throws(StoreError) -> [StoreEvent] {
+    try atomically { (store: inout Store) throws(StoreError) -> Void in
+      let ci = try store.index(of: customer)
+      let si = try store.activeSubscriptionIndex(ci, productID)
+      guard store.state.customers[ci].subscriptions[si].priceIncreaseStatus == .pending else { throw .noPriceIncreasePending(productID) }
+      store.turnAutoRenewOff(ci, si)
+    }.1
+  }
+
+  mutating func setPriceIncrease(_ ci: Int, _ si: Int, _ status: PriceIncreaseStatus, subtype: String) {
+    state.customers[ci].subscriptions[si].priceIncreaseStatus = status
+    let sub = state.customers[ci].subscriptions[si]
+    emit(ci, .priceIncreaseStatusChanged(sub.groupID, sub.currentProductID, status))
+    notify(ci, "PRICE_INCREASE", subtype, transaction: latestTransaction(ci, si), group: sub.groupID)
+  }
+}

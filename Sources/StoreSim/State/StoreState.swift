@@ -1,0 +1,222 @@
+import Foundation
+
+/// The App Store environment a session signs its data for (`AppStore.Environment`).
+public enum StoreEnvironment: String, Sendable, Hashable, Codable, CaseIterable {
+  /// StoreKit Testing in Xcode (the default).
+  case xcode = "Xcode"
+  /// Apple's library's local-testing environment.
+  case localTesting = "LocalTesting"
+  /// The sandbox (renewals stop after 12, §8.3).
+  case sandbox = "Sandbox"
+  /// The live App Store.
+  case production = "Production"
+
+  /// Parses a name in any case.
+  public init?(userInput: String) {
+    guard let e = Self.allCases.first(where: { $0.rawValue.lowercased() == userInput.lowercased() }) else { return nil }
+    self = e
+  }
+}
+
+/// The renewal state of a subscription, as `Product.SubscriptionInfo.RenewalState`.
+public enum RenewalState: String, Sendable, Hashable, Codable, CaseIterable {
+  /// Active.
+  case subscribed
+  /// Ended.
+  case expired
+  /// Renewal failed; retrying, no access.
+  case inBillingRetryPeriod
+  /// Renewal failed; retrying with access.
+  case inGracePeriod
+  /// Refunded or revoked.
+  case revoked
+
+  /// The App Store Server API `status` number (1–5).
+  public var serverStatus: Int {
+    switch self {
+    case .subscribed: return 1
+    case .expired: return 2
+    case .inBillingRetryPeriod: return 3
+    case .inGracePeriod: return 4
+    case .revoked: return 5
+    }
+  }
+
+  /// Whether the state gives access.
+  public var isEntitled: Bool { self == .subscribed || self == .inGracePeriod }
+}
+
+/// Why a subscription expired, as `RenewalInfo.ExpirationReason` (raw values: `expirationIntent`).
+public enum ExpirationReason: Int, Sendable, Hashable, Codable {
+  /// The customer turned auto-renew off.
+  case autoRenewDisabled = 1
+  /// Billing failed.
+  case billingError = 2
+  /// The customer did not consent to a price increase.
+  case didNotConsentToPriceIncrease = 3
+  /// The product was not available.
+  case productUnavailable = 4
+  /// Unknown.
+  case unknown = 5
+
+  /// The StoreKit 2 case name.
+  public var storeKitName: String { String(describing: self) }
+}
+
+/// Price increase consent state, as `RenewalInfo.PriceIncreaseStatus`.
+public enum PriceIncreaseStatus: String, Sendable, Hashable, Codable {
+  /// No increase pending (server key absent).
+  case noIncreasePending
+  /// The customer has not answered yet (server `0`).
+  case pending
+  /// The customer agreed (server `1`).
+  case agreed
+}
+
+/// Billing health of a subscription whose renewal failed.
+public enum BillingState: Sendable, Hashable, Codable {
+  /// Renewals succeed.
+  case healthy
+  /// Renewal failed; access continues until the grace date, retry until the retry date.
+  case gracePeriod(gracePeriodExpirationDate: Date, retryEndDate: Date)
+  /// Renewal failed; no access; retrying until the date.
+  case billingRetry(retryEndDate: Date)
+}
+
+/// One customer's subscription in one group: the state the semantics §12 suggests.
+public struct SubscriptionState: Sendable, Hashable, Codable {
+  /// The group.
+  public var groupID: SubscriptionGroupID
+  /// The group's original transaction id for this customer.
+  public var originalID: TransactionID
+  /// The product of the current period.
+  public var currentProductID: ProductID
+  /// The product that will renew (`autoRenewProductId`).
+  public var autoRenewProductID: ProductID
+  /// Whether auto-renew is on.
+  public var willAutoRenew: Bool
+  /// End of the current (or last) paid period.
+  public var expirationDate: Date
+  /// The latest transaction of the group.
+  public var latestTransactionID: TransactionID
+  /// Billing health.
+  public var billing: BillingState
+  /// Why it expired (or why renewal is failing).
+  public var expirationReason: ExpirationReason?
+  /// Whether it has ended.
+  public var isExpired: Bool
+  /// Whether the current period was refunded.
+  public var isRevoked: Bool
+  /// Price increase consent.
+  public var priceIncreaseStatus: PriceIncreaseStatus
+  /// The offer that applies from the next renewal (offer code or promotional offer redeemed by
+  /// an active subscriber, or with a deferred plan change).
+  public var pendingOffer: SubscriptionOffer?
+  /// An offer still running over several periods (pay as you go), and how many periods remain.
+  public var runningOffer: SubscriptionOffer?
+  /// Periods left of `runningOffer` after the current one.
+  public var runningOfferPeriodsLeft: Int
+  /// Start of the current run of periods, bridging gaps shorter than 60 days.
+  public var recentSubscriptionStartDate: Date
+  /// Successful renewals so far (the sandbox stops after 12).
+  public var renewalCount: Int
+  /// The app account token of the purchase.
+  public var appAccountToken: UUID?
+
+  /// The renewal state.
+  public var state: RenewalState {
+    if isRevoked { return .revoked }
+    if isExpired { return .expired }
+    switch billing {
+    case .healthy: return .subscribed
+    case .gracePeriod: return .inGracePeriod
+    case .billingRetry: return .inBillingRetryPeriod
+    }
+  }
+
+  /// Whether a renewal failure is being retried.
+  public var isInBillingRetry: Bool {
+    if case .healthy = billing { return false }
+    return !isExpired && !isRevoked
+  }
+
+  /// When grace ends, while in grace.
+  public var gracePeriodExpirationDate: Date? {
+    if case .gracePeriod(let date, _) = billing, !isExpired, !isRevoked { return date }
+    return nil
+  }
+}
+
+/// One Apple Account of the session.
+public struct Customer: Sendable, Hashable, Codable {
+  /// The customer's name (`--customer`).
+  public var name: String
+  /// Every transaction of this customer, in creation order (deleted ones removed).
+  public var transactions: [Transaction]
+  /// Own subscriptions, one per group ever subscribed.
+  public var subscriptions: [SubscriptionState]
+  /// Groups whose introductory offer this customer has used.
+  public var introductoryOfferUsedGroups: Set<SubscriptionGroupID>
+  /// The family this customer belongs to, if any.
+  public var familyID: String?
+  /// The app transaction id of this customer.
+  public var appTransactionID: String
+
+  /// The own subscription state for a group.
+  public func subscription(_ group: SubscriptionGroupID) -> SubscriptionState? {
+    subscriptions.first { $0.groupID == group }
+  }
+
+  /// The transaction with an id.
+  public func transaction(_ id: TransactionID) -> Transaction? {
+    transactions.last { $0.id == id }
+  }
+}
+
+/// A recorded App Store Server Notification V2, with the data it carried when emitted.
+public struct ServerNotification: Sendable, Hashable, Codable {
+  /// `notificationType`.
+  public var notificationType: String
+  /// `subtype`.
+  public var subtype: String?
+  /// `notificationUUID`.
+  public var notificationUUID: String
+  /// `signedDate`: the emission time.
+  public var signedDate: Date
+  /// The customer it is about.
+  public var customer: String
+  /// The transaction it carries, as it was then.
+  public var transaction: Transaction?
+  /// The renewal info it carries, as it was then (auto-renewables only).
+  public var renewalInfo: RenewalInfo?
+  /// The subscription status then (auto-renewables only).
+  public var status: RenewalState?
+}
+
+/// The whole state of a session: a value that can be compared, saved and restored.
+public struct StoreState: Sendable, Hashable, Codable {
+  /// The catalogue.
+  public var configuration: StoreConfiguration
+  /// The settings in force.
+  public var settings: StoreKitSettings
+  /// The virtual clock.
+  public var now: Date
+  /// When the session started.
+  public var startDate: Date
+  /// The app's bundle id.
+  public var bundleID: String
+  /// The environment data is signed for.
+  public var environment: StoreEnvironment
+  /// Customers in creation order; the first is `default`.
+  public var customers: [Customer]
+  /// Open Ask to Buy requests and interrupted purchases.
+  public var pendingRequests: [PendingRequest]
+  /// Notifications emitted so far, in order.
+  public var notifications: [ServerNotification]
+  /// The next transaction id.
+  public var nextTransactionID: TransactionID
+  /// The next web order line item id.
+  public var nextWebOrderLineItemID: UInt64
+  /// The next request number.
+  public var nextRequestNumber: Int
+}

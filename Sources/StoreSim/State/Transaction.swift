@@ -1,0 +1,192 @@
+import Foundation
+
+/// A transaction identifier (`Transaction.id`, `transactionId` on the wire).
+public typealias TransactionID = UInt64
+
+/// Why a transaction exists, as `Transaction.Reason` (raw values are the wire strings).
+public enum TransactionReason: String, Sendable, Hashable, Codable {
+  /// Bought by the customer (also Ask to Buy approvals, upgrades, resubscribing).
+  case purchase = "PURCHASE"
+  /// A system-initiated renewal (including billing recovery).
+  case renewal = "RENEWAL"
+}
+
+/// Who owns a transaction, as `Transaction.OwnershipType` (raw values are the wire strings).
+public enum OwnershipType: String, Sendable, Hashable, Codable {
+  /// Bought by this customer.
+  case purchased = "PURCHASED"
+  /// Shared by a family member.
+  case familyShared = "FAMILY_SHARED"
+}
+
+/// Why a transaction was revoked, as `Transaction.RevocationReason` (raw values are the wire ints).
+public enum RevocationReason: Int, Sendable, Hashable, Codable {
+  /// Refunded for another reason.
+  case other = 0
+  /// Refunded because of a problem with the app.
+  case developerIssue = 1
+
+  /// Parses `developer-issue`, `developerIssue`, `other`, `0`, `1`.
+  public init?(userInput: String) {
+    switch userInput.lowercased().filter({ $0.isLetter || $0.isNumber }) {
+    case "developerissue", "1": self = .developerIssue
+    case "other", "0": self = .other
+    default: return nil
+    }
+  }
+}
+
+/// The offer a transaction's period was bought with (`Transaction.Offer`).
+public struct TransactionOffer: Sendable, Hashable, Codable {
+  /// Which kind.
+  public var type: OfferType
+  /// Promotional or win-back offer id, or offer-code reference name; nil for introductory.
+  public var id: String?
+  /// How it is paid.
+  public var paymentMode: PaymentMode
+  /// The offer's length (`offerPeriod`).
+  public var period: SubscriptionPeriod
+
+  /// Creates an offer record.
+  public init(type: OfferType, id: String?, paymentMode: PaymentMode, period: SubscriptionPeriod) {
+    self.type = type
+    self.id = id
+    self.paymentMode = paymentMode
+    self.period = period
+  }
+}
+
+/// A StoreKit 2 `Transaction` as the simulator records it.
+public struct Transaction: Sendable, Hashable, Codable, Identifiable {
+  /// Unique id.
+  public var id: TransactionID
+  /// The id of the first purchase this transaction descends from (`originalID`).
+  public var originalID: TransactionID
+  /// One value per paid subscription period; auto-renewables only.
+  public var webOrderLineItemID: String?
+  /// The product.
+  public var productID: ProductID
+  /// The product's type.
+  public var productType: ProductType
+  /// The subscription group, auto-renewables only.
+  public var subscriptionGroupID: SubscriptionGroupID?
+  /// When the account was charged (or the renewal period began).
+  public var purchaseDate: Date
+  /// The `purchaseDate` of the original transaction.
+  public var originalPurchaseDate: Date
+  /// End of the period this transaction pays for; auto-renewables only.
+  public var expirationDate: Date?
+  /// Quantity bought.
+  public var purchasedQuantity: Int
+  /// The app's account token from the purchase options.
+  public var appAccountToken: UUID?
+  /// Bought or family shared.
+  public var ownershipType: OwnershipType
+  /// When refunded or revoked.
+  public var revocationDate: Date?
+  /// Why refunded or revoked.
+  public var revocationReason: RevocationReason?
+  /// Whether family access was revoked (server `revocationType` `FAMILY_REVOKE`) rather than refunded.
+  public var isFamilyRevocation: Bool
+  /// Superseded by an immediate upgrade or crossgrade.
+  public var isUpgraded: Bool
+  /// The offer of this period.
+  public var offer: TransactionOffer?
+  /// Purchase or renewal.
+  public var reason: TransactionReason
+  /// Total price in currency units (after offer, times quantity).
+  public var price: Decimal
+  /// ISO 4217 currency.
+  public var currency: String
+  /// Storefront country code at purchase time.
+  public var storefront: String
+  /// Apple's storefront id.
+  public var storefrontID: String
+  /// Whether the app has called `finish()`.
+  public var isFinished: Bool
+  /// The customer whose purchase was shared into this one (family copies only).
+  public var sharedFrom: String?
+  /// The purchaser's transaction this family copy mirrors.
+  public var sharedTransactionID: TransactionID?
+
+  /// Whether refunded or revoked.
+  public var isRevoked: Bool { revocationDate != nil }
+}
+
+/// An Ask to Buy request or an interrupted purchase awaiting action (an `SKTestTransaction`
+/// without a StoreKit 2 transaction yet).
+public struct PendingRequest: Sendable, Hashable, Codable, Identifiable {
+  /// Why it waits.
+  public enum Kind: String, Sendable, Hashable, Codable {
+    /// Waiting for a parent's approval (`pendingAskToBuyConfirmation`).
+    case askToBuy
+    /// Interrupted by a purchase issue (`hasPurchaseIssue`).
+    case interrupted
+  }
+
+  /// Request id (`SKTestTransaction.identifier`).
+  public var id: String
+  /// Why it waits.
+  public var kind: Kind
+  /// The customer who asked.
+  public var customer: String
+  /// The product asked for.
+  public var productID: ProductID
+  /// The purchase options.
+  public var options: PurchaseOptions
+  /// When it was asked.
+  public var date: Date
+}
+
+/// Options of a purchase, as `Product.PurchaseOption`.
+public struct PurchaseOptions: Sendable, Hashable, Codable {
+  /// Quantity (1…10).
+  public var quantity: Int
+  /// The app's account token.
+  public var appAccountToken: UUID?
+  /// An offer to redeem.
+  public var offer: OfferRequest?
+
+  /// Creates options.
+  public init(quantity: Int = 1, appAccountToken: UUID? = nil, offer: OfferRequest? = nil) {
+    self.quantity = quantity
+    self.appAccountToken = appAccountToken
+    self.offer = offer
+  }
+}
+
+/// An offer the customer asks to redeem with a purchase.
+public enum OfferRequest: Sendable, Hashable, Codable, CustomStringConvertible {
+  /// The product's introductory offer.
+  case introductory
+  /// A promotional offer by id (`promotionalOffer(id:)`, test env, no signature).
+  case promotional(String)
+  /// An offer code by reference name (`codeOffer(referenceName:)`).
+  case code(String)
+  /// A win-back offer by id (`winBackOffer(_:)`).
+  case winBack(String)
+
+  /// Parses `intro`, `promotional:ID`, `code:REF`, `win-back:ID`.
+  public init?(userInput: String) {
+    let parts = userInput.split(separator: ":", maxSplits: 1).map(String.init)
+    let kind = parts[0].lowercased().filter(\.isLetter)
+    let value = parts.count > 1 ? parts[1] : ""
+    switch kind {
+    case "intro", "introductory": self = .introductory
+    case "promotional", "promo" where !value.isEmpty: self = .promotional(value)
+    case "code", "offercode" where !value.isEmpty: self = .code(value)
+    case "winback" where !value.isEmpty: self = .winBack(value)
+    default: return nil
+    }
+  }
+
+  /// `promotional:ID` form.
+  public var description: String {
+    switch self {
+    case .introductory: return "intro"
+    case .promotional(let id): return "promotional:\(id)"
+    case .code(let id): return "code:\(id)"
+    case .winBack(let id): return "win-back:\(id)"
+    }
+  }
+}

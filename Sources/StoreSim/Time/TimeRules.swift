@@ -1,0 +1,123 @@
+import Foundation
+
+/// Calendar arithmetic in UTC, independent of the machine's calendar and time zone.
+public enum UTCCalendar {
+  /// Adds months to a date, clamping the day to the end of the target month (Jan 31 + 1 month =
+  /// Feb 28 or 29), keeping the time of day.
+  public static func adding(months: Int, to date: Date) -> Date {
+    let totalMs = Int64((date.timeIntervalSince1970 * 1000).rounded())
+    let dayMs: Int64 = 86_400_000
+    var days = totalMs / dayMs
+    var msOfDay = totalMs % dayMs
+    if msOfDay < 0 {
+      msOfDay += dayMs
+      days -= 1
+    }
+    var (y, m, d) = civil(fromDays: days)
+    let monthIndex = (y * 12 + (m - 1)) + Int64(months)
+    y = monthIndex >= 0 ? monthIndex / 12 : (monthIndex - 11) / 12
+    m = monthIndex - y * 12 + 1
+    d = min(d, daysInMonth(year: y, month: m))
+    let newDays = daysFromCivil(year: y, month: m, day: d)
+    return Date(timeIntervalSince1970: Double(newDays * dayMs + msOfDay) / 1000)
+  }
+
+  static func isLeap(_ y: Int64) -> Bool { (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 }
+
+  static func daysInMonth(year: Int64, month: Int64) -> Int64 {
+    switch month {
+    case 2: return isLeap(year) ? 29 : 28
+    case 4, 6, 9, 11: return 30
+    default: return 31
+    }
+  }
+
+  /// Howard Hinnant's days-from-civil.
+  static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
+    let y = month <= 2 ? year - 1 : year
+    let era = (y >= 0 ? y : y - 399) / 400
+    let yoe = y - era * 400
+    let mp = (month + 9) % 12
+    let doy = (153 * mp + 2) / 5 + day - 1
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+    return era * 146_097 + doe - 719_468
+  }
+
+  static func civil(fromDays z0: Int64) -> (Int64, Int64, Int64) {
+    let z = z0 + 719_468
+    let era = (z >= 0 ? z : z - 146_096) / 146_097
+    let doe = z - era * 146_097
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+    let y = yoe + era * 400
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+    let mp = (5 * doy + 2) / 153
+    let d = doy - (153 * mp + 2) / 5 + 1
+    let m = mp < 10 ? mp + 3 : mp - 9
+    return (m <= 2 ? y + 1 : y, m, d)
+  }
+}
+
+/// How long periods, grace and billing retry last under a time rate (§8 of the semantics).
+public enum TimeRules {
+  /// The end of `count` periods starting at `start` under `rate`.
+  ///
+  /// Real time uses the UTC calendar. The "monthly renewal every …" rates use Apple's table
+  /// (weekly is a table value, not a ratio, §8.1); day-based offer periods scale by days
+  /// (a day is a thirtieth of the monthly interval) [inf]. Fixed rates make every period one
+  /// interval [doc], and an offer of N periods N intervals [inf]. Legacy "X is one day" rates
+  /// scale the real length by days.
+  public static func end(of period: SubscriptionPeriod, count: Int = 1, from start: Date, rate: TimeRate) -> Date {
+    let n = max(count, 1)
+    if let fixed = rate.fixedIntervalSeconds {
+      return start.addingTimeInterval(Double(fixed * Int64(n)))
+    }
+    if let table = rate.monthlyAndWeeklySeconds {
+      let seconds: Int64
+      switch period.unit {
+      case .month: seconds = table.month * Int64(period.value)
+      case .year: seconds = table.month * 12 * Int64(period.value)
+      case .week: seconds = table.week * Int64(period.value)
+      case .day: seconds = 0
+      }
+      if period.unit == .day {
+        return start.addingTimeInterval(Double(table.month) / 30 * Double(period.value * n))
+      }
+      return start.addingTimeInterval(Double(seconds * Int64(n)))
+    }
+    let real = realEnd(of: period.times(n), from: start)
+    if let perDay = rate.secondsPerDay {
+      let days = real.timeIntervalSince(start) / 86_400
+      return start.addingTimeInterval(days * Double(perDay))
+    }
+    return real
+  }
+
+  static func realEnd(of period: SubscriptionPeriod, from start: Date) -> Date {
+    switch period.unit {
+    case .day: return start.addingTimeInterval(Double(period.value) * 86_400)
+    case .week: return start.addingTimeInterval(Double(period.value) * 7 * 86_400)
+    case .month: return UTCCalendar.adding(months: period.value, to: start)
+    case .year: return UTCCalendar.adding(months: period.value * 12, to: start)
+    }
+  }
+
+  /// Grace period length for a subscription with this renewal period (§8.2).
+  public static func gracePeriod(for period: SubscriptionPeriod, rate: TimeRate) -> TimeInterval {
+    let weekly = period.unit == .week || period.unit == .day
+    if let fixed = rate.fixedIntervalSeconds { return Double(fixed) }
+    if let table = rate.monthlyAndWeeklySeconds {
+      return weekly ? (Double(table.week) * 6 / 7).rounded() : Double(table.month) / 2
+    }
+    let days: Double = weekly ? 6 : 16
+    if let perDay = rate.secondsPerDay { return days * Double(perDay) }
+    return days * 86_400
+  }
+
+  /// Billing retry window length (§8.2).
+  public static func billingRetryPeriod(for period: SubscriptionPeriod, rate: TimeRate) -> TimeInterval {
+    if let fixed = rate.fixedIntervalSeconds { return Double(fixed * 2) }
+    if let table = rate.monthlyAndWeeklySeconds { return Double(table.month * 2) }
+    if let perDay = rate.secondsPerDay { return 60 * Double(perDay) }
+    return 60 * 86_400
+  }
+}
