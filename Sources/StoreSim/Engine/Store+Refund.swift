@@ -20,8 +20,8 @@ extension Store {
       let acting = try store.index(of: customer)
       guard let (ci, ti) = store.locate(id, preferring: acting) else { throw .transactionNotFound(id) }
       let t = store.state.customers[ci].transactions[ti]
-      if t.isRevoked { throw .alreadyRefunded(id) }
       if t.ownershipType == .familyShared { throw .cannotRefundFamilyShared(id) }
+      if t.isRevoked { throw .alreadyRefunded(id) }
       store.state.customers[ci].transactions[ti].revocationDate = store.state.now
       store.state.customers[ci].transactions[ti].revocationReason = reason
       store.emit(ci, .transactionRevoked(id, t.productID))

@@ -1,0 +1,149 @@
+import Foundation
+
+/// Epoch milliseconds, the App Store Server API's date form.
+func milliseconds(_ date: Date) -> JSONOutput {
+  .int(Int64((date.timeIntervalSince1970 * 1000).rounded()))
+}
+
+/// Currency units to the API's Int64 milliunits (`4.99` → `4990`).
+func milliunits(_ price: Decimal) -> JSONOutput {
+  var value = price * 1000
+  var rounded = Decimal()
+  NSDecimalRound(&rounded, &value, 0, .plain)
+  return .int(NSDecimalNumber(decimal: rounded).int64Value)
+}
+
+/// A transaction as a `JWSTransactionDecodedPayload` (§2.1): wire names, ms dates, string ids,
+/// absent values and a false `isUpgraded` omitted (rule 27).
+public struct TransactionPayload {
+  /// The JSON object.
+  public let json: JSONOutput
+
+  /// Builds the payload of a transaction for a bundle and environment, signed at `signedDate`.
+  public init(_ t: Transaction, bundleID: String, environment: StoreEnvironment, signedDate: Date, appTransactionID: String? = nil) {
+    var d: [String: JSONOutput] = [
+      "transactionId": .string(String(t.id)),
+      "originalTransactionId": .string(String(t.originalID)),
+      "bundleId": .string(bundleID),
+      "productId": .string(t.productID),
+      "purchaseDate": milliseconds(t.purchaseDate),
+      "originalPurchaseDate": milliseconds(t.originalPurchaseDate),
+      "quantity": .int(Int64(t.purchasedQuantity)),
+      "type": .string(t.productType.rawValue),
+      "inAppOwnershipType": .string(t.ownershipType.rawValue),
+      "signedDate": milliseconds(signedDate),
+      "environment": .string(environment.rawValue),
+      "transactionReason": .string(t.reason.rawValue),
+      "storefront": .string(t.storefront),
+      "storefrontId": .string(t.storefrontID),
+      "price": milliunits(t.price),
+      "currency": .string(t.currency),
+    ]
+    if let v = t.webOrderLineItemID { d["webOrderLineItemId"] = .string(v) }
+    if let v = t.subscriptionGroupID { d["subscriptionGroupIdentifier"] = .string(v) }
+    if let v = t.expirationDate { d["expiresDate"] = milliseconds(v) }
+    if let v = t.appAccountToken { d["appAccountToken"] = .string(v.uuidString.lowercased()) }
+    if let v = t.revocationDate { d["revocationDate"] = milliseconds(v) }
+    if let v = t.revocationReason { d["revocationReason"] = .int(Int64(v.rawValue)) }
+    if t.isRevoked { d["revocationType"] = .string(t.isFamilyRevocation ? "FAMILY_REVOKE" : "REFUND_FULL") }
+    if t.isUpgraded { d["isUpgraded"] = .bool(true) }
+    if let o = t.offer {
+      d["offerType"] = .int(Int64(o.type.rawValue))
+      if let id = o.id { d["offerIdentifier"] = .string(id) }
+      d["offerDiscountType"] = .string(o.paymentMode.rawValue)
+      d["offerPeriod"] = .string(o.period.iso8601)
+    }
+    if let v = appTransactionID { d["appTransactionId"] = .string(v) }
+    json = .object(d)
+  }
+}
+
+/// Renewal info as a `JWSRenewalInfoDecodedPayload` (§4.7).
+public struct RenewalInfoPayload {
+  /// The JSON object.
+  public let json: JSONOutput
+
+  /// Builds the payload.
+  public init(_ r: RenewalInfo, environment: StoreEnvironment, appTransactionID: String? = nil) {
+    var d: [String: JSONOutput] = [
+      "originalTransactionId": .string(String(r.originalTransactionID)),
+      "productId": .string(r.currentProductID),
+      "autoRenewProductId": .string(r.autoRenewProductID),
+      "autoRenewStatus": .int(r.willAutoRenew ? 1 : 0),
+      "isInBillingRetryPeriod": .bool(r.isInBillingRetry),
+      "renewalDate": milliseconds(r.renewalDate),
+      "recentSubscriptionStartDate": milliseconds(r.recentSubscriptionStartDate),
+      "renewalPrice": milliunits(r.renewalPrice),
+      "currency": .string(r.currency),
+      "signedDate": milliseconds(r.signedDate),
+      "environment": .string(environment.rawValue),
+    ]
+    if let v = r.expirationReason { d["expirationIntent"] = .int(Int64(v.rawValue)) }
+    if let v = r.gracePeriodExpirationDate { d["gracePeriodExpiresDate"] = milliseconds(v) }
+    switch r.priceIncreaseStatus {
+    case .noIncreasePending: break
+    case .pending: d["priceIncreaseStatus"] = .int(0)
+    case .agreed: d["priceIncreaseStatus"] = .int(1)
+    }
+    if let o = r.offer {
+      d["offerType"] = .int(Int64(o.type.rawValue))
+      if let id = o.id { d["offerIdentifier"] = .string(id) }
+      d["offerDiscountType"] = .string(o.paymentMode.rawValue)
+      d["offerPeriod"] = .string(o.period.iso8601)
+    }
+    if !r.eligibleWinBackOfferIDs.isEmpty { d["eligibleWinBackOfferIds"] = .array(r.eligibleWinBackOfferIDs.map(JSONOutput.string)) }
+    if let v = r.appAccountToken { d["appAccountToken"] = .string(v.uuidString.lowercased()) }
+    if let v = appTransactionID { d["appTransactionId"] = .string(v) }
+    json = .object(d)
+  }
+}
+
+extension Store {
+  /// A transaction's JSON payload for this session, signed now.
+  public func payload(_ t: Transaction, customer: String = Store.defaultCustomer) -> JSONOutput {
+    TransactionPayload(t, bundleID: state.bundleID, environment: state.environment, signedDate: state.now, appTransactionID: self.customer(customer)?.appTransactionID).json
+  }
+
+  /// A renewal info's JSON payload for this session.
+  public func payload(_ r: RenewalInfo, customer: String = Store.defaultCustomer) -> JSONOutput {
+    RenewalInfoPayload(r, environment: state.environment, appTransactionID: self.customer(customer)?.appTransactionID).json
+  }
+
+  /// A subscription status as the product spec's `status` shape.
+  public func payload(_ s: SubscriptionStatus, customer: String = Store.defaultCustomer) -> JSONOutput {
+    .object([
+      "subscriptionGroupIdentifier": .string(s.groupID),
+      "state": .string(s.state.rawValue),
+      "status": .int(Int64(s.state.serverStatus)),
+      "transaction": payload(s.transaction, customer: customer),
+      "renewalInfo": payload(s.renewalInfo, customer: customer),
+      "isFamilyShared": s.isFamilyShared ? .bool(true) : nil,
+    ])
+  }
+
+  /// A notification as a `ResponseBodyV2DecodedPayload`, with the transaction and renewal info
+  /// as decoded objects under `data` (the signed forms replace them when signing).
+  public func payload(_ n: ServerNotification) -> JSONOutput {
+    let appTransactionID = customer(n.customer)?.appTransactionID
+    var data: [String: JSONOutput] = [
+      "bundleId": .string(state.bundleID),
+      "environment": .string(state.environment.rawValue),
+    ]
+    if let t = n.transaction {
+      data["transactionInfo"] = TransactionPayload(t, bundleID: state.bundleID, environment: state.environment, signedDate: n.signedDate, appTransactionID: appTransactionID).json
+    }
+    if let r = n.renewalInfo {
+      data["renewalInfo"] = RenewalInfoPayload(r, environment: state.environment, appTransactionID: appTransactionID).json
+    }
+    if let s = n.status { data["status"] = .int(Int64(s.serverStatus)) }
+    return .object([
+      "notificationType": .string(n.notificationType),
+      "subtype": n.subtype.map(JSONOutput.string),
+      "notificationUUID": .string(n.notificationUUID),
+      "version": .string("2.0"),
+      "signedDate": milliseconds(n.signedDate),
+      "data": .object(data),
+      "customer": .string(n.customer),
+    ])
+  }
+}

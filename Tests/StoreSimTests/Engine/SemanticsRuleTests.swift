@@ -1,0 +1,641 @@
+import Foundation
+import Testing
+
+@testable import StoreSim
+
+/// One test per edge case of §11 of `storekit-semantics.md`, named after the rule.
+/// Tests of rules the semantics document tags [inf] say so in their display name.
+@Suite struct SemanticsRuleTests {
+  // 1
+  @Test func rule01_introOfferEligibilityIsPerGroup() throws {
+    var store = Fixtures.store()
+    let first = try store.buy("monthly")
+    #expect(first.offer?.type == .introductory)
+    try store.expireSubscription(productID: "monthly")
+    let second = try store.buy("yearly")
+    #expect(second.offer == nil)
+    #expect(!store.isEligibleForIntroOffer(group: Fixtures.group))
+    let explicit = try store.purchase("yearly", options: PurchaseOptions(offer: .introductory))
+    #expect(explicit.result == .failed("purchase.ineligibleForOffer") || explicit.transaction?.offer == nil)
+  }
+
+  // 2
+  @Test func rule02_planChangesNeverGetAnIntroOffer() throws {
+    var store = Fixtures.store()
+    _ = try store.buy("basic")  // basic has no intro, so the group's intro is unused
+    #expect(store.isEligibleForIntroOffer(group: Fixtures.group))
+    let upgraded = try store.buy("monthly")
+    #expect(upgraded.offer == nil)
+    #expect(upgraded.price == Decimal(string: "9.99")!)
+  }
+
+  // 3
+  @Test func rule03_upgradeIsImmediateAndMarksOldTransactionUpgradedWithoutRevocation() throws {
+    var store = Fixtures.store()
+    let old = try store.buy("basic")
+    try store.advance(by: Fixtures.days(10))
+    let new = try store.buy("pro")
+    #expect(new.id != old.id)
+    #expect(new.originalID == old.originalID)
+    #expect(new.purchaseDate == store.now)
+    #expect(new.reason == .purchase)
+    let oldNow = try #require(store.customer()?.transaction(old.id))
+    #expect(oldNow.isUpgraded)
+    #expect(oldNow.revocationDate == nil)
+    #expect(store.lastNotification == "DID_CHANGE_RENEWAL_PREF/UPGRADE")
+    #expect(store.currentEntitlements().map(\.productID) == ["pro"])
+  }
+
+  // 4
+  @Test func rule04_sameLevelSameDurationCrossgradeBehavesLikeUpgrade() throws {
+    var store = Fixtures.store()
+    let old = try store.buy("monthly")
+    let new = try store.buy("monthly.alt")
+    #expect(new.productID == "monthly.alt")
+    #expect(store.customer()?.transaction(old.id)?.isUpgraded == true)
+    #expect(store.lastNotification == "DID_CHANGE_RENEWAL_PREF/UPGRADE")
+  }
+
+  // 5
+  @Test func rule05_downgradeAndDifferentDurationCrossgradeCreateNoTransaction() throws {
+    var store = Fixtures.store()
+    let current = try store.buy("pro")
+    let count = store.allTransactions().count
+    let result = try store.buy("basic")
+    #expect(result.id == current.id)
+    #expect(store.allTransactions().count == count)
+    #expect(store.status()?.renewalInfo.autoRenewProductID == "basic")
+    #expect(store.status()?.renewalInfo.currentProductID == "pro")
+    #expect(store.lastNotification == "DID_CHANGE_RENEWAL_PREF/DOWNGRADE")
+    var cross = Fixtures.store()
+    _ = try cross.buy("basic")  // no intro
+    _ = try cross.buy("pro")
+    let before = cross.allTransactions().count
+    _ = try cross.buy("monthly.alt")  // level 2 from level 1: downgrade
+    _ = try cross.buy("yearly")  // same level as the pending one? current is pro (1) -> downgrade
+    #expect(cross.allTransactions().count == before)
+    var crossgrade = Fixtures.store()
+    _ = try crossgrade.buy("monthly.alt")
+    let n = crossgrade.allTransactions().count
+    _ = try crossgrade.buy("yearly")  // same level, different duration
+    #expect(crossgrade.allTransactions().count == n)
+    #expect(crossgrade.lastNotification == "DID_CHANGE_RENEWAL_PREF/DOWNGRADE")
+  }
+
+  // 6
+  @Test func rule06_buyingCurrentPlanWhileDowngradePendingCancelsTheDowngrade() throws {
+    var store = Fixtures.store()
+    _ = try store.buy("pro")
+    _ = try store.buy("basic")
+    _ = try store.buy("pro")
+    #expect(store.status()?.renewalInfo.autoRenewProductID == "pro")
+    #expect(store.lastNotification == "DID_CHANGE_RENEWAL_PREF")
+  }
+
+  // 7
+  @Test func rule07_renewalKeepsOriginalIDWithNewIDWebOrderAndReasonRenewal() throws {
+    var store = Fixtures.store()
+    let first = try store.buy("basic")
+    try store.advance(by: Fixtures.days(31))
+    let renewal = try #require(store.latestTransaction(for: "basic"))
+    #expect(renewal.id != first.id)
+    #expect(renewal.originalID == first.id)
+    #expect(renewal.webOrderLineItemID != nil && renewal.webOrderLineItemID != first.webOrderLineItemID)
+    #expect(renewal.reason == .renewal)
+    #expect(renewal.purchaseDate == first.expirationDate)
+    #expect(store.lastNotification == "DID_RENEW")
+  }
+
+  // 8
+  @Test func rule08_renewalProductIsTheAutoRenewPreference() throws {
+    var store = Fixtures.store()
+    let pro = try store.buy("pro")
+    _ = try store.buy("basic")
+    try store.advance(to: pro.expirationDate!)
+    let renewal = try #require(store.status()?.transaction)
+    #expect(renewal.productID == "basic")
+    #expect(renewal.reason == .renewal)
+  }
+
+  // 9
+  @Test func rule09_freeTrialConversionIsARenewal() throws {
+    var store = Fixtures.store()
+    let trial = try store.buy("monthly")
+    #expect(trial.price == 0)
+    #expect(trial.offer?.paymentMode == .freeTrial)
+    try store.advance(to: trial.expirationDate!)
+    let paid = try #require(store.status()?.transaction)
+    #expect(paid.reason == .renewal)
+    #expect(paid.offer == nil)
+    #expect(paid.price == Decimal(string: "9.99")!)
+  }
+
+  // 10
+  @Test func rule10_autoRenewOffKeepsSubscribedUntilExpiration() throws {
+    var store = Fixtures.store()
+    let t = try store.buy("basic")
+    try store.disableAutoRenew(productID: "basic")
+    #expect(store.status()?.state == .subscribed)
+    #expect(store.status()?.renewalInfo.willAutoRenew == false)
+    #expect(store.status()?.renewalInfo.autoRenewPreference == nil)
+    try store.advance(to: t.expirationDate!.addingTimeInterval(-1))
+    #expect(store.status()?.state == .subscribed)
+    try store.advance(by: 1)
+    #expect(store.status()?.state == .expired)
+    #expect(store.status()?.renewalInfo.expirationReason == .autoRenewDisabled)
+    #expect(store.lastNotification == "EXPIRED/VOLUNTARY")
+  }
+
+  // 11
+  @Test func rule11_expireSubscriptionEndsNowAndForceRenewalTurnsAutoRenewOnKeepingBillingRetry() throws {
+    var store = Fixtures.store()
+    _ = try store.buy("basic")
+    try store.advance(by: Fixtures.days(5))
+    try store.expireSubscription(productID: "basic")
+    #expect(store.status()?.state == .expired)
+    #expect(store.status()?.renewalInfo.willAutoRenew == false)
+    #expect(store.status()?.transaction.expirationDate == store.now)
+
+    var other = Fixtures.store()
+    _ = try other.buy("basic")
+    try other.disableAutoRenew(productID: "basic")
+    try other.requestPriceIncreaseConsent(productID: "basic")
+    try other.forceRenewal(productID: "basic")
+    #expect(other.status()?.renewalInfo.willAutoRenew == true)
+    #expect(other.status()?.renewalInfo.priceIncreaseStatus == .noIncreasePending)
+    #expect(other.status()?.transaction.reason == .renewal)
+    #expect(other.status()?.transaction.purchaseDate == other.now)
+
+    var failing = Fixtures.store { $0.shouldEnterBillingRetryOnRenewal = true }
+    let t = try failing.buy("basic")
+    try failing.advance(to: t.expirationDate!)
+    #expect(failing.status()?.state == .inBillingRetryPeriod)
+    let count = failing.allTransactions().count
+    try failing.forceRenewal(productID: "basic")
+    #expect(failing.status()?.state == .inBillingRetryPeriod)
+    #expect(failing.allTransactions().count == count)
+  }
+
+  // 12
+  @Test func rule12_billingFailureWithGraceStaysEntitledInRetryWithGraceDate() throws {
+    var store = Fixtures.store {
+      $0.shouldEnterBillingRetryOnRenewal = true
+      $0.billingGracePeriodIsEnabled = true
+    }
+    let t = try store.buy("basic")
+    try store.advance(to: t.expirationDate!)
+    let status = try #require(store.status())
+    #expect(status.state == .inGracePeriod)
+    #expect(status.renewalInfo.isInBillingRetry)
+    #expect(status.renewalInfo.expirationReason == .billingError)
+    #expect(status.renewalInfo.gracePeriodExpirationDate == t.expirationDate!.addingTimeInterval(Fixtures.days(16)))
+    #expect(store.currentEntitlements().map(\.id) == [t.id])
+    #expect(store.lastNotification == "DID_FAIL_TO_RENEW/GRACE_PERIOD")
+  }
+
+  // 13
+  @Test func rule13_graceEndingMovesToBillingRetryAndStopsEntitlement() throws {
+    var store = Fixtures.store {
+      $0.shouldEnterBillingRetryOnRenewal = true
+      $0.billingGracePeriodIsEnabled = true
+    }
+    let t = try store.buy("basic")
+    try store.advance(to: t.expirationDate!.addingTimeInterval(Fixtures.days(16)))
+    #expect(store.status()?.state == .inBillingRetryPeriod)
+    #expect(store.status()?.renewalInfo.gracePeriodExpirationDate == nil)
+    #expect(store.currentEntitlements().isEmpty)
+    #expect(store.lastNotification == "GRACE_PERIOD_EXPIRED")
+  }
+
+  // 14
+  @Test func rule14_retryWindowEndingExpiresWithBillingErrorAndNoRetry() throws {
+    var store = Fixtures.store { $0.shouldEnterBillingRetryOnRenewal = true }
+    let t = try store.buy("basic")
+    try store.advance(to: t.expirationDate!)
+    #expect(store.lastNotification == "DID_FAIL_TO_RENEW")
+    try store.advance(to: t.expirationDate!.addingTimeInterval(Fixtures.days(60)))
+    let status = try #require(store.status())
+    #expect(status.state == .expired)
+    #expect(!status.renewalInfo.isInBillingRetry)
+    #expect(status.renewalInfo.expirationReason == .billingError)
+    #expect(store.lastNotification == "EXPIRED/BILLING_RETRY")
+  }
+
+  // 15
+  @Test func rule15_recoveryInsideGraceKeepsAnchorAfterGraceStartsNewAnchor() throws {
+    var inGrace = Fixtures.store {
+      $0.shouldEnterBillingRetryOnRenewal = true
+      $0.billingGracePeriodIsEnabled = true
+    }
+    let t = try inGrace.buy("basic")
+    try inGrace.advance(to: t.expirationDate!.addingTimeInterval(Fixtures.days(3)))
+    inGrace.settings.shouldEnterBillingRetryOnRenewal = false
+    try inGrace.resolveIssue(productID: "basic")
+    let recovered = try #require(inGrace.status()?.transaction)
+    #expect(recovered.purchaseDate == t.expirationDate)
+    #expect(inGrace.status()?.state == .subscribed)
+    #expect(inGrace.notificationNames(since: inGrace.notifications.count - 1) == ["DID_RENEW/BILLING_RECOVERY"])
+
+    var afterGrace = Fixtures.store {
+      $0.shouldEnterBillingRetryOnRenewal = true
+      $0.billingGracePeriodIsEnabled = true
+    }
+    let u = try afterGrace.buy("basic")
+    try afterGrace.advance(to: u.expirationDate!.addingTimeInterval(Fixtures.days(20)))
+    afterGrace.settings.shouldEnterBillingRetryOnRenewal = false
+    try afterGrace.resolveIssue(productID: "basic")
+    let late = try #require(afterGrace.status()?.transaction)
+    #expect(late.purchaseDate == afterGrace.now)
+    #expect(late.reason == .renewal)
+    #expect(afterGrace.lastNotification == "DID_RENEW/BILLING_RECOVERY")
+  }
+
+  // 16
+  @Test func rule16_duringBillingFailureNoNewTransactionAndLatestHasPastExpiration() throws {
+    var store = Fixtures.store { $0.shouldEnterBillingRetryOnRenewal = true }
+    let t = try store.buy("basic")
+    try store.advance(to: t.expirationDate!.addingTimeInterval(Fixtures.days(2)))
+    #expect(store.allTransactions().map(\.id) == [t.id])
+    let latest = try #require(store.status()?.transaction)
+    #expect(latest.expirationDate! < store.now)
+  }
+
+  // 17
+  @Test func rule17_refundOfCurrentPeriodRevokesButRefundOfOldRenewalKeepsAccess() throws {
+    var store = Fixtures.store()
+    let first = try store.buy("basic")
+    try store.advance(by: Fixtures.days(40))
+    try store.refund(first.id)
+    #expect(store.status()?.state == .subscribed)
+    #expect(store.currentEntitlements().count == 1)
+    let current = try #require(store.status()?.transaction)
+    try store.refund(current.id, reason: .developerIssue)
+    #expect(store.status()?.state == .revoked)
+    #expect(store.currentEntitlements().isEmpty)
+    #expect(store.lastNotification == "REFUND")
+    #expect(store.notifications.last?.status == .revoked)
+  }
+
+  // 18
+  @Test func rule18_refundedTransactionsLeaveEntitlementsButStayInAllAndLatest() throws {
+    var store = Fixtures.store()
+    let car = try store.buy("car")
+    try store.refund(car.id, reason: .developerIssue)
+    #expect(store.currentEntitlements().isEmpty)
+    let all = store.allTransactions()
+    #expect(all.map(\.id) == [car.id])
+    #expect(all.first?.revocationDate == store.now)
+    #expect(all.first?.revocationReason == .developerIssue)
+    #expect(store.latestTransaction(for: "car")?.revocationDate != nil)
+  }
+
+  // 19
+  @Test func rule19_finishedConsumablesDisappearAndComeBackWhenRefunded() throws {
+    var store = Fixtures.store()
+    let fuel = try store.buy("fuel")
+    try store.finish(fuel.id)
+    #expect(store.allTransactions().isEmpty)
+    #expect(store.latestTransaction(for: "fuel") == nil)
+    try store.refund(fuel.id)
+    #expect(store.allTransactions().map(\.id) == [fuel.id])
+    #expect(store.latestTransaction(for: "fuel")?.id == fuel.id)
+  }
+
+  // 20
+  @Test func rule20_unfinishedTransactionsStayUnfinishedUntilFinished() throws {
+    var store = Fixtures.store()
+    let fuel = try store.buy("fuel")
+    let car = try store.buy("car")
+    #expect(store.unfinishedTransactions().map(\.id) == [fuel.id, car.id])
+    try store.finish(car.id)
+    try store.finish(car.id)  // idempotent
+    #expect(store.unfinishedTransactions().map(\.id) == [fuel.id])
+  }
+
+  // 21
+  @Test func rule21_sameDeviceSuccessfulPurchaseIsNotDeliveredThroughUpdates() throws {
+    var store = Fixtures.store()
+    let outcome = try store.purchase("car")
+    let deliveries = outcome.events.compactMap { e -> StoreEvent.Delivery? in
+      if case .transactionCreated(_, _, let d) = e.kind { return d }
+      return nil
+    }
+    #expect(deliveries == [.purchaseResult])
+  }
+
+  // 22
+  @Test func rule22_askToBuyIsPendingThenApprovedViaUpdatesOrDeclinedToNothing() throws {
+    var store = Fixtures.store { $0.askToBuyEnabled = true }
+    let outcome = try store.purchase("car")
+    guard case .pending(let id) = outcome.result else { Issue.record("expected pending"); return }
+    #expect(store.allTransactions().isEmpty)
+    #expect(store.pendingRequests().count == 1)
+    try store.advance(by: 3600)
+    let (t, events) = try store.approveAskToBuyTransaction(identifier: id)
+    #expect(t.purchaseDate == store.now)
+    #expect(events.contains { if case .transactionCreated(_, _, .updates) = $0.kind { return true }; return false })
+    #expect(store.lastNotification == "ONE_TIME_CHARGE")
+
+    let declined = try store.purchase("fuel")
+    #expect(declined.result.name == "pending")
+    let before = store.notifications.count
+    try store.declineAskToBuyTransaction()
+    #expect(store.allTransactions().map(\.productID) == ["car"])
+    #expect(store.notifications.count == before)
+    #expect(throws: StoreError.noPendingRequest(nil)) { try store.declineAskToBuyTransaction() }
+  }
+
+  // 23
+  @Test func rule23_repurchaseOfOwnedNonConsumableOrActiveSubscriptionReturnsExistingTransaction() throws {
+    var store = Fixtures.store()
+    let car = try store.buy("car")
+    let sub = try store.buy("basic")
+    let count = store.notifications.count
+    #expect(try store.buy("car").id == car.id)
+    #expect(try store.buy("basic").id == sub.id)
+    #expect(store.notifications.count == count)
+    #expect(store.allTransactions().count == 2)
+  }
+
+  // 24
+  @Test func rule24_consumablesNeverInEntitlementsNonRenewingAlwaysLatestWithoutExpiration() throws {
+    var store = Fixtures.store()
+    _ = try store.buy("fuel")
+    let first = try store.buy("pass")
+    try store.finish(first.id)
+    try store.advance(by: Fixtures.days(400))
+    let second = try store.buy("pass")
+    let ents = store.currentEntitlements()
+    #expect(ents.map(\.id) == [second.id])
+    #expect(ents.first?.expirationDate == nil)
+  }
+
+  // 25
+  @Test func rule25_quantityAboveOneOnlyForConsumablesAndNonRenewingWithTotalPrice() throws {
+    var store = Fixtures.store()
+    let fuel = try store.buy("fuel", PurchaseOptions(quantity: 3))
+    #expect(fuel.purchasedQuantity == 3)
+    #expect(fuel.price == Decimal(string: "2.97")!)
+    let pass = try store.buy("pass", PurchaseOptions(quantity: 2))
+    #expect(pass.purchasedQuantity == 2)
+    let car = try store.buy("car", PurchaseOptions(quantity: 4))
+    #expect(car.purchasedQuantity == 1)
+    #expect(car.price == Decimal(string: "1.99")!)
+    #expect(try store.purchase("fuel", options: PurchaseOptions(quantity: 11)).result == .failed("purchase.invalidQuantity"))
+  }
+
+  // 26
+  @Test func rule26_transactionPriceIsUnitsAndServerPriceIsMilliunits() throws {
+    var store = Fixtures.store()
+    let car = try store.buy("car")
+    #expect(car.price == Decimal(string: "1.99")!)
+    let payload = TransactionPayload(car, bundleID: "b", environment: .xcode, signedDate: store.now).json
+    #expect(payload["price"] == .int(1990))
+    #expect(payload["currency"] == .string("USD"))
+  }
+
+  // 27
+  @Test func rule27_serverJSONOmitsFalseIsUpgradedAndNilsWithMillisecondDatesAndStringIDs() throws {
+    var store = Fixtures.store()
+    let car = try store.buy("car")
+    let payload = TransactionPayload(car, bundleID: "b", environment: .xcode, signedDate: store.now).json
+    #expect(payload["isUpgraded"] == nil)
+    #expect(payload["expiresDate"] == nil)
+    #expect(payload["revocationDate"] == nil)
+    #expect(payload["transactionId"] == .string(String(car.id)))
+    #expect(payload["purchaseDate"] == .int(Int64(Fixtures.start.timeIntervalSince1970 * 1000)))
+    let old = try store.buy("basic")
+    _ = try store.buy("pro")
+    let upgraded = try #require(store.customer()?.transaction(old.id))
+    #expect(TransactionPayload(upgraded, bundleID: "b", environment: .xcode, signedDate: store.now).json["isUpgraded"] == .bool(true))
+  }
+
+  // 28
+  @Test func rule28_familySharedCopiesHaveOwnIDsAndAreRevokedWithRevoke() throws {
+    var store = Fixtures.store()
+    try store.addFamilyMember("kid")
+    let car = try store.buy("car")
+    let copy = try #require(store.allTransactions(customer: "kid").first)
+    #expect(copy.id != car.id)
+    #expect(copy.ownershipType == .familyShared)
+    #expect(store.currentEntitlements(customer: "kid").map(\.id) == [copy.id])
+    try store.refund(car.id)
+    #expect(store.currentEntitlements(customer: "kid").isEmpty)
+    #expect(store.customer("kid")?.transaction(copy.id)?.isFamilyRevocation == true)
+    #expect(store.lastNotification == "REVOKE")
+    #expect(throws: StoreError.cannotRefundFamilyShared(copy.id)) { try store.refund(copy.id, customer: "kid") }
+  }
+
+  // 29
+  @Test func rule29_multipleStatusesEntitledIfAnyIsActive() throws {
+    var store = Fixtures.store()
+    try store.addFamilyMember("kid")
+    _ = try store.buy("pro")
+    _ = try store.buy("basic", customer: "kid")
+    try store.expireSubscription(productID: "basic", customer: "kid")
+    let statuses = store.statuses(forGroup: Fixtures.group, customer: "kid")
+    #expect(statuses.count == 2)
+    #expect(Set(statuses.map(\.state)) == [.expired, .subscribed])
+    #expect(store.currentEntitlements(customer: "kid").map(\.productID) == ["pro"])
+  }
+
+  // 30
+  @Test func rule30_resubscribingAfterExpiryKeepsOriginalIDAndSendsResubscribe() throws {
+    var store = Fixtures.store()
+    let first = try store.buy("basic")
+    try store.expireSubscription(productID: "basic")
+    try store.advance(by: Fixtures.days(10))
+    let again = try store.buy("pro")
+    #expect(again.originalID == first.originalID)
+    #expect(again.reason == .purchase)
+    #expect(store.lastNotification == "SUBSCRIBED/RESUBSCRIBE")
+    #expect(store.status()?.renewalInfo.recentSubscriptionStartDate == first.purchaseDate)
+  }
+
+  // 31
+  @Test func rule31_winBackOffersOnlyForChurnedSubscriptionsNeverInRetry() throws {
+    var store = Fixtures.store { $0.shouldEnterBillingRetryOnRenewal = true }
+    let t = try store.buy("basic")
+    #expect(try store.purchase("monthly", options: PurchaseOptions(offer: .winBack("wb.free"))).result == .failed("purchase.ineligibleForOffer"))
+    try store.advance(to: t.expirationDate!)
+    #expect(store.status()?.state == .inBillingRetryPeriod)
+    #expect(store.status()?.renewalInfo.eligibleWinBackOfferIDs == [])
+    #expect(try store.purchase("monthly", options: PurchaseOptions(offer: .winBack("wb.free"))).result == .failed("purchase.ineligibleForOffer"))
+    try store.disableAutoRenew(productID: "basic")  // cancelling during retry ends it
+    #expect(store.status()?.state == .expired)
+    #expect(store.status()?.renewalInfo.eligibleWinBackOfferIDs == ["wb.free"])
+    let back = try store.buy("monthly", PurchaseOptions(offer: .winBack("wb.free")))
+    #expect(back.offer?.type == .winBack)
+    #expect(back.offer?.id == "wb.free")
+    #expect(store.lastNotification == "SUBSCRIBED/RESUBSCRIBE")
+  }
+
+  // 32
+  @Test func rule32_promoOfferOnDowngradeStartsAtRenewalOnUpgradeNow() throws {
+    var store = Fixtures.store()
+    let pro = try store.buy("pro")
+    _ = try store.buy("monthly", PurchaseOptions(offer: .promotional("promo.half")))
+    #expect(store.status()?.transaction.id == pro.id)
+    #expect(store.status()?.renewalInfo.offer?.id == "promo.half")
+    #expect(store.lastNotification == "OFFER_REDEEMED/DOWNGRADE")
+    try store.advance(to: pro.expirationDate!)
+    let renewal = try #require(store.status()?.transaction)
+    #expect(renewal.productID == "monthly")
+    #expect(renewal.offer?.type == .promotional)
+    #expect(renewal.price == Decimal(string: "4.99")!)
+
+    var up = Fixtures.store()
+    _ = try up.buy("weekly")
+    let now = try up.buy("monthly", PurchaseOptions(offer: .promotional("promo.half")))
+    #expect(now.offer?.id == "promo.half")
+    #expect(now.purchaseDate == up.now)
+    #expect(up.lastNotification == "OFFER_REDEEMED/UPGRADE")
+  }
+
+  // 33
+  @Test func rule33_offerCodeForActiveSubscriberShowsInRenewalInfoFirstThenOnNextRenewal() throws {
+    var store = Fixtures.store()
+    _ = try store.buy("basic")
+    _ = try store.buy("monthly")  // upgrade now, no intro
+    let current = try #require(store.status()?.transaction)
+    #expect(current.offer == nil)
+    _ = try store.buy("monthly", PurchaseOptions(offer: .code("FREEMONTH")))
+    #expect(store.status()?.renewalInfo.offer?.type == .code)
+    #expect(store.status()?.transaction.offer == nil)
+    #expect(store.lastNotification == "OFFER_REDEEMED")
+    try store.advance(to: current.expirationDate!)
+    #expect(store.status()?.transaction.offer?.type == .code)
+    #expect(store.status()?.transaction.offer?.id == "FREEMONTH")
+  }
+
+  // 34
+  @Test func rule34_ignoredPriceConsentExpiresWithDidNotConsentDeclinedExpiresVoluntarily() throws {
+    var ignored = Fixtures.store()
+    let t = try ignored.buy("basic")
+    try ignored.requestPriceIncreaseConsent(productID: "basic")
+    #expect(ignored.lastNotification == "PRICE_INCREASE/PENDING")
+    try ignored.advance(to: t.expirationDate!)
+    #expect(ignored.status()?.state == .expired)
+    #expect(ignored.status()?.renewalInfo.expirationReason == .didNotConsentToPriceIncrease)
+    #expect(ignored.lastNotification == "EXPIRED/PRICE_INCREASE")
+
+    var declined = Fixtures.store()
+    let u = try declined.buy("basic")
+    try declined.requestPriceIncreaseConsent(productID: "basic")
+    try declined.declinePriceIncrease(productID: "basic")
+    #expect(declined.lastNotification == "DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLED")
+    try declined.advance(to: u.expirationDate!)
+    #expect(declined.status()?.renewalInfo.expirationReason == .autoRenewDisabled)
+    #expect(declined.lastNotification == "EXPIRED/VOLUNTARY")
+
+    var agreed = Fixtures.store()
+    let v = try agreed.buy("basic")
+    try agreed.requestPriceIncreaseConsent(productID: "basic")
+    try agreed.consentToPriceIncrease(productID: "basic")
+    #expect(agreed.lastNotification == "PRICE_INCREASE/ACCEPTED")
+    try agreed.advance(to: v.expirationDate!)
+    #expect(agreed.lastNotification == "DID_RENEW")
+  }
+
+  // 35
+  @Test func rule35_deletingOriginalSubscriptionPurchaseDeletesRenewalsAndRestoresIntroEligibility() throws {
+    var store = Fixtures.store()
+    let first = try store.buy("monthly")
+    try store.advance(by: Fixtures.days(70))
+    #expect(store.allTransactions().count > 2)
+    try store.deleteTransaction(first.id)
+    #expect(store.allTransactions().isEmpty)
+    #expect(store.statuses(forGroup: Fixtures.group).isEmpty)
+    #expect(store.isEligibleForIntroOffer(group: Fixtures.group))
+    #expect(try store.buy("monthly").offer?.type == .introductory)
+  }
+
+  // 36
+  @Test func rule36_timeRateChangesApplyToFutureSchedulingAndWeeklyComesFromTheTable() throws {
+    var store = Fixtures.store { $0.timeRate = .monthlyRenewalEveryHour }
+    let weekly = try store.buy("weekly")
+    #expect(weekly.expirationDate == store.now.addingTimeInterval(15 * 60))  // table, not 1h/4.3
+    store.settings.timeRate = .monthlyRenewalEveryThirtySeconds
+    #expect(store.status()?.transaction.expirationDate == weekly.expirationDate)  // unchanged
+    try store.advance(to: weekly.expirationDate!)
+    let next = try #require(store.status()?.transaction)
+    #expect(next.expirationDate == next.purchaseDate.addingTimeInterval(10))
+  }
+
+  // 37
+  @Test func rule37_graceAndRetryLengthsScaleWithTimeRate() throws {
+    var store = Fixtures.store {
+      $0.timeRate = .oneRenewalEveryTwoSeconds
+      $0.shouldEnterBillingRetryOnRenewal = true
+      $0.billingGracePeriodIsEnabled = true
+    }
+    let t = try store.buy("basic")
+    #expect(t.expirationDate == store.now.addingTimeInterval(2))
+    try store.advance(by: 2)
+    #expect(store.status()?.renewalInfo.gracePeriodExpirationDate == t.expirationDate!.addingTimeInterval(2))
+    try store.advance(by: 2)
+    #expect(store.status()?.state == .inBillingRetryPeriod)
+    try store.advance(by: 2)
+    #expect(store.status()?.state == .expired)  // retry = 4 s
+    #expect(TimeRules.gracePeriod(for: SubscriptionPeriod(value: 1, unit: .week), rate: .monthlyRenewalEveryHour) == 771)
+    #expect(TimeRules.gracePeriod(for: SubscriptionPeriod(value: 1, unit: .week), rate: .monthlyRenewalEveryThirtySeconds) == 9)
+    #expect(TimeRules.billingRetryPeriod(for: SubscriptionPeriod(value: 1, unit: .month), rate: .monthlyRenewalEveryFiveMinutes) == 600)
+  }
+
+  // 38
+  @Test func rule38_backdatedPurchaseBackfillsEveryRenewalAndFutureDatesAreRejected() throws {
+    var store = Fixtures.store()
+    try store.advance(by: Fixtures.days(100))
+    let outcome = try store.purchase("basic", at: Fixtures.start)
+    #expect(outcome.transaction?.purchaseDate == Fixtures.start)
+    let all = store.allTransactions()
+    #expect(all.count == 4)  // Jan 1, Feb 1, Mar 1, Apr 1
+    #expect(all.dropFirst().allSatisfy { $0.reason == .renewal })
+    #expect(store.now == Fixtures.start.addingTimeInterval(Fixtures.days(100)))
+    let future = store.now.addingTimeInterval(60)
+    #expect(throws: StoreError.purchaseDateInFuture(future)) { try store.purchase("car", at: future) }
+  }
+
+  // 39
+  @Test func rule39_sandboxStopsRenewingAfterTwelveRenewalsXcodeDoesNot() throws {
+    var sandbox = Fixtures.store(environment: .sandbox)
+    _ = try sandbox.buy("basic")
+    try sandbox.advance(by: Fixtures.days(365 * 2))
+    #expect(sandbox.allTransactions().count == 13)
+    #expect(sandbox.status()?.state == .expired)
+    var xcode = Fixtures.store()
+    _ = try xcode.buy("basic")
+    try xcode.advance(by: Fixtures.days(365 * 2))
+    #expect(xcode.allTransactions().count == 25)
+    #expect(xcode.status()?.state == .subscribed)
+  }
+
+  // 40
+  @Test func rule40_signedDateIsEmissionTimeAndStatusIsFreshlySigned() throws {
+    var store = Fixtures.store()
+    _ = try store.buy("basic")
+    let first = try #require(store.status()?.renewalInfo.signedDate)
+    try store.advance(by: 3600)
+    #expect(store.status()?.renewalInfo.signedDate == first.addingTimeInterval(3600))
+    #expect(store.notifications.first?.signedDate == Fixtures.start)
+  }
+
+  // 41
+  @Test func rule41_simulatedErrorPersistsUntilClearedWithNil() throws {
+    var store = Fixtures.store()
+    store.settings.setSimulatedError(SimulatedError(family: .generic, name: "networkError"), forAPI: .purchase)
+    #expect(try store.purchase("car").result == .failed("generic.networkError"))
+    try store.advance(by: 60)
+    #expect(try store.purchase("fuel").result == .failed("generic.networkError"))
+    store.settings.setSimulatedError(nil, forAPI: .purchase)
+    #expect(try store.purchase("car").result.name == "purchased")
+  }
+
+  // 42
+  @Test func rule42_transactionEnvironmentIsXcodeInTheTestEnvironment() throws {
+    var store = Fixtures.store()
+    let car = try store.buy("car")
+    let payload = TransactionPayload(car, bundleID: store.state.bundleID, environment: store.state.environment, signedDate: store.now).json
+    #expect(payload["environment"] == .string("Xcode"))
+  }
+}
