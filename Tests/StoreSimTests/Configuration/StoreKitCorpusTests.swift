@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+
+@testable import StoreSim
+
+/// Loads every real `.storekit` file of `../shared/corpus/storekit` (skipped when absent).
+@Suite struct StoreKitCorpusTests {
+  static let corpus: URL = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("shared/corpus/storekit")
+
+  static var files: [URL] {
+    ((try? FileManager.default.contentsOfDirectory(at: corpus, includingPropertiesForKeys: nil)) ?? [])
+      .filter { $0.pathExtension == "storekit" }
+      .sorted { $0.lastPathComponent < $1.lastPathComponent }
+  }
+
+  static var isPresent: Bool { !files.isEmpty }
+
+  @Test(.enabled(if: StoreKitCorpusTests.isPresent, "shared/corpus/storekit is not beside the clone"))
+  func everyJSONFileLoadsAndEveryOtherFileGivesACleanLocatedError() throws {
+    var loaded = 0, refused = 0
+    for file in Self.files {
+      let data = try Data(contentsOf: file)
+      let isJSON = (try? JSONSerialization.jsonObject(with: data)) != nil
+      do {
+        let result = try ConfigurationReader.read(data)
+        #expect(isJSON, "\(file.lastPathComponent) loaded but is not JSON")
+        #expect(result.configuration.products.count + result.configuration.unsupportedProductIDs.count >= 0)
+        loaded += 1
+      } catch {
+        #expect(!isJSON, "\(file.lastPathComponent): \(error.issue)")
+        #expect(error.issue.location != nil)
+        #expect(!error.issue.message.contains("\n"))
+        refused += 1
+      }
+    }
+    #expect(loaded >= 78)
+    #expect(refused == 2)
+  }
+
+  @Test(.enabled(if: StoreKitCorpusTests.isPresent, "shared/corpus/storekit is not beside the clone"))
+  func appleWWDCSampleHasItsCatalogue() throws {
+    let file = Self.corpus.appendingPathComponent("cntrump__SKDemo__SKDemo_Products__ac351cb.storekit")
+    let c = try ConfigurationReader.read(try Data(contentsOf: file)).configuration
+    #expect(c.products.count == 10)
+    #expect(c.product("subscription.pro")?.subscription?.groupLevel == 1)
+    #expect(c.product("subscription.pro")?.subscription?.introductoryOffer?.paymentMode == .payUpFront)
+    #expect(c.product("nonRenewing.standard")?.type == .nonRenewable)
+    #expect(c.settings.timeRate == .monthlyRenewalEveryThirtySeconds)
+  }
+
+  @Test(.enabled(if: StoreKitCorpusTests.isPresent, "shared/corpus/storekit is not beside the clone"))
+  func everyLoadableCorpusFileRunsAPurchaseOfEachProduct() throws {
+    for file in Self.files {
+      guard let loaded = try? ConfigurationReader.read(try Data(contentsOf: file)) else { continue }
+      var store = Store(configuration: loaded.configuration, start: Fixtures.start)
+      store.settings.timeRate = .realTime  // accelerated files would renew every few seconds
+      for product in loaded.configuration.products {
+        _ = try store.purchase(product.id)
+      }
+      try store.advance(by: 86_400 * 400)
+    }
+  }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+
+@testable import StoreSim
+
+@Suite struct StoreMisuseAndSnapshotTests {
+  /// A store with some of everything in it.
+  func busyStore() throws -> Store {
+    var store = Fixtures.store()
+    try store.addFamilyMember("kid")
+    _ = try store.buy("car")
+    _ = try store.buy("fuel", PurchaseOptions(quantity: 2, appAccountToken: UUID(uuidString: "11111111-2222-3333-4444-555555555555")))
+    _ = try store.buy("monthly")
+    try store.advance(by: Fixtures.days(45))
+    _ = try store.buy("pro")
+    store.settings.askToBuyEnabled = true
+    _ = try store.purchase("pass")
+    return store
+  }
+
+  @Test func wholeStateRoundTripsThroughCodableUnchanged() throws {
+    let store = try busyStore()
+    let data = try JSONEncoder().encode(store.state)
+    let decoded = try JSONDecoder().decode(StoreState.self, from: data)
+    #expect(decoded == store.state)
+    let restored = Store(state: decoded)
+    #expect(restored.currentEntitlements() == store.currentEntitlements())
+    #expect(restored.statuses(forGroup: Fixtures.group) == store.statuses(forGroup: Fixtures.group))
+  }
+
+  struct MisuseCase: CustomTestStringConvertible, Sendable {
+    var name: String
+    var expected: StoreError
+    var act: @Sendable (inout Store) throws -> Void
+    var testDescription: String { name }
+  }
+
+  static let misuse: [MisuseCase] = [
+    MisuseCase(name: "unknown product", expected: .productNotFound("cra", suggestion: "car")) { try $0.purchase("cra") },
+    MisuseCase(name: "unknown customer", expected: .customerNotFound("nobody")) { try $0.purchase("car", customer: "nobody") },
+    MisuseCase(name: "refund unknown id", expected: .transactionNotFound(42)) { try $0.refund(42) },
+    MisuseCase(name: "refund twice", expected: .alreadyRefunded(2_000_000_000_000_001)) { try $0.refund(2_000_000_000_000_001) },
+    MisuseCase(name: "approve with nothing pending", expected: .noPendingRequest("99")) { try $0.approveAskToBuyTransaction(identifier: "99") },
+    MisuseCase(name: "clock backwards", expected: .clockCannotMoveBackward(now: Fixtures.start.addingTimeInterval(Fixtures.days(45)), requested: Fixtures.start)) { try $0.advance(to: Fixtures.start) },
+    MisuseCase(name: "cancel a consumable", expected: .invalidProductType("fuel", expected: "an auto-renewable subscription")) { try $0.disableAutoRenew(productID: "fuel") },
+    MisuseCase(name: "resolve with no issue", expected: .noIssueToResolve("pro")) { try $0.resolveIssue(productID: "pro") },
+    MisuseCase(name: "accept with no increase", expected: .noPriceIncreasePending("pro")) { try $0.consentToPriceIncrease(productID: "pro") },
+    MisuseCase(name: "finish unknown id", expected: .transactionNotFound(7)) { try $0.finish(7) },
+  ]
+
+  @Test(arguments: misuse)
+  func misuseThrowsATypedErrorAndLeavesTheStateExactlyAsItWas(_ c: MisuseCase) throws {
+    var store = try busyStore()
+    if c.name == "refund twice" { try store.refund(2_000_000_000_000_001) }
+    let before = store.state
+    #expect(throws: c.expected) { try c.act(&store) }
+    #expect(store.state == before)
+  }
+
+  @Test func outcomesAreValuesNotErrors() throws {
+    var store = Fixtures.store()
+    #expect(try store.purchase("car", cancel: true).result == .userCancelled)
+    #expect(try store.purchase("monthly", options: PurchaseOptions(offer: .promotional("nope"))).result == .failed("purchase.invalidOfferIdentifier"))
+    #expect(try store.purchase("monthly", options: PurchaseOptions(offer: .promotional("promo.half"))).result == .failed("purchase.ineligibleForOffer"))
+    #expect(store.allTransactions().isEmpty)
+  }
+
+  @Test func advanceRunsEventsInTimeOrderAcrossCustomers() throws {
+    var store = Fixtures.store()
+    try store.addCustomer("b")
+    _ = try store.buy("weekly", customer: "b")
+    try store.advance(by: 3600)
+    _ = try store.buy("basic")
+    let events = try store.advance(by: Fixtures.days(40))
+    let dates = events.map(\.date)
+    #expect(dates == dates.sorted())
+    #expect(store.notificationNames(since: 2).filter { $0 == "DID_RENEW" }.count == 6)  // 5 weekly + 1 monthly
+  }
+
+  @Test func interruptedPurchaseIsPendingUntilResolvedThroughUpdates() throws {
+    var store = Fixtures.store { $0.interruptedPurchasesEnabled = true }
+    let outcome = try store.purchase("car")
+    #expect(outcome.result.name == "pending")
+    #expect(store.pendingRequests().first?.kind == .interrupted)
+    store.settings.interruptedPurchasesEnabled = false
+    let events = try store.resolveIssue(productID: "car")
+    #expect(events.contains { if case .transactionCreated(_, "car", .updates) = $0.kind { return true }; return false })
+    #expect(store.currentEntitlements().map(\.productID) == ["car"])
+  }
+
+  @Test func payAsYouGoIntroCoversEachDiscountedPeriod() throws {
+    let offer = SubscriptionOffer(type: .introductory, paymentMode: .payAsYouGo, period: SubscriptionPeriod(value: 1, unit: .month), periodCount: 3, price: 1)
+    let c = StoreConfiguration(products: [Fixtures.sub("s", level: 1, period: "P1M", price: 5, intro: offer)], subscriptionGroups: [SubscriptionGroup(id: Fixtures.group, name: "G", productIDs: ["s"])])
+    var store = Store(configuration: c, start: Fixtures.start)
+    _ = try store.buy("s")
+    try store.advance(by: Fixtures.days(100))
+    let prices = store.allTransactions().map(\.price)
+    #expect(prices == [1, 1, 1, 5])
+    #expect(store.allTransactions().prefix(3).allSatisfy { $0.offer?.paymentMode == .payAsYouGo })
+  }
+
+  @Test func monthlyRenewalsClampToMonthEnds() {
+    let jan31 = Date(timeIntervalSince1970: 1_769_817_600)  // 2026-01-31
+    #expect(ISO8601.string(UTCCalendar.adding(months: 1, to: jan31)) == "2026-02-28T00:00:00Z")
+    #expect(ISO8601.string(UTCCalendar.adding(months: 13, to: jan31)) == "2027-02-28T00:00:00Z")
+    #expect(ISO8601.string(UTCCalendar.adding(months: 1, to: Date(timeIntervalSince1970: 1_706_659_200))) == "2024-02-29T00:00:00Z")
+  }
+}
