@@ -4,7 +4,13 @@ import Testing
 @testable import StoreSim
 
 /// One test per edge case of §11 of `storekit-semantics.md`, named after the rule.
-/// Tests of rules the semantics document tags [inf] say so in their display name.
+/// Rules that rest on a semantics entry tagged [inf] carry the `.inferred` tag, so they can be
+/// found and corrected when someone verifies them on real StoreKit.
+extension Tag {
+  /// The rule rests on an inference ([inf] in the semantics document).
+  @Tag static var inferred: Self
+}
+
 @Suite struct SemanticsRuleTests {
   // 1
   @Test func rule01_introOfferEligibilityIsPerGroup() throws {
@@ -107,7 +113,7 @@ import Testing
   }
 
   // 8
-  @Test func rule08_renewalProductIsTheAutoRenewPreference() throws {
+  @Test(.tags(.inferred)) func rule08_renewalProductIsTheAutoRenewPreference() throws {
     var store = Fixtures.store()
     let pro = try store.buy("pro")
     _ = try store.buy("basic")
@@ -118,7 +124,7 @@ import Testing
   }
 
   // 9
-  @Test func rule09_freeTrialConversionIsARenewal() throws {
+  @Test(.tags(.inferred)) func rule09_freeTrialConversionIsARenewal() throws {
     var store = Fixtures.store()
     let trial = try store.buy("monthly")
     #expect(trial.price == 0)
@@ -147,7 +153,7 @@ import Testing
   }
 
   // 11
-  @Test func rule11_expireSubscriptionEndsNowAndForceRenewalTurnsAutoRenewOnKeepingBillingRetry() throws {
+  @Test(.tags(.inferred)) func rule11_expireSubscriptionEndsNowAndForceRenewalTurnsAutoRenewOnKeepingBillingRetry() throws {
     var store = Fixtures.store()
     _ = try store.buy("basic")
     try store.advance(by: Fixtures.days(5))
@@ -261,7 +267,7 @@ import Testing
   }
 
   // 17
-  @Test func rule17_refundOfCurrentPeriodRevokesButRefundOfOldRenewalKeepsAccess() throws {
+  @Test(.tags(.inferred)) func rule17_refundOfCurrentPeriodRevokesButRefundOfOldRenewalKeepsAccess() throws {
     var store = Fixtures.store()
     let first = try store.buy("basic")
     try store.advance(by: Fixtures.days(40))
@@ -324,7 +330,7 @@ import Testing
   }
 
   // 22
-  @Test func rule22_askToBuyIsPendingThenApprovedViaUpdatesOrDeclinedToNothing() throws {
+  @Test(.tags(.inferred)) func rule22_askToBuyIsPendingThenApprovedViaUpdatesOrDeclinedToNothing() throws {
     var store = Fixtures.store { $0.askToBuyEnabled = true }
     let outcome = try store.purchase("car")
     guard case .pending(let id) = outcome.result else { Issue.record("expected pending"); return }
@@ -371,7 +377,7 @@ import Testing
   }
 
   // 25
-  @Test func rule25_quantityAboveOneOnlyForConsumablesAndNonRenewingWithTotalPrice() throws {
+  @Test(.tags(.inferred)) func rule25_quantityAboveOneOnlyForConsumablesAndNonRenewingWithTotalPrice() throws {
     var store = Fixtures.store()
     let fuel = try store.buy("fuel", PurchaseOptions(quantity: 3))
     #expect(fuel.purchasedQuantity == 3)
@@ -493,7 +499,7 @@ import Testing
   }
 
   // 33
-  @Test func rule33_offerCodeForActiveSubscriberShowsInRenewalInfoFirstThenOnNextRenewal() throws {
+  @Test(.tags(.inferred)) func rule33_offerCodeForActiveSubscriberShowsInRenewalInfoFirstThenOnNextRenewal() throws {
     var store = Fixtures.store()
     _ = try store.buy("basic")
     _ = try store.buy("monthly")  // upgrade now, no intro
@@ -551,7 +557,7 @@ import Testing
   }
 
   // 36
-  @Test func rule36_timeRateChangesApplyToFutureSchedulingAndWeeklyComesFromTheTable() throws {
+  @Test(.tags(.inferred)) func rule36_timeRateChangesApplyToFutureSchedulingAndWeeklyComesFromTheTable() throws {
     var store = Fixtures.store { $0.timeRate = .monthlyRenewalEveryHour }
     let weekly = try store.buy("weekly")
     #expect(weekly.expirationDate == store.now.addingTimeInterval(15 * 60))  // table, not 1h/4.3
@@ -563,7 +569,7 @@ import Testing
   }
 
   // 37
-  @Test func rule37_graceAndRetryLengthsScaleWithTimeRate() throws {
+  @Test(.tags(.inferred)) func rule37_graceAndRetryLengthsScaleWithTimeRate() throws {
     var store = Fixtures.store {
       $0.timeRate = .oneRenewalEveryTwoSeconds
       $0.shouldEnterBillingRetryOnRenewal = true
@@ -597,7 +603,7 @@ import Testing
   }
 
   // 39
-  @Test func rule39_sandboxStopsRenewingAfterTwelveRenewalsXcodeDoesNot() throws {
+  @Test(.tags(.inferred)) func rule39_sandboxStopsRenewingAfterTwelveRenewalsXcodeDoesNot() throws {
     var sandbox = Fixtures.store(environment: .sandbox)
     _ = try sandbox.buy("basic")
     try sandbox.advance(by: Fixtures.days(365 * 2))
