@@ -91,5 +91,5 @@ public enum CLI {
 
 extension CommandTable {
   /// Every command storesim has.
-  static let standard = CommandTable(commands: catalogueCommands)
+  static let standard = CommandTable(commands: [initCommand, validateCommand, productsCommand, settingsCommand, resetCommand, familyCommand] + purchaseCommands + subscriptionCommands + [nowCommand] + inspectCommands)
 }

@@ -1,7 +1,7 @@
 import Foundation
 import StoreSim
 
-let catalogueCommands: [CommandSpec] = [validateCommand, productsCommand]
+
 
 let validateCommand = CommandSpec(
   name: "validate", group: "Session and catalogue",

@@ -1,14 +1,76 @@
+import Foundation
 import StoreSim
 
-/// Where commands find the session they act on.
+/// Where commands find the session they act on, and the load–act–save cycle.
 enum SessionContext {
-  /// The session file path: `--session`, then `$STORESIM_SESSION`, then `.storesim/session.json`.
+  /// The session file path as the user wrote it: `--session`, `$STORESIM_SESSION`, or
+  /// `.storesim/session.json`.
   static func path(_ inv: Invocation) -> String {
     inv.arguments.value("session") ?? inv.environment.variables["STORESIM_SESSION"] ?? ".storesim/session.json"
   }
 
+  /// The acting customer.
+  static func customer(_ inv: Invocation) -> String {
+    inv.arguments.value("customer") ?? Store.defaultCustomer
+  }
+
   /// The catalogue and settings of the current session.
   static func catalogue(_ inv: Invocation) throws -> (StoreConfiguration, StoreKitSettings) {
-    throw CLIError.noInput("no session at \(path(inv)); pass a configuration file (storesim products FILE)")
+    var result: (StoreConfiguration, StoreKitSettings)?
+    _ = try with(inv, mutating: false) { store in
+      result = (store.configuration, store.settings)
+      return .success
+    }
+    return result!
+  }
+
+  /// Loads the session under its lock, runs `body`, and saves when `mutating` and the state
+  /// changed. Nothing is saved when `body` throws.
+  static func with(_ inv: Invocation, mutating: Bool, _ body: (inout Store) throws -> ExitCode) throws -> ExitCode {
+    let shown = path(inv)
+    let absolute = inv.environment.resolve(shown)
+    guard FileManager.default.fileExists(atPath: absolute) else {
+      throw CLIError.noInput("no session at \(shown); start one with 'storesim init CONFIG.storekit'")
+    }
+    let lock = try SessionLock(path: absolute)
+    defer { withExtendedLifetime(lock) {} }
+    var document = try SessionFile.read(absolute, shownAs: shown)
+    var store = Store(state: document.state)
+    var reloaded = false
+    if let data = FileManager.default.contents(atPath: document.configurationPath) {
+      let digest = SessionFile.digest(data)
+      if digest != document.configurationDigest {
+        if let loaded = try? ConfigurationReader.read(data) {
+          store.replaceConfiguration(loaded.configuration)
+          document.configurationDigest = digest
+          reloaded = true
+          inv.warning("configuration \(document.configurationPath) changed since the session was made; reloaded it (settings changed with 'settings' are kept)")
+        } else {
+          inv.warning("configuration \(document.configurationPath) changed and no longer loads; using the copy saved in the session")
+        }
+      }
+    }
+    let customer = customer(inv)
+    if !store.hasCustomer(customer) {
+      guard mutating else {
+        var message = "no customer named '\(customer)'"
+        if let near = Suggest.closest(to: customer, in: store.customerNames) { message += "; did you mean '\(near)'?" }
+        throw CLIError.failed(message)
+      }
+      try? store.addCustomer(customer)
+    }
+    let before = store.state
+    let code: ExitCode
+    do {
+      code = try body(&store)
+    } catch let error as StoreError {
+      throw CLIError.failed(error.description)
+    }
+    if (mutating && store.state != before) || reloaded {
+      document.state = store.state
+      try SessionFile.write(document, to: absolute)
+    }
+    return code
   }
 }
+

@@ -50,6 +50,11 @@ public struct Store: Sendable {
   /// Notifications emitted so far.
   public var notifications: [ServerNotification] { state.notifications }
 
+  /// Replaces the catalogue (the configuration file was edited), keeping history and settings.
+  public mutating func replaceConfiguration(_ configuration: StoreConfiguration) {
+    state.configuration = configuration
+  }
+
   // MARK: Customers
 
   /// Customer names in creation order.

@@ -24,7 +24,8 @@ public enum UTCCalendar {
 
   static func isLeap(_ y: Int64) -> Bool { (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 }
 
-  static func daysInMonth(year: Int64, month: Int64) -> Int64 {
+  /// Days in a month of a year (Gregorian).
+  public static func daysInMonth(year: Int64, month: Int64) -> Int64 {
     switch month {
     case 2: return isLeap(year) ? 29 : 28
     case 4, 6, 9, 11: return 30
@@ -32,8 +33,8 @@ public enum UTCCalendar {
     }
   }
 
-  /// Howard Hinnant's days-from-civil.
-  static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
+  /// Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
+  public static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
     let y = month <= 2 ? year - 1 : year
     let era = (y >= 0 ? y : y - 399) / 400
     let yoe = y - era * 400

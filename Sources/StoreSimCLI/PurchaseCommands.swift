@@ -1,0 +1,224 @@
+import Foundation
+import StoreSim
+
+let purchaseCommands: [CommandSpec] = [
+  buyCommand, approveCommand, declineCommand, resolveCommand, finishCommand, refundCommand, restoreCommand,
+]
+
+/// Prints events (text) and returns the events JSON.
+func reportEvents(_ inv: Invocation, _ events: [StoreEvent], store: Store) {
+  if !inv.json, !events.isEmpty { inv.out(Render.events(events, store: store)) }
+}
+
+let buyCommand = CommandSpec(
+  name: "buy", group: "Purchases",
+  abstract: "Buy a product (upgrades, downgrades and crossgrades too)",
+  arguments: "<product-id>",
+  options: [
+    OptionSpec(name: "quantity", value: "<n>", help: "1 to 10 (consumables and non-renewing subscriptions)"),
+    OptionSpec(name: "app-account-token", value: "<uuid>", help: "the appAccountToken purchase option"),
+    OptionSpec(name: "offer", value: "<offer>", help: "intro, promotional:ID, code:REFERENCE or win-back:ID"),
+    OptionSpec(name: "cancel", value: nil, help: "the customer dismisses the sheet (userCancelled)"),
+    OptionSpec(name: "at", value: "<date>", help: "back-date the purchase; renewals are filled in up to now"),
+  ],
+  discussion: """
+    Prints the outcome: purchased (a transaction), pending (an Ask to Buy or interrupted request
+    id), userCancelled, or failed (an error name; exit 1). Buying an owned non-consumable or the
+    active plan returns the existing transaction. Buying another plan of a subscribed group is
+    an upgrade (now), a downgrade or different-duration crossgrade (at the next renewal).
+    """,
+  example: "storesim buy subscription.pro --offer intro",
+  run: { inv in
+    let productID = try inv.positionals(1...1, "product id")[0]
+    var options = PurchaseOptions()
+    if let q = inv.arguments.value("quantity") {
+      guard let n = Int(q) else { throw CLIError.usage("quantity must be a whole number, not '\(q)'", command: "buy") }
+      options.quantity = n
+    }
+    if let token = inv.arguments.value("app-account-token") {
+      guard let uuid = UUID(uuidString: token) else { throw CLIError.usage("app account token '\(token)' is not a UUID", command: "buy") }
+      options.appAccountToken = uuid
+    }
+    if let offer = inv.arguments.value("offer") {
+      guard let o = OfferRequest(userInput: offer) else {
+        throw CLIError.usage("invalid offer '\(offer)'; use intro, promotional:ID, code:REFERENCE or win-back:ID", command: "buy")
+      }
+      options.offer = o
+    }
+    let at = try inv.arguments.value("at").map { try ValueParsing.date($0, note: inv.warning) }
+    return try SessionContext.with(inv, mutating: true) { store in
+      let customer = SessionContext.customer(inv)
+      let outcome = try store.purchase(productID, options: options, customer: customer, cancel: inv.arguments.has("cancel"), at: at)
+      var json: [String: JSONOutput] = ["result": .string(outcome.result.name)]
+      var line: String
+      switch outcome.result {
+      case .success(let t, let verification):
+        json["transaction"] = store.payload(t, customer: customer)
+        if let verification { json["verificationError"] = .string(verification) }
+        line = "purchased  \(t.productID)  transaction \(t.id)  \(Render.price(t))"
+        if let e = t.expirationDate { line += "  expires \(ISO8601.string(e))" }
+        let notes = Render.flags(t)
+        if !notes.isEmpty { line += "  (\(notes))" }
+        if let verification { line += "  unverified: \(verification)" }
+      case .pending(let id):
+        json["requestId"] = .string(id)
+        line = "pending    request \(id) for \(productID)"
+      case .userCancelled:
+        line = "userCancelled"
+      case .failed(let error):
+        json["error"] = .string(error)
+        line = "failed     \(error)"
+      }
+      if inv.json {
+        inv.printJSON(.object(json))
+      } else {
+        inv.out(line)
+        let other = outcome.events.filter {
+          if case .transactionCreated(_, _, .purchaseResult) = $0.kind { return false }
+          if case .askToBuyRequested = $0.kind { return false }
+          return true
+        }
+        reportEvents(inv, other, store: store)
+      }
+      if case .failed(let error) = outcome.result {
+        inv.err("error: purchase of '\(productID)' failed: \(error)")
+        return .failure
+      }
+      return .success
+    }
+  })
+
+func askToBuyCommand(_ name: String, approve: Bool) -> CommandSpec {
+  CommandSpec(
+    name: name, group: "Purchases",
+    abstract: approve ? "Approve an Ask to Buy request (the newest without an id)" : "Decline an Ask to Buy request (the newest without an id)",
+    arguments: "[<request-id>]",
+    discussion: approve
+      ? "The transaction is created now and delivered through Transaction.updates."
+      : "Nothing is delivered to the app and no notification is sent.",
+    example: "storesim \(name)",
+    run: { inv in
+      let id = try inv.positionals(0...1, "request id").first
+      return try SessionContext.with(inv, mutating: true) { store in
+        if approve {
+          let (t, events) = try store.approveAskToBuyTransaction(identifier: id)
+          if inv.json {
+            inv.printJSON(.object(["result": .string("purchased"), "transaction": store.payload(t, customer: t.sharedFrom ?? SessionContext.customer(inv))]))
+          } else {
+            reportEvents(inv, events, store: store)
+          }
+        } else {
+          let events = try store.declineAskToBuyTransaction(identifier: id)
+          if inv.json { inv.printJSON(.object(["result": .string("declined")])) } else { reportEvents(inv, events, store: store) }
+        }
+        return .success
+      }
+    })
+}
+
+let approveCommand = askToBuyCommand("approve", approve: true)
+let declineCommand = askToBuyCommand("decline", approve: false)
+
+/// A product argument, or the product of `--transaction ID`.
+func productArgument(_ inv: Invocation, _ store: Store, command: String) throws -> ProductID {
+  if let text = inv.arguments.value("transaction") {
+    let id = try ValueParsing.transactionID(text)
+    let customer = SessionContext.customer(inv)
+    guard let t = store.customer(customer)?.transaction(id) else { throw CLIError.failed(StoreError.transactionNotFound(id).description) }
+    if !inv.arguments.positionals.isEmpty { throw CLIError.usage("give a product or --transaction, not both", command: command) }
+    return t.productID
+  }
+  guard let p = inv.arguments.positionals.first else { throw CLIError.usage("missing product id (or --transaction ID)", command: command) }
+  return p
+}
+
+let transactionOption = OptionSpec(name: "transaction", value: "<id>", help: "name the product by one of its transactions")
+
+let resolveCommand = CommandSpec(
+  name: "resolve", group: "Purchases",
+  abstract: "Resolve an interrupted purchase or a billing issue (resolveIssueForTransaction)",
+  arguments: "<product-id>",
+  options: [transactionOption],
+  discussion: "Completes an interrupted purchase, or recovers a subscription in grace or billing retry (DID_RENEW/BILLING_RECOVERY); the new transaction arrives on Transaction.updates.",
+  example: "storesim resolve subscription.pro",
+  run: { inv in
+    _ = try inv.positionals(0...1, "product id")
+    return try SessionContext.with(inv, mutating: true) { store in
+      let product = try productArgument(inv, store, command: "resolve")
+      let events = try store.resolveIssue(productID: product, customer: SessionContext.customer(inv))
+      if inv.json { inv.printJSON(.object(["events": .array(events.map(Render.eventJSON))])) } else { reportEvents(inv, events, store: store) }
+      return .success
+    }
+  })
+
+let finishCommand = CommandSpec(
+  name: "finish", group: "Purchases",
+  abstract: "Finish a transaction (Transaction.finish()) or all of them",
+  arguments: "<transaction-id> | --all",
+  options: [OptionSpec(name: "all", value: nil, help: "finish every unfinished transaction of the customer")],
+  example: "storesim finish --all",
+  run: { inv in
+    let args = try inv.positionals(0...1, "transaction id")
+    return try SessionContext.with(inv, mutating: true) { store in
+      let customer = SessionContext.customer(inv)
+      if inv.arguments.has("all") {
+        guard args.isEmpty else { throw CLIError.usage("give a transaction id or --all, not both", command: "finish") }
+        let n = try store.finishAll(customer: customer)
+        inv.out(inv.json ? JSONOutput.object(["finished": .int(Int64(n))]).rendered() : "finished \(n) transaction\(n == 1 ? "" : "s")")
+      } else {
+        guard let text = args.first else { throw CLIError.usage("missing transaction id (or --all)", command: "finish") }
+        let id = try ValueParsing.transactionID(text)
+        try store.finish(id, customer: customer)
+        inv.out(inv.json ? JSONOutput.object(["finished": .int(1)]).rendered() : "finished transaction \(id)")
+      }
+      return .success
+    }
+  })
+
+let refundCommand = CommandSpec(
+  name: "refund", group: "Purchases",
+  abstract: "Refund a transaction (refundTransaction), approved at once",
+  arguments: "<transaction-id>",
+  options: [OptionSpec(name: "reason", value: "<reason>", help: "developer-issue or other (default)")],
+  discussion: "Sets revocationDate and revocationReason; the transaction leaves the entitlements. Refunding the current period of a subscription revokes it; family copies are revoked (REVOKE).",
+  example: "storesim refund 2000000000000001 --reason developer-issue",
+  run: { inv in
+    let id = try ValueParsing.transactionID(try inv.positionals(1...1, "transaction id")[0])
+    var reason = RevocationReason.other
+    if let text = inv.arguments.value("reason") {
+      guard let r = RevocationReason(userInput: text) else { throw CLIError.usage("unknown refund reason '\(text)'; use developer-issue or other", command: "refund") }
+      reason = r
+    }
+    return try SessionContext.with(inv, mutating: true) { store in
+      let customer = SessionContext.customer(inv)
+      let events = try store.refund(id, reason: reason, customer: customer)
+      if inv.json {
+        let owner = store.customerNames.first { store.customer($0)?.transaction(id) != nil } ?? customer
+        inv.printJSON(.object(["transaction": store.payload(store.customer(owner)!.transaction(id)!, customer: owner), "events": .array(events.map(Render.eventJSON))]))
+      } else {
+        reportEvents(inv, events, store: store)
+      }
+      return .success
+    }
+  })
+
+let restoreCommand = CommandSpec(
+  name: "restore", group: "Purchases",
+  abstract: "StoreKit 1 restore: list restorable transactions",
+  discussion: "Lists the non-consumables and auto-renewable subscription transactions a restore would deliver with state 'restored' (not refunded).",
+  example: "storesim restore",
+  run: { inv in
+    _ = try inv.positionals(0...0, "")
+    return try SessionContext.with(inv, mutating: false) { store in
+      let customer = SessionContext.customer(inv)
+      let list = store.allTransactions(customer: customer).filter {
+        ($0.productType == .nonConsumable || $0.productType == .autoRenewable) && !$0.isRevoked
+      }
+      if inv.json {
+        inv.printJSON(.array(list.map { store.payload($0, customer: customer) }))
+      } else {
+        inv.out(Render.transactions(list))
+      }
+      return .success
+    }
+  })

@@ -1,0 +1,285 @@
+import Foundation
+import StoreSim
+
+
+
+let initCommand = CommandSpec(
+  name: "init", group: "Session and catalogue",
+  abstract: "Start a new session from a .storekit configuration",
+  arguments: "<config.storekit>",
+  options: [
+    OptionSpec(name: "start", value: "<date>", help: "virtual start date, ISO 8601 (default: now, whole seconds, UTC)"),
+    OptionSpec(name: "bundle-id", value: "<id>", help: "the app's bundle id (default com.example.app)"),
+    OptionSpec(name: "environment", value: "<env>", help: "Xcode (default), LocalTesting, Sandbox or Production"),
+    OptionSpec(name: "force", value: nil, help: "replace an existing session (a damaged one is kept as <session>.damaged)"),
+  ],
+  discussion: """
+    Writes the session file (--session, $STORESIM_SESSION, or .storesim/session.json). Settings
+    start from the configuration's settings block. Later commands load the session, act, and
+    save it atomically; when the configuration file changes, the next command reloads it.
+    """,
+  example: "storesim init Configurations/AppleSample.storekit --start 2026-01-01T00:00:00Z",
+  run: { inv in
+    let config = try inv.positionals(1...1, "configuration file")[0]
+    let shown = SessionContext.path(inv)
+    let absolute = inv.environment.resolve(shown)
+    var start = inv.environment.now()
+    start = Date(timeIntervalSince1970: start.timeIntervalSince1970.rounded(.down))
+    if let text = inv.arguments.value("start") { start = try ValueParsing.date(text, note: inv.warning) }
+    var environment = StoreEnvironment.xcode
+    if let text = inv.arguments.value("environment") {
+      guard let e = StoreEnvironment(userInput: text) else {
+        var message = "unknown environment '\(text)'; use Xcode, LocalTesting, Sandbox or Production"
+        if let near = Suggest.closest(to: text, in: StoreEnvironment.allCases.map(\.rawValue)) { message += "; did you mean '\(near)'?" }
+        throw CLIError.usage(message, command: "init")
+      }
+      environment = e
+    }
+    let bundleID = inv.arguments.value("bundle-id") ?? "com.example.app"
+    guard !bundleID.isEmpty, !bundleID.contains(where: \.isWhitespace) else {
+      throw CLIError.usage("invalid bundle id '\(bundleID)'", command: "init")
+    }
+    let contentPath = try ConfigurationFile.contentPath(config, environment: inv.environment)
+    let (loaded, data) = try ConfigurationFile.load(config, environment: inv.environment)
+    for w in loaded.warnings { inv.err(ConfigurationFile.diagnostic(w, file: config)) }
+    let folder = (absolute as NSString).deletingLastPathComponent
+    do {
+      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    } catch {
+      throw CLIError.noInput("cannot create the session folder \(folder)")
+    }
+    let lock = try SessionLock(path: absolute)
+    defer { withExtendedLifetime(lock) {} }
+    if FileManager.default.fileExists(atPath: absolute) {
+      guard inv.arguments.has("force") else {
+        throw CLIError.failed("a session already exists at \(shown); pass --force to replace it")
+      }
+      if (try? SessionFile.read(absolute, shownAs: shown)) == nil {
+        let kept = absolute + ".damaged"
+        try? FileManager.default.removeItem(atPath: kept)
+        try? FileManager.default.moveItem(atPath: absolute, toPath: kept)
+        inv.warning("the old session file could not be read; kept it as \(shown).damaged")
+      }
+    }
+    let store = Store(configuration: loaded.configuration, start: start, bundleID: bundleID, environment: environment)
+    let document = SessionDocument(
+      format: SessionDocument.formatName, version: SessionDocument.currentVersion,
+      configurationPath: contentPath, configurationDigest: SessionFile.digest(data), state: store.state)
+    try SessionFile.write(document, to: absolute)
+    if inv.json {
+      inv.printJSON(.object([
+        "session": .string(shown), "configuration": .string(config),
+        "products": .int(Int64(loaded.configuration.products.count)),
+        "now": .int(Int64(store.now.timeIntervalSince1970 * 1000)), "environment": .string(environment.rawValue),
+        "bundleId": .string(bundleID), "warnings": .int(Int64(loaded.warnings.count)),
+      ]))
+    } else {
+      inv.out("session \(shown): \(config), \(loaded.configuration.products.count) products, starts \(ISO8601.string(store.now)), environment \(environment.rawValue), bundle \(bundleID)")
+    }
+    return .success
+  })
+
+/// The settings users can show and change, with their `SKTestSession` names.
+enum SettingKey: String, CaseIterable {
+  case askToBuy = "ask-to-buy"
+  case interruptedPurchases = "interrupted-purchases"
+  case failTransactions = "fail-transactions"
+  case billingRetry = "billing-retry"
+  case gracePeriod = "grace-period"
+  case storefront
+  case locale
+  case timeRate = "time-rate"
+  case disableDialogs = "disable-dialogs"
+  case error
+
+  func value(_ s: StoreKitSettings) -> String {
+    switch self {
+    case .askToBuy: return s.askToBuyEnabled ? "on" : "off"
+    case .interruptedPurchases: return s.interruptedPurchasesEnabled ? "on" : "off"
+    case .failTransactions: return s.failTransactionsEnabled ? s.failureError : "off"
+    case .billingRetry: return s.shouldEnterBillingRetryOnRenewal ? "on" : "off"
+    case .gracePeriod: return s.billingGracePeriodIsEnabled ? "on" : "off"
+    case .storefront: return s.storefront
+    case .locale: return s.locale
+    case .timeRate: return "\(s.timeRate.name) (\(s.timeRate.rawValue))"
+    case .disableDialogs: return s.disableDialogs ? "on" : "off"
+    case .error:
+      let set = StoreKitAPI.allCases.compactMap { api in s.simulatedError(forAPI: api).map { "\(api.name)=\($0)" } }
+      return set.isEmpty ? "none" : set.joined(separator: " ")
+    }
+  }
+}
+
+func parseSwitch(_ text: String, key: String) throws -> Bool {
+  switch text.lowercased() {
+  case "on", "true", "yes", "1", "enabled": return true
+  case "off", "false", "no", "0", "disabled": return false
+  default: throw CLIError.usage("setting '\(key)' takes on or off, not '\(text)'", command: "settings")
+  }
+}
+
+let settingsCommand = CommandSpec(
+  name: "settings", group: "Session and catalogue",
+  abstract: "Show or change the test-environment settings (SKTestSession properties)",
+  arguments: "[<key> [<value>]]",
+  discussion: """
+    Keys: ask-to-buy, interrupted-purchases, fail-transactions (off or an SKError name),
+    billing-retry (renewals fail into billing retry), grace-period, storefront (ISO 3166 alpha-3),
+    locale, time-rate (an SKTestSession.TimeRate name or number), disable-dialogs, and
+    'error API ERROR|none' for simulated StoreKit errors (setSimulatedError(_:forAPI:)), e.g.
+    'settings error purchase networkError'. Initial values come from the configuration.
+    """,
+  example: "storesim settings billing-retry on",
+  run: { inv in
+    let args = inv.arguments.positionals
+    let mutating = args.count >= 2
+    return try SessionContext.with(inv, mutating: mutating) { store in
+      guard let keyText = args.first else {
+        if inv.json {
+          var d: [String: JSONOutput] = [:]
+          for key in SettingKey.allCases { d[key.rawValue] = .string(key.value(store.settings)) }
+          inv.printJSON(.object(d))
+        } else {
+          inv.out(Table.render(SettingKey.allCases.map { [$0.rawValue, $0.value(store.settings)] }))
+        }
+        return .success
+      }
+      guard let key = SettingKey(rawValue: keyText.lowercased()) else {
+        var message = "unknown setting '\(keyText)'"
+        if let near = Suggest.closest(to: keyText, in: SettingKey.allCases.map(\.rawValue)) { message += "; did you mean '\(near)'?" }
+        throw CLIError.usage(message, command: "settings")
+      }
+      if args.count == 1 {
+        inv.out(inv.json ? JSONOutput.object([key.rawValue: .string(key.value(store.settings))]).rendered() : key.value(store.settings))
+        return .success
+      }
+      var s = store.settings
+      let value = args[1]
+      if key != .error && args.count > 2 { throw CLIError.usage("unexpected argument '\(args[2])'", command: "settings") }
+      switch key {
+      case .askToBuy: s.askToBuyEnabled = try parseSwitch(value, key: key.rawValue)
+      case .interruptedPurchases: s.interruptedPurchasesEnabled = try parseSwitch(value, key: key.rawValue)
+      case .billingRetry: s.shouldEnterBillingRetryOnRenewal = try parseSwitch(value, key: key.rawValue)
+      case .gracePeriod: s.billingGracePeriodIsEnabled = try parseSwitch(value, key: key.rawValue)
+      case .disableDialogs: s.disableDialogs = try parseSwitch(value, key: key.rawValue)
+      case .failTransactions:
+        if let on = try? parseSwitch(value, key: key.rawValue) {
+          s.failTransactionsEnabled = on
+        } else {
+          let names = ["unknown", "invalidOfferIdentifier", "invalidSignature", "missingOfferParams", "invalidOfferPrice"]
+          guard let name = names.first(where: { $0.lowercased() == value.lowercased() }) else {
+            throw CLIError.usage("fail-transactions takes off, on, or one of \(names.joined(separator: ", "))", command: "settings")
+          }
+          s.failTransactionsEnabled = true
+          s.failureError = name
+        }
+      case .storefront:
+        guard Storefront.named(value) != nil else {
+          var message = "unknown storefront '\(value)'"
+          if let near = Suggest.closest(to: value.uppercased(), in: Storefront.knownCodes) { message += "; did you mean '\(near)'?" }
+          throw CLIError.usage(message, command: "settings")
+        }
+        s.storefront = value.uppercased()
+      case .locale:
+        guard value.range(of: #"^[A-Za-z]{2,3}([_-][A-Za-z0-9]{2,4})*$"#, options: .regularExpression) != nil else {
+          throw CLIError.usage("invalid locale '\(value)'; use an identifier like en_US or ja", command: "settings")
+        }
+        s.locale = value
+      case .timeRate:
+        guard let rate = TimeRate(userInput: value) else {
+          var message = "unknown time rate '\(value)'"
+          if let near = Suggest.closest(to: value, in: TimeRate.allCases.map(\.name)) { message += "; did you mean '\(near)'?" }
+          throw CLIError.usage(message, command: "settings")
+        }
+        s.timeRate = rate
+      case .error:
+        guard let api = StoreKitAPI(userInput: value) else {
+          var message = "unknown StoreKit API '\(value)'"
+          if let near = Suggest.closest(to: value, in: StoreKitAPI.allCases.map(\.name)) { message += "; did you mean '\(near)'?" }
+          throw CLIError.usage(message + "; APIs: " + StoreKitAPI.allCases.map(\.name).joined(separator: ", "), command: "settings")
+        }
+        guard args.count == 3 else { throw CLIError.usage("usage: settings error <api> <error>|none", command: "settings") }
+        if args[2].lowercased() == "none" {
+          s.setSimulatedError(nil, forAPI: api)
+        } else {
+          guard let error = SimulatedError(userInput: args[2], for: api) else {
+            let all = api.families.flatMap { f in f.cases.map { "\(f.rawValue).\($0)" } }
+            var message = "'\(args[2])' is not an error \(api.name) can throw"
+            if let near = Suggest.closest(to: args[2], in: all + all.map { String($0.split(separator: ".")[1]) }) { message += "; did you mean '\(near)'?" }
+            throw CLIError.usage(message, command: "settings")
+          }
+          s.setSimulatedError(error, forAPI: api)
+        }
+      }
+      store.settings = s
+      inv.out(inv.json ? JSONOutput.object([key.rawValue: .string(key.value(s))]).rendered() : "\(key.rawValue) = \(key.value(s))")
+      return .success
+    }
+  })
+
+let resetCommand = CommandSpec(
+  name: "reset", group: "Session and catalogue",
+  abstract: "Clear transactions and/or restore the configuration's settings",
+  options: [
+    OptionSpec(name: "transactions", value: nil, help: "clearTransactions(): remove every transaction, subscription and request"),
+    OptionSpec(name: "settings", value: nil, help: "resetToDefaultState(): settings back to the configuration's values"),
+  ],
+  discussion: "Without options, does both. The clock and the notifications sent so far stay.",
+  example: "storesim reset --transactions",
+  run: { inv in
+    _ = try inv.positionals(0...0, "")
+    let both = !inv.arguments.has("transactions") && !inv.arguments.has("settings")
+    return try SessionContext.with(inv, mutating: true) { store in
+      if both || inv.arguments.has("transactions") { store.clearTransactions() }
+      if both || inv.arguments.has("settings") { store.resetToDefaultState() }
+      inv.out(inv.json ? #"{"reset": true}"# : "reset " + (both ? "transactions and settings" : inv.arguments.has("transactions") ? "transactions" : "settings"))
+      return .success
+    }
+  })
+
+let familyCommand = CommandSpec(
+  name: "family", group: "Session and catalogue",
+  abstract: "Show or change the acting customer's Family Sharing group",
+  arguments: "[add <name> | remove <name>]",
+  discussion: "Family-shareable purchases of any member reach the others as their own family-shared transactions; removing a member revokes them (REVOKE).",
+  example: "storesim family add kid",
+  run: { inv in
+    let args = try inv.positionals(0...2, "")
+    return try SessionContext.with(inv, mutating: !args.isEmpty) { store in
+      let me = SessionContext.customer(inv)
+      var events: [StoreEvent] = []
+      if let action = args.first {
+        guard args.count == 2 else { throw CLIError.usage("family \(action) needs a customer name", command: "family") }
+        switch action {
+        case "add": events = try store.addFamilyMember(args[1], to: me)
+        case "remove": events = try store.removeFamilyMember(args[1])
+        default: throw CLIError.usage("unknown family action '\(action)'; use add or remove", command: "family")
+        }
+      }
+      let family = store.customer(me)?.familyID
+      let members = store.customerNames.filter { family != nil && store.customer($0)?.familyID == family }
+      if inv.json {
+        inv.printJSON(.object(["members": .array(members.map(JSONOutput.string)), "events": .array(events.map(Render.eventJSON))]))
+      } else {
+        if !events.isEmpty { inv.out(Render.events(events, store: store)) }
+        inv.out(members.isEmpty ? "\(me) has no family" : "family: " + members.joined(separator: ", "))
+      }
+      return .success
+    }
+  })
+
+let nowCommand = CommandSpec(
+  name: "now", group: "Subscriptions and time",
+  abstract: "Print the virtual date",
+  example: "storesim now",
+  run: { inv in
+    _ = try inv.positionals(0...0, "")
+    return try SessionContext.with(inv, mutating: false) { store in
+      if inv.json {
+        inv.printJSON(.object(["now": .int(Int64((store.now.timeIntervalSince1970 * 1000).rounded())), "date": .string(ISO8601.string(store.now))]))
+      } else {
+        inv.out(ISO8601.string(store.now))
+      }
+      return .success
+    }
+  })

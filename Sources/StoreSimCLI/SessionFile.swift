@@ -1,0 +1,153 @@
+import Foundation
+import StoreSim
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The session file: a versioned JSON document holding the whole store state.
+///
+/// Saving is atomic (write a temporary file beside it, flush, rename over the old one), and
+/// every command holds an exclusive `flock` on `<session>.lock` from load to save, so parallel
+/// calls on one session are serialised and never lose an update.
+struct SessionDocument: Codable {
+  static let formatName = "storesim-session"
+  static let currentVersion = 1
+
+  var format: String
+  var version: Int
+  /// The configuration file the session was made from, as given to `init` (absolute).
+  var configurationPath: String
+  /// A digest of the configuration bytes, to notice edits.
+  var configurationDigest: String
+  var state: StoreState
+}
+
+final class SessionLock {
+  private var descriptor: Int32 = -1
+
+  init(path: String) throws {
+    descriptor = open(path + ".lock", O_RDWR | O_CREAT, 0o644)
+    guard descriptor >= 0 else { throw CLIError.noInput("cannot create lock file \(path).lock") }
+    while flock(descriptor, LOCK_EX) != 0 {
+      if errno != EINTR { throw CLIError.failed("cannot lock \(path)") }
+    }
+  }
+
+  deinit {
+    if descriptor >= 0 {
+      flock(descriptor, LOCK_UN)
+      close(descriptor)
+    }
+  }
+}
+
+enum SessionFile {
+  /// A cheap content digest (FNV-1a 64) of configuration bytes.
+  static func digest(_ data: Data) -> String {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in data {
+      hash ^= UInt64(byte)
+      hash = hash &* 0x100_0000_01b3
+    }
+    return String(format: "%016llx", hash)
+  }
+
+  static func encoder() -> JSONEncoder {
+    let e = JSONEncoder()
+    e.outputFormatting = [.sortedKeys]
+    e.dateEncodingStrategy = .millisecondsSince1970
+    return e
+  }
+
+  static func decoder() -> JSONDecoder {
+    let d = JSONDecoder()
+    d.dateDecodingStrategy = .millisecondsSince1970
+    return d
+  }
+
+  /// Reads and checks a session file; the file is never modified on failure.
+  static func read(_ path: String, shownAs name: String) throws -> SessionDocument {
+    guard FileManager.default.fileExists(atPath: path) else {
+      throw CLIError.noInput("no session at \(name); start one with 'storesim init CONFIG.storekit'")
+    }
+    guard let data = FileManager.default.contents(atPath: path) else {
+      throw CLIError.noInput("cannot read session file \(name)")
+    }
+    guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+      throw CLIError.data("session file \(name) is corrupt or truncated (not a JSON object); it was left untouched — start over with 'storesim init CONFIG --force'")
+    }
+    guard root["format"] as? String == SessionDocument.formatName else {
+      throw CLIError.data("\(name) is not a storesim session file; it was left untouched")
+    }
+    if let version = root["version"] as? Int, version > SessionDocument.currentVersion {
+      throw CLIError.data("session file \(name) has version \(version), newer than this storesim understands (\(SessionDocument.currentVersion)); it was left untouched")
+    }
+    do {
+      return try decoder().decode(SessionDocument.self, from: data)
+    } catch {
+      throw CLIError.data("session file \(name) is corrupt: \(describe(error)); it was left untouched")
+    }
+  }
+
+  static func describe(_ error: any Error) -> String {
+    if case DecodingError.keyNotFound(let key, let ctx)? = error as? DecodingError {
+      return "missing '\(key.stringValue)' at \(ctx.codingPath.map(\.stringValue).joined(separator: "."))"
+    }
+    if case DecodingError.typeMismatch(_, let ctx)? = error as? DecodingError {
+      return "wrong type at \(ctx.codingPath.map(\.stringValue).joined(separator: "."))"
+    }
+    if case DecodingError.dataCorrupted(let ctx)? = error as? DecodingError {
+      return "bad value at \(ctx.codingPath.map(\.stringValue).joined(separator: "."))"
+    }
+    return "unreadable"
+  }
+
+  /// Writes atomically: temporary file, fsync, rename, fsync of the folder.
+  static func write(_ document: SessionDocument, to path: String) throws {
+    let data: Data
+    do {
+      data = try encoder().encode(document)
+    } catch {
+      throw CLIError.failed("cannot encode the session: \(error)")
+    }
+    let folder = (path as NSString).deletingLastPathComponent
+    if !folder.isEmpty {
+      try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    }
+    let temporary = path + ".tmp-\(getpid())"
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    guard fd >= 0 else { throw CLIError.failed("cannot write \(temporary)") }
+    var ok = true
+    data.withUnsafeBytes { raw in
+      var offset = 0
+      while offset < raw.count {
+        let n = Glibc_write(fd, raw.baseAddress! + offset, raw.count - offset)
+        if n <= 0 {
+          if errno == EINTR { continue }
+          ok = false
+          return
+        }
+        offset += n
+      }
+    }
+    if fsync(fd) != 0 { ok = false }
+    close(fd)
+    guard ok, rename(temporary, path) == 0 else {
+      unlink(temporary)
+      throw CLIError.failed("cannot save the session to \(path)")
+    }
+    let dirfd = open(folder.isEmpty ? "." : folder, O_RDONLY)
+    if dirfd >= 0 {
+      fsync(dirfd)
+      close(dirfd)
+    }
+  }
+}
+
+@inline(__always)
+private func Glibc_write(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+  write(fd, buffer, count)
+}

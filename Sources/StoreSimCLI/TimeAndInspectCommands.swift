@@ -1,0 +1,262 @@
+import Foundation
+import StoreSim
+
+let subscriptionCommands: [CommandSpec] = [
+  subscriptionAction("cancel", "Turn auto-renew off (the subscription ends at the period end)", "disableAutoRenewForTransaction; during grace or billing retry the subscription ends at once.") { try $0.disableAutoRenew(productID: $1, customer: $2) },
+  subscriptionAction("resume", "Turn auto-renew back on", "enableAutoRenewForTransaction.") { try $0.enableAutoRenew(productID: $1, customer: $2) },
+  subscriptionAction("expire", "Expire a subscription now (expireSubscription)", "Turns auto-renew off and ends the current period now (EXPIRED/VOLUNTARY).") { try $0.expireSubscription(productID: $1, customer: $2) },
+  subscriptionAction("renew", "Force a renewal now (forceRenewalOfSubscription)", "Ends the period now and starts the next one; turns auto-renew on and clears a pending price increase; billing retry is left as it is.") { try $0.forceRenewal(productID: $1, customer: $2) },
+  priceIncreaseCommand, advanceCommand,
+]
+
+func subscriptionAction(_ name: String, _ abstract: String, _ discussion: String, _ act: @escaping @Sendable (inout Store, ProductID, String) throws -> [StoreEvent]) -> CommandSpec {
+  CommandSpec(
+    name: name, group: "Subscriptions and time", abstract: abstract, arguments: "<product-id>",
+    options: [transactionOption], discussion: discussion, example: "storesim \(name) subscription.pro",
+    run: { inv in
+      _ = try inv.positionals(0...1, "product id")
+      return try SessionContext.with(inv, mutating: true) { store in
+        let product = try productArgument(inv, store, command: name)
+        let events = try act(&store, product, SessionContext.customer(inv))
+        if inv.json { inv.printJSON(.object(["events": .array(events.map(Render.eventJSON))])) } else {
+          inv.out(events.isEmpty ? "no change" : Render.events(events, store: store))
+        }
+        return .success
+      }
+    })
+}
+
+let priceIncreaseCommand = CommandSpec(
+  name: "price-increase", group: "Subscriptions and time",
+  abstract: "Request, accept or decline a price increase that needs consent",
+  arguments: "<product-id> request|accept|decline",
+  options: [transactionOption],
+  discussion: "request: PRICE_INCREASE/PENDING (repeatable). accept: PRICE_INCREASE/ACCEPTED. decline: auto-renew off, voluntary expiry at period end. Ignored consent expires the subscription with didNotConsentToPriceIncrease.",
+  example: "storesim price-increase subscription.pro request",
+  run: { inv in
+    let args = try inv.positionals(1...2, "action (request, accept or decline)")
+    let action = args.last!.lowercased()
+    return try SessionContext.with(inv, mutating: true) { store in
+      let product: ProductID
+      if inv.arguments.value("transaction") != nil {
+        guard args.count == 1 else { throw CLIError.usage("give a product or --transaction, not both", command: "price-increase") }
+        let id = try ValueParsing.transactionID(inv.arguments.value("transaction")!)
+        guard let t = store.customer(SessionContext.customer(inv))?.transaction(id) else { throw CLIError.failed(StoreError.transactionNotFound(id).description) }
+        product = t.productID
+      } else {
+        guard args.count == 2 else { throw CLIError.usage("missing action: request, accept or decline", command: "price-increase") }
+        product = args[0]
+      }
+      let customer = SessionContext.customer(inv)
+      let events: [StoreEvent]
+      switch action {
+      case "request": events = try store.requestPriceIncreaseConsent(productID: product, customer: customer)
+      case "accept", "consent": events = try store.consentToPriceIncrease(productID: product, customer: customer)
+      case "decline": events = try store.declinePriceIncrease(productID: product, customer: customer)
+      default:
+        var message = "unknown price-increase action '\(action)'"
+        if let near = Suggest.closest(to: action, in: ["request", "accept", "decline"]) { message += "; did you mean '\(near)'?" }
+        throw CLIError.usage(message, command: "price-increase")
+      }
+      if inv.json { inv.printJSON(.object(["events": .array(events.map(Render.eventJSON))])) } else { inv.out(Render.events(events, store: store)) }
+      return .success
+    }
+  })
+
+let advanceCommand = CommandSpec(
+  name: "advance", group: "Subscriptions and time",
+  abstract: "Move the virtual clock; everything due on the way happens in order",
+  arguments: "<duration> | --to <date> | --next",
+  options: [
+    OptionSpec(name: "to", value: "<date>", help: "advance to this ISO 8601 date"),
+    OptionSpec(name: "next", value: nil, help: "advance to the next scheduled event"),
+  ],
+  discussion: "Durations: 30s 15min 2h 3d 1w 1mo 1y (or combined, 1d12h) or ISO 8601 (P1M, PT2H). A bare 'm' is refused as ambiguous. The clock never moves backward.",
+  example: "storesim advance 1mo",
+  run: { inv in
+    let args = try inv.positionals(0...1, "duration")
+    let modes = [!args.isEmpty, inv.arguments.has("to"), inv.arguments.has("next")].filter { $0 }.count
+    guard modes == 1 else { throw CLIError.usage("give exactly one of a duration, --to DATE or --next", command: "advance") }
+    let duration = try args.first.map(ValueParsing.duration)
+    let to = try inv.arguments.value("to").map { try ValueParsing.date($0, note: inv.warning) }
+    return try SessionContext.with(inv, mutating: true) { store in
+      let events: [StoreEvent]
+      if let duration {
+        events = try store.advance(to: duration.after(store.now))
+      } else if let to {
+        events = try store.advance(to: to)
+      } else if let next = try store.advanceToNextEvent() {
+        events = next
+      } else {
+        events = []
+        if !inv.json { inv.out("nothing is scheduled") }
+      }
+      if inv.json {
+        inv.printJSON(.object(["now": .int(Int64((store.now.timeIntervalSince1970 * 1000).rounded())), "events": .array(events.map(Render.eventJSON))]))
+      } else {
+        let text = Render.events(events, store: store)
+        if !text.isEmpty { inv.out(text) }
+        inv.out("now \(ISO8601.string(store.now))")
+      }
+      return .success
+    }
+  })
+
+let inspectCommands: [CommandSpec] = [
+  entitlementsCommand, transactionsCommand, latestCommand, statusCommand, pendingCommand, notificationsCommand,
+]
+
+let entitlementsCommand = CommandSpec(
+  name: "entitlements", group: "Inspection",
+  abstract: "Transaction.currentEntitlements",
+  discussion: "Non-consumables, active subscriptions (subscribed or in grace, own or family) and the latest non-renewing subscriptions; never consumables or refunded transactions.",
+  example: "storesim entitlements --json",
+  run: { inv in
+    _ = try inv.positionals(0...0, "")
+    return try SessionContext.with(inv, mutating: false) { store in
+      let customer = SessionContext.customer(inv)
+      let list = store.currentEntitlements(customer: customer)
+      if inv.json { inv.printJSON(.array(list.map { store.payload($0, customer: customer) })) } else { inv.out(Render.transactions(list)) }
+      return .success
+    }
+  })
+
+let transactionsCommand = CommandSpec(
+  name: "transactions", group: "Inspection",
+  abstract: "Transaction.all (or Transaction.unfinished)",
+  options: [
+    OptionSpec(name: "product", value: "<id>", help: "only this product (Transaction.all(for:))"),
+    OptionSpec(name: "unfinished", value: nil, help: "only unfinished transactions"),
+  ],
+  example: "storesim transactions --product subscription.pro",
+  run: { inv in
+    _ = try inv.positionals(0...0, "")
+    return try SessionContext.with(inv, mutating: false) { store in
+      let customer = SessionContext.customer(inv)
+      var list = inv.arguments.has("unfinished") ? store.unfinishedTransactions(customer: customer) : store.allTransactions(customer: customer)
+      if let p = inv.arguments.value("product") {
+        guard store.configuration.product(p) != nil else { throw CLIError.failed(StoreError.productNotFound(p, suggestion: Suggest.closest(to: p, in: store.configuration.products.map(\.id))).description) }
+        list = list.filter { $0.productID == p }
+      }
+      if inv.json { inv.printJSON(.array(list.map { store.payload($0, customer: customer) })) } else { inv.out(Render.transactions(list)) }
+      return .success
+    }
+  })
+
+let latestCommand = CommandSpec(
+  name: "latest", group: "Inspection",
+  abstract: "Transaction.latest(for:) of a product",
+  arguments: "<product-id>",
+  discussion: "Prints null (JSON) or '(none)' when the product was never bought; exit 0 either way.",
+  example: "storesim latest subscription.pro --json",
+  run: { inv in
+    let p = try inv.positionals(1...1, "product id")[0]
+    return try SessionContext.with(inv, mutating: false) { store in
+      guard store.configuration.product(p) != nil else { throw CLIError.failed(StoreError.productNotFound(p, suggestion: Suggest.closest(to: p, in: store.configuration.products.map(\.id))).description) }
+      let customer = SessionContext.customer(inv)
+      let t = store.latestTransaction(for: p, customer: customer)
+      if inv.json { inv.out(t.map { store.payload($0, customer: customer).rendered() } ?? "null") } else { inv.out(t.map { Render.transactions([$0]) } ?? "(none)") }
+      return .success
+    }
+  })
+
+let statusCommand = CommandSpec(
+  name: "status", group: "Inspection",
+  abstract: "Subscription status per group: state, renewal info, latest transaction",
+  arguments: "[<group>|<product-id>]",
+  discussion: "state is subscribed, expired, inBillingRetryPeriod, inGracePeriod or revoked; status is the server's 1–5. JSON gives one object per status (own and family shared).",
+  example: "storesim status --json",
+  run: { inv in
+    let arg = try inv.positionals(0...1, "group or product").first
+    return try SessionContext.with(inv, mutating: false) { store in
+      if let error = store.settings.simulatedError(forAPI: .subscriptionStatus) {
+        throw CLIError.failed("Subscription Status failed with simulated error \(error)")
+      }
+      let customer = SessionContext.customer(inv)
+      var groups = store.configuration.subscriptionGroups.map(\.id)
+      if let arg {
+        if let g = store.configuration.group(named: arg) {
+          groups = [g.id]
+        } else if let g = store.configuration.product(arg)?.subscription?.groupID {
+          groups = [g]
+        } else {
+          let names = store.configuration.subscriptionGroups.flatMap { [$0.id, $0.name] } + store.configuration.products.filter { $0.subscription != nil }.map(\.id)
+          var message = "'\(arg)' is neither a subscription group nor an auto-renewable product"
+          if let near = Suggest.closest(to: arg, in: names) { message += "; did you mean '\(near)'?" }
+          throw CLIError.failed(message)
+        }
+      }
+      let statuses = groups.flatMap { store.statuses(forGroup: $0, customer: customer) }
+      if inv.json {
+        inv.printJSON(.array(statuses.map { store.payload($0, customer: customer) }))
+        return .success
+      }
+      if statuses.isEmpty { inv.out("(no subscriptions)"); return .success }
+      var rows = [["GROUP", "STATE", "PRODUCT", "EXPIRES", "AUTO-RENEW", "NOTES"]]
+      for s in statuses {
+        let r = s.renewalInfo
+        var notes: [String] = []
+        if r.autoRenewProductID != r.currentProductID { notes.append("renews as \(r.autoRenewProductID)") }
+        if let reason = r.expirationReason { notes.append("reason \(reason.storeKitName)") }
+        if let g = r.gracePeriodExpirationDate { notes.append("grace until \(ISO8601.string(g))") }
+        if r.priceIncreaseStatus != .noIncreasePending { notes.append("price increase \(r.priceIncreaseStatus.rawValue)") }
+        if let o = r.offer { notes.append("next: \(o.type.storeKitName) offer \(o.id ?? "")") }
+        if !r.eligibleWinBackOfferIDs.isEmpty { notes.append("win-back: " + r.eligibleWinBackOfferIDs.joined(separator: ",")) }
+        if s.isFamilyShared { notes.append("family shared") }
+        let name = store.configuration.group(s.groupID)?.name ?? s.groupID
+        rows.append([name, s.state.rawValue, s.transaction.productID, Render.date(s.transaction.expirationDate), r.willAutoRenew ? "on" : "off", notes.joined(separator: "; ")])
+      }
+      inv.out(Table.render(rows))
+      return .success
+    }
+  })
+
+let pendingCommand = CommandSpec(
+  name: "pending", group: "Inspection",
+  abstract: "Open Ask to Buy requests and interrupted purchases",
+  example: "storesim pending",
+  run: { inv in
+    _ = try inv.positionals(0...0, "")
+    return try SessionContext.with(inv, mutating: false) { store in
+      let list = store.pendingRequests(customer: SessionContext.customer(inv))
+      if inv.json {
+        inv.printJSON(.array(list.map {
+          .object(["requestId": .string($0.id), "kind": .string($0.kind.rawValue), "productId": .string($0.productID), "customer": .string($0.customer), "date": .int(Int64(($0.date.timeIntervalSince1970 * 1000).rounded()))])
+        }))
+      } else if list.isEmpty {
+        inv.out("(none)")
+      } else {
+        inv.out(Table.render([["REQUEST", "KIND", "PRODUCT", "ASKED"]] + list.map { [$0.id, $0.kind.rawValue, $0.productID, ISO8601.string($0.date)] }))
+      }
+      return .success
+    }
+  })
+
+let notificationsCommand = CommandSpec(
+  name: "notifications", group: "Inspection",
+  abstract: "App Store Server Notifications V2 emitted so far",
+  options: [OptionSpec(name: "since", value: "<n>", help: "skip the first n notifications")],
+  discussion: "JSON gives ResponseBodyV2DecodedPayload objects with the transaction and renewal info decoded under data.",
+  example: "storesim notifications --since 3 --json",
+  run: { inv in
+    _ = try inv.positionals(0...0, "")
+    var since = 0
+    if let s = inv.arguments.value("since") {
+      guard let n = Int(s), n >= 0 else { throw CLIError.usage("--since takes a count of notifications, not '\(s)'", command: "notifications") }
+      since = n
+    }
+    return try SessionContext.with(inv, mutating: false) { store in
+      let all = store.notifications
+      let list = Array(all.enumerated()).dropFirst(min(since, all.count))
+      if inv.json {
+        inv.printJSON(.array(list.map { store.payload($0.element) }))
+      } else if list.isEmpty {
+        inv.out("(none)")
+      } else {
+        inv.out(Table.render([["#", "DATE", "CUSTOMER", "TYPE", "PRODUCT", "STATUS"]] + list.map { (i, n) in
+          [String(i), ISO8601.string(n.signedDate), n.customer, n.notificationType + (n.subtype.map { "/\($0)" } ?? ""), n.transaction?.productID ?? "", n.status?.rawValue ?? ""]
+        }))
+      }
+      return .success
+    }
+  })
