@@ -77,6 +77,9 @@ let advanceCommand = CommandSpec(
     let args = try inv.positionals(0...1, "duration")
     let modes = [!args.isEmpty, inv.arguments.has("to"), inv.arguments.has("next")].filter { $0 }.count
     guard modes == 1 else { throw CLIError.usage("give exactly one of a duration, --to DATE or --next", command: "advance") }
+    if let text = args.first, text.range(of: #"^\d{4}-\d{2}-\d{2}"#, options: .regularExpression) != nil {
+      throw CLIError.usage("'\(text)' looks like a date; use 'advance --to DATE'", command: "advance")
+    }
     let duration = try args.first.map(ValueParsing.duration)
     let to = try inv.arguments.value("to").map { try ValueParsing.date($0, note: inv.warning) }
     return try SessionContext.with(inv, mutating: true) { store in

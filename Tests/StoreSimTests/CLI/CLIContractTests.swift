@@ -1,0 +1,166 @@
+import Foundation
+import Testing
+
+@testable import StoreSimCLI
+
+@Suite struct CLIContractTests {
+  struct Case: CustomTestStringConvertible, Sendable {
+    var line: String
+    var code: Int32
+    var stderrContains: String
+    var testDescription: String { line }
+  }
+
+  static let cases: [Case] = [
+    Case(line: "frobnicate", code: 64, stderrContains: "unknown command 'frobnicate'"),
+    Case(line: "by car", code: 64, stderrContains: "did you mean 'buy'?"),
+    Case(line: "products --tpye x", code: 64, stderrContains: "did you mean '--type'?"),
+    Case(line: "validate", code: 64, stderrContains: "missing configuration file"),
+    Case(line: "validate nope.storekit", code: 66, stderrContains: "no such file: nope.storekit"),
+    Case(line: "buy nonconsumable.car", code: 66, stderrContains: "no session at .storesim/session.json"),
+    Case(line: "products --type gizmo AppleSample.storekit", code: 64, stderrContains: "unknown product type 'gizmo'"),
+    Case(line: "advance 1m", code: 64, stderrContains: "ambiguous"),
+  ]
+
+  @Test(arguments: cases)
+  func exitCodesFollowTheContract(_ c: Case) throws {
+    let cli = try CLIHarness()
+    let r = cli.run(c.line)
+    #expect(r.code == c.code)
+    #expect(r.stderr.contains(c.stderrContains), "\(r.stderr)")
+    #expect(r.stderr.hasPrefix("error: "))
+  }
+
+  struct SessionCase: CustomTestStringConvertible, Sendable {
+    var line: String
+    var code: Int32
+    var stderrContains: String
+    var testDescription: String { line }
+  }
+
+  static let sessionCases: [SessionCase] = [
+    SessionCase(line: "buy nonconsumable.cra", code: 1, stderrContains: "did you mean 'nonconsumable.car'?"),
+    SessionCase(line: "refund 123", code: 1, stderrContains: "no transaction with id 123"),
+    SessionCase(line: "refund abc", code: 64, stderrContains: "invalid transaction id 'abc'"),
+    SessionCase(line: "approve", code: 1, stderrContains: "no pending Ask to Buy request"),
+    SessionCase(line: "settings ask-to-by on", code: 64, stderrContains: "did you mean 'ask-to-buy'?"),
+    SessionCase(line: "settings time-rate fastest", code: 64, stderrContains: "unknown time rate 'fastest'"),
+    SessionCase(line: "settings error purchase nope", code: 64, stderrContains: "not an error purchase can throw"),
+    SessionCase(line: "advance --to 2025-01-01T00:00:00Z", code: 1, stderrContains: "cannot move backward"),
+    SessionCase(line: "advance 3 days", code: 64, stderrContains: "unexpected argument 'days'"),
+    SessionCase(line: "advance 2026-13-01", code: 64, stderrContains: "use 'advance --to DATE'"),
+    SessionCase(line: "cancel subscription.pro", code: 1, stderrContains: "no subscription to 'subscription.pro'"),
+    SessionCase(line: "init AppleSample.storekit", code: 1, stderrContains: "pass --force"),
+    SessionCase(line: "entitlements --customer nobody", code: 1, stderrContains: "no customer named 'nobody'"),
+    SessionCase(line: "buy consumable.fuel.octane87 --quantity 11", code: 1, stderrContains: "purchase.invalidQuantity"),
+  ]
+
+  @Test(arguments: sessionCases)
+  func misuseInASessionGivesOneLineAndChangesNothing(_ c: SessionCase) throws {
+    let cli = try CLIHarness()
+    cli.run("init AppleSample.storekit --start 2026-01-01T00:00:00Z")
+    let path = cli.folder + "/.storesim/session.json"
+    let before = try Data(contentsOf: URL(fileURLWithPath: path))
+    let r = cli.run(c.line)
+    #expect(r.code == c.code)
+    #expect(r.stderr.contains(c.stderrContains), "\(r.stderr)")
+    #expect(r.stderr.split(separator: "\n").first?.hasPrefix("error: ") == true)
+    #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+  }
+
+  @Test func failedPurchaseStillPrintsTheOutcomeJSONAndExitsOne() throws {
+    let cli = try CLIHarness()
+    cli.run("init AppleSample.storekit --start 2026-01-01T00:00:00Z")
+    cli.run("settings error purchase networkError")
+    let r = cli.run("buy nonconsumable.car --json")
+    #expect(r.code == 1)
+    let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+    #expect(json?["result"] as? String == "failed")
+    #expect(json?["error"] as? String == "generic.networkError")
+  }
+
+  @Test func damagedSessionFilesAreRefusedAndLeftUntouched() throws {
+    let cli = try CLIHarness()
+    cli.run("init AppleSample.storekit --start 2026-01-01T00:00:00Z")
+    let path = cli.folder + "/.storesim/session.json"
+    let original = try String(contentsOfFile: path, encoding: .utf8)
+    let damaged: [(String, String)] = [
+      (String(original.prefix(original.count / 2)), "corrupt"),
+      (original.replacingOccurrences(of: #""version":1"#, with: #""version":99"#), "newer than this storesim"),
+      (#"{"hello": "world"}"#, "not a storesim session"),
+      ("", "corrupt"),
+    ]
+    for (text, message) in damaged {
+      try text.write(toFile: path, atomically: true, encoding: .utf8)
+      let r = cli.run("buy nonconsumable.car")
+      #expect(r.code == 65)
+      #expect(r.stderr.contains(message), "\(r.stderr)")
+      #expect(r.stderr.contains(".storesim/session.json"))
+      #expect(try String(contentsOfFile: path, encoding: .utf8) == text)
+    }
+    let restart = cli.run("init AppleSample.storekit --force")
+    #expect(restart.code == 0)
+    #expect(FileManager.default.fileExists(atPath: path + ".damaged"))
+    #expect(cli.run("buy nonconsumable.car").code == 0)
+  }
+
+  @Test func parallelBuysOnOneSessionLoseNoUpdate() throws {
+    let cli = try CLIHarness()
+    cli.run("init AppleSample.storekit --start 2026-01-01T00:00:00Z")
+    DispatchQueue.concurrentPerform(iterations: 20) { _ in
+      let env = CLIEnvironment(writeOut: { _ in }, writeErr: { _ in }, currentDirectory: cli.folder, now: { Date(timeIntervalSince1970: 0) })
+      _ = CLI.run(["buy", "consumable.fuel.octane87"], environment: env)
+    }
+    let r = cli.run("transactions --json")
+    let list = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [Any]
+    #expect(list?.count == 20)
+  }
+
+  @Test func dateWithoutZoneIsReadAsUTCAndSaysSo() throws {
+    let cli = try CLIHarness()
+    let r = cli.run("init AppleSample.storekit --start 2026-05-01T10:00:00")
+    #expect(r.code == 0)
+    #expect(r.stderr.contains("no time zone; read as UTC"))
+    #expect(cli.run("now").stdout == "2026-05-01T10:00:00Z\n")
+  }
+
+  @Test func durationsParseStrictly() throws {
+    #expect(try ValueParsing.duration("15min").seconds == 900)
+    #expect(try ValueParsing.duration("1d12h").seconds == 129_600)
+    #expect(try ValueParsing.duration("1mo").months == 1)
+    #expect(try ValueParsing.duration("1y").months == 12)
+    #expect(try ValueParsing.duration("P1M").months == 1)
+    #expect(try ValueParsing.duration("PT2H").seconds == 7200)
+    #expect(try ValueParsing.duration("P1DT2H").seconds == 93_600)
+    #expect(throws: (any Error).self) { try ValueParsing.duration("1m") }
+    #expect(throws: (any Error).self) { try ValueParsing.duration("P") }
+    #expect(throws: (any Error).self) { try ValueParsing.duration("5") }
+    #expect(try ValueParsing.date("2026-02-03T04:05:06+02:00") == Date(timeIntervalSince1970: 1_770_084_306))
+    #expect(throws: (any Error).self) { try ValueParsing.date("2026-02-30") }
+  }
+
+  @Test func editedConfigurationIsReloadedWithANotice() throws {
+    let cli = try CLIHarness()
+    cli.run("init AppleSample.storekit --start 2026-01-01T00:00:00Z")
+    let path = cli.folder + "/AppleSample.storekit"
+    let text = try String(contentsOfFile: path, encoding: .utf8).replacingOccurrences(of: "\"4.99\"", with: "\"5.99\"")
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    let r = cli.run("buy nonconsumable.racecar --json")
+    #expect(r.stderr.contains("changed since the session was made; reloaded"))
+    #expect(r.stdout.contains("\"price\": 5990"))
+    #expect(!cli.run("now").stderr.contains("changed"))
+  }
+
+  @Test func commandTableHasUniqueNamesAndHelpForEveryCommand() {
+    let names = CommandTable.standard.names
+    #expect(Set(names).count == names.count)
+    for spec in CommandTable.standard.commands {
+      #expect(!spec.abstract.isEmpty)
+      #expect(spec.example.hasPrefix("storesim \(spec.name)"))
+      for option in spec.options {
+        #expect(!option.help.isEmpty)
+        #expect(!globalOptions.contains { $0.name == option.name }, "\(spec.name) --\(option.name) clashes with a global option")
+      }
+    }
+  }
+}
