@@ -117,6 +117,7 @@ enum SessionFile {
     if !folder.isEmpty {
       try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     }
+    removeStaleTemporaries(of: path)
     let temporary = path + ".tmp-\(getpid())"
     let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     guard fd >= 0 else { throw CLIError.failed("cannot write \(temporary)") }
@@ -144,6 +145,15 @@ enum SessionFile {
       fsync(dirfd)
       close(dirfd)
     }
+  }
+}
+
+/// Deletes temporary files left by a process killed while saving (called under the lock).
+private func removeStaleTemporaries(of path: String) {
+  let folder = (path as NSString).deletingLastPathComponent
+  let prefix = (path as NSString).lastPathComponent + ".tmp-"
+  for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder)) ?? [] where name.hasPrefix(prefix) {
+    unlink((folder as NSString).appendingPathComponent(name))
   }
 }
 
