@@ -6,6 +6,8 @@ struct Invocation {
   var arguments: ParsedArguments
   var environment: CLIEnvironment
   var table: CommandTable
+  /// The in-memory session of a scenario run; nil for ordinary commands on a session file.
+  var memory: MemorySession? = nil
 
   func out(_ text: String) { environment.writeOut(text.hasSuffix("\n") ? text : text + "\n") }
   func err(_ text: String) { environment.writeErr(text.hasSuffix("\n") ? text : text + "\n") }
@@ -28,10 +30,14 @@ struct Invocation {
 public enum CLI {
   /// Runs one command line (without the program name) and returns its exit code.
   public static func run(_ argv: [String], environment: CLIEnvironment) -> Int32 {
+    run(argv, environment: environment, memory: nil)
+  }
+
+  static func run(_ argv: [String], environment: CLIEnvironment, memory: MemorySession?) -> Int32 {
     let table = CommandTable.standard
     do {
       let parsed = try ArgumentScanner.scan(argv, commands: table)
-      return try dispatch(parsed, environment: environment, table: table).rawValue
+      return try dispatch(parsed, environment: environment, table: table, memory: memory).rawValue
     } catch let error as CLIError {
       report(error, environment: environment, table: table)
       return error.code.rawValue
@@ -41,7 +47,7 @@ public enum CLI {
     }
   }
 
-  static func dispatch(_ parsed: ParsedArguments, environment: CLIEnvironment, table: CommandTable) throws -> ExitCode {
+  static func dispatch(_ parsed: ParsedArguments, environment: CLIEnvironment, table: CommandTable, memory: MemorySession? = nil) throws -> ExitCode {
     guard let name = parsed.command else {
       if parsed.flags.contains("version") {
         environment.writeOut("storesim \(storesimVersion)\n")
@@ -67,7 +73,7 @@ public enum CLI {
       environment.writeOut(table.help(for: spec))
       return .success
     }
-    var invocation = Invocation(arguments: parsed, environment: environment, table: table)
+    var invocation = Invocation(arguments: parsed, environment: environment, table: table, memory: memory)
     return try spec.run(&invocation)
   }
 
@@ -91,5 +97,5 @@ public enum CLI {
 
 extension CommandTable {
   /// Every command storesim has.
-  static let standard = CommandTable(commands: [initCommand, validateCommand, productsCommand, settingsCommand, resetCommand, familyCommand] + purchaseCommands + subscriptionCommands + [nowCommand] + inspectCommands)
+  static let standard = CommandTable(commands: [initCommand, validateCommand, productsCommand, settingsCommand, resetCommand, familyCommand] + purchaseCommands + subscriptionCommands + [nowCommand] + inspectCommands + [runCommand])
 }

@@ -65,6 +65,7 @@ let productsCommand = CommandSpec(
     OptionSpec(name: "type", value: "<type>", help: "only consumable, nonConsumable, nonRenewable or autoRenewable"),
     OptionSpec(name: "ids", value: "<id,...>", help: "request these ids; unknown ones come back as invalidProductIdentifiers"),
     OptionSpec(name: "locale", value: "<locale>", help: "show this localization (default: the session's locale)"),
+    OptionSpec(name: "sort", value: "<key>", help: "order by price, id or name (default: file order)"),
   ],
   discussion: """
     Works on the session's configuration, or without a session on a file given with --config or
@@ -76,6 +77,7 @@ let productsCommand = CommandSpec(
     let positional = try inv.positionals(0...1, "configuration file")
     let configuration: StoreConfiguration
     var settings: StoreKitSettings
+    let fromSession = inv.arguments.value("config") == nil && positional.isEmpty
     if let file = inv.arguments.value("config") ?? positional.first {
       let (loaded, _) = try ConfigurationFile.load(file, environment: inv.environment)
       configuration = loaded.configuration
@@ -100,6 +102,16 @@ let productsCommand = CommandSpec(
         if let p = products.first(where: { $0.id == id }) { chosen.append(p) } else { invalid.append(id) }
       }
       products = chosen
+    }
+    switch inv.arguments.value("sort")?.lowercased() {
+    case nil: break
+    case "price"?: products = products.enumerated().sorted { ($0.element.price, $0.offset) < ($1.element.price, $1.offset) }.map(\.element)
+    case "id"?: products.sort { $0.id < $1.id }
+    case "name"?: products.sort { ($0.localization(for: settings.locale)?.displayName ?? "") < ($1.localization(for: settings.locale)?.displayName ?? "") }
+    case let other?: throw CLIError.usage("unknown sort key '\(other)'; use price, id or name", command: "products")
+    }
+    if fromSession, let error = settings.simulatedError(forAPI: .loadProducts) {
+      throw CLIError.failed("Load Products failed with simulated error \(error)")
     }
     let storefront = Storefront.named(settings.storefront) ?? .usa
     if inv.json {

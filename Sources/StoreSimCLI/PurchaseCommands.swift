@@ -49,6 +49,7 @@ let buyCommand = CommandSpec(
     return try SessionContext.with(inv, mutating: true) { store in
       let customer = SessionContext.customer(inv)
       let outcome = try store.purchase(productID, options: options, customer: customer, cancel: inv.arguments.has("cancel"), at: at)
+      inv.memory?.lastPurchaseResult = outcome.result.name
       var json: [String: JSONOutput] = ["result": .string(outcome.result.name)]
       var line: String
       switch outcome.result {
@@ -178,12 +179,19 @@ let finishCommand = CommandSpec(
 let refundCommand = CommandSpec(
   name: "refund", group: "Purchases",
   abstract: "Refund a transaction (refundTransaction), approved at once",
-  arguments: "<transaction-id>",
-  options: [OptionSpec(name: "reason", value: "<reason>", help: "developer-issue or other (default)")],
+  arguments: "<transaction-id> | --product <id>",
+  options: [
+    OptionSpec(name: "reason", value: "<reason>", help: "developer-issue or other (default)"),
+    OptionSpec(name: "product", value: "<id>", help: "refund the latest transaction of this product"),
+  ],
   discussion: "Sets revocationDate and revocationReason; the transaction leaves the entitlements. Refunding the current period of a subscription revokes it; family copies are revoked (REVOKE).",
   example: "storesim refund 2000000000000001 --reason developer-issue",
   run: { inv in
-    let id = try ValueParsing.transactionID(try inv.positionals(1...1, "transaction id")[0])
+    let given = try inv.positionals(0...1, "transaction id").first
+    let byProduct = inv.arguments.value("product")
+    guard (given == nil) != (byProduct == nil) else {
+      throw CLIError.usage(given == nil ? "missing transaction id (or --product ID)" : "give a transaction id or --product, not both", command: "refund")
+    }
     var reason = RevocationReason.other
     if let text = inv.arguments.value("reason") {
       guard let r = RevocationReason(userInput: text) else { throw CLIError.usage("unknown refund reason '\(text)'; use developer-issue or other", command: "refund") }
@@ -191,6 +199,16 @@ let refundCommand = CommandSpec(
     }
     return try SessionContext.with(inv, mutating: true) { store in
       let customer = SessionContext.customer(inv)
+      let id: TransactionID
+      if let given {
+        id = try ValueParsing.transactionID(given)
+      } else {
+        _ = try store.checkedProduct(byProduct!)
+        guard let t = store.latestTransaction(for: byProduct!, customer: customer) else {
+          throw CLIError.failed("no transaction for '\(byProduct!)' to refund")
+        }
+        id = t.id
+      }
       let events = try store.refund(id, reason: reason, customer: customer)
       if inv.json {
         let owner = store.customerNames.first { store.customer($0)?.transaction(id) != nil } ?? customer

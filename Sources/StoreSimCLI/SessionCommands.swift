@@ -42,6 +42,12 @@ let initCommand = CommandSpec(
     let contentPath = try ConfigurationFile.contentPath(config, environment: inv.environment)
     let (loaded, data) = try ConfigurationFile.load(config, environment: inv.environment)
     for w in loaded.warnings { inv.err(ConfigurationFile.diagnostic(w, file: config)) }
+    if let memory = inv.memory {
+      let store = Store(configuration: loaded.configuration, start: start, bundleID: bundleID, environment: environment)
+      memory.store = store
+      if !inv.json { inv.out("session in memory: \(config), \(loaded.configuration.products.count) products, starts \(ISO8601.string(store.now)), environment \(environment.rawValue)") }
+      return .success
+    }
     let folder = (absolute as NSString).deletingLastPathComponent
     do {
       try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

@@ -27,6 +27,18 @@ enum SessionContext {
   /// Loads the session under its lock, runs `body`, and saves when `mutating` and the state
   /// changed. Nothing is saved when `body` throws.
   static func with(_ inv: Invocation, mutating: Bool, _ body: (inout Store) throws -> ExitCode) throws -> ExitCode {
+    if let memory = inv.memory {
+      guard var store = memory.store else {
+        throw CLIError.noInput("no session yet; start the scenario with 'init CONFIG.storekit'")
+      }
+      try ensureCustomer(inv, &store, mutating: mutating)
+      defer { if mutating { memory.store = store } }
+      do {
+        return try body(&store)
+      } catch let error as StoreError {
+        throw CLIError.failed(error.description)
+      }
+    }
     let shown = path(inv)
     let absolute = inv.environment.resolve(shown)
     guard FileManager.default.fileExists(atPath: absolute) else {
@@ -50,15 +62,7 @@ enum SessionContext {
         }
       }
     }
-    let customer = customer(inv)
-    if !store.hasCustomer(customer) {
-      guard mutating else {
-        var message = "no customer named '\(customer)'"
-        if let near = Suggest.closest(to: customer, in: store.customerNames) { message += "; did you mean '\(near)'?" }
-        throw CLIError.failed(message)
-      }
-      try? store.addCustomer(customer)
-    }
+    try ensureCustomer(inv, &store, mutating: mutating)
     let before = store.state
     let code: ExitCode
     do {
@@ -74,3 +78,24 @@ enum SessionContext {
   }
 }
 
+
+extension SessionContext {
+  /// Mutating commands create an unknown `--customer`; reading ones refuse it.
+  static func ensureCustomer(_ inv: Invocation, _ store: inout Store, mutating: Bool) throws {
+    let customer = customer(inv)
+    guard !store.hasCustomer(customer) else { return }
+    guard mutating else {
+      var message = "no customer named '\(customer)'"
+      if let near = Suggest.closest(to: customer, in: store.customerNames) { message += "; did you mean '\(near)'?" }
+      throw CLIError.failed(message)
+    }
+    try? store.addCustomer(customer)
+  }
+}
+
+/// The session of a scenario run or shell: lives in memory, never touches a session file.
+final class MemorySession {
+  var store: Store?
+  /// The outcome name of the last `buy`.
+  var lastPurchaseResult: String?
+}

@@ -117,6 +117,11 @@ public struct Store: Sendable {
     return candidates.first { $0.lowercased().hasSuffix(input.lowercased()) || $0.lowercased().contains(input.lowercased()) && input.count >= 3 }
   }
 
+  /// The product with this id, or `productNotFound` with a suggestion.
+  public func checkedProduct(_ id: ProductID) throws(StoreError) -> Product {
+    try product(id)
+  }
+
   var storefront: Storefront { Storefront.named(state.settings.storefront) ?? .usa }
 
   // MARK: Ids and events
