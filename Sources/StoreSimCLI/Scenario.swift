@@ -115,60 +115,55 @@ struct ScenarioRunner {
 
   /// Runs parsed lines in a fresh in-memory session; returns the failures.
   func run(_ lines: [ScenarioLine], file: String, folder: String) -> (failures: [ScenarioFailure], expectations: Int) {
-    let memory = MemorySession()
+    runLines(lines, file: file, folder: folder, memory: MemorySession())
+  }
+
+  /// Runs parsed lines against a session (the shell keeps one across calls).
+  func runLines(_ lines: [ScenarioLine], file: String, folder: String, memory: MemorySession) -> (failures: [ScenarioFailure], expectations: Int) {
     var failures: [ScenarioFailure] = []
     var expectations = 0
-    var lastError: (line: Int, message: String)?
-    var pendingError: (line: Int, message: String)?
-    let table = CommandTable.standard
+    func fail(_ line: Int, _ message: String) {
+      failures.append(ScenarioFailure(line: line, message: message))
+      environment.writeErr("\(file):\(line): \(message)\n")
+    }
     for line in lines {
       let words = line.words
       if words[0] == "expect" {
         expectations += 1
-        let consumed = words[1] == "error" || words[1] == "result"
-        if let message = check(words, memory: memory, lastError: lastError) {
-          failures.append(ScenarioFailure(line: line.number, message: message))
-          environment.writeErr("\(file):\(line.number): \(message)\n")
-        }
-        if consumed { pendingError = nil }
+        if let message = check(words, memory: memory, lastError: memory.lastError) { fail(line.number, message) }
+        if words[1] == "error" || words[1] == "result" { memory.unexpectedError = nil }
         continue
       }
-      if let p = pendingError {
-        failures.append(ScenarioFailure(line: p.line, message: "command failed: \(p.message)"))
-        environment.writeErr("\(file):\(p.line): command failed: \(p.message)\n")
-        pendingError = nil
+      if let p = memory.unexpectedError {
+        fail(p.line, "command failed: \(p.message)")
+        memory.unexpectedError = nil
       }
+      if verbose { environment.writeOut("> \(words.joined(separator: " "))\n") }
       if words[0] == "echo" {
         environment.writeOut(words.dropFirst().joined(separator: " ") + "\n")
+        memory.lastError = nil
         continue
       }
-      var out = "", err = ""
-      let env = CLIEnvironment(
-        writeOut: { _ in }, writeErr: { _ in }, variables: environment.variables,
-        currentDirectory: folder, now: environment.now, isTerminal: false)
       let box = OutputBox()
-      var captured = env
-      captured.writeOut = { box.out += $0 }
-      captured.writeErr = { box.err += $0 }
+      let captured = CLIEnvironment(
+        writeOut: { box.out += $0 }, writeErr: { box.err += $0 }, variables: environment.variables,
+        currentDirectory: folder, now: environment.now, isTerminal: false)
       let code = CLI.run(words, environment: captured, memory: memory)
-      out = box.out
-      err = box.err
       if verbose {
-        environment.writeOut("> \(words.joined(separator: " "))\n\(out)")
-        if !err.isEmpty { environment.writeOut(err) }
+        environment.writeOut(box.out)
+        if !box.err.isEmpty { environment.writeOut(box.err) }
       }
       if code != 0 {
-        let message = err.split(separator: "\n").first { $0.hasPrefix("error: ") }.map { String($0.dropFirst(7)) } ?? "exit \(code)"
-        lastError = (line.number, message)
-        pendingError = lastError
-        _ = table
+        let message = box.err.split(separator: "\n").first { $0.hasPrefix("error: ") }.map { String($0.dropFirst(7)) } ?? "exit \(code)"
+        memory.lastError = (line.number, message)
+        memory.unexpectedError = memory.lastError
       } else {
-        lastError = nil
+        memory.lastError = nil
       }
     }
-    if let p = pendingError {
-      failures.append(ScenarioFailure(line: p.line, message: "command failed: \(p.message)"))
-      environment.writeErr("\(file):\(p.line): command failed: \(p.message)\n")
+    if let p = memory.unexpectedError, !memory.isInteractive {
+      fail(p.line, "command failed: \(p.message)")
+      memory.unexpectedError = nil
     }
     return (failures, expectations)
   }

@@ -98,4 +98,10 @@ final class MemorySession {
   var store: Store?
   /// The outcome name of the last `buy`.
   var lastPurchaseResult: String?
+  /// The error of the previous command, for `expect error`.
+  var lastError: (line: Int, message: String)?
+  /// A command error not yet answered by `expect error` or `expect result`.
+  var unexpectedError: (line: Int, message: String)?
+  /// The shell: a failed command is reported at once instead of awaiting an expectation.
+  var isInteractive = false
 }

@@ -1,0 +1,184 @@
+import Foundation
+import StoreSim
+
+let shellCommand = CommandSpec(
+  name: "shell", group: "Scripts and exploration",
+  abstract: "An interactive prompt taking the same commands as scenarios",
+  discussion: """
+    Reads commands line by line (typed or piped), with the scenario grammar: every command,
+    'expect ...', 'echo', plus 'help [command]', 'history' and 'exit'. The prompt shows the
+    virtual date. Starts from the session file when there is one and saves every change back to
+    it; otherwise start with 'init CONFIG'. Piped input gives exactly the output of
+    'storesim run --verbose' on the same lines.
+    """,
+  example: "printf 'init Configurations/AppleSample.storekit\\nbuy nonconsumable.car\\n' | storesim shell",
+  run: { inv in
+    _ = try inv.positionals(0...0, "")
+    let memory = MemorySession()
+    memory.isInteractive = true
+    let shown = SessionContext.path(inv)
+    let absolute = inv.environment.resolve(shown)
+    var document: SessionDocument?
+    if FileManager.default.fileExists(atPath: absolute) {
+      let loaded = try SessionFile.read(absolute, shownAs: shown)
+      document = loaded
+      memory.store = Store(state: loaded.state)
+    }
+    let interactive = inv.environment.isTerminal
+    if interactive {
+      inv.out("storesim \(storesimVersion) shell — 'help' lists commands, 'exit' leaves" + (document != nil ? "; session \(shown)" : ""))
+    }
+    let runner = ScenarioRunner(environment: inv.environment, verbose: true)
+    var history: [String] = []
+    var number = 0
+    var failed = false
+    while true {
+      if interactive {
+        let date = memory.store.map { ISO8601.string($0.now) } ?? "no session"
+        inv.environment.writeOut("storesim \(date)> ")
+      }
+      guard let raw = inv.environment.readLine() else { break }
+      number += 1
+      let words: [String]
+      do {
+        words = try ScriptLineSplitter.split(raw)
+      } catch {
+        inv.err("<stdin>:\(number): syntax error: unterminated quote")
+        continue
+      }
+      guard let first = words.first else { continue }
+      history.append(raw)
+      switch first {
+      case "exit", "quit": return failed ? .failure : .success
+      case "history":
+        inv.out(history.enumerated().map { "\($0.offset + 1)  \($0.element)" }.joined(separator: "\n"))
+        continue
+      case "help" where interactive:
+        _ = CLI.run(words, environment: inv.environment, memory: memory)
+        continue
+      default: break
+      }
+      let lines: [ScenarioLine]
+      do {
+        lines = try ScenarioRunner.parse(raw, file: "<stdin>", table: inv.table).map { ScenarioLine(number: number, words: $0.words, text: $0.text) }
+      } catch let error as CLIError {
+        inv.err("error: " + error.message.replacingOccurrences(of: "<stdin>:1:", with: "<stdin>:\(number):"))
+        continue
+      }
+      let before = memory.store?.state
+      let (failures, _) = runner.runLines(lines, file: "<stdin>", folder: inv.environment.currentDirectory, memory: memory)
+      if !failures.isEmpty { failed = true }
+      if var doc = document, let state = memory.store?.state, state != before {
+        let lock = try SessionLock(path: absolute)
+        doc.state = state
+        try SessionFile.write(doc, to: absolute)
+        document = doc
+        withExtendedLifetime(lock) {}
+      }
+    }
+    if interactive { inv.environment.writeOut("\n") }
+    return failed ? .failure : .success
+  })
+
+let timelineCommand = CommandSpec(
+  name: "timeline", group: "Inspection",
+  abstract: "A picture of each subscription over time",
+  arguments: "[<group>]",
+  options: [OptionSpec(name: "width", value: "<columns>", help: "width of the time axis (default 60)")],
+  discussion: "One row per customer and group: paid periods, trials and offers, grace, billing retry, expiry, refunds and plan changes, with dates on the axis. Colour only on a terminal.",
+  example: "storesim timeline Premium",
+  run: { inv in
+    let arg = try inv.positionals(0...1, "group").first
+    var width = 60
+    if let w = inv.arguments.value("width") {
+      guard let n = Int(w), (20...400).contains(n) else { throw CLIError.usage("--width takes 20 to 400 columns", command: "timeline") }
+      width = n
+    }
+    return try SessionContext.with(inv, mutating: false) { store in
+      var groups = store.configuration.subscriptionGroups
+      if let arg {
+        guard let g = store.configuration.group(named: arg) ?? store.configuration.product(arg)?.subscription.flatMap({ store.configuration.group($0.groupID) }) else {
+          var message = "no subscription group '\(arg)'"
+          if let near = Suggest.closest(to: arg, in: groups.flatMap { [$0.id, $0.name] }) { message += "; did you mean '\(near)'?" }
+          throw CLIError.failed(message)
+        }
+        groups = [g]
+      }
+      let text = Timeline.render(store: store, groups: groups, width: width, colour: inv.environment.isTerminal)
+      if inv.json {
+        inv.printJSON(.object(["timeline": .string(text)]))
+      } else {
+        inv.out(text)
+      }
+      return .success
+    }
+  })
+
+/// Draws subscription history as characters on a time axis.
+enum Timeline {
+  static let legend = "legend: t trial  o offer  = paid  g grace period  r billing retry  x refunded  | plan change  . not subscribed"
+
+  static func render(store: Store, groups: [SubscriptionGroup], width: Int, colour: Bool) -> String {
+    var out: [String] = []
+    for group in groups {
+      var rows: [(String, [Transaction])] = []
+      for name in store.customerNames {
+        let list = store.allTransactions(customer: name).filter { $0.subscriptionGroupID == group.id }
+        if !list.isEmpty { rows.append((name, list)) }
+      }
+      guard !rows.isEmpty else {
+        out.append("\(group.name): no subscriptions")
+        continue
+      }
+      let start = rows.flatMap { $0.1 }.map(\.purchaseDate).min()!
+      let end = max(store.now, rows.flatMap { $0.1 }.compactMap(\.expirationDate).max() ?? store.now)
+      let span = max(end.timeIntervalSince(start), 1)
+      func column(_ d: Date) -> Int { min(width - 1, max(0, Int(d.timeIntervalSince(start) / span * Double(width)))) }
+      let label = rows.map(\.0.count).max()! + 2
+      out.append("\(group.name) (\(group.id))")
+      out.append(String(repeating: " ", count: label) + ISO8601.string(start).prefix(10) + String(repeating: " ", count: max(1, width - 20)) + ISO8601.string(end).prefix(10))
+      for (name, list) in rows {
+        var cells = [Character](repeating: ".", count: width)
+        let sorted = list.sorted { $0.purchaseDate < $1.purchaseDate }
+        for (i, t) in sorted.enumerated() {
+          var stop = t.expirationDate ?? end
+          if t.isUpgraded, i + 1 < sorted.count { stop = min(stop, sorted[i + 1].purchaseDate) }
+          let ch: Character = t.isRevoked ? "x" : t.offer?.paymentMode == .freeTrial ? "t" : t.offer != nil ? "o" : "="
+          let a = column(t.purchaseDate), b = max(a, column(stop) - (column(stop) > a ? 1 : 0))
+          for c in a...b { cells[c] = ch }
+          if i > 0, sorted[i - 1].productID != t.productID { cells[a] = "|" }
+        }
+        // Grace and retry spans from the notifications of this customer and group.
+        var failingSince: (Date, Character)?
+        for n in store.notifications where n.customer == name && n.transaction?.subscriptionGroupID == group.id {
+          switch (n.notificationType, n.subtype) {
+          case ("DID_FAIL_TO_RENEW", let sub): failingSince = (n.signedDate, sub == "GRACE_PERIOD" ? "g" : "r")
+          case ("GRACE_PERIOD_EXPIRED", _):
+            if let (from, _) = failingSince { paint(&cells, column(from), column(n.signedDate), "g") }
+            failingSince = (n.signedDate, "r")
+          case ("DID_RENEW", _), ("EXPIRED", _), ("REFUND", _):
+            if let (from, ch) = failingSince { paint(&cells, column(from), column(n.signedDate), ch) }
+            failingSince = nil
+          default: break
+          }
+        }
+        if let (from, ch) = failingSince { paint(&cells, column(from), column(store.now), ch) }
+        let row = colour ? colourise(cells) : String(cells)
+        out.append(name.padding(toLength: label, withPad: " ", startingAt: 0) + row)
+      }
+      out.append("")
+    }
+    out.append(legend)
+    return out.joined(separator: "\n")
+  }
+
+  static func paint(_ cells: inout [Character], _ a: Int, _ b: Int, _ ch: Character) {
+    guard a <= b else { return }
+    for c in a..<max(a + 1, b) where c < cells.count { cells[c] = ch }
+  }
+
+  static func colourise(_ cells: [Character]) -> String {
+    let codes: [Character: String] = ["=": "32", "t": "36", "o": "36", "g": "33", "r": "31", "x": "35", "|": "1"]
+    return cells.map { ch in codes[ch].map { "\u{1B}[\($0)m\(ch)\u{1B}[0m" } ?? String(ch) }.joined()
+  }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import Testing
+
+@testable import StoreSimCLI
+
+@Suite struct ScenarioTests {
+  static let scripts: [String] = {
+    let folder = CLIHarness.projectRoot.appendingPathComponent("Scripts").path
+    return ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".storesim") }.sorted()
+  }()
+
+  @Test(arguments: scripts)
+  func everyScenarioInScriptsPasses(_ name: String) throws {
+    let cli = try CLIHarness()
+    let r = cli.run(["run", CLIHarness.projectRoot.appendingPathComponent("Scripts/\(name)").path])
+    #expect(r.code == 0, "\(r.stdout)\(r.stderr)")
+    #expect(r.stdout.contains("PASS"))
+  }
+
+  func write(_ text: String, in cli: CLIHarness, name: String = "s.storesim") throws -> String {
+    let path = cli.folder + "/" + name
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    return name
+  }
+
+  @Test func failedExpectationNamesFileAndLineAndTheRunGoesOn() throws {
+    let cli = try CLIHarness()
+    let file = try write("""
+      init AppleSample.storekit --start 2026-01-01T00:00:00Z
+      buy nonconsumable.car
+      expect entitled nonconsumable.racecar
+      expect notification REFUND
+      expect entitled nonconsumable.car
+      """, in: cli)
+    let r = cli.run("run \(file)")
+    #expect(r.code == 1)
+    #expect(r.stderr.contains("s.storesim:3: expected nonconsumable.racecar to be entitled, got not entitled"))
+    #expect(r.stderr.contains("s.storesim:4: expected notification REFUND, got ONE_TIME_CHARGE"))
+    #expect(!r.stderr.contains(":5:"))
+  }
+
+  @Test func syntaxErrorIsReportedWithItsLineBeforeAnythingRuns() throws {
+    let cli = try CLIHarness()
+    let file = try write("""
+      init AppleSample.storekit
+      echo this must not print
+      expect entitle nonconsumable.car
+      """, in: cli)
+    let r = cli.run("run \(file)")
+    #expect(r.code == 65)
+    #expect(r.stderr.contains("s.storesim:3: syntax error: unknown expectation 'entitle'"))
+    #expect(!r.stdout.contains("must not print"))
+  }
+
+  @Test func commandFailureWithoutExpectErrorFailsTheScenario() throws {
+    let cli = try CLIHarness()
+    let file = try write("init AppleSample.storekit\nrefund 1\nnow\n", in: cli)
+    let r = cli.run("run \(file)")
+    #expect(r.code == 1)
+    #expect(r.stderr.contains("s.storesim:2: command failed: no transaction with id 1"))
+    let ok = try write("init AppleSample.storekit\nrefund 1\nexpect error no transaction\n", in: cli, name: "t.storesim")
+    #expect(cli.run("run \(ok)").code == 0)
+  }
+
+  @Test func junitReportHasOneTestCasePerFile() throws {
+    let cli = try CLIHarness()
+    let good = try write("init AppleSample.storekit\nexpect pending 0\n", in: cli, name: "good.storesim")
+    let bad = try write("init AppleSample.storekit\nexpect pending 2\n", in: cli, name: "bad.storesim")
+    let r = cli.run("run \(good) \(bad) --junit report.xml")
+    #expect(r.code == 1)
+    let xml = try String(contentsOfFile: cli.folder + "/report.xml", encoding: .utf8)
+    #expect(xml.contains(#"tests="2" failures="1""#))
+    #expect(xml.contains(#"name="good.storesim""#))
+    #expect(xml.contains("bad.storesim:2: expected 2 pending, got 0"))
+  }
+
+  @Test func scenariosRunInFreshSessionsAndLeaveNoSessionFile() throws {
+    let cli = try CLIHarness()
+    let file = try write("init AppleSample.storekit\nbuy nonconsumable.car\nexpect transactions 1\n", in: cli)
+    #expect(cli.run("run \(file) \(file)").code == 0)
+    #expect(!FileManager.default.fileExists(atPath: cli.folder + "/.storesim/session.json"))
+  }
+
+  @Test func quotesAndCommentsSplitLikeAShell() throws {
+    #expect(try ScriptLineSplitter.split(#"buy "a b" --offer 'promotional:$4 for month' # note"#) == ["buy", "a b", "--offer", "promotional:$4 for month"])
+    #expect(try ScriptLineSplitter.split("# only a comment").isEmpty)
+    #expect(throws: (any Error).self) { try ScriptLineSplitter.split(#"buy "open"#) }
+  }
+}
+
+@Suite struct ShellAndTimelineTests {
+  static let lines = [
+    "init AppleSample.storekit --start 2026-01-01T00:00:00Z",
+    "buy nonconsumable.car",
+    "buy subscription.standard",
+    "expect entitled nonconsumable.car",
+    "settings billing-retry on",
+    "settings grace-period on",
+    "advance 40d",
+    "advance 20d",
+    "settings billing-retry off",
+    "resolve subscription.standard",
+    "buy subscription.pro",
+    "refund --product nonconsumable.car",
+    "advance 1mo",
+    "timeline",
+  ]
+
+  @Test func pipedShellAnswersExactlyLikeTheSameScenario() throws {
+    let cli = try CLIHarness()
+    try Self.lines.joined(separator: "\n").write(toFile: cli.folder + "/t.storesim", atomically: true, encoding: .utf8)
+    let scenario = cli.run("run --verbose t.storesim")
+    let input = LineFeed(Self.lines)
+    let box = OutputBox()
+    let lock = NSLock()
+    let env = CLIEnvironment(
+      writeOut: { s in lock.withLock { box.out += s } }, writeErr: { s in lock.withLock { box.out += s } },
+      currentDirectory: cli.folder, now: { Date(timeIntervalSince1970: 0) }, isTerminal: false,
+      readLine: { input.next() })
+    let code = CLI.run(["shell"], environment: env)
+    #expect(code == 0)
+    let expected = (scenario.stdout + scenario.stderr).split(separator: "\n").filter { !$0.hasPrefix("PASS") && !$0.hasPrefix("1 passed") }.joined(separator: "\n")
+    #expect(box.out.split(separator: "\n").joined(separator: "\n") == expected)
+  }
+
+  @Test func timelineMatchesTheGolden() throws {
+    let cli = try CLIHarness()
+    for line in Self.lines.dropLast() { cli.run(line) }
+    assertGolden(cli.transcript(["timeline", "timeline Nope"]), "timeline.txt")
+  }
+
+  @Test func shellSavesChangesBackToTheSessionFile() throws {
+    let cli = try CLIHarness()
+    cli.run("init AppleSample.storekit --start 2026-01-01T00:00:00Z")
+    let input = LineFeed(["buy nonconsumable.car", "history", "exit"])
+    let env = CLIEnvironment(writeOut: { _ in }, writeErr: { _ in }, currentDirectory: cli.folder, readLine: { input.next() })
+    #expect(CLI.run(["shell"], environment: env) == 0)
+    #expect(cli.run("entitlements").stdout.contains("nonconsumable.car"))
+  }
+}
+
+/// Lines handed out one by one, as standard input would.
+final class LineFeed: @unchecked Sendable {
+  private var lines: ArraySlice<String>
+  private let lock = NSLock()
+  init(_ lines: [String]) { self.lines = lines[...] }
+  func next() -> String? { lock.withLock { lines.popFirst() } }
+}
