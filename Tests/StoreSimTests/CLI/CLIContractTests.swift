@@ -156,7 +156,7 @@ import Testing
     #expect(Set(names).count == names.count)
     for spec in CommandTable.standard.commands {
       #expect(!spec.abstract.isEmpty)
-      #expect(spec.example.hasPrefix("storesim \(spec.name)"))
+      #expect(spec.example.contains("storesim \(spec.name)"))
       for option in spec.options {
         #expect(!option.help.isEmpty)
         #expect(!globalOptions.contains { $0.name == option.name }, "\(spec.name) --\(option.name) clashes with a global option")
