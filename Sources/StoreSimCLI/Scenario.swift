@@ -52,7 +52,7 @@ struct ScenarioRunner {
   var environment: CLIEnvironment
   var verbose: Bool
 
-  static let expectForms = ["result", "entitled", "not-entitled", "state", "pending", "transactions", "latest", "renewal", "notification", "error", "now"]
+  static let expectForms = ["result", "entitled", "not-entitled", "state", "pending", "transactions", "latest", "renewal", "notification", "error", "now", "receipt"]
 
   /// Parses a whole file and checks every line's syntax before anything runs.
   static func parse(_ text: String, file: String, table: CommandTable) throws -> [ScenarioLine] {
@@ -76,6 +76,7 @@ struct ScenarioRunner {
         let need: [String: ClosedRange<Int>] = [
           "result": 1...1, "entitled": 1...1, "not-entitled": 1...1, "state": 2...2, "pending": 1...1,
           "transactions": 1...3, "latest": 3...3, "renewal": 3...3, "notification": 1...1, "error": 1...Int.max, "now": 1...1,
+          "receipt": 1...2,
         ]
         let args = words.count - 2
         if !(need[words[1]]!.contains(args)) {
@@ -113,9 +114,32 @@ struct ScenarioRunner {
     return lines
   }
 
-  /// Runs parsed lines in a fresh in-memory session; returns the failures.
-  func run(_ lines: [ScenarioLine], file: String, folder: String) -> (failures: [ScenarioFailure], expectations: Int) {
-    runLines(lines, file: file, folder: folder, memory: MemorySession())
+  /// Runs parsed lines in a fresh in-memory session; returns the failures and the session.
+  func run(_ lines: [ScenarioLine], file: String, folder: String, environment forced: StoreEnvironment? = nil) -> (failures: [ScenarioFailure], expectations: Int, memory: MemorySession) {
+    let memory = MemorySession()
+    memory.environmentOverride = forced
+    let (failures, count) = runLines(lines, file: file, folder: folder, memory: memory)
+    return (failures, count, memory)
+  }
+
+  /// Every transaction, renewal info and notification of a session, each as JSON and as the
+  /// signed form, for checking with Apple's library.
+  static func artifacts(_ store: Store) -> JSONOutput {
+    var items: [JSONOutput] = []
+    for name in store.customerNames {
+      for t in store.customer(name)?.transactions ?? [] {
+        items.append(.object(["kind": .string("transaction"), "json": store.payload(t, customer: name), "signed": .string(store.signed(t, customer: name))]))
+      }
+      for g in store.configuration.subscriptionGroups {
+        for s in store.statuses(forGroup: g.id, customer: name) {
+          items.append(.object(["kind": .string("renewalInfo"), "json": store.payload(s.renewalInfo, customer: name), "signed": .string(store.signed(s.renewalInfo, customer: name))]))
+        }
+      }
+    }
+    for n in store.notifications {
+      items.append(.object(["kind": .string("notification"), "json": store.payload(n), "signed": store.signedBody(n)["signedPayload"]!]))
+    }
+    return .object(["bundleId": .string(store.state.bundleID), "environment": .string(store.state.environment.rawValue), "artifacts": .array(items)])
   }
 
   /// Runs parsed lines against a session (the shell keeps one across calls).
@@ -235,6 +259,10 @@ struct ScenarioRunner {
       guard let n = store.notifications.last else { return "expected notification \(words[2]), got none" }
       let got = n.notificationType + (n.subtype.map { "/\($0)" } ?? "")
       return got == words[2] ? nil : "expected notification \(words[2]), got \(got)"
+    case "receipt":
+      let endpoint = words.count > 3 ? StoreEnvironment(userInput: words[3]) : nil
+      guard case .int(let status)? = store.receipt(customer: customer, askedAs: endpoint)["status"] else { return "expected receipt status \(words[2]), got none" }
+      return String(status) == words[2] ? nil : "expected receipt status \(words[2]), got \(status)"
     case "now":
       guard let date = try? ValueParsing.date(words[2]) else { return "expected now \(words[2]), got an unreadable date" }
       return date == store.now ? nil : "expected now \(words[2]), got \(ISO8601.string(store.now))"
@@ -256,6 +284,8 @@ let runCommand = CommandSpec(
   options: [
     OptionSpec(name: "junit", value: "<file>", help: "write a JUnit XML report (one test case per file)"),
     OptionSpec(name: "verbose", value: nil, help: "print every command and its output"),
+    OptionSpec(name: "environment", value: "<env>", help: "make every init use this environment"),
+    OptionSpec(name: "artifacts", value: "<dir>", help: "write each scenario's transactions, renewal infos and notifications (JSON and JWS) there"),
   ],
   discussion: """
     One command per line, as on the command line without 'storesim'; '#' starts a comment;
@@ -282,11 +312,26 @@ let runCommand = CommandSpec(
       parsed.append((file, lines, (path as NSString).deletingLastPathComponent))
     }
     let runner = ScenarioRunner(environment: inv.environment, verbose: inv.arguments.has("verbose"))
+    var forced: StoreEnvironment?
+    if let text = inv.arguments.value("environment") {
+      guard let e = StoreEnvironment(userInput: text) else { throw CLIError.usage("unknown environment '\(text)'; use Xcode, LocalTesting, Sandbox or Production", command: "run") }
+      forced = e
+    }
+    let artifactsFolder = inv.arguments.value("artifacts").map { inv.environment.resolve($0) }
+    if let folder = artifactsFolder {
+      do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) } catch {
+        throw CLIError.noInput("cannot create the artifacts folder \(folder)")
+      }
+    }
     var results: [(String, [ScenarioFailure], Int, TimeInterval)] = []
     var failedFiles = 0
     for (file, lines, folder) in parsed {
       let started = Date()
-      let (failures, count) = runner.run(lines, file: file, folder: folder)
+      let (failures, count, memory) = runner.run(lines, file: file, folder: folder, environment: forced)
+      if let out = artifactsFolder, let store = memory.store {
+        let name = ((file as NSString).lastPathComponent as NSString).deletingPathExtension + ".json"
+        try? ScenarioRunner.artifacts(store).rendered(pretty: false).write(toFile: (out as NSString).appendingPathComponent(name), atomically: true, encoding: .utf8)
+      }
       let elapsed = Date().timeIntervalSince(started)
       results.append((file, failures, count, elapsed))
       if !failures.isEmpty { failedFiles += 1 }

@@ -43,6 +43,7 @@ let initCommand = CommandSpec(
     let (loaded, data) = try ConfigurationFile.load(config, environment: inv.environment)
     for w in loaded.warnings { inv.err(ConfigurationFile.diagnostic(w, file: config)) }
     if let memory = inv.memory {
+      if let forced = memory.environmentOverride { environment = forced }
       let store = Store(configuration: loaded.configuration, start: start, bundleID: bundleID, environment: environment)
       memory.store = store
       if !inv.json { inv.out("session in memory: \(config), \(loaded.configuration.products.count) products, starts \(ISO8601.string(store.now)), environment \(environment.rawValue)") }
@@ -97,9 +98,12 @@ enum SettingKey: String, CaseIterable {
   case timeRate = "time-rate"
   case disableDialogs = "disable-dialogs"
   case error
+  case deliverURL = "deliver-url"
 
-  func value(_ s: StoreKitSettings) -> String {
+  func value(_ store: Store) -> String {
+    let s = store.settings
     switch self {
+    case .deliverURL: return store.state.deliveryURL ?? "off"
     case .askToBuy: return s.askToBuyEnabled ? "on" : "off"
     case .interruptedPurchases: return s.interruptedPurchasesEnabled ? "on" : "off"
     case .failTransactions: return s.failTransactionsEnabled ? s.failureError : "off"
@@ -131,8 +135,8 @@ let settingsCommand = CommandSpec(
   discussion: """
     Keys: ask-to-buy, interrupted-purchases, fail-transactions (off or an SKError name),
     billing-retry (renewals fail into billing retry), grace-period, storefront (ISO 3166 alpha-3),
-    locale, time-rate (an SKTestSession.TimeRate name or number), disable-dialogs, and
-    'error API ERROR|none' for simulated StoreKit errors (setSimulatedError(_:forAPI:)), e.g.
+    locale, time-rate (an SKTestSession.TimeRate name or number), disable-dialogs, deliver-url
+    (POST notifications there as they happen, or off), and 'error API ERROR|none' for simulated StoreKit errors (setSimulatedError(_:forAPI:)), e.g.
     'settings error purchase networkError'. Initial values come from the configuration.
     """,
   example: "storesim settings billing-retry on",
@@ -143,10 +147,10 @@ let settingsCommand = CommandSpec(
       guard let keyText = args.first else {
         if inv.json {
           var d: [String: JSONOutput] = [:]
-          for key in SettingKey.allCases { d[key.rawValue] = .string(key.value(store.settings)) }
+          for key in SettingKey.allCases { d[key.rawValue] = .string(key.value(store)) }
           inv.printJSON(.object(d))
         } else {
-          inv.out(Table.render(SettingKey.allCases.map { [$0.rawValue, $0.value(store.settings)] }))
+          inv.out(Table.render(SettingKey.allCases.map { [$0.rawValue, $0.value(store)] }))
         }
         return .success
       }
@@ -156,13 +160,20 @@ let settingsCommand = CommandSpec(
         throw CLIError.usage(message, command: "settings")
       }
       if args.count == 1 {
-        inv.out(inv.json ? JSONOutput.object([key.rawValue: .string(key.value(store.settings))]).rendered() : key.value(store.settings))
+        inv.out(inv.json ? JSONOutput.object([key.rawValue: .string(key.value(store))]).rendered() : key.value(store))
         return .success
       }
       var s = store.settings
       let value = args[1]
+      if key == .deliverURL {
+        guard args.count == 2 else { throw CLIError.usage("unexpected argument '\(args[2])'", command: "settings") }
+        store.setDeliveryURL(value.lowercased() == "off" ? nil : try Delivery.validate(value, command: "settings"))
+        inv.out(inv.json ? JSONOutput.object([key.rawValue: .string(key.value(store))]).rendered() : "\(key.rawValue) = \(key.value(store))")
+        return .success
+      }
       if key != .error && args.count > 2 { throw CLIError.usage("unexpected argument '\(args[2])'", command: "settings") }
       switch key {
+      case .deliverURL: break
       case .askToBuy: s.askToBuyEnabled = try parseSwitch(value, key: key.rawValue)
       case .interruptedPurchases: s.interruptedPurchasesEnabled = try parseSwitch(value, key: key.rawValue)
       case .billingRetry: s.shouldEnterBillingRetryOnRenewal = try parseSwitch(value, key: key.rawValue)
@@ -218,7 +229,7 @@ let settingsCommand = CommandSpec(
         }
       }
       store.settings = s
-      inv.out(inv.json ? JSONOutput.object([key.rawValue: .string(key.value(s))]).rendered() : "\(key.rawValue) = \(key.value(s))")
+      inv.out(inv.json ? JSONOutput.object([key.rawValue: .string(key.value(store))]).rendered() : "\(key.rawValue) = \(key.value(store))")
       return .success
     }
   })

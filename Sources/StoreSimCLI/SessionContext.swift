@@ -33,8 +33,11 @@ enum SessionContext {
       }
       try ensureCustomer(inv, &store, mutating: mutating)
       defer { if mutating { memory.store = store } }
+      let count = store.notifications.count
       do {
-        return try body(&store)
+        let code = try body(&store)
+        if mutating { autoDeliver(inv, &store, since: count) }
+        return code
       } catch let error as StoreError {
         throw CLIError.failed(error.description)
       }
@@ -70,6 +73,7 @@ enum SessionContext {
     } catch let error as StoreError {
       throw CLIError.failed(error.description)
     }
+    if mutating { autoDeliver(inv, &store, since: before.notifications.count) }
     if (mutating && store.state != before) || reloaded {
       document.state = store.state
       try SessionFile.write(document, to: absolute)
@@ -80,6 +84,17 @@ enum SessionContext {
 
 
 extension SessionContext {
+  /// Delivers notifications emitted by this command when `settings deliver-url` is set.
+  static func autoDeliver(_ inv: Invocation, _ store: inout Store, since count: Int) {
+    guard let url = store.state.deliveryURL, store.notifications.count > count,
+      inv.arguments.command != "notifications"
+    else { return }
+    let attempts = Delivery.deliver(Array(count..<store.notifications.count), to: url, store: &store)
+    for a in attempts where !a.succeeded {
+      inv.warning("notification #\(a.index) was not delivered to \(url) (" + (a.httpStatus.map { "HTTP \($0)" } ?? a.error ?? "?") + "); kept for 'notifications deliver --retry'")
+    }
+  }
+
   /// Mutating commands create an unknown `--customer`; reading ones refuse it.
   static func ensureCustomer(_ inv: Invocation, _ store: inout Store, mutating: Bool) throws {
     let customer = customer(inv)
@@ -104,4 +119,6 @@ final class MemorySession {
   var unexpectedError: (line: Int, message: String)?
   /// The shell: a failed command is reported at once instead of awaiting an expectation.
   var isInteractive = false
+  /// `run --environment`: overrides the environment of every `init`.
+  var environmentOverride: StoreEnvironment?
 }

@@ -105,8 +105,17 @@ let advanceCommand = CommandSpec(
     }
   })
 
+let signedOption = OptionSpec(name: "signed", value: nil, help: "print compact JWS (HS256, storesim's key; see 'help notifications')")
+let formatOption = OptionSpec(name: "format", value: "<format>", help: "api: the App Store Server API response shape")
+
+func apiFormat(_ inv: Invocation) throws -> Bool {
+  guard let f = inv.arguments.value("format") else { return false }
+  guard f.lowercased() == "api" else { throw CLIError.usage("unknown format '\(f)'; the only format is api", command: inv.arguments.command) }
+  return true
+}
+
 let inspectCommands: [CommandSpec] = [
-  entitlementsCommand, transactionsCommand, latestCommand, statusCommand, pendingCommand, notificationsCommand,
+  entitlementsCommand, transactionsCommand, latestCommand, statusCommand, pendingCommand, notificationsCommand, receiptCommand,
 ]
 
 let entitlementsCommand = CommandSpec(
@@ -130,6 +139,7 @@ let transactionsCommand = CommandSpec(
   options: [
     OptionSpec(name: "product", value: "<id>", help: "only this product (Transaction.all(for:))"),
     OptionSpec(name: "unfinished", value: nil, help: "only unfinished transactions"),
+    signedOption, formatOption,
   ],
   example: "storesim transactions --product subscription.pro",
   run: { inv in
@@ -141,7 +151,16 @@ let transactionsCommand = CommandSpec(
         guard store.configuration.product(p) != nil else { throw CLIError.failed(StoreError.productNotFound(p, suggestion: Suggest.closest(to: p, in: store.configuration.products.map(\.id))).description) }
         list = list.filter { $0.productID == p }
       }
-      if inv.json { inv.printJSON(.array(list.map { store.payload($0, customer: customer) })) } else { inv.out(Render.transactions(list)) }
+      if try apiFormat(inv) {
+        inv.printJSON(store.transactionHistoryResponse(customer: customer, productID: inv.arguments.value("product")))
+      } else if inv.arguments.has("signed") {
+        let jws = list.map { store.signed($0, customer: customer) }
+        if inv.json { inv.printJSON(.array(jws.map(JSONOutput.string))) } else { jws.forEach { inv.out($0) } }
+      } else if inv.json {
+        inv.printJSON(.array(list.map { store.payload($0, customer: customer) }))
+      } else {
+        inv.out(Render.transactions(list))
+      }
       return .success
     }
   })
@@ -150,7 +169,8 @@ let latestCommand = CommandSpec(
   name: "latest", group: "Inspection",
   abstract: "Transaction.latest(for:) of a product",
   arguments: "<product-id>",
-  discussion: "Prints null (JSON) or '(none)' when the product was never bought; exit 0 either way.",
+  options: [signedOption, formatOption],
+  discussion: "Prints null (JSON) or '(none)' when the product was never bought; exit 0 either way. --format api prints the App Store Server API TransactionInfoResponse.",
   example: "storesim latest subscription.pro --json",
   run: { inv in
     let p = try inv.positionals(1...1, "product id")[0]
@@ -158,7 +178,15 @@ let latestCommand = CommandSpec(
       guard store.configuration.product(p) != nil else { throw CLIError.failed(StoreError.productNotFound(p, suggestion: Suggest.closest(to: p, in: store.configuration.products.map(\.id))).description) }
       let customer = SessionContext.customer(inv)
       let t = store.latestTransaction(for: p, customer: customer)
-      if inv.json { inv.out(t.map { store.payload($0, customer: customer).rendered() } ?? "null") } else { inv.out(t.map { Render.transactions([$0]) } ?? "(none)") }
+      if try apiFormat(inv) {
+        inv.printJSON(.object(["signedTransactionInfo": t.map { .string(store.signed($0, customer: customer)) }]))
+      } else if inv.arguments.has("signed") {
+        inv.out(t.map { inv.json ? JSONOutput.string(store.signed($0, customer: customer)).rendered() : store.signed($0, customer: customer) } ?? (inv.json ? "null" : "(none)"))
+      } else if inv.json {
+        inv.out(t.map { store.payload($0, customer: customer).rendered() } ?? "null")
+      } else {
+        inv.out(t.map { Render.transactions([$0]) } ?? "(none)")
+      }
       return .success
     }
   })
@@ -167,7 +195,8 @@ let statusCommand = CommandSpec(
   name: "status", group: "Inspection",
   abstract: "Subscription status per group: state, renewal info, latest transaction",
   arguments: "[<group>|<product-id>]",
-  discussion: "state is subscribed, expired, inBillingRetryPeriod, inGracePeriod or revoked; status is the server's 1–5. JSON gives one object per status (own and family shared).",
+  options: [signedOption, formatOption],
+  discussion: "--signed replaces transaction and renewalInfo with signedTransactionInfo and signedRenewalInfo (JWS); --format api prints the App Store Server API StatusResponse. state is subscribed, expired, inBillingRetryPeriod, inGracePeriod or revoked; status is the server's 1–5. JSON gives one object per status (own and family shared).",
   example: "storesim status --json",
   run: { inv in
     let arg = try inv.positionals(0...1, "group or product").first
@@ -190,6 +219,20 @@ let statusCommand = CommandSpec(
         }
       }
       let statuses = groups.flatMap { store.statuses(forGroup: $0, customer: customer) }
+      if try apiFormat(inv) {
+        inv.printJSON(store.allSubscriptionStatusesResponse(customer: customer, groups: groups))
+        return .success
+      }
+      if inv.arguments.has("signed") {
+        inv.printJSON(.array(statuses.map { s in
+          .object([
+            "subscriptionGroupIdentifier": .string(s.groupID), "state": .string(s.state.rawValue), "status": .int(Int64(s.state.serverStatus)),
+            "signedTransactionInfo": .string(store.signed(s.transaction, customer: customer)),
+            "signedRenewalInfo": .string(store.signed(s.renewalInfo, customer: customer)),
+          ])
+        }))
+        return .success
+      }
       if inv.json {
         inv.printJSON(.array(statuses.map { store.payload($0, customer: customer) }))
         return .success
@@ -237,28 +280,118 @@ let pendingCommand = CommandSpec(
 
 let notificationsCommand = CommandSpec(
   name: "notifications", group: "Inspection",
-  abstract: "App Store Server Notifications V2 emitted so far",
-  options: [OptionSpec(name: "since", value: "<n>", help: "skip the first n notifications")],
-  discussion: "JSON gives ResponseBodyV2DecodedPayload objects with the transaction and renewal info decoded under data.",
-  example: "storesim notifications --since 3 --json",
+  abstract: "App Store Server Notifications V2 emitted so far, and their delivery",
+  arguments: "[deliver <url> | deliver --retry]",
+  options: [
+    OptionSpec(name: "since", value: "<n>", help: "skip the first n notifications"),
+    OptionSpec(name: "signed", value: nil, help: "print what Apple POSTs: {\"signedPayload\": \"<JWS>\"}"),
+    OptionSpec(name: "retry", value: nil, help: "with deliver: send again the deliveries that failed"),
+  ],
+  discussion: """
+    JSON gives ResponseBodyV2DecodedPayload objects; data carries signedTransactionInfo and
+    signedRenewalInfo (JWS) and the same data decoded. 'deliver URL' POSTs every notification not
+    yet delivered to URL as {"signedPayload": ...}, records each attempt and its HTTP status, and
+    keeps failed ones for 'deliver --retry'. 'settings deliver-url URL' delivers as they happen.
+    JWS are signed with HS256 under a key derived from the bundle id, not by Apple: Apple's
+    SignedDataVerifier decodes them in the Xcode and LocalTesting environments (where it skips
+    signature checks); in Sandbox and Production it cannot verify them.
+    """,
+  example: "storesim notifications deliver http://127.0.0.1:8080/notifications",
   run: { inv in
-    _ = try inv.positionals(0...0, "")
+    let args = try inv.positionals(0...2, "")
     var since = 0
     if let s = inv.arguments.value("since") {
       guard let n = Int(s), n >= 0 else { throw CLIError.usage("--since takes a count of notifications, not '\(s)'", command: "notifications") }
       since = n
     }
+    if let action = args.first {
+      guard action == "deliver" else {
+        throw CLIError.usage("unknown notifications action '\(action)'; use deliver", command: "notifications")
+      }
+      let retry = inv.arguments.has("retry")
+      let url = try args.count == 2 ? Delivery.validate(args[1], command: "notifications") : nil
+      guard url != nil || retry else { throw CLIError.usage("deliver needs a URL (or --retry)", command: "notifications") }
+      return try SessionContext.with(inv, mutating: true) { store in
+        var attempts: [NotificationDelivery] = []
+        if let url {
+          let open = store.undelivered(to: url)
+          attempts = Delivery.deliver((retry ? open.failed + open.new : open.new).sorted().filter { $0 >= since }, to: url, store: &store)
+        } else {
+          let urls = Set((store.state.deliveryLog ?? []).map(\.url)).sorted()
+          for u in urls { attempts += Delivery.deliver(store.undelivered(to: u).failed.filter { $0 >= since }, to: u, store: &store) }
+        }
+        let failed = attempts.filter { !$0.succeeded }.count
+        if inv.json {
+          inv.printJSON(.array(attempts.map { a in
+            .object(["index": .int(Int64(a.index)), "url": .string(a.url), "httpStatus": a.httpStatus.map { .int(Int64($0)) }, "error": a.error.map(JSONOutput.string)])
+          }))
+        } else {
+          for a in attempts { inv.out("#\(a.index) -> \(a.url): " + (a.httpStatus.map { "HTTP \($0)" } ?? "failed (\(a.error ?? "?"))")) }
+          inv.out("delivered \(attempts.count - failed), failed \(failed)" + (failed > 0 ? " (kept for 'notifications deliver --retry')" : ""))
+        }
+        return failed == 0 ? .success : .failure
+      }
+    }
     return try SessionContext.with(inv, mutating: false) { store in
       let all = store.notifications
       let list = Array(all.enumerated()).dropFirst(min(since, all.count))
-      if inv.json {
+      if inv.arguments.has("signed") {
+        if inv.json { inv.printJSON(.array(list.map { store.signedBody($0.element) })) } else {
+          for (_, n) in list { inv.out(store.signedBody(n).rendered(pretty: false)) }
+        }
+      } else if inv.json {
         inv.printJSON(.array(list.map { store.payload($0.element) }))
       } else if list.isEmpty {
         inv.out("(none)")
       } else {
-        inv.out(Table.render([["#", "DATE", "CUSTOMER", "TYPE", "PRODUCT", "STATUS"]] + list.map { (i, n) in
-          [String(i), ISO8601.string(n.signedDate), n.customer, n.notificationType + (n.subtype.map { "/\($0)" } ?? ""), n.transaction?.productID ?? "", n.status?.rawValue ?? ""]
+        let log = store.state.deliveryLog ?? []
+        inv.out(Table.render([["#", "DATE", "CUSTOMER", "TYPE", "PRODUCT", "STATUS", "DELIVERY"]] + list.map { (i, n) in
+          let attempts = log.filter { $0.index == i }
+          let delivery = attempts.isEmpty ? "" : attempts.contains(where: \.succeeded) ? "delivered" : "failed ×\(attempts.count)"
+          return [String(i), ISO8601.string(n.signedDate), n.customer, n.notificationType + (n.subtype.map { "/\($0)" } ?? ""), n.transaction?.productID ?? "", n.status?.rawValue ?? "", delivery]
         }))
+      }
+      return .success
+    }
+  })
+
+let receiptCommand = CommandSpec(
+  name: "receipt", group: "Inspection",
+  abstract: "A verifyReceipt-shaped response for the customer",
+  options: [
+    OptionSpec(name: "endpoint", value: "<env>", help: "the verifyReceipt endpoint asked: Production or Sandbox (default: the session's)"),
+    OptionSpec(name: "status", value: "<code>", help: "answer with this error status (21000–21010, 21100–21199)"),
+  ],
+  discussion: "status, environment, receipt.in_app, latest_receipt_info, pending_renewal_info, all values as strings like Apple's. A sandbox or test-environment receipt asked at the production endpoint answers 21007; a production one asked at the sandbox 21008.",
+  example: "storesim receipt --endpoint Production --json",
+  run: { inv in
+    _ = try inv.positionals(0...0, "")
+    var endpoint: StoreEnvironment?
+    if let text = inv.arguments.value("endpoint") {
+      guard let e = StoreEnvironment(userInput: text), e == .production || e == .sandbox else {
+        throw CLIError.usage("--endpoint takes Production or Sandbox, not '\(text)'", command: "receipt")
+      }
+      endpoint = e
+    }
+    var forced: Int?
+    if let text = inv.arguments.value("status") {
+      guard let code = Int(text), Store.receiptStatusCodes[code] != nil || (21100...21199).contains(code) else {
+        throw CLIError.usage("--status takes a verifyReceipt status: 0, 21000–21010 or 21100–21199", command: "receipt")
+      }
+      forced = code
+    }
+    return try SessionContext.with(inv, mutating: false) { store in
+      let response = store.receipt(customer: SessionContext.customer(inv), askedAs: endpoint, forcedStatus: forced)
+      if inv.json {
+        inv.printJSON(response)
+      } else {
+        if case .int(let status)? = response["status"] {
+          inv.out("status \(status)" + (Store.receiptStatusCodes[Int(status)].map { ": \($0)" } ?? ""))
+        }
+        if case .object(let r)? = response["receipt"], case .array(let items)? = r["in_app"] {
+          inv.out("in_app: \(items.count) transaction\(items.count == 1 ? "" : "s")")
+        }
+        if case .array(let items)? = response["pending_renewal_info"] { inv.out("pending_renewal_info: \(items.count)") }
       }
       return .success
     }

@@ -219,4 +219,56 @@ public struct StoreState: Sendable, Hashable, Codable {
   public var nextWebOrderLineItemID: UInt64
   /// The next request number.
   public var nextRequestNumber: Int
+  /// Where notifications are POSTed as they happen (`settings deliver-url`), if anywhere.
+  public var deliveryURL: String?
+  /// Every delivery attempt of a notification, in order (absent in older session files).
+  public var deliveryLog: [NotificationDelivery]?
+}
+
+/// One attempt to POST a notification to a server.
+public struct NotificationDelivery: Sendable, Hashable, Codable {
+  /// Index of the notification in the outbox.
+  public var index: Int
+  /// The URL posted to.
+  public var url: String
+  /// The HTTP status, when the server answered.
+  public var httpStatus: Int?
+  /// Why it failed without an HTTP status (connection refused, timeout).
+  public var error: String?
+  /// Virtual date of the attempt.
+  public var date: Date
+
+  /// Creates a record.
+  public init(index: Int, url: String, httpStatus: Int?, error: String?, date: Date) {
+    self.index = index
+    self.url = url
+    self.httpStatus = httpStatus
+    self.error = error
+    self.date = date
+  }
+
+  /// 2xx.
+  public var succeeded: Bool { httpStatus.map { (200..<300).contains($0) } ?? false }
+}
+
+extension Store {
+  /// Records a delivery attempt made by the front end.
+  public mutating func recordDelivery(_ attempt: NotificationDelivery) {
+    state.deliveryLog = (state.deliveryLog ?? []) + [attempt]
+  }
+
+  /// Sets or clears the URL notifications are delivered to as they happen.
+  public mutating func setDeliveryURL(_ url: String?) {
+    state.deliveryURL = url
+  }
+
+  /// Notification indexes never delivered successfully to `url`, split into never attempted
+  /// and failed before.
+  public func undelivered(to url: String) -> (new: [Int], failed: [Int]) {
+    let log = (state.deliveryLog ?? []).filter { $0.url == url }
+    let done = Set(log.filter(\.succeeded).map(\.index))
+    let tried = Set(log.map(\.index))
+    let open = state.notifications.indices.filter { !done.contains($0) }
+    return (open.filter { !tried.contains($0) }, open.filter { tried.contains($0) })
+  }
 }

@@ -121,8 +121,19 @@ extension Store {
     ])
   }
 
-  /// A notification as a `ResponseBodyV2DecodedPayload`, with the transaction and renewal info
-  /// as decoded objects under `data` (the signed forms replace them when signing).
+  /// A transaction as compact JWS, signed now.
+  public func signed(_ t: Transaction, customer: String = Store.defaultCustomer) -> String {
+    JWS.sign(payload(t, customer: customer), bundleID: state.bundleID)
+  }
+
+  /// A renewal info as compact JWS.
+  public func signed(_ r: RenewalInfo, customer: String = Store.defaultCustomer) -> String {
+    JWS.sign(payload(r, customer: customer), bundleID: state.bundleID)
+  }
+
+  /// A notification as a `ResponseBodyV2DecodedPayload`: `data` carries the signed transaction
+  /// and renewal info (`signedTransactionInfo`, `signedRenewalInfo`) and, for reading, the same
+  /// data decoded under `transactionInfo` and `renewalInfo`.
   public func payload(_ n: ServerNotification) -> JSONOutput {
     let appTransactionID = customer(n.customer)?.appTransactionID
     var data: [String: JSONOutput] = [
@@ -130,10 +141,14 @@ extension Store {
       "environment": .string(state.environment.rawValue),
     ]
     if let t = n.transaction {
-      data["transactionInfo"] = TransactionPayload(t, bundleID: state.bundleID, environment: state.environment, signedDate: n.signedDate, appTransactionID: appTransactionID).json
+      let json = TransactionPayload(t, bundleID: state.bundleID, environment: state.environment, signedDate: n.signedDate, appTransactionID: appTransactionID).json
+      data["transactionInfo"] = json
+      data["signedTransactionInfo"] = .string(JWS.sign(json, bundleID: state.bundleID))
     }
     if let r = n.renewalInfo {
-      data["renewalInfo"] = RenewalInfoPayload(r, environment: state.environment, appTransactionID: appTransactionID).json
+      let json = RenewalInfoPayload(r, environment: state.environment, appTransactionID: appTransactionID).json
+      data["renewalInfo"] = json
+      data["signedRenewalInfo"] = .string(JWS.sign(json, bundleID: state.bundleID))
     }
     if let s = n.status { data["status"] = .int(Int64(s.serverStatus)) }
     return .object([
@@ -143,7 +158,49 @@ extension Store {
       "version": .string("2.0"),
       "signedDate": milliseconds(n.signedDate),
       "data": .object(data),
-      "customer": .string(n.customer),
+    ])
+  }
+
+  /// What Apple POSTs for a notification: `{"signedPayload": "<JWS>"}`.
+  public func signedBody(_ n: ServerNotification) -> JSONOutput {
+    .object(["signedPayload": .string(JWS.sign(payload(n), bundleID: state.bundleID))])
+  }
+
+  /// The App Store Server API's transaction history response (`HistoryResponse`).
+  public func transactionHistoryResponse(customer: String = Store.defaultCustomer, productID: ProductID? = nil) -> JSONOutput {
+    let list = allTransactions(customer: customer).filter { productID == nil || $0.productID == productID }
+    return .object([
+      "revision": .string(String(list.count)),
+      "bundleId": .string(state.bundleID),
+      "environment": .string(state.environment.rawValue),
+      "hasMore": .bool(false),
+      "signedTransactions": .array(list.map { .string(signed($0, customer: customer)) }),
+    ])
+  }
+
+  /// The App Store Server API's `StatusResponse` (Get All Subscription Statuses).
+  public func allSubscriptionStatusesResponse(customer: String = Store.defaultCustomer, groups: [SubscriptionGroupID]? = nil) -> JSONOutput {
+    let ids = groups ?? state.configuration.subscriptionGroups.map(\.id)
+    var data: [JSONOutput] = []
+    for g in ids {
+      let list = statuses(forGroup: g, customer: customer)
+      guard !list.isEmpty else { continue }
+      data.append(.object([
+        "subscriptionGroupIdentifier": .string(g),
+        "lastTransactions": .array(list.map { s in
+          .object([
+            "status": .int(Int64(s.state.serverStatus)),
+            "originalTransactionId": .string(String(s.transaction.originalID)),
+            "signedTransactionInfo": .string(signed(s.transaction, customer: customer)),
+            "signedRenewalInfo": .string(signed(s.renewalInfo, customer: customer)),
+          ])
+        }),
+      ]))
+    }
+    return .object([
+      "bundleId": .string(state.bundleID),
+      "environment": .string(state.environment.rawValue),
+      "data": .array(data),
     ])
   }
 }
