@@ -7,7 +7,8 @@ let shellCommand = CommandSpec(
   discussion: """
     Reads commands line by line (typed or piped), with the scenario grammar: every command,
     'expect ...', 'echo', plus 'help [command]', 'history' and 'exit'. The prompt shows the
-    virtual date. Starts from the session file when there is one and saves every change back to
+    virtual date. On a terminal, Tab completes command names, options and product ids, and the
+    up and down arrows walk the history. Starts from the session file when there is one and saves every change back to
     it; otherwise start with 'init CONFIG'. Piped input gives exactly the output of
     'storesim run --verbose' on the same lines.
     """,
@@ -32,12 +33,20 @@ let shellCommand = CommandSpec(
     var history: [String] = []
     var number = 0
     var failed = false
+    let table = inv.table
+    let editor = interactive && LineEditor.isAvailable
+      ? LineEditor { text in shellCompletions(text, table: table, productIDs: memory.store?.configuration.products.map(\.id) ?? []) }
+      : nil
     while true {
-      if interactive {
-        let date = memory.store.map { ISO8601.string($0.now) } ?? "no session"
-        inv.environment.writeOut("storesim \(date)> ")
+      let prompt = "storesim \(memory.store.map { ISO8601.string($0.now) } ?? "no session")> "
+      let line: String?
+      if let editor {
+        line = editor.readLine(prompt: prompt)
+      } else {
+        if interactive { inv.environment.writeOut(prompt) }
+        line = inv.environment.readLine()
       }
-      guard let raw = inv.environment.readLine() else { break }
+      guard let raw = line else { break }
       number += 1
       let words: [String]
       do {
