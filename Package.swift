@@ -13,6 +13,7 @@ let package = Package(
     .target(name: "StoreSim"),
     .target(name: "StoreSimCLI", dependencies: ["StoreSim"]),
     .executableTarget(name: "storesim", dependencies: ["StoreSimCLI"]),
+    .executableTarget(name: "storesim-bench", dependencies: ["StoreSim"]),
     .testTarget(
       name: "StoreSimTests",
       dependencies: ["StoreSim", "StoreSimCLI"],

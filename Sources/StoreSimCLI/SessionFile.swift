@@ -76,6 +76,16 @@ enum SessionFile {
     guard let data = FileManager.default.contents(atPath: path) else {
       throw CLIError.noInput("cannot read session file \(name)")
     }
+    // One parse on the happy path; the slower diagnosis runs only when decoding fails.
+    if let document = try? decoder().decode(SessionDocument.self, from: data) {
+      guard document.format == SessionDocument.formatName else {
+        throw CLIError.data("\(name) is not a storesim session file; it was left untouched")
+      }
+      guard document.version <= SessionDocument.currentVersion else {
+        throw newer(document.version, name)
+      }
+      return document
+    }
     guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
       throw CLIError.data("session file \(name) is corrupt or truncated (not a JSON object); it was left untouched — start over with 'storesim init CONFIG --force'")
     }
@@ -83,13 +93,17 @@ enum SessionFile {
       throw CLIError.data("\(name) is not a storesim session file; it was left untouched")
     }
     if let version = root["version"] as? Int, version > SessionDocument.currentVersion {
-      throw CLIError.data("session file \(name) has version \(version), newer than this storesim understands (\(SessionDocument.currentVersion)); it was left untouched")
+      throw newer(version, name)
     }
     do {
       return try decoder().decode(SessionDocument.self, from: data)
     } catch {
       throw CLIError.data("session file \(name) is corrupt: \(describe(error)); it was left untouched")
     }
+  }
+
+  static func newer(_ version: Int, _ name: String) -> CLIError {
+    CLIError.data("session file \(name) has version \(version), newer than this storesim understands (\(SessionDocument.currentVersion)); it was left untouched")
   }
 
   static func describe(_ error: any Error) -> String {

@@ -10,6 +10,8 @@ public struct Store: Sendable {
   public internal(set) var state: StoreState
   var customerIndex: [String: Int]
   var events: [StoreEvent] = []
+  /// Due deadlines, derived from the state (never saved); stale entries are skipped on pop.
+  var schedule = DueQueue()
 
   /// The default customer's name.
   public static let defaultCustomer = "default"
@@ -33,6 +35,7 @@ public struct Store: Sendable {
   public init(state: StoreState) {
     self.state = state
     customerIndex = Dictionary(state.customers.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
+    rebuildSchedule()
   }
 
   /// The configuration.
@@ -131,18 +134,22 @@ public struct Store: Sendable {
     return state.nextTransactionID
   }
 
-  mutating func newWebOrderLineItemID() -> String {
+  mutating func newWebOrderLineItemID() -> UInt64 {
     defer { state.nextWebOrderLineItemID += 1 }
-    return String(state.nextWebOrderLineItemID)
+    return state.nextWebOrderLineItemID
   }
 
   mutating func emit(_ customer: Int, _ kind: StoreEvent.Kind) {
     events.append(StoreEvent(date: state.now, customer: customer >= 0 ? state.customers[customer].name : "", kind: kind))
   }
 
-  /// Runs a mutation atomically: on error the state is restored and no events escape.
+  /// Runs a mutation and collects its events.
+  ///
+  /// Every command validates everything that can throw before it changes anything, so a thrown
+  /// `StoreError` leaves the state exactly as it was without copying it first (a copy would cost
+  /// time in proportion to the whole session on every command). The misuse tests hold each
+  /// command to this.
   mutating func atomically<T>(_ body: (inout Store) throws(StoreError) -> T) throws(StoreError) -> (T, [StoreEvent]) {
-    let backup = self
     events = []
     do {
       let result = try body(&self)
@@ -150,7 +157,7 @@ public struct Store: Sendable {
       events = []
       return (result, produced)
     } catch {
-      self = backup
+      events = []
       throw error
     }
   }

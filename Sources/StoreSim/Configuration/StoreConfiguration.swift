@@ -48,6 +48,16 @@ public struct StoreConfiguration: Sendable, Hashable, Codable {
     index[id].map { products[$0] }
   }
 
+  /// The price of a product, without copying the product.
+  public func price(of id: ProductID) -> Decimal? {
+    index[id].map { products[$0].price }
+  }
+
+  /// Whether a product is family shareable, without copying the product.
+  public func isFamilyShareable(_ id: ProductID) -> Bool {
+    index[id].map { products[$0].isFamilyShareable } ?? false
+  }
+
   /// The group with this id.
   public func group(_ id: SubscriptionGroupID) -> SubscriptionGroup? {
     subscriptionGroups.first { $0.id == id }

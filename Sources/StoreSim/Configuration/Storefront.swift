@@ -9,7 +9,7 @@ public struct Storefront: Sendable, Hashable, Codable {
 
   /// The storefront for a country code, or nil when storesim does not know it.
   public static func named(_ code: String) -> Storefront? {
-    let upper = code.uppercased()
+    let upper = table[code] != nil ? code : code.uppercased()
     guard let entry = table[upper] else { return nil }
     return Storefront(countryCode: upper, id: entry.id, currency: entry.currency)
   }

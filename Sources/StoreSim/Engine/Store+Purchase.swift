@@ -147,7 +147,7 @@ extension Store {
       subscriptionGroupID: product.subscription?.groupID, purchaseDate: state.now,
       originalPurchaseDate: state.now, expirationDate: nil, purchasedQuantity: q, appAccountToken: token,
       ownershipType: .purchased, revocationDate: nil, revocationReason: nil, isFamilyRevocation: false,
-      isUpgraded: false, offer: nil, reason: .purchase, price: product.price * Decimal(q),
+      isUpgraded: false, offer: nil, reason: .purchase, price: q == 1 ? product.price : product.price * Decimal(q),
       currency: front.currency, storefront: front.countryCode, storefrontID: front.id, isFinished: false,
       sharedFrom: nil, sharedTransactionID: nil)
   }
@@ -215,6 +215,7 @@ extension Store {
       runningOfferPeriodsLeft: offer?.paymentMode == .payAsYouGo ? max(offer!.periodCount - 1, 0) : 0,
       recentSubscriptionStartDate: recentStart, renewalCount: 0, appAccountToken: options.appAccountToken)
     if let si = subIndex { state.customers[ci].subscriptions[si] = sub } else { state.customers[ci].subscriptions.append(sub) }
+    scheduleDeadline(ci, subIndex ?? state.customers[ci].subscriptions.count - 1)
     notify(ci, "SUBSCRIBED", previous == nil ? "INITIAL_BUY" : "RESUBSCRIBE", transaction: t, group: group)
     shareWithFamily(ci, t)
     return t
@@ -271,6 +272,7 @@ extension Store {
       sub.runningOffer = offer?.paymentMode == .payAsYouGo && offer!.periodCount > 1 ? offer : nil
       sub.runningOfferPeriodsLeft = offer?.paymentMode == .payAsYouGo ? max(offer!.periodCount - 1, 0) : 0
       state.customers[ci].subscriptions[si] = sub
+      scheduleDeadline(ci, si)
       if offer != nil {
         notify(ci, "OFFER_REDEEMED", "UPGRADE", transaction: t, group: sub.groupID)
       } else {
@@ -311,9 +313,10 @@ extension Store {
   @discardableResult
   public mutating func approveAskToBuyTransaction(identifier: String? = nil) throws(StoreError) -> (Transaction, [StoreEvent]) {
     try atomically { (store: inout Store) throws(StoreError) -> Transaction in
-      let request = try store.takeRequest(identifier, kind: .askToBuy)
+      let request = try store.findRequest(identifier, kind: .askToBuy)
       let ci = try store.index(of: request.customer)
       let product = try store.product(request.productID)
+      store.state.pendingRequests.removeAll { $0.id == request.id }
       return store.completePurchase(ci, product, request.options, delivery: .updates)
     }
   }
@@ -322,20 +325,17 @@ extension Store {
   @discardableResult
   public mutating func declineAskToBuyTransaction(identifier: String? = nil) throws(StoreError) -> [StoreEvent] {
     try atomically { (store: inout Store) throws(StoreError) -> Void in
-      let request = try store.takeRequest(identifier, kind: .askToBuy)
+      let request = try store.findRequest(identifier, kind: .askToBuy)
+      store.state.pendingRequests.removeAll { $0.id == request.id }
       store.emit((try? store.index(of: request.customer)) ?? -1, .askToBuyDeclined(requestID: request.id, request.productID))
     }.1
   }
 
-  mutating func takeRequest(_ id: String?, kind: PendingRequest.Kind) throws(StoreError) -> PendingRequest {
-    let index: Int?
-    if let id {
-      index = state.pendingRequests.firstIndex { $0.id == id && $0.kind == kind }
-    } else {
-      index = state.pendingRequests.lastIndex { $0.kind == kind }
-    }
-    guard let index else { throw .noPendingRequest(id) }
-    return state.pendingRequests.remove(at: index)
+  func findRequest(_ id: String?, kind: PendingRequest.Kind) throws(StoreError) -> PendingRequest {
+    let request = id.map { id in state.pendingRequests.first { $0.id == id && $0.kind == kind } }
+      ?? state.pendingRequests.last { $0.kind == kind }
+    guard let request else { throw .noPendingRequest(id) }
+    return request
   }
 
   /// Resolves an interrupted purchase of the product, or the billing issue of its subscription,

@@ -89,14 +89,13 @@ extension Store {
 
   /// The renewal info of a subscription, signed now (rule 40).
   func renewalInfo(_ ci: Int, _ sub: SubscriptionState) -> RenewalInfo {
-    let nextProduct = state.configuration.product(sub.autoRenewProductID)
     var nextOffer: SubscriptionOffer?
     if let pending = sub.pendingOffer {
       nextOffer = pending
     } else if let running = sub.runningOffer, sub.runningOfferPeriodsLeft > 0 {
       nextOffer = running
     }
-    var price = nextProduct?.price ?? 0
+    var price = state.configuration.price(of: sub.autoRenewProductID) ?? 0
     if let nextOffer {
       switch nextOffer.paymentMode {
       case .freeTrial, .oneTime: price = 0
@@ -143,9 +142,8 @@ extension Store {
       status = t.isRevoked && t.ownershipType == .familyShared ? .revoked : s.state
     }
     let index = state.notifications.count
-    let uuid = String(format: "5e1a0000-0000-4000-8000-%012llx", UInt64(index + 1))
     state.notifications.append(ServerNotification(
-      notificationType: type, subtype: subtype, notificationUUID: uuid, signedDate: state.now,
+      notificationType: type, subtype: subtype, sequence: index, signedDate: state.now,
       customer: state.customers[ci].name, transaction: transaction, renewalInfo: info, status: status))
     emit(ci, .notificationSent(index: index, type: type, subtype: subtype))
   }

@@ -74,6 +74,7 @@ extension Store {
       for mi in store.state.customers.indices where mi != ci {
         store.state.customers[mi].transactions.removeAll { $0.sharedTransactionID.map(removed.contains) ?? false }
       }
+      store.rebuildSchedule()
     }.1
   }
 
@@ -87,6 +88,7 @@ extension Store {
       state.customers[ci].introductoryOfferUsedGroups = []
     }
     state.pendingRequests = []
+    rebuildSchedule()
     return []
   }
 
@@ -149,7 +151,7 @@ extension Store {
 
   /// Gives each family member their own copy of a family-shareable purchase or renewal.
   mutating func shareWithFamily(_ ci: Int, _ t: Transaction) {
-    guard t.ownershipType == .purchased, let product = state.configuration.product(t.productID), product.isFamilyShareable else { return }
+    guard state.customers[ci].familyID != nil, t.ownershipType == .purchased, state.configuration.isFamilyShareable(t.productID) else { return }
     for mi in familyMembers(of: ci) { copy(t, from: ci, to: mi) }
   }
 

@@ -31,29 +31,60 @@ extension Store {
   /// The date of the next scheduled lifecycle event, if any.
   public var nextEventDate: Date? { nextDue()?.date }
 
-  struct Due {
+  struct Due: Sendable {
     var date: Date
     var rank: Int
     var customer: Int
     var subscription: Int
+
+    static func < (a: Due, b: Due) -> Bool {
+      (a.date, a.rank, a.customer, a.subscription) < (b.date, b.rank, b.customer, b.subscription)
+    }
   }
 
-  /// The earliest deadline, ordered by (date, rank, customer, group); rank 1 is grace and retry
-  /// deadlines, rank 2 period ends (§12 tie order).
-  func nextDue() -> Due? {
-    var best: Due?
-    for (ci, customer) in state.customers.enumerated() {
-      for (si, sub) in customer.subscriptions.enumerated() {
-        guard let (date, rank) = deadline(sub) else { continue }
-        let candidate = Due(date: date, rank: rank, customer: ci, subscription: si)
-        if let b = best {
-          if (date, rank, ci, si) < (b.date, b.rank, b.customer, b.subscription) { best = candidate }
-        } else {
-          best = candidate
-        }
+  /// A binary min-heap of deadlines.
+  struct DueQueue: Sendable {
+    private(set) var items: [Due] = []
+
+    func peek() -> Due? { items.first }
+
+
+    mutating func push(_ due: Due) {
+      items.append(due)
+      var i = items.count - 1
+      while i > 0 {
+        let parent = (i - 1) / 2
+        guard items[i] < items[parent] else { break }
+        items.swapAt(i, parent)
+        i = parent
       }
     }
-    return best
+
+    @discardableResult
+    mutating func pop() -> Due? {
+      guard let first = items.first else { return nil }
+      let last = items.removeLast()
+      if !items.isEmpty {
+        items[0] = last
+        var i = 0
+        while true {
+          let l = 2 * i + 1, r = l + 1
+          var m = i
+          if l < items.count && items[l] < items[m] { m = l }
+          if r < items.count && items[r] < items[m] { m = r }
+          if m == i { break }
+          items.swapAt(i, m)
+          i = m
+        }
+      }
+      return first
+    }
+  }
+
+  /// The earliest current deadline, ordered by (date, rank, customer, group); rank 1 is grace
+  /// and retry deadlines, rank 2 period ends (§12 tie order).
+  func nextDue() -> Due? {
+    schedule.items.filter(isCurrent).min(by: <)
   }
 
   func deadline(_ sub: SubscriptionState) -> (Date, Int)? {
@@ -65,15 +96,41 @@ extension Store {
     }
   }
 
-  /// Runs every deadline at or before `date`. Deadlines before now (a back-dated purchase) run
-  /// at their own dates without moving the clock back.
+  /// Runs every deadline at or before `date`, in (date, rank, customer, group) order. Deadlines
+  /// before now (a back-dated purchase) run at their own dates without moving the clock back.
   mutating func runDue(through date: Date) {
     let saved = state.now
-    while let due = nextDue(), due.date <= date {
+    while let due = schedule.peek(), due.date <= date {
+      schedule.pop()
+      guard isCurrent(due) else { continue }
       state.now = due.date
       process(due)
+      scheduleDeadline(due.customer, due.subscription)
     }
     state.now = max(saved, state.now)
+  }
+
+  /// Whether a queued deadline still is the subscription's deadline.
+  func isCurrent(_ due: Due) -> Bool {
+    guard due.customer < state.customers.count, due.subscription < state.customers[due.customer].subscriptions.count,
+      let (d, rank) = deadline(state.customers[due.customer].subscriptions[due.subscription])
+    else { return false }
+    return d == due.date && rank == due.rank
+  }
+
+  /// Queues the current deadline of a subscription (call after changing its dates or billing).
+  mutating func scheduleDeadline(_ ci: Int, _ si: Int) {
+    if let (d, rank) = deadline(state.customers[ci].subscriptions[si]) {
+      schedule.push(Due(date: d, rank: rank, customer: ci, subscription: si))
+    }
+  }
+
+  /// Rebuilds the queue from the state (after loading, or when subscriptions are removed).
+  mutating func rebuildSchedule() {
+    schedule = DueQueue()
+    for ci in state.customers.indices {
+      for si in state.customers[ci].subscriptions.indices { scheduleDeadline(ci, si) }
+    }
   }
 
   mutating func process(_ due: Due) {
@@ -85,6 +142,7 @@ extension Store {
         expire(ci, si, reason: .billingError, subtype: "BILLING_RETRY")
       } else {
         state.customers[ci].subscriptions[si].billing = .billingRetry(retryEndDate: retry)
+        scheduleDeadline(ci, si)
         emit(ci, .gracePeriodExpired(sub.groupID, sub.currentProductID))
         notify(ci, "GRACE_PERIOD_EXPIRED", nil, transaction: latestTransaction(ci, si), group: sub.groupID)
       }
@@ -154,6 +212,7 @@ extension Store {
     sub.expirationReason = nil
     if sub.priceIncreaseStatus == .agreed { sub.priceIncreaseStatus = .noIncreasePending }
     state.customers[ci].subscriptions[si] = sub
+    scheduleDeadline(ci, si)
     emit(ci, .subscriptionRenewed(sub.groupID, t.id, product.id))
     notify(ci, "DID_RENEW", recovery ? "BILLING_RECOVERY" : nil, transaction: t, group: sub.groupID)
     shareWithFamily(ci, t)
@@ -175,6 +234,7 @@ extension Store {
     }
     sub.expirationReason = .billingError
     state.customers[ci].subscriptions[si] = sub
+    scheduleDeadline(ci, si)
     emit(ci, .renewalFailed(sub.groupID, sub.currentProductID, gracePeriodExpirationDate: graceEnd))
     notify(ci, "DID_FAIL_TO_RENEW", graceEnd == nil ? nil : "GRACE_PERIOD", transaction: latestTransaction(ci, si), group: sub.groupID)
   }
@@ -282,6 +342,7 @@ extension Store {
     }
     if state.customers[ci].subscriptions[si].expirationDate > state.now {
       state.customers[ci].subscriptions[si].expirationDate = state.now
+      scheduleDeadline(ci, si)
     }
   }
 

@@ -179,8 +179,8 @@ public struct ServerNotification: Sendable, Hashable, Codable {
   public var notificationType: String
   /// `subtype`.
   public var subtype: String?
-  /// `notificationUUID`.
-  public var notificationUUID: String
+  /// Position in the outbox (0-based); the `notificationUUID` is derived from it.
+  public var sequence: Int
   /// `signedDate`: the emission time.
   public var signedDate: Date
   /// The customer it is about.
@@ -191,6 +191,12 @@ public struct ServerNotification: Sendable, Hashable, Codable {
   public var renewalInfo: RenewalInfo?
   /// The subscription status then (auto-renewables only).
   public var status: RenewalState?
+
+  /// `notificationUUID`: unique per notification, stable across reads and retries.
+  public var notificationUUID: String {
+    let hex = String(UInt64(sequence + 1), radix: 16)
+    return "5e1a0000-0000-4000-8000-" + String(repeating: "0", count: max(0, 12 - hex.count)) + hex
+  }
 }
 
 /// The whole state of a session: a value that can be compared, saved and restored.

@@ -63,7 +63,7 @@ public struct Transaction: Sendable, Hashable, Codable, Identifiable {
   /// The id of the first purchase this transaction descends from (`originalID`).
   public var originalID: TransactionID
   /// One value per paid subscription period; auto-renewables only.
-  public var webOrderLineItemID: String?
+  public var webOrderLineItemID: UInt64?
   /// The product.
   public var productID: ProductID
   /// The product's type.

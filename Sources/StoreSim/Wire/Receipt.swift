@@ -45,7 +45,7 @@ extension Store {
       if t.productType == .autoRenewable {
         d["is_in_intro_offer_period"] = .string(t.offer?.type == .introductory && t.offer?.paymentMode != .freeTrial ? "true" : "false")
         if let e = t.expirationDate { ReceiptDates.add("expires_date", e, to: &d) }
-        if let w = t.webOrderLineItemID { d["web_order_line_item_id"] = .string(w) }
+        if let w = t.webOrderLineItemID { d["web_order_line_item_id"] = .string(String(w)) }
         if latest, let g = t.subscriptionGroupID { d["subscription_group_identifier"] = .string(g) }
       }
       if t.isUpgraded { d["is_upgraded"] = .string("true") }

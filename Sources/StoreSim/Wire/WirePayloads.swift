@@ -39,7 +39,7 @@ public struct TransactionPayload {
       "price": milliunits(t.price),
       "currency": .string(t.currency),
     ]
-    if let v = t.webOrderLineItemID { d["webOrderLineItemId"] = .string(v) }
+    if let v = t.webOrderLineItemID { d["webOrderLineItemId"] = .string(String(v)) }
     if let v = t.subscriptionGroupID { d["subscriptionGroupIdentifier"] = .string(v) }
     if let v = t.expirationDate { d["expiresDate"] = milliseconds(v) }
     if let v = t.appAccountToken { d["appAccountToken"] = .string(v.uuidString.lowercased()) }

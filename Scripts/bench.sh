@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# storesim benchmark: prints each figure of product spec §7 with its target and a verdict, all
+# measured in this one run, on this machine. Exits 1 when a target is missed.
+#   Scripts/bench.sh          full sizes (several minutes)
+#   Scripts/bench.sh --quick  the same figures at small sizes (< 30 s); a smoke check: figures
+#                             are printed but not judged, and it exits 0 unless something breaks
+set -euo pipefail
+QUICK=0
+[ "${1:-}" = "--quick" ] && QUICK=1
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+swift build -c release >/dev/null
+BIN="$(swift build -c release --show-bin-path)"
+S="$BIN/storesim"
+B="$BIN/storesim-bench"
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+MISSED=0
+
+now_us() { echo $(( $(date +%s%N) / 1000 )); }
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+# time_us CMD...: microseconds of one run
+time_us() { local a b; a=$(now_us); "$@" >/dev/null 2>&1; b=$(now_us); echo $((b - a)); }
+verdict() { # name value target-text ok(0/1)
+  local v="ok"
+  if [ "$QUICK" = 1 ]; then v="(quick: not judged)"; elif [ "$4" != 1 ]; then v="MISSED"; MISSED=1; fi
+  printf '%-58s %14s   target %-14s %s\n' "$1" "$2" "$3" "$v"
+}
+le() { awk -v a="$1" -v b="$2" 'BEGIN {print (a <= b) ? 1 : 0}'; }
+ge() { awk -v a="$1" -v b="$2" 'BEGIN {print (a >= b) ? 1 : 0}'; }
+
+echo "storesim benchmark $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(nproc) cores, $(uname -m)$([ "$QUICK" = 1 ] && echo ', quick sizes')"
+
+# 1. One CLI call on a session of 10 transactions, as a ratio to a bare --version.
+RUNS=$([ "$QUICK" = 1 ] && echo 7 || echo 41)
+export STORESIM_SESSION="$WORK/small.json"
+"$S" init Configurations/AppleSample.storekit --start 2026-01-01T00:00:00Z >/dev/null
+for i in $(seq 10); do "$S" buy consumable.fuel.octane87 >/dev/null; done
+: > "$WORK/v"; : > "$WORK/e"
+for i in $(seq "$RUNS"); do time_us "$S" --version >> "$WORK/v"; time_us "$S" entitlements >> "$WORK/e"; done
+V=$(median < "$WORK/v"); E=$(median < "$WORK/e")
+R1=$(awk -v e="$E" -v v="$V" 'BEGIN {printf "%.2f", e / v}')
+verdict "1. CLI call (entitlements, 10 transactions) / --version" "$R1 ($((E / 1000)) ms)" "<= 1.5" "$(le "$R1" 1.5)"
+
+# 2. A year of monthly renewals for one subscriber from the command line.
+: > "$WORK/y"
+for i in $(seq 5); do
+  export STORESIM_SESSION="$WORK/year$i.json"
+  "$S" init Configurations/Premium.storekit --start 2026-01-01T00:00:00Z >/dev/null 2>&1
+  "$S" buy com.example.premium.monthly >/dev/null
+  time_us "$S" advance 1y >> "$WORK/y"
+done
+Y=$(median < "$WORK/y")
+verdict "2. a year of monthly renewals (advance 1y), wall time" "$((Y / 1000)) ms" "< 50 ms" "$(le "$Y" 49999)"
+
+# 3. Library throughput, one core; 6. its peak memory.
+SMALL=$([ "$QUICK" = 1 ] && echo 200 || echo 1000)
+LARGE=$([ "$QUICK" = 1 ] && echo 2000 || echo 100000)
+taskset -c 0 "$B" throughput "$SMALL" 2 > "$WORK/t1"
+taskset -c 0 "$B" throughput "$LARGE" 2 > "$WORK/t2"
+field() { awk -v k="$2" '$1 == k {print $2}' "$1"; }
+T1=$(field "$WORK/t1" events_per_second | awk '{printf "%d", $1}')
+T2=$(field "$WORK/t2" events_per_second | awk '{printf "%d", $1}')
+verdict "3. library events/s, $SMALL subscribers over 2 years" "$T1" ">= 1000000" "$(ge "$T1" 1000000)"
+verdict "3. library events/s, $LARGE subscribers over 2 years" "$T2" ">= 1000000" "$(ge "$T2" 1000000)"
+
+# 4. Scaling: a history of 10x the transactions costs at most 11x the time.
+H1=$([ "$QUICK" = 1 ] && echo 100 || echo 500)
+H2=$((H1 * 10))
+taskset -c 0 "$B" throughput "$H1" 2 > "$WORK/h1"
+taskset -c 0 "$B" throughput "$H2" 2 > "$WORK/h2"
+X1=$(field "$WORK/h1" transactions); X2=$(field "$WORK/h2" transactions)
+R4=$(awk -v a="$(field "$WORK/h1" seconds)" -v b="$(field "$WORK/h2" seconds)" 'BEGIN {printf "%.2f", b / a}')
+verdict "4. time for $X2 transactions / for $X1" "$R4" "<= 11" "$(le "$R4" 11)"
+
+# 5. One CLI call on a session of 100,000 transactions.
+N5=$([ "$QUICK" = 1 ] && echo 5000 || echo 100000)
+"$B" session "$N5" > "$WORK/state.json"
+python3 - "$WORK/state.json" "$WORK/big.json" <<'PY'
+import json, sys
+state = json.load(open(sys.argv[1]))
+json.dump({"format": "storesim-session", "version": 1, "configurationPath": "", "configurationDigest": "", "state": state}, open(sys.argv[2], "w"))
+PY
+export STORESIM_SESSION="$WORK/big.json"
+: > "$WORK/b"
+for i in $(seq 5); do time_us "$S" entitlements >> "$WORK/b"; done
+BIG=$(median < "$WORK/b")
+verdict "5. CLI call (entitlements) on $N5 transactions" "$((BIG / 1000)) ms" "< 300 ms" "$(le "$BIG" 299999)"
+
+# 6. Peak memory of item 3, per subscriber at both sizes (linear growth: at most 1.5x).
+M1=$(field "$WORK/t1" peak_mib); M2=$(field "$WORK/t2" peak_mib)
+P1=$(awk -v m="$M1" -v n="$SMALL" 'BEGIN {printf "%.1f", m * 1024 / n}')
+P2=$(awk -v m="$M2" -v n="$LARGE" 'BEGIN {printf "%.1f", m * 1024 / n}')
+R6=$(awk -v a="$P1" -v b="$P2" 'BEGIN {printf "%.2f", b / a}')
+verdict "6. peak memory $M1 MiB / $M2 MiB; KiB per subscriber $P1 -> $P2" "$R6" "<= 1.5 (linear)" "$(le "$R6" 1.5)"
+
+if [ "$QUICK" = 1 ]; then echo "bench quick: all figures measured"; exit 0; fi
+[ "$MISSED" = 0 ] && echo "bench: every target met" || echo "bench: some targets missed"
+exit "$MISSED"

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Builds the two libFuzzer targets with the toolchain's own -sanitize=fuzzer (plus address
+# sanitizer) and runs each for a bounded time, seeded from the .storekit corpus and Scripts/.
+#   Scripts/fuzz.sh [SECONDS_PER_TARGET]   (default 60)
+# Any crash leaves its input in .build/fuzz/crashes/ and makes the script exit 1.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+SECONDS_EACH="${1:-60}"
+OUT=.build/fuzz
+mkdir -p "$OUT/crashes" "$OUT/corpus-config" "$OUT/corpus-scenario"
+
+# The core and the CLI library compiled into each target as one module (the fuzz entry points
+# use internal names). main.swift files are left out; libFuzzer provides main.
+CORE=$(find Sources/StoreSim -name '*.swift' | sort)
+CLI=$(find Sources/StoreSimCLI -name '*.swift' | sort)
+strip_imports() { mkdir -p "$OUT/src"; for f in "$@"; do sed 's/^import StoreSim$//' "$f" > "$OUT/src/$(echo "$f" | tr '/' '_')"; done; }
+rm -rf "$OUT/src"; strip_imports $CORE $CLI
+FLAGS=(-sanitize=fuzzer,address -parse-as-library -O -module-name StoreSimFuzz -swift-version 6)
+swiftc "${FLAGS[@]}" "$OUT"/src/Sources_StoreSim_*.swift Fuzz/FuzzConfiguration.swift -o "$OUT/fuzz-configuration"
+swiftc "${FLAGS[@]}" "$OUT"/src/*.swift Fuzz/FuzzScenario.swift -o "$OUT/fuzz-scenario"
+
+if [ -d ../shared/corpus/storekit ]; then cp ../shared/corpus/storekit/*.storekit "$OUT/corpus-config/" 2>/dev/null || true; fi
+cp Configurations/*.storekit "$OUT/corpus-config/"
+cp Scripts/*.storesim "$OUT/corpus-scenario/"
+
+status=0
+for target in configuration scenario; do
+  echo "== fuzz-$target for ${SECONDS_EACH}s"
+  if ! "$OUT/fuzz-$target" "$OUT/corpus-$target" -max_total_time="$SECONDS_EACH" -max_len=65536 \
+      -rss_limit_mb=2048 -timeout=10 -artifact_prefix="$OUT/crashes/$target-" -print_final_stats=1 2>"$OUT/$target.log"; then
+    status=1
+    tail -40 "$OUT/$target.log"
+  fi
+  grep -E 'stat::number_of_executed_units|Done [0-9]+ runs' "$OUT/$target.log" | tail -2 || true
+done
+[ "$status" = 0 ] && echo "fuzz: no crash" || echo "fuzz: CRASH (inputs in $OUT/crashes)"
+exit "$status"

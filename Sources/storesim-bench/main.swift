@@ -1,0 +1,91 @@
+import Foundation
+import StoreSim
+
+// Library benchmarks for Scripts/bench.sh. Prints `key value` lines; timing happens here, never
+// in tests. Usage: storesim-bench throughput N YEARS | history N
+func seconds(_ body: () throws -> Void) rethrows -> Double {
+  let start = DispatchTime.now().uptimeNanoseconds
+  try body()
+  return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
+func peakMemoryMiB() -> Double {
+  guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+  for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+    return Double(line.split(separator: " ").dropFirst().first.flatMap { Double($0) } ?? 0) / 1024
+  }
+  return 0
+}
+
+let configuration: StoreConfiguration = {
+  let trial = SubscriptionOffer(type: .introductory, paymentMode: .freeTrial, period: SubscriptionPeriod(value: 1, unit: .week))
+  let products = [
+    Product(id: "monthly", type: .autoRenewable, price: Decimal(string: "9.99")!, subscription: SubscriptionInfo(groupID: "G", groupLevel: 2, period: SubscriptionPeriod(value: 1, unit: .month), introductoryOffer: trial)),
+    Product(id: "yearly", type: .autoRenewable, price: Decimal(string: "79.99")!, subscription: SubscriptionInfo(groupID: "G", groupLevel: 1, period: SubscriptionPeriod(value: 1, unit: .year))),
+    Product(id: "coins", type: .consumable, price: Decimal(string: "0.99")!),
+  ]
+  return StoreConfiguration(products: products, subscriptionGroups: [SubscriptionGroup(id: "G", name: "G", productIDs: ["monthly", "yearly"])])
+}()
+let start = Date(timeIntervalSince1970: 1_767_225_600)
+
+/// N subscribers join over the first month, a tenth cancel, a hundredth are refunded, and the
+/// clock runs `years` years. Returns the lifecycle events (transactions created, expiries,
+/// refunds, notifications) and the seconds it took.
+func simulate(subscribers n: Int, years: Int) throws -> (events: Int, seconds: Double, store: Store) {
+  var store = Store(configuration: configuration, start: start)
+  var events = 0
+  func count(_ list: [StoreEvent]) {
+    for e in list {
+      switch e.kind {
+      case .transactionCreated, .subscriptionExpired, .transactionRevoked, .notificationSent: events += 1
+      default: break
+      }
+    }
+  }
+  let time = try seconds {
+    let step = 30.0 * 86_400 / Double(max(n, 1))
+    for i in 0..<n {
+      let name = "c\(i)"
+      try store.addCustomer(name)
+      count(try store.advance(to: start.addingTimeInterval(step * Double(i))))
+      let outcome = try store.purchase(i % 7 == 0 ? "yearly" : "monthly", customer: name)
+      count(outcome.events)
+      if i % 10 == 3 { count(try store.disableAutoRenew(productID: "monthly", customer: name)) }
+      if i % 100 == 5, case .success(let t, _) = outcome.result { count(try store.refund(t.id, customer: name)) }
+    }
+    count(try store.advance(to: UTCCalendar.adding(months: 12 * years, to: start)))
+  }
+  return (events, time, store)
+}
+
+let args = CommandLine.arguments.dropFirst()
+switch args.first {
+case "throughput":
+  let n = Int(args.dropFirst().first ?? "1000") ?? 1000
+  let years = Int(args.dropFirst(2).first ?? "2") ?? 2
+  let r = try simulate(subscribers: n, years: years)
+  print("events \(r.events)")
+  print("seconds \(r.seconds)")
+  print("events_per_second \(Double(r.events) / r.seconds)")
+  print("transactions \(r.store.customerNames.reduce(0) { $0 + (r.store.customer($1)?.transactions.count ?? 0) })")
+  print("peak_mib \(peakMemoryMiB())")
+case "session":
+  // Writes the state of a session holding about N transactions (subscribers with two years of
+  // monthly renewals each) as JSON, for the CLI benchmarks.
+  let target = Int(args.dropFirst().first ?? "10") ?? 10
+  let subscribers = max(1, target / 25)
+  var store = Store(configuration: configuration, start: start)
+  for i in 0..<subscribers {
+    try store.addCustomer("c\(i)")
+    _ = try store.purchase("monthly", customer: "c\(i)")
+  }
+  try store.advance(to: UTCCalendar.adding(months: 24, to: start))
+  let made = store.customerNames.reduce(0) { $0 + (store.customer($1)?.transactions.count ?? 0) }
+  for _ in 0..<max(0, target - made) { _ = try store.purchase("coins") }
+  let encoder = JSONEncoder()
+  encoder.dateEncodingStrategy = .millisecondsSince1970
+  FileHandle.standardOutput.write(try encoder.encode(store.state))
+default:
+  FileHandle.standardError.write(Data("usage: storesim-bench throughput N YEARS | session N\n".utf8))
+  exit(64)
+}
