@@ -8,7 +8,7 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 SECONDS_EACH="${1:-60}"
 OUT=.build/fuzz
-mkdir -p "$OUT/crashes" "$OUT/corpus-config" "$OUT/corpus-scenario"
+mkdir -p "$OUT/crashes" "$OUT/corpus-configuration" "$OUT/corpus-scenario"
 
 # The core and the CLI library compiled into each target as one module (the fuzz entry points
 # use internal names). main.swift files are left out; libFuzzer provides main.
@@ -17,11 +17,15 @@ CLI=$(find Sources/StoreSimCLI -name '*.swift' | sort)
 strip_imports() { mkdir -p "$OUT/src"; for f in "$@"; do sed 's/^import StoreSim$//' "$f" > "$OUT/src/$(echo "$f" | tr '/' '_')"; done; }
 rm -rf "$OUT/src"; strip_imports $CORE $CLI
 FLAGS=(-sanitize=fuzzer,address -parse-as-library -O -module-name StoreSimFuzz -swift-version 6)
-swiftc "${FLAGS[@]}" "$OUT"/src/Sources_StoreSim_*.swift Fuzz/FuzzConfiguration.swift -o "$OUT/fuzz-configuration"
-swiftc "${FLAGS[@]}" "$OUT"/src/*.swift Fuzz/FuzzScenario.swift -o "$OUT/fuzz-scenario"
+quiet() { "$@" 2> >(grep -v 'Cannot export local symbol' >&2); }
+if [ ! -x "$OUT/fuzz-configuration" ] || [ -n "$(find Sources Fuzz -newer "$OUT/fuzz-configuration" -name '*.swift' | head -1)" ]; then
+  echo "== building the fuzz targets (a few minutes)"
+  quiet swiftc "${FLAGS[@]}" "$OUT"/src/Sources_StoreSim_*.swift Fuzz/FuzzConfiguration.swift -o "$OUT/fuzz-configuration"
+  quiet swiftc "${FLAGS[@]}" "$OUT"/src/*.swift Fuzz/FuzzScenario.swift -o "$OUT/fuzz-scenario"
+fi
 
-if [ -d ../shared/corpus/storekit ]; then cp ../shared/corpus/storekit/*.storekit "$OUT/corpus-config/" 2>/dev/null || true; fi
-cp Configurations/*.storekit "$OUT/corpus-config/"
+if [ -d ../shared/corpus/storekit ]; then cp ../shared/corpus/storekit/*.storekit "$OUT/corpus-configuration/" 2>/dev/null || true; fi
+cp Configurations/*.storekit "$OUT/corpus-configuration/"
 cp Scripts/*.storesim "$OUT/corpus-scenario/"
 
 status=0

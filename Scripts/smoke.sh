@@ -3,7 +3,7 @@
 # session, and SIGKILL at random instants. Usage: Scripts/smoke.sh [path/to/storesim]
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-BIN="${1:-$(cd "$ROOT" && swift build --show-bin-path)/storesim}"
+BIN="$(realpath "${1:-$(cd "$ROOT" && swift build --show-bin-path)/storesim}")"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK"
