@@ -5,9 +5,14 @@ let purchaseCommands: [CommandSpec] = [
   buyCommand, approveCommand, declineCommand, resolveCommand, finishCommand, refundCommand, restoreCommand,
 ]
 
-/// Prints events (text) and returns the events JSON.
+/// Prints events as text lines (nothing under --json; the caller prints its own JSON).
 func reportEvents(_ inv: Invocation, _ events: [StoreEvent], store: Store) {
   if !inv.json, !events.isEmpty { inv.out(Render.events(events, store: store)) }
+}
+
+/// Prints events as text lines, or as `{"events": [...]}` under --json.
+func printEvents(_ inv: Invocation, _ events: [StoreEvent], store: Store) {
+  if inv.json { inv.printJSON(.object(["events": .array(events.map(Render.eventJSON))])) } else { reportEvents(inv, events, store: store) }
 }
 
 let buyCommand = CommandSpec(
@@ -23,7 +28,7 @@ let buyCommand = CommandSpec(
   ],
   discussion: """
     Prints the outcome: purchased (a transaction), pending (an Ask to Buy or interrupted request
-    id), userCancelled, or failed (an error name; exit 1). Buying an owned non-consumable or the
+    id; exit 0), userCancelled (exit 1), or failed (an error name; exit 1). Buying an owned non-consumable or the
     active plan returns the existing transaction. Buying another plan of a subscribed group is
     an upgrade (now), a downgrade or different-duration crossgrade (at the next renewal).
     """,
@@ -81,11 +86,16 @@ let buyCommand = CommandSpec(
         }
         reportEvents(inv, other, store: store)
       }
-      if case .failed(let error) = outcome.result {
+      switch outcome.result {
+      case .failed(let error):
         inv.err("error: purchase of '\(productID)' failed: \(error)")
         return .failure
+      case .userCancelled:
+        inv.err("error: purchase of '\(productID)' did not go through: the customer cancelled")
+        return .failure
+      case .success, .pending:
+        return .success
       }
-      return .success
     }
   })
 
@@ -147,7 +157,7 @@ let resolveCommand = CommandSpec(
     return try SessionContext.with(inv, mutating: true) { store in
       let product = try productArgument(inv, store, command: "resolve")
       let events = try store.resolveIssue(productID: product, customer: SessionContext.customer(inv))
-      if inv.json { inv.printJSON(.object(["events": .array(events.map(Render.eventJSON))])) } else { reportEvents(inv, events, store: store) }
+      printEvents(inv, events, store: store)
       return .success
     }
   })

@@ -58,7 +58,7 @@ let priceIncreaseCommand = CommandSpec(
         if let near = Suggest.closest(to: action, in: ["request", "accept", "decline"]) { message += "; did you mean '\(near)'?" }
         throw CLIError.usage(message, command: "price-increase")
       }
-      if inv.json { inv.printJSON(.object(["events": .array(events.map(Render.eventJSON))])) } else { inv.out(Render.events(events, store: store)) }
+      printEvents(inv, events, store: store)
       return .success
     }
   })

@@ -286,13 +286,22 @@ extension Store {
   /// subscription ends at once [doc §4.5].
   @discardableResult
   public mutating func disableAutoRenew(productID: ProductID, customer: String = Store.defaultCustomer) throws(StoreError) -> [StoreEvent] {
-    try atomically { (store: inout Store) throws(StoreError) -> Void in
-      let ci = try store.index(of: customer)
-      let si = try store.activeSubscriptionIndex(ci, productID)
+    try onActiveSubscription(productID, customer: customer) { (store: inout Store, ci: Int, si: Int) throws(StoreError) in
       store.turnAutoRenewOff(ci, si)
       if store.state.customers[ci].subscriptions[si].isInBillingRetry {
         store.expire(ci, si, reason: .autoRenewDisabled, subtype: "VOLUNTARY")
       }
+    }
+  }
+
+  /// Runs an action on the customer's active subscription in the product's group.
+  mutating func onActiveSubscription(
+    _ productID: ProductID, customer: String, _ body: (inout Store, Int, Int) throws(StoreError) -> Void
+  ) throws(StoreError) -> [StoreEvent] {
+    try atomically { (store: inout Store) throws(StoreError) -> Void in
+      let ci = try store.index(of: customer)
+      let si = try store.activeSubscriptionIndex(ci, productID)
+      try body(&store, ci, si)
     }.1
   }
 
@@ -316,23 +325,19 @@ extension Store {
   /// Turns auto-renew back on (`enableAutoRenewForTransaction`).
   @discardableResult
   public mutating func enableAutoRenew(productID: ProductID, customer: String = Store.defaultCustomer) throws(StoreError) -> [StoreEvent] {
-    try atomically { (store: inout Store) throws(StoreError) -> Void in
-      let ci = try store.index(of: customer)
-      let si = try store.activeSubscriptionIndex(ci, productID)
+    try onActiveSubscription(productID, customer: customer) { (store: inout Store, ci: Int, si: Int) throws(StoreError) in
       store.turnAutoRenewOn(ci, si)
-    }.1
+    }
   }
 
   /// `expireSubscription(productIdentifier:)`: auto-renew off and the period ends now (rule 11).
   @discardableResult
   public mutating func expireSubscription(productID: ProductID, customer: String = Store.defaultCustomer) throws(StoreError) -> [StoreEvent] {
-    try atomically { (store: inout Store) throws(StoreError) -> Void in
-      let ci = try store.index(of: customer)
-      let si = try store.activeSubscriptionIndex(ci, productID)
+    try onActiveSubscription(productID, customer: customer) { (store: inout Store, ci: Int, si: Int) throws(StoreError) in
       store.turnAutoRenewOff(ci, si)
       store.endPeriodNow(ci, si)
       store.expire(ci, si, reason: .autoRenewDisabled, subtype: "VOLUNTARY")
-    }.1
+    }
   }
 
   mutating func endPeriodNow(_ ci: Int, _ si: Int) {
@@ -350,48 +355,40 @@ extension Store {
   /// auto-renew on, pending price increase cleared, billing retry untouched (rule 11).
   @discardableResult
   public mutating func forceRenewal(productID: ProductID, customer: String = Store.defaultCustomer) throws(StoreError) -> [StoreEvent] {
-    try atomically { (store: inout Store) throws(StoreError) -> Void in
-      let ci = try store.index(of: customer)
-      let si = try store.activeSubscriptionIndex(ci, productID)
+    try onActiveSubscription(productID, customer: customer) { (store: inout Store, ci: Int, si: Int) throws(StoreError) in
       store.turnAutoRenewOn(ci, si)
       store.state.customers[ci].subscriptions[si].priceIncreaseStatus = .noIncreasePending
       guard case .healthy = store.state.customers[ci].subscriptions[si].billing else { return }
       store.endPeriodNow(ci, si)
       store.renew(ci, si, start: store.state.now, recovery: false)
-    }.1
+    }
   }
 
   /// `requestPriceIncreaseConsentForTransaction`: consent pending; repeatable (§4.8).
   @discardableResult
   public mutating func requestPriceIncreaseConsent(productID: ProductID, customer: String = Store.defaultCustomer) throws(StoreError) -> [StoreEvent] {
-    try atomically { (store: inout Store) throws(StoreError) -> Void in
-      let ci = try store.index(of: customer)
-      let si = try store.activeSubscriptionIndex(ci, productID)
+    try onActiveSubscription(productID, customer: customer) { (store: inout Store, ci: Int, si: Int) throws(StoreError) in
       store.setPriceIncrease(ci, si, .pending, subtype: "PENDING")
-    }.1
+    }
   }
 
   /// `consentToPriceIncreaseForTransaction`: agreed; renews normally.
   @discardableResult
   public mutating func consentToPriceIncrease(productID: ProductID, customer: String = Store.defaultCustomer) throws(StoreError) -> [StoreEvent] {
-    try atomically { (store: inout Store) throws(StoreError) -> Void in
-      let ci = try store.index(of: customer)
-      let si = try store.activeSubscriptionIndex(ci, productID)
+    try onActiveSubscription(productID, customer: customer) { (store: inout Store, ci: Int, si: Int) throws(StoreError) in
       guard store.state.customers[ci].subscriptions[si].priceIncreaseStatus == .pending else { throw .noPriceIncreasePending(productID) }
       store.setPriceIncrease(ci, si, .agreed, subtype: "ACCEPTED")
-    }.1
+    }
   }
 
   /// `declinePriceIncreaseForTransaction`: auto-renew off and the pending status cleared; the
   /// subscription expires voluntarily at period end (rule 34).
   @discardableResult
   public mutating func declinePriceIncrease(productID: ProductID, customer: String = Store.defaultCustomer) throws(StoreError) -> [StoreEvent] {
-    try atomically { (store: inout Store) throws(StoreError) -> Void in
-      let ci = try store.index(of: customer)
-      let si = try store.activeSubscriptionIndex(ci, productID)
+    try onActiveSubscription(productID, customer: customer) { (store: inout Store, ci: Int, si: Int) throws(StoreError) in
       guard store.state.customers[ci].subscriptions[si].priceIncreaseStatus == .pending else { throw .noPriceIncreasePending(productID) }
       store.turnAutoRenewOff(ci, si)
-    }.1
+    }
   }
 
   mutating func setPriceIncrease(_ ci: Int, _ si: Int, _ status: PriceIncreaseStatus, subtype: String) {

@@ -53,6 +53,7 @@ import Testing
     SessionCase(line: "init AppleSample.storekit", code: 1, stderrContains: "pass --force"),
     SessionCase(line: "entitlements --customer nobody", code: 1, stderrContains: "no customer named 'nobody'"),
     SessionCase(line: "buy consumable.fuel.octane87 --quantity 11", code: 1, stderrContains: "purchase.invalidQuantity"),
+    SessionCase(line: "buy nonconsumable.car --cancel", code: 1, stderrContains: "the customer cancelled"),
   ]
 
   @Test(arguments: sessionCases)
