@@ -173,8 +173,8 @@ public enum OfferRequest: Sendable, Hashable, Codable, CustomStringConvertible {
     let value = parts.count > 1 ? parts[1] : ""
     switch kind {
     case "intro", "introductory": self = .introductory
-    case "promotional", "promo" where !value.isEmpty: self = .promotional(value)
-    case "code", "offercode" where !value.isEmpty: self = .code(value)
+    case "promotional" where !value.isEmpty, "promo" where !value.isEmpty: self = .promotional(value)
+    case "code" where !value.isEmpty, "offercode" where !value.isEmpty: self = .code(value)
     case "winback" where !value.isEmpty: self = .winBack(value)
     default: return nil
     }

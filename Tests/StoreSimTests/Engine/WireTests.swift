@@ -78,3 +78,16 @@ import Testing
     #expect(last.first?["originalTransactionId"] == .string("2000000000000002"))
   }
 }
+
+@Suite struct OfferRequestParsingTests {
+  @Test func offerOptionsNeedAnIdentifierExceptIntro() {
+    #expect(OfferRequest(userInput: "intro") == .introductory)
+    #expect(OfferRequest(userInput: "promotional:p1") == .promotional("p1"))
+    #expect(OfferRequest(userInput: "code:FREE") == .code("FREE"))
+    #expect(OfferRequest(userInput: "win-back:w") == .winBack("w"))
+    #expect(OfferRequest(userInput: "promotional:") == nil)
+    #expect(OfferRequest(userInput: "promotional") == nil)
+    #expect(OfferRequest(userInput: "code:") == nil)
+    #expect(OfferRequest(userInput: "win-back") == nil)
+  }
+}
