@@ -7,14 +7,18 @@ import StoreSim
   import Darwin
 #endif
 
-/// The session file: a versioned JSON document holding the whole store state.
+/// The session file, versioned:
+/// - version 2 (written now): line 1 is a JSON header (`format`, `version`, `codec`,
+///   `configurationPath`, `configurationDigest`); line 2 is the state in `StateCodec`'s compact
+///   JSON form, read by a streaming reader;
+/// - version 1 (still read): one JSON object with the header fields and `state` in `Codable` form.
 ///
 /// Saving is atomic (write a temporary file beside it, flush, rename over the old one), and
 /// every command holds an exclusive `flock` on `<session>.lock` from load to save, so parallel
 /// calls on one session are serialised and never lose an update.
 struct SessionDocument: Codable {
   static let formatName = "storesim-session"
-  static let currentVersion = 1
+  static let currentVersion = 2
 
   var format: String
   var version: Int
@@ -55,13 +59,6 @@ enum SessionFile {
     return String(format: "%016llx", hash)
   }
 
-  static func encoder() -> JSONEncoder {
-    let e = JSONEncoder()
-    e.outputFormatting = [.sortedKeys]
-    e.dateEncodingStrategy = .millisecondsSince1970
-    return e
-  }
-
   static func decoder() -> JSONDecoder {
     let d = JSONDecoder()
     d.dateDecodingStrategy = .millisecondsSince1970
@@ -76,29 +73,36 @@ enum SessionFile {
     guard let data = FileManager.default.contents(atPath: path) else {
       throw CLIError.noInput("cannot read session file \(name)")
     }
-    // One parse on the happy path; the slower diagnosis runs only when decoding fails.
-    if let document = try? decoder().decode(SessionDocument.self, from: data) {
-      guard document.format == SessionDocument.formatName else {
-        throw CLIError.data("\(name) is not a storesim session file; it was left untouched")
-      }
-      guard document.version <= SessionDocument.currentVersion else {
-        throw newer(document.version, name)
-      }
-      return document
-    }
-    guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+    let newline = data.firstIndex(of: 0x0A)
+    let headerBytes = newline.map { data[data.startIndex..<$0] } ?? data[...]
+    guard let header = try? JSONSerialization.jsonObject(with: headerBytes) as? [String: Any] else {
       throw CLIError.data("session file \(name) is corrupt or truncated (not a JSON object); it was left untouched — start over with 'storesim init CONFIG --force'")
     }
-    guard root["format"] as? String == SessionDocument.formatName else {
+    guard header["format"] as? String == SessionDocument.formatName else {
       throw CLIError.data("\(name) is not a storesim session file; it was left untouched")
     }
-    if let version = root["version"] as? Int, version > SessionDocument.currentVersion {
-      throw newer(version, name)
+    let version = header["version"] as? Int ?? 0
+    if version > SessionDocument.currentVersion { throw newer(version, name) }
+    if version == 1 {
+      do {
+        return try decoder().decode(SessionDocument.self, from: data)
+      } catch {
+        throw CLIError.data("session file \(name) is corrupt: \(describe(error)); it was left untouched")
+      }
+    }
+    guard version == 2, let newline, let configurationPath = header["configurationPath"] as? String,
+      let digest = header["configurationDigest"] as? String
+    else {
+      throw CLIError.data("session file \(name) is corrupt: incomplete header; it was left untouched")
     }
     do {
-      return try decoder().decode(SessionDocument.self, from: data)
+      let start = data.distance(from: data.startIndex, to: data.index(after: newline))
+      let state = try data.withUnsafeBytes { raw in
+        try StateCodec.decode(UnsafeBufferPointer(rebasing: raw.bindMemory(to: UInt8.self)[start...]))
+      }
+      return SessionDocument(format: SessionDocument.formatName, version: 2, configurationPath: configurationPath, configurationDigest: digest, state: state)
     } catch {
-      throw CLIError.data("session file \(name) is corrupt: \(describe(error)); it was left untouched")
+      throw CLIError.data("session file \(name) is corrupt or truncated: \(error); it was left untouched")
     }
   }
 
@@ -121,9 +125,16 @@ enum SessionFile {
 
   /// Writes atomically: temporary file, fsync, rename, fsync of the folder.
   static func write(_ document: SessionDocument, to path: String) throws {
-    let data: Data
+    var data: Data
     do {
-      data = try encoder().encode(document)
+      let header: [String: Any] = [
+        "format": SessionDocument.formatName, "version": SessionDocument.currentVersion, "codec": StateCodec.name,
+        "configurationPath": document.configurationPath, "configurationDigest": document.configurationDigest,
+      ]
+      data = try JSONSerialization.data(withJSONObject: header, options: [.sortedKeys])
+      data.append(0x0A)
+      data.append(contentsOf: try StateCodec.encode(document.state))
+      data.append(0x0A)
     } catch {
       throw CLIError.failed("cannot encode the session: \(error)")
     }

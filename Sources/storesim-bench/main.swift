@@ -70,8 +70,8 @@ case "throughput":
   print("transactions \(r.store.customerNames.reduce(0) { $0 + (r.store.customer($1)?.transactions.count ?? 0) })")
   print("peak_mib \(peakMemoryMiB())")
 case "session":
-  // Writes the state of a session holding about N transactions (subscribers with two years of
-  // monthly renewals each) as JSON, for the CLI benchmarks.
+  // Writes a session file holding about N transactions (subscribers with two years of monthly
+  // renewals each), for the CLI benchmarks.
   let target = Int(args.dropFirst().first ?? "10") ?? 10
   let subscribers = max(1, target / 25)
   var store = Store(configuration: configuration, start: start)
@@ -82,9 +82,10 @@ case "session":
   try store.advance(to: UTCCalendar.adding(months: 24, to: start))
   let made = store.customerNames.reduce(0) { $0 + (store.customer($1)?.transactions.count ?? 0) }
   for _ in 0..<max(0, target - made) { _ = try store.purchase("coins") }
-  let encoder = JSONEncoder()
-  encoder.dateEncodingStrategy = .millisecondsSince1970
-  FileHandle.standardOutput.write(try encoder.encode(store.state))
+  // A version-2 session file: a header line, then the compact state.
+  let header = #"{"codec":"compact-1","configurationDigest":"","configurationPath":"","format":"storesim-session","version":2}"#
+  FileHandle.standardOutput.write(Data((header + "\n").utf8))
+  FileHandle.standardOutput.write(Data(try StateCodec.encode(store.state)))
 default:
   FileHandle.standardError.write(Data("usage: storesim-bench throughput N YEARS | session N\n".utf8))
   exit(64)

@@ -111,6 +111,18 @@ public struct Transaction: Sendable, Hashable, Codable, Identifiable {
 
   /// Whether refunded or revoked.
   public var isRevoked: Bool { revocationDate != nil }
+
+  /// This transaction with the fields that can change after it was created taken from `other`.
+  func withMutableFields(of other: Transaction) -> Transaction {
+    var t = self
+    t.isFinished = other.isFinished
+    t.isUpgraded = other.isUpgraded
+    t.revocationDate = other.revocationDate
+    t.revocationReason = other.revocationReason
+    t.isFamilyRevocation = other.isFamilyRevocation
+    t.expirationDate = other.expirationDate
+    return t
+  }
 }
 
 /// An Ask to Buy request or an interrupted purchase awaiting action (an `SKTestTransaction`

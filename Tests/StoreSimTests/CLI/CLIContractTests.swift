@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import StoreSim
 @testable import StoreSimCLI
 
 @Suite struct CLIContractTests {
@@ -87,7 +88,8 @@ import Testing
     let original = try String(contentsOfFile: path, encoding: .utf8)
     let damaged: [(String, String)] = [
       (String(original.prefix(original.count / 2)), "corrupt"),
-      (original.replacingOccurrences(of: #""version":1"#, with: #""version":99"#), "newer than this storesim"),
+      (original.replacingOccurrences(of: #""version":2"#, with: #""version":99"#), "newer than this storesim"),
+      (original.replacingOccurrences(of: #""codec":"compact-1""#, with: #""codec":"zip""#).replacingOccurrences(of: #"{"codec":"compact-1""#, with: #"{"codec":"zip""#), "corrupt"),
       (#"{"hello": "world"}"#, "not a storesim session"),
       ("", "corrupt"),
     ]
@@ -103,6 +105,43 @@ import Testing
     #expect(restart.code == 0)
     #expect(FileManager.default.fileExists(atPath: path + ".damaged"))
     #expect(cli.run("buy nonconsumable.car").code == 0)
+  }
+
+  @Test func versionOneSessionFilesStillLoadAndAreRewrittenAsVersionTwo() throws {
+    let cli = try CLIHarness()
+    cli.run("init AppleSample.storekit --start 2026-01-01T00:00:00Z")
+    cli.run("buy subscription.pro")
+    let path = cli.folder + "/.storesim/session.json"
+    let before = cli.run("status --json").stdout
+    let document = try SessionFile.read(path, shownAs: "s")
+    var v1 = document
+    v1.version = 1
+    let encoder = JSONEncoder()
+    encoder.dateEncodingStrategy = .millisecondsSince1970
+    try encoder.encode(v1).write(to: URL(fileURLWithPath: path))
+    #expect(cli.run("status --json").stdout == before)
+    #expect(cli.run("buy nonconsumable.car").code == 0)
+    let text = try String(contentsOfFile: path, encoding: .utf8)
+    #expect(text.hasPrefix("{") && text.contains(#""version":2"#))
+    #expect(try SessionFile.read(path, shownAs: "s").state.customers[0].transactions.count == 2)
+  }
+
+  @Test func compactCodecRoundTripsABusyState() throws {
+    var store = Fixtures.store()
+    try store.addFamilyMember("kid")
+    _ = try store.buy("car")
+    _ = try store.buy("fuel", PurchaseOptions(quantity: 2, appAccountToken: UUID()))
+    _ = try store.buy("monthly")
+    _ = try store.buy("monthly", PurchaseOptions(offer: .promotional("promo.half")))
+    store.settings.shouldEnterBillingRetryOnRenewal = true
+    store.settings.billingGracePeriodIsEnabled = true
+    try store.advance(by: 86_400 * 40)
+    try store.refund(2_000_000_000_000_001, reason: .developerIssue)
+    store.settings.askToBuyEnabled = true
+    _ = try store.purchase("pass", customer: "kid")
+    let bytes = try StateCodec.encode(store.state)
+    #expect(try StateCodec.decode(bytes) == store.state)
+    #expect(throws: StateCodec.DecodingError.self) { try StateCodec.decode(Array(bytes.prefix(bytes.count / 2))) }
   }
 
   @Test func parallelBuysOnOneSessionLoseNoUpdate() throws {
