@@ -50,7 +50,6 @@ private struct Reader {
     warnDuplicateKeys(members, path: "")
 
     var formatVersion: StoreConfiguration.FormatVersion?
-    var isXcodeSchema = true
     switch root["version"]?.value {
     case .object?:
       let node = root["version"]!
@@ -65,10 +64,8 @@ private struct Reader {
         warn("version", node.location, "version has no integer 'major'; reading the file as the newest known format")
       }
     case .number(let text)?:
-      isXcodeSchema = false
       warn("version", root["version"]?.location, "version is the bare number \(text), not Xcode's {major, minor} object: this file was written by hand in another schema; storesim reads the products it recognises")
     case nil:
-      isXcodeSchema = root["subscriptionGroups"] != nil
       warn("", root.location, "the file has no 'version'; reading it as the newest known format")
     default:
       warn("version", root["version"]?.location, "version is \(root["version"]!.value.kindDescription), expected an object; ignored")
@@ -177,7 +174,6 @@ private struct Reader {
         addToGroup(product, name: nil)
       }
     }
-    _ = isXcodeSchema
 
     // Duplicate ids: first wins.
     var firstPath: [ProductID: String] = [:]
@@ -275,13 +271,12 @@ private struct Reader {
         warn(path, node.location, "auto-renewable product '\(id)' has no usable period; it renews monthly")
       }
       var intro: SubscriptionOffer?
-      if let offer = sub["introductoryOffer"], let om = offer.members {
+      if let offer = sub["introductoryOffer"], offer.members != nil {
         // Hand-made form: {"type": "freeTrial", "duration": "P14D"}.
         let durationText = string(offer["duration"] ?? offer["subscriptionPeriod"], path: "\(path).subscription.introductoryOffer.duration")
         if let durationText, let d = SubscriptionPeriod(iso8601: durationText) {
           intro = SubscriptionOffer(type: .introductory, paymentMode: .freeTrial, period: d)
         }
-        _ = om
       }
       warn(path, node.location, "auto-renewable product '\(id)' is declared outside subscriptionGroups (not Xcode's schema); the simulator puts it in group '\(groupID)' at level 1")
       subscription = SubscriptionInfo(groupID: groupID, groupLevel: 1, period: period, introductoryOffer: intro)

@@ -137,7 +137,7 @@ extension Store {
     let ci = due.customer, si = due.subscription
     let sub = state.customers[ci].subscriptions[si]
     switch sub.billing {
-    case .gracePeriod(let grace, let retry):
+    case .gracePeriod(_, let retry):
       if state.now >= retry {
         expire(ci, si, reason: .billingError, subtype: "BILLING_RETRY")
       } else {
@@ -146,7 +146,6 @@ extension Store {
         emit(ci, .gracePeriodExpired(sub.groupID, sub.currentProductID))
         notify(ci, "GRACE_PERIOD_EXPIRED", nil, transaction: latestTransaction(ci, si), group: sub.groupID)
       }
-      _ = grace
     case .billingRetry:
       expire(ci, si, reason: .billingError, subtype: "BILLING_RETRY")
     case .healthy:
