@@ -1,3 +1,5 @@
+import StoreSim
+
 /// An option a command accepts.
 struct OptionSpec: Sendable {
   /// Long name without dashes.
@@ -103,7 +105,7 @@ enum Suggest {
     let lower = input.lowercased()
     var best: (String, Int)?
     for candidate in candidates {
-      let d = distance(lower, candidate.lowercased())
+      let d = editDistance(lower, candidate.lowercased())
       if best == nil || d < best!.1 { best = (candidate, d) }
     }
     if let best, best.1 <= max(2, input.count / 3) { return best.0 }
@@ -114,19 +116,4 @@ enum Suggest {
     return nil
   }
 
-  static func distance(_ a: String, _ b: String) -> Int {
-    let a = Array(a), b = Array(b)
-    if a.isEmpty { return b.count }
-    if b.isEmpty { return a.count }
-    var previous = Array(0...b.count)
-    var current = [Int](repeating: 0, count: b.count + 1)
-    for i in 1...a.count {
-      current[0] = i
-      for j in 1...b.count {
-        current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-      }
-      swap(&previous, &current)
-    }
-    return previous[b.count]
-  }
 }

@@ -31,7 +31,7 @@ enum Render {
   }
 
   /// One line for a store event.
-  static func event(_ e: StoreEvent, store: Store) -> String? {
+  static func event(_ e: StoreEvent) -> String? {
     let who = e.customer.isEmpty || e.customer == Store.defaultCustomer ? "" : "[\(e.customer)] "
     let text: String
     switch e.kind {
@@ -58,7 +58,7 @@ enum Render {
   }
 
   static func events(_ list: [StoreEvent], store: Store) -> String {
-    list.compactMap { event($0, store: store) }.joined(separator: "\n")
+    list.compactMap { event($0) }.joined(separator: "\n")
   }
 
   static func eventJSON(_ e: StoreEvent) -> JSONOutput {

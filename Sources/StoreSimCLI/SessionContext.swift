@@ -104,7 +104,7 @@ extension SessionContext {
       if let near = Suggest.closest(to: customer, in: store.customerNames) { message += "; did you mean '\(near)'?" }
       throw CLIError.failed(message)
     }
-    try? store.addCustomer(customer)
+    _ = try? store.addCustomer(customer)
   }
 }
 

@@ -148,7 +148,7 @@ let transactionsCommand = CommandSpec(
       let customer = SessionContext.customer(inv)
       var list = inv.arguments.has("unfinished") ? store.unfinishedTransactions(customer: customer) : store.allTransactions(customer: customer)
       if let p = inv.arguments.value("product") {
-        guard store.configuration.product(p) != nil else { throw CLIError.failed(StoreError.productNotFound(p, suggestion: Suggest.closest(to: p, in: store.configuration.products.map(\.id))).description) }
+        _ = try store.checkedProduct(p)
         list = list.filter { $0.productID == p }
       }
       if try apiFormat(inv) {
@@ -175,7 +175,7 @@ let latestCommand = CommandSpec(
   run: { inv in
     let p = try inv.positionals(1...1, "product id")[0]
     return try SessionContext.with(inv, mutating: false) { store in
-      guard store.configuration.product(p) != nil else { throw CLIError.failed(StoreError.productNotFound(p, suggestion: Suggest.closest(to: p, in: store.configuration.products.map(\.id))).description) }
+      _ = try store.checkedProduct(p)
       let customer = SessionContext.customer(inv)
       let t = store.latestTransaction(for: p, customer: customer)
       if try apiFormat(inv) {

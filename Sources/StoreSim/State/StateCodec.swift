@@ -566,7 +566,7 @@ public enum StateCodec {
           decoder.dateDecodingStrategy = .millisecondsSince1970
           do { base = try decoder.decode(StoreState.self, from: Data(slice)) } catch { throw fail("bad base state") }
         case "customers":
-          _ = try list { (r: inout Reader) throws(DecodingError) -> Customer in
+          _ = try list { (r: inout Reader) throws(DecodingError) -> Void in
             try r.expect(UInt8(ascii: "["))
             let name = try r.string(); _ = r.comma()
             let app = try r.string(); _ = r.comma()
@@ -578,7 +578,6 @@ public enum StateCodec {
             let c = Int32(r.customers.count)
             for (n, t) in transactions.enumerated() { r.byID[t.id] = (c, Int32(n)) }
             r.customers.append(Customer(name: name, transactions: transactions, subscriptions: subscriptions, introductoryOfferUsedGroups: Set(groups), familyID: family, appTransactionID: app))
-            return Customer(name: name, transactions: transactions, subscriptions: subscriptions, introductoryOfferUsedGroups: Set(groups), familyID: family, appTransactionID: app)
           }
         case "notifications":
           notifications = try list { (r: inout Reader) throws(DecodingError) -> ServerNotification in
