@@ -40,8 +40,10 @@ extension Store {
     }.1
   }
 
+  /// Revokes the family copies of a purchase. Only current family members can hold a copy that
+  /// is not yet revoked: leaving a family revokes every copy on both sides.
   mutating func revokeFamilyCopies(of id: TransactionID, from ci: Int, reason: RevocationReason) {
-    for mi in state.customers.indices where mi != ci {
+    for mi in familyMembers(of: ci) {
       for ti in state.customers[mi].transactions.indices where state.customers[mi].transactions[ti].sharedTransactionID == id && !state.customers[mi].transactions[ti].isRevoked {
         revokeCopy(mi, ti, reason: reason)
       }

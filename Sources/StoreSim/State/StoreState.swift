@@ -188,9 +188,34 @@ public struct ServerNotification: Sendable, Hashable, Codable {
   /// The transaction it carries, as it was then.
   public var transaction: Transaction?
   /// The renewal info it carries, as it was then (auto-renewables only).
-  public var renewalInfo: RenewalInfo?
+  public var renewalInfo: RenewalInfo? {
+    get { sharedRenewalInfo?.value }
+    set { sharedRenewalInfo = newValue.map(Shared.init) }
+  }
+  private var sharedRenewalInfo: Shared<RenewalInfo>?
   /// The subscription status then (auto-renewables only).
   public var status: RenewalState?
+
+  enum CodingKeys: String, CodingKey {
+    case notificationType, subtype, sequence, signedDate, customer, transaction
+    case sharedRenewalInfo = "renewalInfo"
+    case status
+  }
+
+  /// Creates a record.
+  init(
+    notificationType: String, subtype: String?, sequence: Int, signedDate: Date, customer: String,
+    transaction: Transaction?, renewalInfo: RenewalInfo?, status: RenewalState?
+  ) {
+    self.notificationType = notificationType
+    self.subtype = subtype
+    self.sequence = sequence
+    self.signedDate = signedDate
+    self.customer = customer
+    self.transaction = transaction
+    self.sharedRenewalInfo = renewalInfo.map(Shared.init)
+    self.status = status
+  }
 
   /// `notificationUUID`: unique per notification, stable across reads and retries.
   public var notificationUUID: String {

@@ -57,57 +57,249 @@ public struct TransactionOffer: Sendable, Hashable, Codable {
 }
 
 /// A StoreKit 2 `Transaction` as the simulator records it.
+///
+/// A value with copy-on-write storage: copying one (into a notification, a query result or an
+/// event) shares its fields instead of duplicating them, and changing a copy never changes the
+/// others. A notification therefore keeps the transaction exactly as it was when it was sent.
 public struct Transaction: Sendable, Hashable, Codable, Identifiable {
+  /// The stored fields, in wire order.
+  struct Fields: Sendable, Hashable, Codable {
+    var id: TransactionID
+    var originalID: TransactionID
+    var webOrderLineItemID: UInt64?
+    var productID: ProductID
+    var productType: ProductType
+    var subscriptionGroupID: SubscriptionGroupID?
+    var purchaseDate: Date
+    var originalPurchaseDate: Date
+    var expirationDate: Date?
+    var purchasedQuantity: Int
+    var appAccountToken: UUID?
+    var ownershipType: OwnershipType
+    var revocationDate: Date?
+    var revocationReason: RevocationReason?
+    var isFamilyRevocation: Bool
+    var isUpgraded: Bool
+    var offer: TransactionOffer?
+    var reason: TransactionReason
+    var price: Decimal
+    var currency: String
+    var storefront: String
+    var storefrontID: String
+    var isFinished: Bool
+    var sharedFrom: String?
+    var sharedTransactionID: TransactionID?
+  }
+
+  /// Shared, immutable once shared: a setter copies it first unless this value is its only owner.
+  final class Storage: @unchecked Sendable {
+    var fields: Fields
+    init(_ fields: Fields) { self.fields = fields }
+  }
+
+  private var storage: Storage
+
+  init(fields: Fields) { storage = Storage(fields) }
+
+  /// Creates a transaction record.
+  init(
+    id: TransactionID,
+    originalID: TransactionID,
+    webOrderLineItemID: UInt64?,
+    productID: ProductID,
+    productType: ProductType,
+    subscriptionGroupID: SubscriptionGroupID?,
+    purchaseDate: Date,
+    originalPurchaseDate: Date,
+    expirationDate: Date?,
+    purchasedQuantity: Int,
+    appAccountToken: UUID?,
+    ownershipType: OwnershipType,
+    revocationDate: Date?,
+    revocationReason: RevocationReason?,
+    isFamilyRevocation: Bool,
+    isUpgraded: Bool,
+    offer: TransactionOffer?,
+    reason: TransactionReason,
+    price: Decimal,
+    currency: String,
+    storefront: String,
+    storefrontID: String,
+    isFinished: Bool,
+    sharedFrom: String?,
+    sharedTransactionID: TransactionID?
+  ) {
+    storage = Storage(Fields(
+      id: id,
+      originalID: originalID,
+      webOrderLineItemID: webOrderLineItemID,
+      productID: productID,
+      productType: productType,
+      subscriptionGroupID: subscriptionGroupID,
+      purchaseDate: purchaseDate,
+      originalPurchaseDate: originalPurchaseDate,
+      expirationDate: expirationDate,
+      purchasedQuantity: purchasedQuantity,
+      appAccountToken: appAccountToken,
+      ownershipType: ownershipType,
+      revocationDate: revocationDate,
+      revocationReason: revocationReason,
+      isFamilyRevocation: isFamilyRevocation,
+      isUpgraded: isUpgraded,
+      offer: offer,
+      reason: reason,
+      price: price,
+      currency: currency,
+      storefront: storefront,
+      storefrontID: storefrontID,
+      isFinished: isFinished,
+      sharedFrom: sharedFrom,
+      sharedTransactionID: sharedTransactionID))
+  }
+
+  /// The fields to change, copied first when another value shares them.
+  private var unique: Storage {
+    mutating get {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      return storage
+    }
+  }
+
   /// Unique id.
-  public var id: TransactionID
+  public var id: TransactionID {
+    get { storage.fields.id }
+    set { unique.fields.id = newValue }
+  }
   /// The id of the first purchase this transaction descends from (`originalID`).
-  public var originalID: TransactionID
+  public var originalID: TransactionID {
+    get { storage.fields.originalID }
+    set { unique.fields.originalID = newValue }
+  }
   /// One value per paid subscription period; auto-renewables only.
-  public var webOrderLineItemID: UInt64?
+  public var webOrderLineItemID: UInt64? {
+    get { storage.fields.webOrderLineItemID }
+    set { unique.fields.webOrderLineItemID = newValue }
+  }
   /// The product.
-  public var productID: ProductID
+  public var productID: ProductID {
+    get { storage.fields.productID }
+    set { unique.fields.productID = newValue }
+  }
   /// The product's type.
-  public var productType: ProductType
+  public var productType: ProductType {
+    get { storage.fields.productType }
+    set { unique.fields.productType = newValue }
+  }
   /// The subscription group, auto-renewables only.
-  public var subscriptionGroupID: SubscriptionGroupID?
+  public var subscriptionGroupID: SubscriptionGroupID? {
+    get { storage.fields.subscriptionGroupID }
+    set { unique.fields.subscriptionGroupID = newValue }
+  }
   /// When the account was charged (or the renewal period began).
-  public var purchaseDate: Date
+  public var purchaseDate: Date {
+    get { storage.fields.purchaseDate }
+    set { unique.fields.purchaseDate = newValue }
+  }
   /// The `purchaseDate` of the original transaction.
-  public var originalPurchaseDate: Date
+  public var originalPurchaseDate: Date {
+    get { storage.fields.originalPurchaseDate }
+    set { unique.fields.originalPurchaseDate = newValue }
+  }
   /// End of the period this transaction pays for; auto-renewables only.
-  public var expirationDate: Date?
+  public var expirationDate: Date? {
+    get { storage.fields.expirationDate }
+    set { unique.fields.expirationDate = newValue }
+  }
   /// Quantity bought.
-  public var purchasedQuantity: Int
+  public var purchasedQuantity: Int {
+    get { storage.fields.purchasedQuantity }
+    set { unique.fields.purchasedQuantity = newValue }
+  }
   /// The app's account token from the purchase options.
-  public var appAccountToken: UUID?
+  public var appAccountToken: UUID? {
+    get { storage.fields.appAccountToken }
+    set { unique.fields.appAccountToken = newValue }
+  }
   /// Bought or family shared.
-  public var ownershipType: OwnershipType
+  public var ownershipType: OwnershipType {
+    get { storage.fields.ownershipType }
+    set { unique.fields.ownershipType = newValue }
+  }
   /// When refunded or revoked.
-  public var revocationDate: Date?
+  public var revocationDate: Date? {
+    get { storage.fields.revocationDate }
+    set { unique.fields.revocationDate = newValue }
+  }
   /// Why refunded or revoked.
-  public var revocationReason: RevocationReason?
+  public var revocationReason: RevocationReason? {
+    get { storage.fields.revocationReason }
+    set { unique.fields.revocationReason = newValue }
+  }
   /// Whether family access was revoked (server `revocationType` `FAMILY_REVOKE`) rather than refunded.
-  public var isFamilyRevocation: Bool
+  public var isFamilyRevocation: Bool {
+    get { storage.fields.isFamilyRevocation }
+    set { unique.fields.isFamilyRevocation = newValue }
+  }
   /// Superseded by an immediate upgrade or crossgrade.
-  public var isUpgraded: Bool
+  public var isUpgraded: Bool {
+    get { storage.fields.isUpgraded }
+    set { unique.fields.isUpgraded = newValue }
+  }
   /// The offer of this period.
-  public var offer: TransactionOffer?
+  public var offer: TransactionOffer? {
+    get { storage.fields.offer }
+    set { unique.fields.offer = newValue }
+  }
   /// Purchase or renewal.
-  public var reason: TransactionReason
+  public var reason: TransactionReason {
+    get { storage.fields.reason }
+    set { unique.fields.reason = newValue }
+  }
   /// Total price in currency units (after offer, times quantity).
-  public var price: Decimal
+  public var price: Decimal {
+    get { storage.fields.price }
+    set { unique.fields.price = newValue }
+  }
   /// ISO 4217 currency.
-  public var currency: String
+  public var currency: String {
+    get { storage.fields.currency }
+    set { unique.fields.currency = newValue }
+  }
   /// Storefront country code at purchase time.
-  public var storefront: String
+  public var storefront: String {
+    get { storage.fields.storefront }
+    set { unique.fields.storefront = newValue }
+  }
   /// Apple's storefront id.
-  public var storefrontID: String
+  public var storefrontID: String {
+    get { storage.fields.storefrontID }
+    set { unique.fields.storefrontID = newValue }
+  }
   /// Whether the app has called `finish()`.
-  public var isFinished: Bool
+  public var isFinished: Bool {
+    get { storage.fields.isFinished }
+    set { unique.fields.isFinished = newValue }
+  }
   /// The customer whose purchase was shared into this one (family copies only).
-  public var sharedFrom: String?
+  public var sharedFrom: String? {
+    get { storage.fields.sharedFrom }
+    set { unique.fields.sharedFrom = newValue }
+  }
   /// The purchaser's transaction this family copy mirrors.
-  public var sharedTransactionID: TransactionID?
+  public var sharedTransactionID: TransactionID? {
+    get { storage.fields.sharedTransactionID }
+    set { unique.fields.sharedTransactionID = newValue }
+  }
+
+  public static func == (a: Transaction, b: Transaction) -> Bool {
+    a.storage === b.storage || a.storage.fields == b.storage.fields
+  }
+
+  public func hash(into hasher: inout Hasher) { storage.fields.hash(into: &hasher) }
+
+  public init(from decoder: any Decoder) throws { storage = Storage(try Fields(from: decoder)) }
+
+  public func encode(to encoder: any Encoder) throws { try storage.fields.encode(to: encoder) }
 
   /// Whether refunded or revoked.
   public var isRevoked: Bool { revocationDate != nil }
