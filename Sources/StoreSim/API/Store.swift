@@ -12,6 +12,8 @@ public struct Store: Sendable {
   var events: [StoreEvent] = []
   /// Due deadlines, derived from the state (never saved); stale entries are skipped on pop.
   var schedule = DueQueue()
+  /// The storefront of `settings`, looked up once per settings change.
+  var storefront: Storefront = .usa
 
   /// The default customer's name.
   public static let defaultCustomer = "default"
@@ -28,6 +30,7 @@ public struct Store: Sendable {
       notifications: [], nextTransactionID: 2_000_000_000_000_001,
       nextWebOrderLineItemID: 2_000_000_100_000_001, nextRequestNumber: 1)
     customerIndex = [:]
+    storefront = Self.storefront(of: state.settings)
     appendCustomer(Self.defaultCustomer)
   }
 
@@ -35,6 +38,7 @@ public struct Store: Sendable {
   public init(state: StoreState) {
     self.state = state
     customerIndex = Dictionary(state.customers.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
+    storefront = Self.storefront(of: state.settings)
     rebuildSchedule()
   }
 
@@ -47,7 +51,10 @@ public struct Store: Sendable {
   /// The settings in force (`SKTestSession` properties); setting them changes future behaviour.
   public var settings: StoreKitSettings {
     get { state.settings }
-    set { state.settings = newValue }
+    set {
+      state.settings = newValue
+      storefront = Self.storefront(of: newValue)
+    }
   }
 
   /// Notifications emitted so far.
@@ -114,7 +121,9 @@ public struct Store: Sendable {
     try product(id)
   }
 
-  var storefront: Storefront { Storefront.named(state.settings.storefront) ?? .usa }
+  static func storefront(of settings: StoreKitSettings) -> Storefront {
+    Storefront.named(settings.storefront) ?? .usa
+  }
 
   // MARK: Ids and events
 

@@ -43,19 +43,29 @@ public struct StoreConfiguration: Sendable, Hashable, Codable {
     self.index = Dictionary(uniqueKeysWithValues: self.products.enumerated().map { ($1.id, $0) })
   }
 
+  /// Where the product with this id is in `products`. A short catalogue is scanned (comparing
+  /// strings that share storage or fit inline is cheaper than hashing); a long one is hashed.
+  func position(of id: ProductID) -> Int? {
+    if products.count <= 16 { return products.firstIndex { $0.id == id } }
+    return index[id]
+  }
+
+  /// Whether a product with this id exists.
+  public func hasProduct(_ id: ProductID) -> Bool { position(of: id) != nil }
+
   /// The product with this id.
   public func product(_ id: ProductID) -> Product? {
-    index[id].map { products[$0] }
+    position(of: id).map { products[$0] }
   }
 
   /// The price of a product, without copying the product.
   public func price(of id: ProductID) -> Decimal? {
-    index[id].map { products[$0].price }
+    position(of: id).map { products[$0].price }
   }
 
   /// Whether a product is family shareable, without copying the product.
   public func isFamilyShareable(_ id: ProductID) -> Bool {
-    index[id].map { products[$0].isFamilyShareable } ?? false
+    position(of: id).map { products[$0].isFamilyShareable } ?? false
   }
 
   /// The group with this id.

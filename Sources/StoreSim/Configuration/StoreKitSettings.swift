@@ -161,7 +161,7 @@ public struct StoreKitSettings: Sendable, Hashable, Codable {
 
   /// The simulated error for an API, if any.
   public func simulatedError(forAPI api: StoreKitAPI) -> SimulatedError? {
-    simulatedErrors[api.name]
+    simulatedErrors.isEmpty ? nil : simulatedErrors[api.name]
   }
 
   /// Sets or clears (nil) the simulated error for an API, as `setSimulatedError(_:forAPI:)`.

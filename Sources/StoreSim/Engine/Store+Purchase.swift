@@ -139,13 +139,14 @@ extension Store {
     }
   }
 
-  func newTransaction(_ product: Product, quantity: Int, token: UUID?) -> Transaction {
+  func newTransaction(_ product: Product, quantity: Int, token: UUID?, at date: Date? = nil) -> Transaction {
     let q = (product.type == .consumable || product.type == .nonRenewable) ? quantity : 1
     let front = storefront
+    let date = date ?? state.now
     return Transaction(
       id: 0, originalID: 0, webOrderLineItemID: nil, productID: product.id, productType: product.type,
-      subscriptionGroupID: product.subscription?.groupID, purchaseDate: state.now,
-      originalPurchaseDate: state.now, expirationDate: nil, purchasedQuantity: q, appAccountToken: token,
+      subscriptionGroupID: product.subscription?.groupID, purchaseDate: date,
+      originalPurchaseDate: date, expirationDate: nil, purchasedQuantity: q, appAccountToken: token,
       ownershipType: .purchased, revocationDate: nil, revocationReason: nil, isFamilyRevocation: false,
       isUpgraded: false, offer: nil, reason: .purchase, price: q == 1 ? product.price : product.price * Decimal(q),
       currency: front.currency, storefront: front.countryCode, storefrontID: front.id, isFinished: false,
@@ -166,10 +167,9 @@ extension Store {
 
   /// Sets the period, price and offer of a subscription transaction starting at its purchase date.
   func applyPeriod(_ t: inout Transaction, product: Product, offer: SubscriptionOffer?) {
-    let info = product.subscription!
     let rate = state.settings.timeRate
     guard let offer else {
-      t.expirationDate = TimeRules.end(of: info.period, from: t.purchaseDate, rate: rate)
+      t.expirationDate = TimeRules.end(of: product.subscription!.period, from: t.purchaseDate, rate: rate)
       t.price = product.price
       t.offer = nil
       return

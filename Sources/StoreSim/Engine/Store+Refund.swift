@@ -96,7 +96,7 @@ extension Store {
 
   /// `resetToDefaultState()`: settings back to the configuration's values.
   public mutating func resetToDefaultState() {
-    state.settings = state.configuration.settings
+    settings = state.configuration.settings
   }
 
   // MARK: Family Sharing

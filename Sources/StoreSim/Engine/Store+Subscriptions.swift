@@ -31,14 +31,27 @@ extension Store {
   /// The date of the next scheduled lifecycle event, if any.
   public var nextEventDate: Date? { nextDue()?.date }
 
+  /// A deadline. Ordered by (date, rank, customer, subscription) through two integer keys: the
+  /// date's bits made order-preserving, and the rest packed into one word.
   struct Due: Sendable {
-    var date: Date
-    var rank: Int
-    var customer: Int
-    var subscription: Int
+    var time: UInt64
+    var tie: UInt64
+
+    init(date: Date, rank: Int, customer: Int, subscription: Int) {
+      let bits = date.timeIntervalSince1970.bitPattern
+      time = bits & (1 << 63) == 0 ? bits | (1 << 63) : ~bits
+      tie = UInt64(rank) << 56 | UInt64(customer) << 16 | UInt64(subscription)
+    }
+
+    var date: Date {
+      Date(timeIntervalSince1970: Double(bitPattern: time & (1 << 63) != 0 ? time & ~(1 << 63) : ~time))
+    }
+    var rank: Int { Int(tie >> 56) }
+    var customer: Int { Int(tie >> 16 & 0xff_ffff_ffff) }
+    var subscription: Int { Int(tie & 0xffff) }
 
     static func < (a: Due, b: Due) -> Bool {
-      (a.date, a.rank, a.customer, a.subscription) < (b.date, b.rank, b.customer, b.subscription)
+      a.time != b.time ? a.time < b.time : a.tie < b.tie
     }
   }
 
@@ -104,8 +117,7 @@ extension Store {
       schedule.pop()
       guard isCurrent(due) else { continue }
       state.now = due.date
-      process(due)
-      scheduleDeadline(due.customer, due.subscription)
+      process(due)  // queues the subscription's next deadline, if it has one
     }
     state.now = max(saved, state.now)
   }
@@ -135,14 +147,14 @@ extension Store {
 
   mutating func process(_ due: Due) {
     let ci = due.customer, si = due.subscription
-    let sub = state.customers[ci].subscriptions[si]
-    switch sub.billing {
+    switch state.customers[ci].subscriptions[si].billing {
     case .gracePeriod(_, let retry):
       if state.now >= retry {
         expire(ci, si, reason: .billingError, subtype: "BILLING_RETRY")
       } else {
         state.customers[ci].subscriptions[si].billing = .billingRetry(retryEndDate: retry)
         scheduleDeadline(ci, si)
+        let sub = state.customers[ci].subscriptions[si]
         emit(ci, .gracePeriodExpired(sub.groupID, sub.currentProductID))
         notify(ci, "GRACE_PERIOD_EXPIRED", nil, transaction: latestTransaction(ci, si), group: sub.groupID)
       }
@@ -158,109 +170,128 @@ extension Store {
   }
 
   /// A period reached its end: renew, fail into billing retry, or expire (§4.3–4.5, 4.8).
+  ///
+  /// The subscription is read field by field and changed in place: it is copy-on-write, and a
+  /// copy held across a change would duplicate it.
   mutating func periodEnded(_ ci: Int, _ si: Int) {
-    let sub = state.customers[ci].subscriptions[si]
-    if !sub.willAutoRenew {
+    let willAutoRenew = state.customers[ci].subscriptions[si].willAutoRenew
+    let priceIncrease = state.customers[ci].subscriptions[si].priceIncreaseStatus
+    if !willAutoRenew {
       expire(ci, si, reason: .autoRenewDisabled, subtype: "VOLUNTARY")
-    } else if sub.priceIncreaseStatus == .pending {
+    } else if priceIncrease == .pending {
       expire(ci, si, reason: .didNotConsentToPriceIncrease, subtype: "PRICE_INCREASE")
-    } else if state.configuration.product(sub.autoRenewProductID) == nil {
+    } else if !state.configuration.hasProduct(state.customers[ci].subscriptions[si].autoRenewProductID) {
       expire(ci, si, reason: .productUnavailable, subtype: "PRODUCT_NOT_FOR_SALE")
-    } else if state.environment == .sandbox && sub.renewalCount >= 12 {
+    } else if state.environment == .sandbox && state.customers[ci].subscriptions[si].renewalCount >= 12 {
       // The sandbox turns auto-renew off at the 13th renewal (rule 39).
       state.customers[ci].subscriptions[si].willAutoRenew = false
       expire(ci, si, reason: .autoRenewDisabled, subtype: "VOLUNTARY")
     } else if state.settings.shouldEnterBillingRetryOnRenewal {
       failRenewal(ci, si)
     } else {
-      renew(ci, si, start: sub.expirationDate, recovery: false)
+      renew(ci, si, start: state.customers[ci].subscriptions[si].expirationDate, recovery: false)
     }
+  }
+
+  /// The offer of the period about to start, taking it from the subscription's pending or
+  /// running offer.
+  mutating func takeRenewalOffer(_ ci: Int, _ si: Int) -> SubscriptionOffer? {
+    if let pending = state.customers[ci].subscriptions[si].pendingOffer {
+      state.customers[ci].subscriptions[si].pendingOffer = nil
+      state.customers[ci].subscriptions[si].runningOffer = pending.paymentMode == .payAsYouGo && pending.periodCount > 1 ? pending : nil
+      state.customers[ci].subscriptions[si].runningOfferPeriodsLeft = pending.paymentMode == .payAsYouGo ? max(pending.periodCount - 1, 0) : 0
+      return pending
+    }
+    if state.customers[ci].subscriptions[si].runningOffer == nil { return nil }
+    if let running = state.customers[ci].subscriptions[si].runningOffer, state.customers[ci].subscriptions[si].runningOfferPeriodsLeft > 0 {
+      state.customers[ci].subscriptions[si].runningOfferPeriodsLeft -= 1
+      if state.customers[ci].subscriptions[si].runningOfferPeriodsLeft == 0 { state.customers[ci].subscriptions[si].runningOffer = nil }
+      return running
+    }
+    state.customers[ci].subscriptions[si].runningOffer = nil
+    return nil
   }
 
   /// Creates the renewal transaction of the next period starting at `start`.
   mutating func renew(_ ci: Int, _ si: Int, start: Date, recovery: Bool) {
-    var sub = state.customers[ci].subscriptions[si]
-    guard let product = state.configuration.product(sub.autoRenewProductID) else { return }
+    guard let pi = state.configuration.position(of: state.customers[ci].subscriptions[si].autoRenewProductID) else { return }
     let previous = latestTransaction(ci, si)
-    var offer: SubscriptionOffer?
-    if let pending = sub.pendingOffer {
-      offer = pending
-      sub.pendingOffer = nil
-      sub.runningOffer = pending.paymentMode == .payAsYouGo && pending.periodCount > 1 ? pending : nil
-      sub.runningOfferPeriodsLeft = pending.paymentMode == .payAsYouGo ? max(pending.periodCount - 1, 0) : 0
-    } else if let running = sub.runningOffer, sub.runningOfferPeriodsLeft > 0 {
-      offer = running
-      sub.runningOfferPeriodsLeft -= 1
-      if sub.runningOfferPeriodsLeft == 0 { sub.runningOffer = nil }
-    } else {
-      sub.runningOffer = nil
-    }
-    let saved = state.now
-    state.now = start
-    var t = newTransaction(product, quantity: 1, token: sub.appAccountToken)
-    state.now = saved
+    let offer = takeRenewalOffer(ci, si)
+    let originalID = state.customers[ci].subscriptions[si].originalID
+    let token = state.customers[ci].subscriptions[si].appAccountToken
+    let product = state.configuration.products[pi]
+    var t = newTransaction(product, quantity: 1, token: token, at: start)
     t.reason = .renewal
     t.webOrderLineItemID = newWebOrderLineItemID()
     applyPeriod(&t, product: product, offer: offer)
-    t = record(ci, t, delivery: .updates, originalID: sub.originalID, originalPurchaseDate: previous?.originalPurchaseDate)
-    sub.currentProductID = product.id
-    sub.expirationDate = t.expirationDate!
-    sub.latestTransactionID = t.id
-    sub.renewalCount += 1
-    sub.billing = .healthy
-    sub.expirationReason = nil
-    if sub.priceIncreaseStatus == .agreed { sub.priceIncreaseStatus = .noIncreasePending }
-    state.customers[ci].subscriptions[si] = sub
+    t = record(ci, t, delivery: .updates, originalID: originalID, originalPurchaseDate: previous?.originalPurchaseDate)
+    let group = updateSubscription(ci, si) { sub in
+      sub.currentProductID = t.productID
+      sub.expirationDate = t.expirationDate!
+      sub.latestTransactionID = t.id
+      sub.renewalCount += 1
+      sub.billing = .healthy
+      sub.expirationReason = nil
+      if sub.priceIncreaseStatus == .agreed { sub.priceIncreaseStatus = .noIncreasePending }
+      return sub.groupID
+    }
     scheduleDeadline(ci, si)
-    emit(ci, .subscriptionRenewed(sub.groupID, t.id, product.id))
-    notify(ci, "DID_RENEW", recovery ? "BILLING_RECOVERY" : nil, transaction: t, group: sub.groupID)
+    emit(ci, .subscriptionRenewed(group, t.id, t.productID))
+    notify(ci, "DID_RENEW", recovery ? "BILLING_RECOVERY" : nil, transaction: t, group: group)
     shareWithFamily(ci, t)
+  }
+
+  /// Changes a subscription in place (no copy of its storage).
+  mutating func updateSubscription<R>(_ ci: Int, _ si: Int, _ body: (inout SubscriptionState) -> R) -> R {
+    body(&state.customers[ci].subscriptions[si])
   }
 
   /// A renewal failed: grace (when enabled) then billing retry (§4.5).
   mutating func failRenewal(_ ci: Int, _ si: Int) {
-    var sub = state.customers[ci].subscriptions[si]
-    let period = state.configuration.product(sub.currentProductID)?.subscription?.period ?? SubscriptionPeriod(value: 1, unit: .month)
+    let current = state.customers[ci].subscriptions[si].currentProductID
+    let period = state.configuration.product(current)?.subscription?.period ?? SubscriptionPeriod(value: 1, unit: .month)
     let rate = state.settings.timeRate
-    let retryEnd = sub.expirationDate.addingTimeInterval(TimeRules.billingRetryPeriod(for: period, rate: rate))
+    let expiration = state.customers[ci].subscriptions[si].expirationDate
+    let retryEnd = expiration.addingTimeInterval(TimeRules.billingRetryPeriod(for: period, rate: rate))
     var graceEnd: Date?
     if state.settings.billingGracePeriodIsEnabled {
-      let g = sub.expirationDate.addingTimeInterval(TimeRules.gracePeriod(for: period, rate: rate))
+      let g = expiration.addingTimeInterval(TimeRules.gracePeriod(for: period, rate: rate))
       graceEnd = g
-      sub.billing = .gracePeriod(gracePeriodExpirationDate: g, retryEndDate: retryEnd)
+      state.customers[ci].subscriptions[si].billing = .gracePeriod(gracePeriodExpirationDate: g, retryEndDate: retryEnd)
     } else {
-      sub.billing = .billingRetry(retryEndDate: retryEnd)
+      state.customers[ci].subscriptions[si].billing = .billingRetry(retryEndDate: retryEnd)
     }
-    sub.expirationReason = .billingError
-    state.customers[ci].subscriptions[si] = sub
+    state.customers[ci].subscriptions[si].expirationReason = .billingError
     scheduleDeadline(ci, si)
-    emit(ci, .renewalFailed(sub.groupID, sub.currentProductID, gracePeriodExpirationDate: graceEnd))
-    notify(ci, "DID_FAIL_TO_RENEW", graceEnd == nil ? nil : "GRACE_PERIOD", transaction: latestTransaction(ci, si), group: sub.groupID)
+    let group = state.customers[ci].subscriptions[si].groupID
+    emit(ci, .renewalFailed(group, current, gracePeriodExpirationDate: graceEnd))
+    notify(ci, "DID_FAIL_TO_RENEW", graceEnd == nil ? nil : "GRACE_PERIOD", transaction: latestTransaction(ci, si), group: group)
   }
 
   /// Recovers from a billing failure: inside grace the billing anchor is kept, after grace a new
   /// period starts now (rule 15).
   mutating func recover(_ ci: Int, _ si: Int) {
-    let sub = state.customers[ci].subscriptions[si]
-    if case .gracePeriod(let grace, _) = sub.billing, state.now < grace {
-      renew(ci, si, start: sub.expirationDate, recovery: true)
+    let expiration = state.customers[ci].subscriptions[si].expirationDate
+    if case .gracePeriod(let grace, _) = state.customers[ci].subscriptions[si].billing, state.now < grace {
+      renew(ci, si, start: expiration, recovery: true)
     } else {
       renew(ci, si, start: state.now, recovery: true)
     }
   }
 
   mutating func expire(_ ci: Int, _ si: Int, reason: ExpirationReason, subtype: String) {
-    var sub = state.customers[ci].subscriptions[si]
-    sub.isExpired = true
-    sub.expirationReason = reason
-    sub.willAutoRenew = false
-    sub.priceIncreaseStatus = .noIncreasePending
-    sub.pendingOffer = nil
-    sub.runningOffer = nil
-    sub.runningOfferPeriodsLeft = 0
-    state.customers[ci].subscriptions[si] = sub
-    emit(ci, .subscriptionExpired(sub.groupID, sub.currentProductID, reason: reason))
-    notify(ci, "EXPIRED", subtype, transaction: latestTransaction(ci, si), group: sub.groupID)
+    let (group, product) = updateSubscription(ci, si) { sub in
+      sub.isExpired = true
+      sub.expirationReason = reason
+      sub.willAutoRenew = false
+      sub.priceIncreaseStatus = .noIncreasePending
+      sub.pendingOffer = nil
+      sub.runningOffer = nil
+      sub.runningOfferPeriodsLeft = 0
+      return (sub.groupID, sub.currentProductID)
+    }
+    emit(ci, .subscriptionExpired(group, product, reason: reason))
+    notify(ci, "EXPIRED", subtype, transaction: latestTransaction(ci, si), group: group)
   }
 
   // MARK: Customer and test-session actions on subscriptions

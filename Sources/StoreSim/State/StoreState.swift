@@ -84,44 +84,237 @@ public enum BillingState: Sendable, Hashable, Codable {
 }
 
 /// One customer's subscription in one group: the state the semantics §12 suggests.
+///
+/// Copy-on-write: reading one costs a reference count; the engine changes it in place.
 public struct SubscriptionState: Sendable, Hashable, Codable {
+  /// The stored fields.
+  struct Fields: Sendable, Hashable, Codable {
+    var groupID: SubscriptionGroupID
+    var originalID: TransactionID
+    var currentProductID: ProductID
+    var autoRenewProductID: ProductID
+    var willAutoRenew: Bool
+    var expirationDate: Date
+    var latestTransactionID: TransactionID
+    var billing: BillingState
+    var expirationReason: ExpirationReason?
+    var isExpired: Bool
+    var isRevoked: Bool
+    var priceIncreaseStatus: PriceIncreaseStatus
+    var pendingOffer: SubscriptionOffer?
+    var runningOffer: SubscriptionOffer?
+    var runningOfferPeriodsLeft: Int
+    var recentSubscriptionStartDate: Date
+    var renewalCount: Int
+    var appAccountToken: UUID?
+  }
+
+  /// Shared by copies; copied before a change unless this value is its only owner.
+  final class Storage: @unchecked Sendable {
+    @exclusivity(unchecked) var fields: Fields
+    init(_ fields: Fields) { self.fields = fields }
+  }
+
+  private var storage: Storage
+
+  /// Creates a record.
+  init(
+    groupID: SubscriptionGroupID,
+    originalID: TransactionID,
+    currentProductID: ProductID,
+    autoRenewProductID: ProductID,
+    willAutoRenew: Bool,
+    expirationDate: Date,
+    latestTransactionID: TransactionID,
+    billing: BillingState,
+    expirationReason: ExpirationReason?,
+    isExpired: Bool,
+    isRevoked: Bool,
+    priceIncreaseStatus: PriceIncreaseStatus,
+    pendingOffer: SubscriptionOffer?,
+    runningOffer: SubscriptionOffer?,
+    runningOfferPeriodsLeft: Int,
+    recentSubscriptionStartDate: Date,
+    renewalCount: Int,
+    appAccountToken: UUID?
+  ) {
+    storage = Storage(Fields(
+      groupID: groupID,
+      originalID: originalID,
+      currentProductID: currentProductID,
+      autoRenewProductID: autoRenewProductID,
+      willAutoRenew: willAutoRenew,
+      expirationDate: expirationDate,
+      latestTransactionID: latestTransactionID,
+      billing: billing,
+      expirationReason: expirationReason,
+      isExpired: isExpired,
+      isRevoked: isRevoked,
+      priceIncreaseStatus: priceIncreaseStatus,
+      pendingOffer: pendingOffer,
+      runningOffer: runningOffer,
+      runningOfferPeriodsLeft: runningOfferPeriodsLeft,
+      recentSubscriptionStartDate: recentSubscriptionStartDate,
+      renewalCount: renewalCount,
+      appAccountToken: appAccountToken))
+  }
+
   /// The group.
-  public var groupID: SubscriptionGroupID
+  public var groupID: SubscriptionGroupID {
+    _read { yield storage.fields.groupID }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.groupID
+    }
+  }
   /// The group's original transaction id for this customer.
-  public var originalID: TransactionID
+  public var originalID: TransactionID {
+    _read { yield storage.fields.originalID }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.originalID
+    }
+  }
   /// The product of the current period.
-  public var currentProductID: ProductID
+  public var currentProductID: ProductID {
+    _read { yield storage.fields.currentProductID }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.currentProductID
+    }
+  }
   /// The product that will renew (`autoRenewProductId`).
-  public var autoRenewProductID: ProductID
+  public var autoRenewProductID: ProductID {
+    _read { yield storage.fields.autoRenewProductID }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.autoRenewProductID
+    }
+  }
   /// Whether auto-renew is on.
-  public var willAutoRenew: Bool
+  public var willAutoRenew: Bool {
+    _read { yield storage.fields.willAutoRenew }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.willAutoRenew
+    }
+  }
   /// End of the current (or last) paid period.
-  public var expirationDate: Date
+  public var expirationDate: Date {
+    _read { yield storage.fields.expirationDate }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.expirationDate
+    }
+  }
   /// The latest transaction of the group.
-  public var latestTransactionID: TransactionID
+  public var latestTransactionID: TransactionID {
+    _read { yield storage.fields.latestTransactionID }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.latestTransactionID
+    }
+  }
   /// Billing health.
-  public var billing: BillingState
+  public var billing: BillingState {
+    _read { yield storage.fields.billing }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.billing
+    }
+  }
   /// Why it expired (or why renewal is failing).
-  public var expirationReason: ExpirationReason?
+  public var expirationReason: ExpirationReason? {
+    _read { yield storage.fields.expirationReason }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.expirationReason
+    }
+  }
   /// Whether it has ended.
-  public var isExpired: Bool
+  public var isExpired: Bool {
+    _read { yield storage.fields.isExpired }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.isExpired
+    }
+  }
   /// Whether the current period was refunded.
-  public var isRevoked: Bool
+  public var isRevoked: Bool {
+    _read { yield storage.fields.isRevoked }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.isRevoked
+    }
+  }
   /// Price increase consent.
-  public var priceIncreaseStatus: PriceIncreaseStatus
-  /// The offer that applies from the next renewal (offer code or promotional offer redeemed by
+  public var priceIncreaseStatus: PriceIncreaseStatus {
+    _read { yield storage.fields.priceIncreaseStatus }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.priceIncreaseStatus
+    }
+  }
   /// an active subscriber, or with a deferred plan change).
-  public var pendingOffer: SubscriptionOffer?
+  public var pendingOffer: SubscriptionOffer? {
+    _read { yield storage.fields.pendingOffer }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.pendingOffer
+    }
+  }
   /// An offer still running over several periods (pay as you go), and how many periods remain.
-  public var runningOffer: SubscriptionOffer?
+  public var runningOffer: SubscriptionOffer? {
+    _read { yield storage.fields.runningOffer }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.runningOffer
+    }
+  }
   /// Periods left of `runningOffer` after the current one.
-  public var runningOfferPeriodsLeft: Int
+  public var runningOfferPeriodsLeft: Int {
+    _read { yield storage.fields.runningOfferPeriodsLeft }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.runningOfferPeriodsLeft
+    }
+  }
   /// Start of the current run of periods, bridging gaps shorter than 60 days.
-  public var recentSubscriptionStartDate: Date
+  public var recentSubscriptionStartDate: Date {
+    _read { yield storage.fields.recentSubscriptionStartDate }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.recentSubscriptionStartDate
+    }
+  }
   /// Successful renewals so far (the sandbox stops after 12).
-  public var renewalCount: Int
+  public var renewalCount: Int {
+    _read { yield storage.fields.renewalCount }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.renewalCount
+    }
+  }
   /// The app account token of the purchase.
-  public var appAccountToken: UUID?
+  public var appAccountToken: UUID? {
+    _read { yield storage.fields.appAccountToken }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.appAccountToken
+    }
+  }
+
+  public static func == (a: SubscriptionState, b: SubscriptionState) -> Bool {
+    a.storage === b.storage || a.storage.fields == b.storage.fields
+  }
+
+  public func hash(into hasher: inout Hasher) { storage.fields.hash(into: &hasher) }
+
+  public init(from decoder: any Decoder) throws { storage = Storage(try Fields(from: decoder)) }
+
+  public func encode(to encoder: any Encoder) throws { try storage.fields.encode(to: encoder) }
+
+  /// The offer that applies from the next renewal (offer code or promotional offer redeemed by
 
   /// The renewal state.
   public var state: RenewalState {

@@ -93,7 +93,7 @@ public struct Transaction: Sendable, Hashable, Codable, Identifiable {
 
   /// Shared, immutable once shared: a setter copies it first unless this value is its only owner.
   final class Storage: @unchecked Sendable {
-    var fields: Fields
+    @exclusivity(unchecked) var fields: Fields
     init(_ fields: Fields) { self.fields = fields }
   }
 
@@ -157,138 +157,205 @@ public struct Transaction: Sendable, Hashable, Codable, Identifiable {
       sharedTransactionID: sharedTransactionID))
   }
 
-  /// The fields to change, copied first when another value shares them.
-  private var unique: Storage {
-    mutating get {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      return storage
-    }
-  }
-
   /// Unique id.
   public var id: TransactionID {
-    get { storage.fields.id }
-    set { unique.fields.id = newValue }
+    _read { yield storage.fields.id }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.id
+    }
   }
   /// The id of the first purchase this transaction descends from (`originalID`).
   public var originalID: TransactionID {
-    get { storage.fields.originalID }
-    set { unique.fields.originalID = newValue }
+    _read { yield storage.fields.originalID }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.originalID
+    }
   }
   /// One value per paid subscription period; auto-renewables only.
   public var webOrderLineItemID: UInt64? {
-    get { storage.fields.webOrderLineItemID }
-    set { unique.fields.webOrderLineItemID = newValue }
+    _read { yield storage.fields.webOrderLineItemID }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.webOrderLineItemID
+    }
   }
   /// The product.
   public var productID: ProductID {
-    get { storage.fields.productID }
-    set { unique.fields.productID = newValue }
+    _read { yield storage.fields.productID }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.productID
+    }
   }
   /// The product's type.
   public var productType: ProductType {
-    get { storage.fields.productType }
-    set { unique.fields.productType = newValue }
+    _read { yield storage.fields.productType }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.productType
+    }
   }
   /// The subscription group, auto-renewables only.
   public var subscriptionGroupID: SubscriptionGroupID? {
-    get { storage.fields.subscriptionGroupID }
-    set { unique.fields.subscriptionGroupID = newValue }
+    _read { yield storage.fields.subscriptionGroupID }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.subscriptionGroupID
+    }
   }
   /// When the account was charged (or the renewal period began).
   public var purchaseDate: Date {
-    get { storage.fields.purchaseDate }
-    set { unique.fields.purchaseDate = newValue }
+    _read { yield storage.fields.purchaseDate }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.purchaseDate
+    }
   }
   /// The `purchaseDate` of the original transaction.
   public var originalPurchaseDate: Date {
-    get { storage.fields.originalPurchaseDate }
-    set { unique.fields.originalPurchaseDate = newValue }
+    _read { yield storage.fields.originalPurchaseDate }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.originalPurchaseDate
+    }
   }
   /// End of the period this transaction pays for; auto-renewables only.
   public var expirationDate: Date? {
-    get { storage.fields.expirationDate }
-    set { unique.fields.expirationDate = newValue }
+    _read { yield storage.fields.expirationDate }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.expirationDate
+    }
   }
   /// Quantity bought.
   public var purchasedQuantity: Int {
-    get { storage.fields.purchasedQuantity }
-    set { unique.fields.purchasedQuantity = newValue }
+    _read { yield storage.fields.purchasedQuantity }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.purchasedQuantity
+    }
   }
   /// The app's account token from the purchase options.
   public var appAccountToken: UUID? {
-    get { storage.fields.appAccountToken }
-    set { unique.fields.appAccountToken = newValue }
+    _read { yield storage.fields.appAccountToken }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.appAccountToken
+    }
   }
   /// Bought or family shared.
   public var ownershipType: OwnershipType {
-    get { storage.fields.ownershipType }
-    set { unique.fields.ownershipType = newValue }
+    _read { yield storage.fields.ownershipType }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.ownershipType
+    }
   }
   /// When refunded or revoked.
   public var revocationDate: Date? {
-    get { storage.fields.revocationDate }
-    set { unique.fields.revocationDate = newValue }
+    _read { yield storage.fields.revocationDate }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.revocationDate
+    }
   }
   /// Why refunded or revoked.
   public var revocationReason: RevocationReason? {
-    get { storage.fields.revocationReason }
-    set { unique.fields.revocationReason = newValue }
+    _read { yield storage.fields.revocationReason }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.revocationReason
+    }
   }
   /// Whether family access was revoked (server `revocationType` `FAMILY_REVOKE`) rather than refunded.
   public var isFamilyRevocation: Bool {
-    get { storage.fields.isFamilyRevocation }
-    set { unique.fields.isFamilyRevocation = newValue }
+    _read { yield storage.fields.isFamilyRevocation }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.isFamilyRevocation
+    }
   }
   /// Superseded by an immediate upgrade or crossgrade.
   public var isUpgraded: Bool {
-    get { storage.fields.isUpgraded }
-    set { unique.fields.isUpgraded = newValue }
+    _read { yield storage.fields.isUpgraded }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.isUpgraded
+    }
   }
   /// The offer of this period.
   public var offer: TransactionOffer? {
-    get { storage.fields.offer }
-    set { unique.fields.offer = newValue }
+    _read { yield storage.fields.offer }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.offer
+    }
   }
   /// Purchase or renewal.
   public var reason: TransactionReason {
-    get { storage.fields.reason }
-    set { unique.fields.reason = newValue }
+    _read { yield storage.fields.reason }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.reason
+    }
   }
   /// Total price in currency units (after offer, times quantity).
   public var price: Decimal {
-    get { storage.fields.price }
-    set { unique.fields.price = newValue }
+    _read { yield storage.fields.price }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.price
+    }
   }
   /// ISO 4217 currency.
   public var currency: String {
-    get { storage.fields.currency }
-    set { unique.fields.currency = newValue }
+    _read { yield storage.fields.currency }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.currency
+    }
   }
   /// Storefront country code at purchase time.
   public var storefront: String {
-    get { storage.fields.storefront }
-    set { unique.fields.storefront = newValue }
+    _read { yield storage.fields.storefront }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.storefront
+    }
   }
   /// Apple's storefront id.
   public var storefrontID: String {
-    get { storage.fields.storefrontID }
-    set { unique.fields.storefrontID = newValue }
+    _read { yield storage.fields.storefrontID }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.storefrontID
+    }
   }
   /// Whether the app has called `finish()`.
   public var isFinished: Bool {
-    get { storage.fields.isFinished }
-    set { unique.fields.isFinished = newValue }
+    _read { yield storage.fields.isFinished }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.isFinished
+    }
   }
   /// The customer whose purchase was shared into this one (family copies only).
   public var sharedFrom: String? {
-    get { storage.fields.sharedFrom }
-    set { unique.fields.sharedFrom = newValue }
+    _read { yield storage.fields.sharedFrom }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.sharedFrom
+    }
   }
   /// The purchaser's transaction this family copy mirrors.
   public var sharedTransactionID: TransactionID? {
-    get { storage.fields.sharedTransactionID }
-    set { unique.fields.sharedTransactionID = newValue }
+    _read { yield storage.fields.sharedTransactionID }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.sharedTransactionID
+    }
   }
 
   public static func == (a: Transaction, b: Transaction) -> Bool {
