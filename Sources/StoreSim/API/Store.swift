@@ -137,7 +137,7 @@ public struct Store: Sendable {
     return state.nextWebOrderLineItemID
   }
 
-  mutating func emit(_ customer: Int, _ kind: StoreEvent.Kind) {
+  mutating func emit(_ customer: Int, _ kind: consuming StoreEvent.Kind) {
     events.append(StoreEvent(date: state.now, customer: customer >= 0 ? state.customers[customer].name : "", kind: kind))
   }
 

@@ -155,8 +155,8 @@ extension Store {
 
   /// Gives a transaction its id, stores it and reports it.
   @discardableResult
-  mutating func record(_ ci: Int, _ transaction: Transaction, delivery: StoreEvent.Delivery, originalID: TransactionID? = nil, originalPurchaseDate: Date? = nil) -> Transaction {
-    var t = transaction
+  mutating func record(_ ci: Int, _ transaction: consuming Transaction, delivery: StoreEvent.Delivery, originalID: TransactionID? = nil, originalPurchaseDate: Date? = nil) -> Transaction {
+    var t = transaction  // moved in, so setting the ids below does not copy the storage
     t.id = newTransactionID()
     t.originalID = originalID ?? t.id
     t.originalPurchaseDate = originalPurchaseDate ?? t.purchaseDate
@@ -201,7 +201,7 @@ extension Store {
     t.webOrderLineItemID = newWebOrderLineItemID()
     applyPeriod(&t, product: product, offer: offer)
     let originalDate = previous.flatMap { state.customers[ci].transaction($0.originalID)?.purchaseDate }
-    t = record(ci, t, delivery: delivery, originalID: previous?.originalID, originalPurchaseDate: originalDate)
+    t = record(ci, consume t, delivery: delivery, originalID: previous?.originalID, originalPurchaseDate: originalDate)
     if offer?.type == .introductory { state.customers[ci].introductoryOfferUsedGroups.insert(group) }
     var recentStart = state.now
     if let previous, state.now.timeIntervalSince(previous.expirationDate) < 60 * 86_400 {
@@ -259,7 +259,7 @@ extension Store {
       var t = newTransaction(product, quantity: 1, token: options.appAccountToken ?? sub.appAccountToken)
       t.webOrderLineItemID = newWebOrderLineItemID()
       applyPeriod(&t, product: product, offer: offer)
-      t = record(ci, t, delivery: delivery, originalID: sub.originalID, originalPurchaseDate: latest.originalPurchaseDate)
+      t = record(ci, consume t, delivery: delivery, originalID: sub.originalID, originalPurchaseDate: latest.originalPurchaseDate)
       sub.currentProductID = product.id
       sub.autoRenewProductID = product.id
       sub.willAutoRenew = true

@@ -170,7 +170,7 @@ extension Store {
         && ($0.subscriptionGroupID != nil ? $0.subscriptionGroupID == t.subscriptionGroupID : $0.productID == t.productID)
     }
     let isFirst = earlier == nil || (t.reason == .purchase && t.productType != .autoRenewable)
-    let recorded = record(mi, c, delivery: .updates, originalID: isFirst ? nil : earlier!.originalID, originalPurchaseDate: isFirst ? nil : earlier!.originalPurchaseDate)
+    let recorded = record(mi, consume c, delivery: .updates, originalID: isFirst ? nil : earlier!.originalID, originalPurchaseDate: isFirst ? nil : earlier!.originalPurchaseDate)
     if t.productType == .autoRenewable {
       let wasActive = earlier != nil
       if t.reason == .renewal {

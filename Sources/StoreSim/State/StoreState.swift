@@ -410,6 +410,21 @@ public struct ServerNotification: Sendable, Hashable, Codable {
     self.status = status
   }
 
+  /// Creates a record around an already shared renewal info.
+  init(
+    notificationType: String, subtype: String?, sequence: Int, signedDate: Date, customer: String,
+    transaction: Transaction?, sharedRenewalInfo: Shared<RenewalInfo>?, status: RenewalState?
+  ) {
+    self.notificationType = notificationType
+    self.subtype = subtype
+    self.sequence = sequence
+    self.signedDate = signedDate
+    self.customer = customer
+    self.transaction = transaction
+    self.sharedRenewalInfo = sharedRenewalInfo
+    self.status = status
+  }
+
   /// `notificationUUID`: unique per notification, stable across reads and retries.
   public var notificationUUID: String {
     let hex = String(UInt64(sequence + 1), radix: 16)

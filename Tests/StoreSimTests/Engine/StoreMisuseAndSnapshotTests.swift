@@ -77,6 +77,25 @@ import Testing
     #expect(store.notificationNames(since: 2).filter { $0 == "DID_RENEW" }.count == 6)  // 5 weekly + 1 monthly
   }
 
+  /// Purchases at instants that are not whole seconds (the 10,000 subscribers of the benchmark
+  /// join 259.2 s apart) once lost deadlines whose date did not survive a round trip through
+  /// `timeIntervalSince1970`: those subscriptions never renewed or expired.
+  @Test func everyDeadlineFiresWhateverInstantItFallsOn() throws {
+    var store = Fixtures.store()
+    let customers = 400
+    for i in 0..<customers {
+      try store.addCustomer("c\(i)")
+      try store.advance(to: Fixtures.start.addingTimeInterval(259.2 * Double(i)))
+      _ = try store.purchase("monthly", customer: "c\(i)")  // a week's free trial first
+    }
+    try store.advance(to: UTCCalendar.adding(months: 3, to: Fixtures.start))
+    for i in 0..<customers {
+      let customer = try #require(store.customer("c\(i)"))
+      #expect(customer.transactions.count >= 3, "c\(i) renewed \(customer.transactions.count - 1) times in 3 months")
+      #expect(customer.subscriptions.allSatisfy { $0.expirationDate > store.now })
+    }
+  }
+
   @Test func interruptedPurchaseIsPendingUntilResolvedThroughUpdates() throws {
     var store = Fixtures.store { $0.interruptedPurchasesEnabled = true }
     let outcome = try store.purchase("car")
