@@ -26,7 +26,10 @@ enum SessionContext {
 
   /// Loads the session under its lock, runs `body`, and saves when `mutating` and the state
   /// changed. Nothing is saved when `body` throws.
-  static func with(_ inv: Invocation, mutating: Bool, _ body: (inout Store) throws -> ExitCode) throws -> ExitCode {
+  /// Runs `body` on the session's store, saving it afterwards when `mutating` and it changed.
+  /// A reading command that never looks at notifications says `needsNotifications: false`, and
+  /// the outbox is then not decoded (on a large session it is most of the file).
+  static func with(_ inv: Invocation, mutating: Bool, needsNotifications: Bool = true, _ body: (inout Store) throws -> ExitCode) throws -> ExitCode {
     if let memory = inv.memory {
       guard var store = memory.store else {
         throw CLIError.noInput("no session yet; start the scenario with 'init CONFIG.storekit'")
@@ -49,12 +52,18 @@ enum SessionContext {
     }
     let lock = try SessionLock(path: absolute)
     defer { withExtendedLifetime(lock) {} }
-    var document = try SessionFile.read(absolute, shownAs: shown)
+    let partial = !mutating && !needsNotifications
+    var document = try SessionFile.read(absolute, shownAs: shown, skippingNotifications: partial)
     var store = Store(state: document.state)
     var reloaded = false
     if let data = FileManager.default.contents(atPath: document.configurationPath) {
       let digest = SessionFile.digest(data)
       if digest != document.configurationDigest {
+        if partial {
+          // The reloaded configuration is saved: that needs the whole state.
+          document = try SessionFile.read(absolute, shownAs: shown)
+          store = Store(state: document.state)
+        }
         if let loaded = try? ConfigurationReader.read(data) {
           store.replaceConfiguration(loaded.configuration)
           document.configurationDigest = digest

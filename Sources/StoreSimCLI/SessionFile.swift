@@ -66,11 +66,14 @@ enum SessionFile {
   }
 
   /// Reads and checks a session file; the file is never modified on failure.
-  static func read(_ path: String, shownAs name: String) throws -> SessionDocument {
+  /// Reads a session. `skippingNotifications` leaves the outbox unread (see
+  /// `StateCodec.decode`): for commands that never look at it and never save. The file is
+  /// mapped, so the parts not decoded are never read from disk.
+  static func read(_ path: String, shownAs name: String, skippingNotifications: Bool = false) throws -> SessionDocument {
     guard FileManager.default.fileExists(atPath: path) else {
       throw CLIError.noInput("no session at \(name); start one with 'storesim init CONFIG.storekit'")
     }
-    guard let data = FileManager.default.contents(atPath: path) else {
+    guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else {
       throw CLIError.noInput("cannot read session file \(name)")
     }
     let newline = data.firstIndex(of: 0x0A)
@@ -98,7 +101,7 @@ enum SessionFile {
     do {
       let start = data.distance(from: data.startIndex, to: data.index(after: newline))
       let state = try data.withUnsafeBytes { raw in
-        try StateCodec.decode(UnsafeBufferPointer(rebasing: raw.bindMemory(to: UInt8.self)[start...]))
+        try StateCodec.decode(UnsafeBufferPointer(rebasing: raw.bindMemory(to: UInt8.self)[start...]), skippingNotifications: skippingNotifications)
       }
       return SessionDocument(format: SessionDocument.formatName, version: 2, configurationPath: configurationPath, configurationDigest: digest, state: state)
     } catch {

@@ -125,7 +125,7 @@ let entitlementsCommand = CommandSpec(
   example: "storesim entitlements --json",
   run: { inv in
     _ = try inv.positionals(0...0, "")
-    return try SessionContext.with(inv, mutating: false) { store in
+    return try SessionContext.with(inv, mutating: false, needsNotifications: false) { store in
       let customer = SessionContext.customer(inv)
       let list = store.currentEntitlements(customer: customer)
       if inv.json { inv.printJSON(.array(list.map { store.payload($0, customer: customer) })) } else { inv.out(Render.transactions(list)) }
@@ -144,7 +144,7 @@ let transactionsCommand = CommandSpec(
   example: "storesim transactions --product subscription.pro",
   run: { inv in
     _ = try inv.positionals(0...0, "")
-    return try SessionContext.with(inv, mutating: false) { store in
+    return try SessionContext.with(inv, mutating: false, needsNotifications: false) { store in
       let customer = SessionContext.customer(inv)
       var list = inv.arguments.has("unfinished") ? store.unfinishedTransactions(customer: customer) : store.allTransactions(customer: customer)
       if let p = inv.arguments.value("product") {
@@ -174,7 +174,7 @@ let latestCommand = CommandSpec(
   example: "storesim latest subscription.pro --json",
   run: { inv in
     let p = try inv.positionals(1...1, "product id")[0]
-    return try SessionContext.with(inv, mutating: false) { store in
+    return try SessionContext.with(inv, mutating: false, needsNotifications: false) { store in
       _ = try store.checkedProduct(p)
       let customer = SessionContext.customer(inv)
       let t = store.latestTransaction(for: p, customer: customer)
@@ -200,7 +200,7 @@ let statusCommand = CommandSpec(
   example: "storesim status --json",
   run: { inv in
     let arg = try inv.positionals(0...1, "group or product").first
-    return try SessionContext.with(inv, mutating: false) { store in
+    return try SessionContext.with(inv, mutating: false, needsNotifications: false) { store in
       if let error = store.settings.simulatedError(forAPI: .subscriptionStatus) {
         throw CLIError.failed("Subscription Status failed with simulated error \(error)")
       }

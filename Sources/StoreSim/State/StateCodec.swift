@@ -218,8 +218,14 @@ public enum StateCodec {
   }
 
   /// Decodes a state from memory without copying it.
-  public static func decode(_ buffer: UnsafeBufferPointer<UInt8>) throws(DecodingError) -> StoreState {
+  ///
+  /// With `skippingNotifications`, the outbox (the last and largest part of a session) is not
+  /// read: the state has no notifications. That is for commands that only read transactions or
+  /// subscriptions; such a state must never be saved. The document must still end where a whole
+  /// one does.
+  public static func decode(_ buffer: UnsafeBufferPointer<UInt8>, skippingNotifications: Bool = false) throws(DecodingError) -> StoreState {
     var r = Reader(bytes: buffer)
+    r.skippingNotifications = skippingNotifications
     return try r.document()
   }
 
@@ -230,6 +236,7 @@ public enum StateCodec {
     var customers: [Customer] = []
     var i = 0
     var decimals: [String: Decimal] = [:]
+    var skippingNotifications = false
 
     func fail(_ message: String) -> DecodingError { DecodingError(offset: i, message: message) }
 
@@ -576,9 +583,24 @@ public enum StateCodec {
             let subscriptions = try r.list { (r: inout Reader) throws(DecodingError) in try r.subscription() }
             try r.expect(UInt8(ascii: "]"))
             let c = Int32(r.customers.count)
-            for (n, t) in transactions.enumerated() { r.byID[t.id] = (c, Int32(n)) }
+            if !r.skippingNotifications {
+              for (n, t) in transactions.enumerated() { r.byID[t.id] = (c, Int32(n)) }
+            }
             r.customers.append(Customer(name: name, transactions: transactions, subscriptions: subscriptions, introductoryOfferUsedGroups: Set(groups), familyID: family, appTransactionID: app))
           }
+        case "notifications" where skippingNotifications:
+          // The outbox is written last: check the document closes after it and stop here.
+          try expect(UInt8(ascii: "["))
+          var end = bytes.count
+          while end > i, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[end - 1]) { end -= 1 }
+          guard end - i >= 2, bytes[end - 1] == UInt8(ascii: "}"), bytes[end - 2] == UInt8(ascii: "]") else {
+            throw fail("truncated notifications")
+          }
+          i = end - 1
+          guard codec == StateCodec.name else { throw fail("unknown codec '\(codec ?? "none")'") }
+          guard var state = base else { throw fail("missing base state") }
+          state.customers = self.customers
+          return state
         case "notifications":
           notifications = try list { (r: inout Reader) throws(DecodingError) -> ServerNotification in
             try r.expect(UInt8(ascii: "["))

@@ -142,6 +142,33 @@ import Testing
     let bytes = try StateCodec.encode(store.state)
     #expect(try StateCodec.decode(bytes) == store.state)
     #expect(throws: StateCodec.DecodingError.self) { try StateCodec.decode(Array(bytes.prefix(bytes.count / 2))) }
+
+    // Reading commands may skip the outbox: everything else decodes the same, and a document
+    // cut anywhere is still refused.
+    var partial = store.state
+    partial.notifications = []
+    #expect(!store.state.notifications.isEmpty)
+    let skipped = try bytes.withUnsafeBufferPointer { try StateCodec.decode($0, skippingNotifications: true) }
+    #expect(skipped == partial)
+    for cut in [bytes.count / 2, bytes.count - 40, bytes.count - 1] {
+      #expect(throws: StateCodec.DecodingError.self) {
+        try Array(bytes.prefix(cut)).withUnsafeBufferPointer { try StateCodec.decode($0, skippingNotifications: true) }
+      }
+    }
+  }
+
+  @Test func readingCommandsLeaveTheSessionFileAsItWas() throws {
+    let cli = try CLIHarness()
+    cli.run("init AppleSample.storekit --start 2026-01-01T00:00:00Z")
+    cli.run("buy subscription.standard")
+    #expect(cli.run("advance 2mo").code == 0)
+    let path = cli.folder + "/.storesim/session.json"
+    let before = try Data(contentsOf: URL(fileURLWithPath: path))
+    for command in ["entitlements", "transactions", "latest subscription.standard", "status"] {
+      #expect(cli.run(command).code == 0, "\(command)")
+    }
+    #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    #expect(cli.run("notifications --json").stdout.contains("DID_RENEW"))
   }
 
   @Test func parallelBuysOnOneSessionLoseNoUpdate() throws {
