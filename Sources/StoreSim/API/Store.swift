@@ -149,6 +149,7 @@ public struct Store: Sendable {
   /// command to this.
   mutating func atomically<T>(_ body: (inout Store) throws(StoreError) -> T) throws(StoreError) -> (T, [StoreEvent]) {
     events = []
+    events.reserveCapacity(16)
     do {
       let result = try body(&self)
       let produced = events

@@ -209,13 +209,13 @@ extension Store {
   /// The offer of the period about to start, taking it from the subscription's pending or
   /// running offer.
   mutating func takeRenewalOffer(_ ci: Int, _ si: Int) -> SubscriptionOffer? {
+    guard state.customers[ci].subscriptions[si].hasOffer else { return nil }
     if let pending = state.customers[ci].subscriptions[si].pendingOffer {
       state.customers[ci].subscriptions[si].pendingOffer = nil
       state.customers[ci].subscriptions[si].runningOffer = pending.paymentMode == .payAsYouGo && pending.periodCount > 1 ? pending : nil
       state.customers[ci].subscriptions[si].runningOfferPeriodsLeft = pending.paymentMode == .payAsYouGo ? max(pending.periodCount - 1, 0) : 0
       return pending
     }
-    if state.customers[ci].subscriptions[si].runningOffer == nil { return nil }
     if let running = state.customers[ci].subscriptions[si].runningOffer, state.customers[ci].subscriptions[si].runningOfferPeriodsLeft > 0 {
       state.customers[ci].subscriptions[si].runningOfferPeriodsLeft -= 1
       if state.customers[ci].subscriptions[si].runningOfferPeriodsLeft == 0 { state.customers[ci].subscriptions[si].runningOffer = nil }

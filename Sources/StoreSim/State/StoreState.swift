@@ -101,8 +101,9 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
     var isExpired: Bool
     var isRevoked: Bool
     var priceIncreaseStatus: PriceIncreaseStatus
-    var pendingOffer: SubscriptionOffer?
-    var runningOffer: SubscriptionOffer?
+    // Offers are rare and large: held by reference, so checking for none is a pointer test.
+    var pendingOffer: Shared<SubscriptionOffer>?
+    var runningOffer: Shared<SubscriptionOffer>?
     var runningOfferPeriodsLeft: Int
     var recentSubscriptionStartDate: Date
     var renewalCount: Int
@@ -151,8 +152,8 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
       isExpired: isExpired,
       isRevoked: isRevoked,
       priceIncreaseStatus: priceIncreaseStatus,
-      pendingOffer: pendingOffer,
-      runningOffer: runningOffer,
+      pendingOffer: pendingOffer.map(Shared.init),
+      runningOffer: runningOffer.map(Shared.init),
       runningOfferPeriodsLeft: runningOfferPeriodsLeft,
       recentSubscriptionStartDate: recentSubscriptionStartDate,
       renewalCount: renewalCount,
@@ -257,20 +258,24 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
   }
   /// an active subscriber, or with a deferred plan change).
   public var pendingOffer: SubscriptionOffer? {
-    _read { yield storage.fields.pendingOffer }
-    _modify {
+    get { storage.fields.pendingOffer?.value }
+    set {
       if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.pendingOffer
+      storage.fields.pendingOffer = newValue.map(Shared.init)
     }
   }
+
   /// An offer still running over several periods (pay as you go), and how many periods remain.
+  /// Whether an offer is pending or running (cheaper than reading either).
+  var hasOffer: Bool { storage.fields.pendingOffer != nil || storage.fields.runningOffer != nil }
   public var runningOffer: SubscriptionOffer? {
-    _read { yield storage.fields.runningOffer }
-    _modify {
+    get { storage.fields.runningOffer?.value }
+    set {
       if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.runningOffer
+      storage.fields.runningOffer = newValue.map(Shared.init)
     }
   }
+
   /// Periods left of `runningOffer` after the current one.
   public var runningOfferPeriodsLeft: Int {
     _read { yield storage.fields.runningOfferPeriodsLeft }
