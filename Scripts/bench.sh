@@ -53,16 +53,24 @@ done
 Y=$(median < "$WORK/y")
 verdict "2. a year of monthly renewals (advance 1y), wall time" "$((Y / 1000)) ms" "< 50 ms" "$(le "$Y" 49999)"
 
-# 3. Library throughput, one core; 6. its peak memory.
+# 3. Library throughput, one core, median of 3 runs; 6. its peak memory. The clock advances a
+# day per call, as a test script steps it; every event of every call is counted.
 SMALL=$([ "$QUICK" = 1 ] && echo 200 || echo 1000)
 LARGE=$([ "$QUICK" = 1 ] && echo 2000 || echo 100000)
-taskset -c 0 "$B" throughput "$SMALL" 2 > "$WORK/t1"
-taskset -c 0 "$B" throughput "$LARGE" 2 > "$WORK/t2"
 field() { awk -v k="$2" '$1 == k {print $2}' "$1"; }
-T1=$(field "$WORK/t1" events_per_second | awk '{printf "%d", $1}')
-T2=$(field "$WORK/t2" events_per_second | awk '{printf "%d", $1}')
+throughput() { # N OUT: median events/s of 3 runs, the last run's output kept in OUT
+  local i
+  for i in 1 2 3; do taskset -c 0 "$B" throughput "$1" 2 > "$2"; field "$2" events_per_second; done \
+    | sort -n | awk '{a[NR]=$1} END {printf "%d", a[2]}'
+}
+T1=$(throughput "$SMALL" "$WORK/t1")
+T2=$(throughput "$LARGE" "$WORK/t2")
 verdict "3. library events/s, $SMALL subscribers over 2 years" "$T1" ">= 1000000" "$(ge "$T1" 1000000)"
 verdict "3. library events/s, $LARGE subscribers over 2 years" "$T2" ">= 1000000" "$(ge "$T2" 1000000)"
+# For comparison, not judged: the same story in one advance call, whose result holds all events.
+taskset -c 0 "$B" throughput "$LARGE" 2 --one-call > "$WORK/t3"
+printf '%-58s %14s   (not judged: one advance call returning all %s events)\n' \
+  "   library events/s, $LARGE subscribers, one call" "$(field "$WORK/t3" events_per_second | awk '{printf "%d", $1}')" "$(field "$WORK/t3" events)"
 
 # 4. Scaling: a history of 10x the transactions costs at most 11x the time.
 H1=$([ "$QUICK" = 1 ] && echo 100 || echo 500)

@@ -125,27 +125,27 @@ extension Store {
 
   /// Records an App Store Server Notification V2 (§9.3).
   mutating func notify(_ ci: Int, _ type: String, _ subtype: String?, transaction: consuming Transaction?, group: SubscriptionGroupID? = nil) {
-    var info: Shared<RenewalInfo>?
+    var info: RenewalInfo?
     var status: RenewalState?
     if let group {
       if let si = state.customers[ci].subscriptions.firstIndex(where: { $0.groupID == group }) {
         let sub = state.customers[ci].subscriptions[si]
-        info = Shared(renewalInfo(ci, sub))
+        info = renewalInfo(ci, sub)
         status = sub.state
       } else if let s = statuses(ci, group: group).first(where: { $0.isFamilyShared }) {
-        info = Shared(s.renewalInfo)
+        info = s.renewalInfo
         status = s.state
       }
     } else if let t = transaction, t.productType == .autoRenewable, let g = t.subscriptionGroupID,
       let s = statuses(ci, group: g).first(where: { $0.transaction.id == t.id || !$0.isFamilyShared })
     {
-      info = Shared(s.renewalInfo)
+      info = s.renewalInfo
       status = t.isRevoked && t.ownershipType == .familyShared ? .revoked : s.state
     }
     let index = state.notifications.count
     let notification = ServerNotification(
       notificationType: type, subtype: subtype, sequence: index, signedDate: state.now,
-      customer: state.customers[ci].name, transaction: transaction, sharedRenewalInfo: info, status: status)
+      customer: state.customers[ci].name, transaction: consume transaction, renewalInfo: consume info, status: status)
     state.notifications.append(consume notification)
     emit(ci, .notificationSent(index: index, type: type, subtype: subtype))
   }

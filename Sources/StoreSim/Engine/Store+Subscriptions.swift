@@ -228,7 +228,8 @@ extension Store {
   /// Creates the renewal transaction of the next period starting at `start`.
   mutating func renew(_ ci: Int, _ si: Int, start: Date, recovery: Bool) {
     guard let pi = state.configuration.position(of: state.customers[ci].subscriptions[si].autoRenewProductID) else { return }
-    let previous = latestTransaction(ci, si)
+    // The original purchase date without reading the previous transaction (cold in memory).
+    let originalDate = state.customers[ci].subscriptions[si].cachedOriginalPurchaseDate ?? latestTransaction(ci, si)?.originalPurchaseDate
     let offer = takeRenewalOffer(ci, si)
     let originalID = state.customers[ci].subscriptions[si].originalID
     let token = state.customers[ci].subscriptions[si].appAccountToken
@@ -237,8 +238,9 @@ extension Store {
     t.reason = .renewal
     t.webOrderLineItemID = newWebOrderLineItemID()
     applyPeriod(&t, product: product, offer: offer)
-    t = record(ci, consume t, delivery: .updates, originalID: originalID, originalPurchaseDate: previous?.originalPurchaseDate)
+    t = record(ci, consume t, delivery: .updates, originalID: originalID, originalPurchaseDate: originalDate)
     let group = updateSubscription(ci, si) { sub in
+      sub.cachedOriginalPurchaseDate = t.originalPurchaseDate
       sub.currentProductID = t.productID
       sub.expirationDate = t.expirationDate!
       sub.latestTransactionID = t.id

@@ -113,7 +113,14 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
   /// Shared by copies; copied before a change unless this value is its only owner.
   final class Storage: @unchecked Sendable {
     @exclusivity(unchecked) var fields: Fields
+    /// The `originalPurchaseDate` of the subscription's transactions, once a renewal looked it
+    /// up: derived, so neither compared, encoded nor saved.
+    @exclusivity(unchecked) var originalPurchaseDate: Date?
     init(_ fields: Fields) { self.fields = fields }
+    init(copying other: Storage) {
+      fields = other.fields
+      originalPurchaseDate = other.originalPurchaseDate
+    }
   }
 
   private var storage: Storage
@@ -164,7 +171,7 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
   public var groupID: SubscriptionGroupID {
     _read { yield storage.fields.groupID }
     _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
       yield &storage.fields.groupID
     }
   }
@@ -172,7 +179,7 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
   public var originalID: TransactionID {
     _read { yield storage.fields.originalID }
     _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
       yield &storage.fields.originalID
     }
   }
@@ -180,7 +187,7 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
   public var currentProductID: ProductID {
     _read { yield storage.fields.currentProductID }
     _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
       yield &storage.fields.currentProductID
     }
   }
@@ -188,7 +195,7 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
   public var autoRenewProductID: ProductID {
     _read { yield storage.fields.autoRenewProductID }
     _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
       yield &storage.fields.autoRenewProductID
     }
   }
@@ -196,7 +203,7 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
   public var willAutoRenew: Bool {
     _read { yield storage.fields.willAutoRenew }
     _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
       yield &storage.fields.willAutoRenew
     }
   }
@@ -204,7 +211,7 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
   public var expirationDate: Date {
     _read { yield storage.fields.expirationDate }
     _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
       yield &storage.fields.expirationDate
     }
   }
@@ -212,7 +219,7 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
   public var latestTransactionID: TransactionID {
     _read { yield storage.fields.latestTransactionID }
     _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
       yield &storage.fields.latestTransactionID
     }
   }
@@ -220,7 +227,7 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
   public var billing: BillingState {
     _read { yield storage.fields.billing }
     _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
       yield &storage.fields.billing
     }
   }
@@ -228,7 +235,7 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
   public var expirationReason: ExpirationReason? {
     _read { yield storage.fields.expirationReason }
     _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
       yield &storage.fields.expirationReason
     }
   }
@@ -236,7 +243,7 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
   public var isExpired: Bool {
     _read { yield storage.fields.isExpired }
     _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
       yield &storage.fields.isExpired
     }
   }
@@ -244,7 +251,7 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
   public var isRevoked: Bool {
     _read { yield storage.fields.isRevoked }
     _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
       yield &storage.fields.isRevoked
     }
   }
@@ -252,7 +259,7 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
   public var priceIncreaseStatus: PriceIncreaseStatus {
     _read { yield storage.fields.priceIncreaseStatus }
     _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
       yield &storage.fields.priceIncreaseStatus
     }
   }
@@ -260,18 +267,27 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
   public var pendingOffer: SubscriptionOffer? {
     get { storage.fields.pendingOffer?.value }
     set {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
       storage.fields.pendingOffer = newValue.map(Shared.init)
     }
   }
 
   /// An offer still running over several periods (pay as you go), and how many periods remain.
+  /// The chain's original purchase date, when known without looking up a transaction.
+  var cachedOriginalPurchaseDate: Date? {
+    get { storage.originalPurchaseDate }
+    set {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
+      storage.originalPurchaseDate = newValue
+    }
+  }
+
   /// Whether an offer is pending or running (cheaper than reading either).
   var hasOffer: Bool { storage.fields.pendingOffer != nil || storage.fields.runningOffer != nil }
   public var runningOffer: SubscriptionOffer? {
     get { storage.fields.runningOffer?.value }
     set {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
       storage.fields.runningOffer = newValue.map(Shared.init)
     }
   }
@@ -280,7 +296,7 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
   public var runningOfferPeriodsLeft: Int {
     _read { yield storage.fields.runningOfferPeriodsLeft }
     _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
       yield &storage.fields.runningOfferPeriodsLeft
     }
   }
@@ -288,7 +304,7 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
   public var recentSubscriptionStartDate: Date {
     _read { yield storage.fields.recentSubscriptionStartDate }
     _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
       yield &storage.fields.recentSubscriptionStartDate
     }
   }
@@ -296,7 +312,7 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
   public var renewalCount: Int {
     _read { yield storage.fields.renewalCount }
     _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
       yield &storage.fields.renewalCount
     }
   }
@@ -304,7 +320,7 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
   public var appAccountToken: UUID? {
     _read { yield storage.fields.appAccountToken }
     _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
       yield &storage.fields.appAccountToken
     }
   }
@@ -372,63 +388,114 @@ public struct Customer: Sendable, Hashable, Codable {
 }
 
 /// A recorded App Store Server Notification V2, with the data it carried when emitted.
+///
+/// Copy-on-write: the outbox holds one reference per notification, and the record (with its
+/// renewal info) is a single allocation.
 public struct ServerNotification: Sendable, Hashable, Codable {
-  /// `notificationType`.
-  public var notificationType: String
-  /// `subtype`.
-  public var subtype: String?
-  /// Position in the outbox (0-based); the `notificationUUID` is derived from it.
-  public var sequence: Int
-  /// `signedDate`: the emission time.
-  public var signedDate: Date
-  /// The customer it is about.
-  public var customer: String
-  /// The transaction it carries, as it was then.
-  public var transaction: Transaction?
-  /// The renewal info it carries, as it was then (auto-renewables only).
-  public var renewalInfo: RenewalInfo? {
-    get { sharedRenewalInfo?.value }
-    set { sharedRenewalInfo = newValue.map(Shared.init) }
+  /// The stored fields.
+  struct Fields: Sendable, Hashable, Codable {
+    var notificationType: String
+    var subtype: String?
+    var sequence: Int
+    var signedDate: Date
+    var customer: String
+    var transaction: Transaction?
+    var renewalInfo: RenewalInfo?
+    var status: RenewalState?
   }
-  private var sharedRenewalInfo: Shared<RenewalInfo>?
-  /// The subscription status then (auto-renewables only).
-  public var status: RenewalState?
 
-  enum CodingKeys: String, CodingKey {
-    case notificationType, subtype, sequence, signedDate, customer, transaction
-    case sharedRenewalInfo = "renewalInfo"
-    case status
+  /// Shared by copies; copied before a change unless this value is its only owner.
+  final class Storage: @unchecked Sendable {
+    @exclusivity(unchecked) var fields: Fields
+    init(_ fields: Fields) { self.fields = fields }
   }
+
+  private var storage: Storage
 
   /// Creates a record.
   init(
     notificationType: String, subtype: String?, sequence: Int, signedDate: Date, customer: String,
     transaction: Transaction?, renewalInfo: RenewalInfo?, status: RenewalState?
   ) {
-    self.notificationType = notificationType
-    self.subtype = subtype
-    self.sequence = sequence
-    self.signedDate = signedDate
-    self.customer = customer
-    self.transaction = transaction
-    self.sharedRenewalInfo = renewalInfo.map(Shared.init)
-    self.status = status
+    storage = Storage(Fields(
+      notificationType: notificationType, subtype: subtype, sequence: sequence, signedDate: signedDate,
+      customer: customer, transaction: transaction, renewalInfo: renewalInfo, status: status))
   }
 
-  /// Creates a record around an already shared renewal info.
-  init(
-    notificationType: String, subtype: String?, sequence: Int, signedDate: Date, customer: String,
-    transaction: Transaction?, sharedRenewalInfo: Shared<RenewalInfo>?, status: RenewalState?
-  ) {
-    self.notificationType = notificationType
-    self.subtype = subtype
-    self.sequence = sequence
-    self.signedDate = signedDate
-    self.customer = customer
-    self.transaction = transaction
-    self.sharedRenewalInfo = sharedRenewalInfo
-    self.status = status
+  /// `notificationType`.
+  public var notificationType: String {
+    _read { yield storage.fields.notificationType }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.notificationType
+    }
   }
+  /// `subtype`.
+  public var subtype: String? {
+    _read { yield storage.fields.subtype }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.subtype
+    }
+  }
+  /// Position in the outbox (0-based); the `notificationUUID` is derived from it.
+  public var sequence: Int {
+    _read { yield storage.fields.sequence }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.sequence
+    }
+  }
+  /// `signedDate`: the emission time.
+  public var signedDate: Date {
+    _read { yield storage.fields.signedDate }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.signedDate
+    }
+  }
+  /// The customer it is about.
+  public var customer: String {
+    _read { yield storage.fields.customer }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.customer
+    }
+  }
+  /// The transaction it carries, as it was then.
+  public var transaction: Transaction? {
+    _read { yield storage.fields.transaction }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.transaction
+    }
+  }
+  /// The renewal info it carries, as it was then (auto-renewables only).
+  public var renewalInfo: RenewalInfo? {
+    _read { yield storage.fields.renewalInfo }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.renewalInfo
+    }
+  }
+  /// The subscription status then (auto-renewables only).
+  public var status: RenewalState? {
+    _read { yield storage.fields.status }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields.status
+    }
+  }
+
+  public static func == (a: ServerNotification, b: ServerNotification) -> Bool {
+    a.storage === b.storage || a.storage.fields == b.storage.fields
+  }
+
+  public func hash(into hasher: inout Hasher) { storage.fields.hash(into: &hasher) }
+
+  public init(from decoder: any Decoder) throws { storage = Storage(try Fields(from: decoder)) }
+
+  public func encode(to encoder: any Encoder) throws { try storage.fields.encode(to: encoder) }
 
   /// `notificationUUID`: unique per notification, stable across reads and retries.
   public var notificationUUID: String {
