@@ -124,15 +124,51 @@ extension Store {
 
   /// Runs every deadline at or before `date`, in (date, rank, customer, group) order. Deadlines
   /// before now (a back-dated purchase) run at their own dates without moving the clock back.
+  ///
+  /// Deadlines are taken from the queue eight at a time and their subscriptions read together
+  /// first: on a large session each lives in memory no cache holds any more, and eight
+  /// independent reads wait for memory once instead of eight times. The order is unchanged: a
+  /// deadline queued while the batch runs that comes before the rest of the batch sends the
+  /// rest back to the queue.
   mutating func runDue(through date: Date) {
     let saved = state.now
-    while let due = schedule.peek(), due.date <= date {
-      schedule.pop()
-      guard isCurrent(due) else { continue }
-      state.now = due.date
-      process(due)  // queues the subscription's next deadline, if it has one
+    var batch: [Due] = []
+    batch.reserveCapacity(8)
+    while true {
+      batch.removeAll(keepingCapacity: true)
+      while batch.count < 8, let due = schedule.peek(), due.date <= date {
+        schedule.pop()
+        batch.append(due)
+      }
+      if batch.isEmpty { break }
+      warm(batch)
+      var k = 0
+      while k < batch.count {
+        let due = batch[k]
+        if let top = schedule.peek(), top < due {
+          for rest in batch[k...] { schedule.push(rest) }
+          break
+        }
+        k += 1
+        guard isCurrent(due) else { continue }
+        state.now = due.date
+        process(due)  // queues the subscription's next deadline, if it has one
+      }
     }
     state.now = max(saved, state.now)
+  }
+
+  /// Reads what processing the batch will read first, so the memory loads overlap.
+  mutating func warm(_ batch: [Due]) {
+    var sink: UInt64 = 0
+    for due in batch where due.customer < state.customers.count {
+      let count = state.customers[due.customer].subscriptions.count
+      sink &+= UInt64(count) &+ UInt64(state.customers[due.customer].transactions.count)
+    }
+    for due in batch where due.customer < state.customers.count && due.subscription < state.customers[due.customer].subscriptions.count {
+      sink &+= state.customers[due.customer].subscriptions[due.subscription].latestTransactionID
+    }
+    warmed &+= sink
   }
 
   /// Whether a queued deadline still is the subscription's deadline.

@@ -96,6 +96,34 @@ import Testing
     }
   }
 
+  /// Deadlines run in batches; one long advance must do exactly what many short ones do, even
+  /// when a deadline queued during a batch (a renewal every 30 s, grace and billing retry)
+  /// comes before the rest of the batch.
+  @Test func oneLongAdvanceEqualsManyShortOnes() throws {
+    func story() throws -> Store {
+      var store = Fixtures.store {
+        $0.timeRate = .monthlyRenewalEveryThirtySeconds
+        $0.billingGracePeriodIsEnabled = true
+      }
+      for i in 0..<40 {
+        try store.addCustomer("c\(i)")
+        try store.advance(by: 0.75 * Double(i % 9))
+        _ = try store.purchase(i % 3 == 0 ? "weekly" : "pro", customer: "c\(i)")
+        if i % 5 == 0 { store.settings.shouldEnterBillingRetryOnRenewal.toggle() }
+      }
+      return store
+    }
+    var once = try story()
+    var stepped = try story()
+    let long = try once.advance(by: 600)
+    var short: [StoreEvent] = []
+    for _ in 0..<600 { short += try stepped.advance(by: 1).filter { if case .clockAdvanced = $0.kind { false } else { true } } }
+    #expect(once.state == stepped.state)
+    #expect(long.filter { if case .clockAdvanced = $0.kind { false } else { true } } == short)
+    #expect(long.map(\.date) == long.map(\.date).sorted())
+    #expect(long.count > 1_000)
+  }
+
   @Test func interruptedPurchaseIsPendingUntilResolvedThroughUpdates() throws {
     var store = Fixtures.store { $0.interruptedPurchasesEnabled = true }
     let outcome = try store.purchase("car")
