@@ -125,18 +125,18 @@ extension Store {
   /// Runs every deadline at or before `date`, in (date, rank, customer, group) order. Deadlines
   /// before now (a back-dated purchase) run at their own dates without moving the clock back.
   ///
-  /// Deadlines are taken from the queue eight at a time and their subscriptions read together
-  /// first: on a large session each lives in memory no cache holds any more, and eight
+  /// Deadlines are taken from the queue sixteen at a time and their subscriptions read together
+  /// first: on a large session each lives in memory no cache holds any more, and sixteen
   /// independent reads wait for memory once instead of eight times. The order is unchanged: a
   /// deadline queued while the batch runs that comes before the rest of the batch sends the
   /// rest back to the queue.
   mutating func runDue(through date: Date) {
     let saved = state.now
     var batch: [Due] = []
-    batch.reserveCapacity(8)
+    batch.reserveCapacity(16)
     while true {
       batch.removeAll(keepingCapacity: true)
-      while batch.count < 8, let due = schedule.peek(), due.date <= date {
+      while batch.count < 16, let due = schedule.peek(), due.date <= date {
         schedule.pop()
         batch.append(due)
       }
@@ -167,6 +167,13 @@ extension Store {
     }
     for due in batch where due.customer < state.customers.count && due.subscription < state.customers[due.customer].subscriptions.count {
       sink &+= state.customers[due.customer].subscriptions[due.subscription].latestTransactionID
+      sink &+= UInt64(state.customers[due.customer].subscriptions[due.subscription].renewalCount)
+      // The slot the next transaction is appended after (the pointer only, not the transaction).
+      state.customers[due.customer].transactions.withUnsafeBufferPointer { buffer in
+        if let last = buffer.baseAddress.map({ $0 + buffer.count - 1 }), buffer.count > 0 {
+          sink &+= UInt64(UnsafeRawPointer(last).load(as: UInt.self))
+        }
+      }
     }
     warmed &+= sink
   }
