@@ -127,7 +127,7 @@ extension Store {
   ///
   /// Deadlines are taken from the queue sixteen at a time and their subscriptions read together
   /// first: on a large session each lives in memory no cache holds any more, and sixteen
-  /// independent reads wait for memory once instead of eight times. The order is unchanged: a
+  /// independent reads wait for memory about once instead of sixteen times. The order is unchanged: a
   /// deadline queued while the batch runs that comes before the rest of the batch sends the
   /// rest back to the queue.
   mutating func runDue(through date: Date) {
