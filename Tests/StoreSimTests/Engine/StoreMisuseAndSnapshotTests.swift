@@ -124,6 +124,25 @@ import Testing
     #expect(long.count > 1_000)
   }
 
+  /// Transactions and notifications share storage; a later change must not reach the copy a
+  /// notification, an event or a caller already holds.
+  @Test func copiesKeepTheValueTheyWereMadeWith() throws {
+    var store = Fixtures.store()
+    let bought = try store.buy("pro")
+    let sent = try #require(store.notifications.last)
+    try store.finish(bought.id)
+    try store.refund(bought.id)
+    let now = try #require(store.customer()?.transaction(bought.id))
+    #expect(now.isFinished && now.revocationDate != nil)
+    #expect(!bought.isFinished && bought.revocationDate == nil)
+    #expect(sent.transaction?.revocationDate == nil && sent.renewalInfo?.willAutoRenew == true)
+    #expect(store.notifications.first == sent)
+    #expect(store.notifications.last?.transaction?.revocationDate != nil)
+    var edited = sent
+    edited.notificationType = "EDITED"
+    #expect(store.notifications.first?.notificationType == "SUBSCRIBED")
+  }
+
   @Test func interruptedPurchaseIsPendingUntilResolvedThroughUpdates() throws {
     var store = Fixtures.store { $0.interruptedPurchasesEnabled = true }
     let outcome = try store.purchase("car")
