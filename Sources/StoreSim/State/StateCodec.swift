@@ -589,7 +589,8 @@ public enum StateCodec {
             r.customers.append(Customer(name: name, transactions: transactions, subscriptions: subscriptions, introductoryOfferUsedGroups: Set(groups), familyID: family, appTransactionID: app))
           }
         case "notifications" where skippingNotifications:
-          // The outbox is written last: check the document closes after it and stop here.
+          // The outbox is written last: check the document closes after it and go on from its
+          // closing bracket, as if it had been read.
           try expect(UInt8(ascii: "["))
           var end = bytes.count
           while end > i, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[end - 1]) { end -= 1 }
@@ -597,10 +598,6 @@ public enum StateCodec {
             throw fail("truncated notifications")
           }
           i = end - 1
-          guard codec == StateCodec.name else { throw fail("unknown codec '\(codec ?? "none")'") }
-          guard var state = base else { throw fail("missing base state") }
-          state.customers = self.customers
-          return state
         case "notifications":
           notifications = try list { (r: inout Reader) throws(DecodingError) -> ServerNotification in
             try r.expect(UInt8(ascii: "["))
