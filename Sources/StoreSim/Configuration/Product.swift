@@ -77,94 +77,55 @@ public struct Product: Sendable, Hashable, Codable, Identifiable {
     var subscription: SubscriptionInfo?
   }
 
-  /// Shared by copies; copied before a change unless this value is its only owner.
-  final class Storage: @unchecked Sendable {
-    @exclusivity(unchecked) var fields: Fields
-    init(_ fields: Fields) { self.fields = fields }
-  }
-
-  private var storage: Storage
+  private var storage: CopyOnWrite<Fields>
 
   /// The product identifier.
   public var id: ProductID {
     _read { yield storage.fields.id }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.id
-    }
+    _modify { yield &storage.fields.id }
   }
   /// The type.
   public var type: ProductType {
     _read { yield storage.fields.type }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.type
-    }
+    _modify { yield &storage.fields.type }
   }
   /// The internal label (never shown to buyers).
   public var referenceName: String {
     _read { yield storage.fields.referenceName }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.referenceName
-    }
+    _modify { yield &storage.fields.referenceName }
   }
   /// The price in the storefront's currency, exactly as configured.
   public var price: Decimal {
     _read { yield storage.fields.price }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.price
-    }
+    _modify { yield &storage.fields.price }
   }
   /// The configured price text.
   public var displayPrice: String {
     _read { yield storage.fields.displayPrice }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.displayPrice
-    }
+    _modify { yield &storage.fields.displayPrice }
   }
   /// Whether Family Sharing applies (`isFamilyShareable`).
   public var isFamilyShareable: Bool {
     _read { yield storage.fields.isFamilyShareable }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.isFamilyShareable
-    }
+    _modify { yield &storage.fields.isFamilyShareable }
   }
   /// Xcode's row id.
   public var internalID: String {
     _read { yield storage.fields.internalID }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.internalID
-    }
+    _modify { yield &storage.fields.internalID }
   }
   /// Localized metadata.
   public var localizations: [Localization] {
     _read { yield storage.fields.localizations }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.localizations
-    }
+    _modify { yield &storage.fields.localizations }
   }
   /// Subscription details, for auto-renewable subscriptions only.
   public var subscription: SubscriptionInfo? {
     _read { yield storage.fields.subscription }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.subscription
-    }
+    _modify { yield &storage.fields.subscription }
   }
 
-  public static func == (a: Product, b: Product) -> Bool {
-    a.storage === b.storage || a.storage.fields == b.storage.fields
-  }
-
-  public func hash(into hasher: inout Hasher) { storage.fields.hash(into: &hasher) }
-
-  public init(from decoder: any Decoder) throws { storage = Storage(try Fields(from: decoder)) }
+  public init(from decoder: any Decoder) throws { storage = CopyOnWrite(try Fields(from: decoder)) }
 
   public func encode(to encoder: any Encoder) throws { try storage.fields.encode(to: encoder) }
 
@@ -174,7 +135,7 @@ public struct Product: Sendable, Hashable, Codable, Identifiable {
     displayPrice: String? = nil, isFamilyShareable: Bool = false, internalID: String = "",
     localizations: [Localization] = [], subscription: SubscriptionInfo? = nil
   ) {
-    storage = Storage(Fields(
+    storage = CopyOnWrite(Fields(
       id: id, type: type, referenceName: referenceName, price: price,
       displayPrice: displayPrice ?? "\(price)", isFamilyShareable: isFamilyShareable,
       internalID: internalID, localizations: localizations, subscription: subscription))

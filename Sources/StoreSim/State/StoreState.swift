@@ -110,20 +110,11 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
     var appAccountToken: UUID?
   }
 
-  /// Shared by copies; copied before a change unless this value is its only owner.
-  final class Storage: @unchecked Sendable {
-    @exclusivity(unchecked) var fields: Fields
-    /// The `originalPurchaseDate` of the subscription's transactions, once a renewal looked it
-    /// up: derived, so neither compared, encoded nor saved.
-    @exclusivity(unchecked) var originalPurchaseDate: Date?
-    init(_ fields: Fields) { self.fields = fields }
-    init(copying other: Storage) {
-      fields = other.fields
-      originalPurchaseDate = other.originalPurchaseDate
-    }
-  }
+  private var storage: CopyOnWrite<Fields>
 
-  private var storage: Storage
+  /// The `originalPurchaseDate` of the subscription's transactions, once a renewal looked it
+  /// up: derived, so neither compared, encoded nor saved.
+  var cachedOriginalPurchaseDate: Date?
 
   /// Creates a record.
   init(
@@ -146,7 +137,7 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
     renewalCount: Int,
     appAccountToken: UUID?
   ) {
-    storage = Storage(Fields(
+    storage = CopyOnWrite(Fields(
       groupID: groupID,
       originalID: originalID,
       currentProductID: currentProductID,
@@ -170,124 +161,78 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
   /// The group.
   public var groupID: SubscriptionGroupID {
     _read { yield storage.fields.groupID }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
-      yield &storage.fields.groupID
-    }
+    _modify { yield &storage.fields.groupID }
   }
   /// The group's original transaction id for this customer.
   public var originalID: TransactionID {
     _read { yield storage.fields.originalID }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
-      yield &storage.fields.originalID
-    }
+    _modify { yield &storage.fields.originalID }
   }
   /// The product of the current period.
   public var currentProductID: ProductID {
     _read { yield storage.fields.currentProductID }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
-      yield &storage.fields.currentProductID
-    }
+    _modify { yield &storage.fields.currentProductID }
   }
   /// The product that will renew (`autoRenewProductId`).
   public var autoRenewProductID: ProductID {
     _read { yield storage.fields.autoRenewProductID }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
-      yield &storage.fields.autoRenewProductID
-    }
+    _modify { yield &storage.fields.autoRenewProductID }
   }
   /// Whether auto-renew is on.
   public var willAutoRenew: Bool {
     _read { yield storage.fields.willAutoRenew }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
-      yield &storage.fields.willAutoRenew
-    }
+    _modify { yield &storage.fields.willAutoRenew }
   }
   /// End of the current (or last) paid period.
   public var expirationDate: Date {
     _read { yield storage.fields.expirationDate }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
-      yield &storage.fields.expirationDate
-    }
+    _modify { yield &storage.fields.expirationDate }
   }
   /// The latest transaction of the group.
   public var latestTransactionID: TransactionID {
     _read { yield storage.fields.latestTransactionID }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
-      yield &storage.fields.latestTransactionID
-    }
+    _modify { yield &storage.fields.latestTransactionID }
   }
   /// Billing health.
   public var billing: BillingState {
     _read { yield storage.fields.billing }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
-      yield &storage.fields.billing
-    }
+    _modify { yield &storage.fields.billing }
   }
   /// Why it expired (or why renewal is failing).
   public var expirationReason: ExpirationReason? {
     _read { yield storage.fields.expirationReason }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
-      yield &storage.fields.expirationReason
-    }
+    _modify { yield &storage.fields.expirationReason }
   }
   /// Whether it has ended.
   public var isExpired: Bool {
     _read { yield storage.fields.isExpired }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
-      yield &storage.fields.isExpired
-    }
+    _modify { yield &storage.fields.isExpired }
   }
   /// Whether the current period was refunded.
   public var isRevoked: Bool {
     _read { yield storage.fields.isRevoked }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
-      yield &storage.fields.isRevoked
-    }
+    _modify { yield &storage.fields.isRevoked }
   }
   /// Price increase consent.
   public var priceIncreaseStatus: PriceIncreaseStatus {
     _read { yield storage.fields.priceIncreaseStatus }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
-      yield &storage.fields.priceIncreaseStatus
-    }
+    _modify { yield &storage.fields.priceIncreaseStatus }
   }
   /// an active subscriber, or with a deferred plan change).
   public var pendingOffer: SubscriptionOffer? {
     get { storage.fields.pendingOffer?.value }
     set {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
       storage.fields.pendingOffer = newValue.map(Shared.init)
-    }
-  }
-
-  /// An offer still running over several periods (pay as you go), and how many periods remain.
-  /// The chain's original purchase date, when known without looking up a transaction.
-  var cachedOriginalPurchaseDate: Date? {
-    get { storage.originalPurchaseDate }
-    set {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
-      storage.originalPurchaseDate = newValue
     }
   }
 
   /// Whether an offer is pending or running (cheaper than reading either).
   var hasOffer: Bool { storage.fields.pendingOffer != nil || storage.fields.runningOffer != nil }
+
+  /// An offer still running over several periods (pay as you go), and how many periods remain.
   public var runningOffer: SubscriptionOffer? {
     get { storage.fields.runningOffer?.value }
     set {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
       storage.fields.runningOffer = newValue.map(Shared.init)
     }
   }
@@ -295,43 +240,30 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
   /// Periods left of `runningOffer` after the current one.
   public var runningOfferPeriodsLeft: Int {
     _read { yield storage.fields.runningOfferPeriodsLeft }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
-      yield &storage.fields.runningOfferPeriodsLeft
-    }
+    _modify { yield &storage.fields.runningOfferPeriodsLeft }
   }
   /// Start of the current run of periods, bridging gaps shorter than 60 days.
   public var recentSubscriptionStartDate: Date {
     _read { yield storage.fields.recentSubscriptionStartDate }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
-      yield &storage.fields.recentSubscriptionStartDate
-    }
+    _modify { yield &storage.fields.recentSubscriptionStartDate }
   }
   /// Successful renewals so far (the sandbox stops after 12).
   public var renewalCount: Int {
     _read { yield storage.fields.renewalCount }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
-      yield &storage.fields.renewalCount
-    }
+    _modify { yield &storage.fields.renewalCount }
   }
   /// The app account token of the purchase.
   public var appAccountToken: UUID? {
     _read { yield storage.fields.appAccountToken }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
-      yield &storage.fields.appAccountToken
-    }
+    _modify { yield &storage.fields.appAccountToken }
   }
 
-  public static func == (a: SubscriptionState, b: SubscriptionState) -> Bool {
-    a.storage === b.storage || a.storage.fields == b.storage.fields
-  }
+  // Compared and hashed by the fields only: the cached date is derived.
+  public static func == (a: SubscriptionState, b: SubscriptionState) -> Bool { a.storage == b.storage }
 
-  public func hash(into hasher: inout Hasher) { storage.fields.hash(into: &hasher) }
+  public func hash(into hasher: inout Hasher) { storage.hash(into: &hasher) }
 
-  public init(from decoder: any Decoder) throws { storage = Storage(try Fields(from: decoder)) }
+  public init(from decoder: any Decoder) throws { storage = CopyOnWrite(try Fields(from: decoder)) }
 
   public func encode(to encoder: any Encoder) throws { try storage.fields.encode(to: encoder) }
 
@@ -404,20 +336,14 @@ public struct ServerNotification: Sendable, Hashable, Codable {
     var status: RenewalState?
   }
 
-  /// Shared by copies; copied before a change unless this value is its only owner.
-  final class Storage: @unchecked Sendable {
-    @exclusivity(unchecked) var fields: Fields
-    init(_ fields: Fields) { self.fields = fields }
-  }
-
-  private var storage: Storage
+  private var storage: CopyOnWrite<Fields>
 
   /// Creates a record.
   init(
     notificationType: String, subtype: String?, sequence: Int, signedDate: Date, customer: String,
     transaction: Transaction?, renewalInfo: RenewalInfo?, status: RenewalState?
   ) {
-    storage = Storage(Fields(
+    storage = CopyOnWrite(Fields(
       notificationType: notificationType, subtype: subtype, sequence: sequence, signedDate: signedDate,
       customer: customer, transaction: transaction, renewalInfo: renewalInfo, status: status))
   }
@@ -425,75 +351,45 @@ public struct ServerNotification: Sendable, Hashable, Codable {
   /// `notificationType`.
   public var notificationType: String {
     _read { yield storage.fields.notificationType }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.notificationType
-    }
+    _modify { yield &storage.fields.notificationType }
   }
   /// `subtype`.
   public var subtype: String? {
     _read { yield storage.fields.subtype }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.subtype
-    }
+    _modify { yield &storage.fields.subtype }
   }
   /// Position in the outbox (0-based); the `notificationUUID` is derived from it.
   public var sequence: Int {
     _read { yield storage.fields.sequence }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.sequence
-    }
+    _modify { yield &storage.fields.sequence }
   }
   /// `signedDate`: the emission time.
   public var signedDate: Date {
     _read { yield storage.fields.signedDate }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.signedDate
-    }
+    _modify { yield &storage.fields.signedDate }
   }
   /// The customer it is about.
   public var customer: String {
     _read { yield storage.fields.customer }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.customer
-    }
+    _modify { yield &storage.fields.customer }
   }
   /// The transaction it carries, as it was then.
   public var transaction: Transaction? {
     _read { yield storage.fields.transaction }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.transaction
-    }
+    _modify { yield &storage.fields.transaction }
   }
   /// The renewal info it carries, as it was then (auto-renewables only).
   public var renewalInfo: RenewalInfo? {
     _read { yield storage.fields.renewalInfo }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.renewalInfo
-    }
+    _modify { yield &storage.fields.renewalInfo }
   }
   /// The subscription status then (auto-renewables only).
   public var status: RenewalState? {
     _read { yield storage.fields.status }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.status
-    }
+    _modify { yield &storage.fields.status }
   }
 
-  public static func == (a: ServerNotification, b: ServerNotification) -> Bool {
-    a.storage === b.storage || a.storage.fields == b.storage.fields
-  }
-
-  public func hash(into hasher: inout Hasher) { storage.fields.hash(into: &hasher) }
-
-  public init(from decoder: any Decoder) throws { storage = Storage(try Fields(from: decoder)) }
+  public init(from decoder: any Decoder) throws { storage = CopyOnWrite(try Fields(from: decoder)) }
 
   public func encode(to encoder: any Encoder) throws { try storage.fields.encode(to: encoder) }
 

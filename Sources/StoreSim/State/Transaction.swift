@@ -91,15 +91,9 @@ public struct Transaction: Sendable, Hashable, Codable, Identifiable {
     var sharedTransactionID: TransactionID?
   }
 
-  /// Shared, immutable once shared: a setter copies it first unless this value is its only owner.
-  final class Storage: @unchecked Sendable {
-    @exclusivity(unchecked) var fields: Fields
-    init(_ fields: Fields) { self.fields = fields }
-  }
+  private var storage: CopyOnWrite<Fields>
 
-  private var storage: Storage
-
-  init(fields: Fields) { storage = Storage(fields) }
+  init(fields: Fields) { storage = CopyOnWrite(fields) }
 
   /// Creates a transaction record.
   init(
@@ -129,7 +123,7 @@ public struct Transaction: Sendable, Hashable, Codable, Identifiable {
     sharedFrom: String?,
     sharedTransactionID: TransactionID?
   ) {
-    storage = Storage(Fields(
+    storage = CopyOnWrite(Fields(
       id: id,
       originalID: originalID,
       webOrderLineItemID: webOrderLineItemID,
@@ -160,211 +154,130 @@ public struct Transaction: Sendable, Hashable, Codable, Identifiable {
   /// Unique id.
   public var id: TransactionID {
     _read { yield storage.fields.id }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.id
-    }
+    _modify { yield &storage.fields.id }
   }
   /// The id of the first purchase this transaction descends from (`originalID`).
   public var originalID: TransactionID {
     _read { yield storage.fields.originalID }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.originalID
-    }
+    _modify { yield &storage.fields.originalID }
   }
   /// One value per paid subscription period; auto-renewables only.
   public var webOrderLineItemID: UInt64? {
     _read { yield storage.fields.webOrderLineItemID }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.webOrderLineItemID
-    }
+    _modify { yield &storage.fields.webOrderLineItemID }
   }
   /// The product.
   public var productID: ProductID {
     _read { yield storage.fields.productID }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.productID
-    }
+    _modify { yield &storage.fields.productID }
   }
   /// The product's type.
   public var productType: ProductType {
     _read { yield storage.fields.productType }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.productType
-    }
+    _modify { yield &storage.fields.productType }
   }
   /// The subscription group, auto-renewables only.
   public var subscriptionGroupID: SubscriptionGroupID? {
     _read { yield storage.fields.subscriptionGroupID }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.subscriptionGroupID
-    }
+    _modify { yield &storage.fields.subscriptionGroupID }
   }
   /// When the account was charged (or the renewal period began).
   public var purchaseDate: Date {
     _read { yield storage.fields.purchaseDate }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.purchaseDate
-    }
+    _modify { yield &storage.fields.purchaseDate }
   }
   /// The `purchaseDate` of the original transaction.
   public var originalPurchaseDate: Date {
     _read { yield storage.fields.originalPurchaseDate }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.originalPurchaseDate
-    }
+    _modify { yield &storage.fields.originalPurchaseDate }
   }
   /// End of the period this transaction pays for; auto-renewables only.
   public var expirationDate: Date? {
     _read { yield storage.fields.expirationDate }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.expirationDate
-    }
+    _modify { yield &storage.fields.expirationDate }
   }
   /// Quantity bought.
   public var purchasedQuantity: Int {
     _read { yield storage.fields.purchasedQuantity }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.purchasedQuantity
-    }
+    _modify { yield &storage.fields.purchasedQuantity }
   }
   /// The app's account token from the purchase options.
   public var appAccountToken: UUID? {
     _read { yield storage.fields.appAccountToken }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.appAccountToken
-    }
+    _modify { yield &storage.fields.appAccountToken }
   }
   /// Bought or family shared.
   public var ownershipType: OwnershipType {
     _read { yield storage.fields.ownershipType }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.ownershipType
-    }
+    _modify { yield &storage.fields.ownershipType }
   }
   /// When refunded or revoked.
   public var revocationDate: Date? {
     _read { yield storage.fields.revocationDate }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.revocationDate
-    }
+    _modify { yield &storage.fields.revocationDate }
   }
   /// Why refunded or revoked.
   public var revocationReason: RevocationReason? {
     _read { yield storage.fields.revocationReason }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.revocationReason
-    }
+    _modify { yield &storage.fields.revocationReason }
   }
   /// Whether family access was revoked (server `revocationType` `FAMILY_REVOKE`) rather than refunded.
   public var isFamilyRevocation: Bool {
     _read { yield storage.fields.isFamilyRevocation }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.isFamilyRevocation
-    }
+    _modify { yield &storage.fields.isFamilyRevocation }
   }
   /// Superseded by an immediate upgrade or crossgrade.
   public var isUpgraded: Bool {
     _read { yield storage.fields.isUpgraded }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.isUpgraded
-    }
+    _modify { yield &storage.fields.isUpgraded }
   }
   /// The offer of this period.
   public var offer: TransactionOffer? {
     _read { yield storage.fields.offer }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.offer
-    }
+    _modify { yield &storage.fields.offer }
   }
   /// Purchase or renewal.
   public var reason: TransactionReason {
     _read { yield storage.fields.reason }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.reason
-    }
+    _modify { yield &storage.fields.reason }
   }
   /// Total price in currency units (after offer, times quantity).
   public var price: Decimal {
     _read { yield storage.fields.price }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.price
-    }
+    _modify { yield &storage.fields.price }
   }
   /// ISO 4217 currency.
   public var currency: String {
     _read { yield storage.fields.currency }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.currency
-    }
+    _modify { yield &storage.fields.currency }
   }
   /// Storefront country code at purchase time.
   public var storefront: String {
     _read { yield storage.fields.storefront }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.storefront
-    }
+    _modify { yield &storage.fields.storefront }
   }
   /// Apple's storefront id.
   public var storefrontID: String {
     _read { yield storage.fields.storefrontID }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.storefrontID
-    }
+    _modify { yield &storage.fields.storefrontID }
   }
   /// Whether the app has called `finish()`.
   public var isFinished: Bool {
     _read { yield storage.fields.isFinished }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.isFinished
-    }
+    _modify { yield &storage.fields.isFinished }
   }
   /// The customer whose purchase was shared into this one (family copies only).
   public var sharedFrom: String? {
     _read { yield storage.fields.sharedFrom }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.sharedFrom
-    }
+    _modify { yield &storage.fields.sharedFrom }
   }
   /// The purchaser's transaction this family copy mirrors.
   public var sharedTransactionID: TransactionID? {
     _read { yield storage.fields.sharedTransactionID }
-    _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields.sharedTransactionID
-    }
+    _modify { yield &storage.fields.sharedTransactionID }
   }
 
-  public static func == (a: Transaction, b: Transaction) -> Bool {
-    a.storage === b.storage || a.storage.fields == b.storage.fields
-  }
-
-  public func hash(into hasher: inout Hasher) { storage.fields.hash(into: &hasher) }
-
-  public init(from decoder: any Decoder) throws { storage = Storage(try Fields(from: decoder)) }
+  public init(from decoder: any Decoder) throws { storage = CopyOnWrite(try Fields(from: decoder)) }
 
   public func encode(to encoder: any Encoder) throws { try storage.fields.encode(to: encoder) }
 

@@ -1,0 +1,29 @@
+/// A value's fields on the heap, shared by its copies: copying costs a reference count, and
+/// the first change through a shared copy copies the fields first, so no other copy sees it.
+///
+/// The record types (`Transaction`, `Product`, `SubscriptionState`, `ServerNotification`) keep
+/// one of these and forward each public property to `fields` with `_read` / `_modify`, which
+/// reads and changes a field in place. Compared and hashed by the fields.
+struct CopyOnWrite<Fields: Sendable & Hashable>: Hashable, @unchecked Sendable {
+  // Sendable: the box is only changed while this value is its single owner.
+  private final class Box {
+    @exclusivity(unchecked) var fields: Fields
+    init(_ fields: Fields) { self.fields = fields }
+  }
+
+  private var box: Box
+
+  init(_ fields: Fields) { box = Box(fields) }
+
+  var fields: Fields {
+    _read { yield box.fields }
+    _modify {
+      if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
+      yield &box.fields
+    }
+  }
+
+  static func == (a: CopyOnWrite, b: CopyOnWrite) -> Bool { a.box === b.box || a.box.fields == b.box.fields }
+
+  func hash(into hasher: inout Hasher) { box.fields.hash(into: &hasher) }
+}
