@@ -66,7 +66,7 @@ import Testing
     let sample = Array(try Data(contentsOf: CLIHarness.projectRoot.appendingPathComponent("Configurations/AppleSample.storekit")))
     for (i, (name, bytes)) in Self.mutations(of: sample, seed: 1).enumerated() {
       let path = cli.folder + "/m\(i).storekit"
-      FileManager.default.createFile(atPath: path, contents: Data(bytes))
+      _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
       let r = cli.run(["validate", "m\(i).storekit"])
       #expect([0, 65].contains(r.code), "\(name): exit \(r.code)")
       if r.code == 65 {
