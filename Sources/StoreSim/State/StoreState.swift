@@ -102,8 +102,8 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
     var isRevoked: Bool
     var priceIncreaseStatus: PriceIncreaseStatus
     // Offers are rare and large: held by reference, so checking for none is a pointer test.
-    var pendingOffer: Shared<SubscriptionOffer>?
-    var runningOffer: Shared<SubscriptionOffer>?
+    var pendingOffer: CopyOnWrite<SubscriptionOffer>?
+    var runningOffer: CopyOnWrite<SubscriptionOffer>?
     var runningOfferPeriodsLeft: Int
     var recentSubscriptionStartDate: Date
     var renewalCount: Int
@@ -150,8 +150,8 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
       isExpired: isExpired,
       isRevoked: isRevoked,
       priceIncreaseStatus: priceIncreaseStatus,
-      pendingOffer: pendingOffer.map(Shared.init),
-      runningOffer: runningOffer.map(Shared.init),
+      pendingOffer: pendingOffer.map(CopyOnWrite.init),
+      runningOffer: runningOffer.map(CopyOnWrite.init),
       runningOfferPeriodsLeft: runningOfferPeriodsLeft,
       recentSubscriptionStartDate: recentSubscriptionStartDate,
       renewalCount: renewalCount,
@@ -220,9 +220,9 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
   }
   /// an active subscriber, or with a deferred plan change).
   public var pendingOffer: SubscriptionOffer? {
-    get { storage.fields.pendingOffer?.value }
+    get { storage.fields.pendingOffer?.fields }
     set {
-      storage.fields.pendingOffer = newValue.map(Shared.init)
+      storage.fields.pendingOffer = newValue.map(CopyOnWrite.init)
     }
   }
 
@@ -231,9 +231,9 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
 
   /// An offer still running over several periods (pay as you go), and how many periods remain.
   public var runningOffer: SubscriptionOffer? {
-    get { storage.fields.runningOffer?.value }
+    get { storage.fields.runningOffer?.fields }
     set {
-      storage.fields.runningOffer = newValue.map(Shared.init)
+      storage.fields.runningOffer = newValue.map(CopyOnWrite.init)
     }
   }
 

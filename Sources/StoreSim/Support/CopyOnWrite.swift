@@ -27,3 +27,10 @@ struct CopyOnWrite<Fields: Sendable & Hashable>: Hashable, @unchecked Sendable {
 
   func hash(into hasher: inout Hasher) { box.fields.hash(into: &hasher) }
 }
+
+extension CopyOnWrite: Codable where Fields: Codable {
+  /// Encoded as the fields themselves.
+  init(from decoder: any Decoder) throws { self.init(try Fields(from: decoder)) }
+
+  func encode(to encoder: any Encoder) throws { try fields.encode(to: encoder) }
+}
