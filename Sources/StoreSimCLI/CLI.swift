@@ -29,8 +29,26 @@ struct Invocation {
 /// The command-line front end: argv in, text and an exit code out.
 public enum CLI {
   /// Runs one command line (without the program name) and returns its exit code.
+  ///
+  /// Standard output is held until the command is over (after its save), so a closed output
+  /// can never stop a command between its change and its save.
   public static func run(_ argv: [String], environment: CLIEnvironment) -> Int32 {
-    run(argv, environment: environment, memory: nil)
+    let spool = OutputSpool(sink: environment.writeOut)
+    var held = environment
+    held.writeOut = { spool.append($0) }
+    held.flushOut = { spool.flush() }
+    let code = run(argv, environment: held, memory: nil)
+    spool.flush()
+    return code
+  }
+
+  /// The exit code of the process after a command: when standard output could not be written
+  /// (a closed pipe, a full device), the command's changes are saved, the write error is
+  /// reported once on stderr, and the code is 74.
+  public static func processExitCode(_ code: Int32) -> Int32 {
+    guard let reason = StandardStream.output.failure else { return code }
+    StandardStream.error.write("error: cannot write to standard output: \(reason)\n")
+    return ExitCode.ioError.rawValue
   }
 
   static func run(_ argv: [String], environment: CLIEnvironment, memory: MemorySession?) -> Int32 {

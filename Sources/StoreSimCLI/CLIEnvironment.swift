@@ -18,6 +18,9 @@ public struct CLIEnvironment: Sendable {
   public var isTerminal: Bool
   /// Reads one line of standard input (the shell); nil at end of input.
   public var readLine: @Sendable () -> String?
+  /// Sends output held so far on its way (a command's output is held until it is over; the
+  /// shell and scenario runs release it as they go). Set by `CLI.run`.
+  var flushOut: @Sendable () -> Void = {}
 
   /// Creates an environment.
   public init(
@@ -41,8 +44,8 @@ public struct CLIEnvironment: Sendable {
   /// The environment of the running process.
   public static func live() -> CLIEnvironment {
     CLIEnvironment(
-      writeOut: { text in FileHandle.standardOutput.write(Data(text.utf8)) },
-      writeErr: { text in FileHandle.standardError.write(Data(text.utf8)) },
+      writeOut: { text in StandardStream.output.write(text) },
+      writeErr: { text in StandardStream.error.write(text) },
       variables: ProcessInfo.processInfo.environment,
       now: { Date() },
       isTerminal: isatty(STDOUT_FILENO) == 1,
@@ -70,6 +73,12 @@ public enum ExitCode: Int32, Sendable {
   case dataError = 65
   /// A named input file or the session does not exist.
   case noInput = 66
+  /// A file cannot be created (EX_CANTCREAT).
+  case cannotCreate = 73
+  /// An input/output error: disk full, closed or full output (EX_IOERR).
+  case ioError = 74
+  /// Permission denied (EX_NOPERM).
+  case permissionDenied = 77
 }
 
 /// An error the CLI reports as one line and an exit code.

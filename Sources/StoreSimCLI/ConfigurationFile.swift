@@ -26,6 +26,7 @@ enum ConfigurationFile {
 
   /// Reads the bytes of a file the user named.
   static func bytes(_ path: String, shownAs name: String) throws -> Data {
+    if access(path, R_OK) != 0 && errno == EACCES { throw SystemError.error("cannot read \(name)", errno: EACCES) }
     guard let handle = FileHandle(forReadingAtPath: path) else {
       throw CLIError.noInput("cannot read \(name)")
     }
@@ -35,6 +36,18 @@ enum ConfigurationFile {
       throw CLIError.data("\(name): file is larger than \(maximumSize / 1024 / 1024) MiB; not a StoreKit configuration")
     }
     return data
+  }
+
+  /// The bytes of a session's configuration file, to notice edits; nil (with a warning when
+  /// it is there but too large or not a file) when it cannot be read.
+  static func contentsForReload(_ path: String, warn: (String) -> Void) -> Data? {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return nil }
+    guard info.st_mode & S_IFMT == S_IFREG, Int(info.st_size) <= maximumSize else {
+      warn("configuration \(path) is not a file of at most \(maximumSize / 1024 / 1024) MiB any more; using the copy saved in the session")
+      return nil
+    }
+    return try? bytes(path, shownAs: path)
   }
 
   /// Loads a configuration, printing nothing; errors carry `file:line:column`.

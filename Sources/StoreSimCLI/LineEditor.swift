@@ -18,7 +18,17 @@ final class LineEditor {
 
   static var isAvailable: Bool { isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 }
 
-  private func write(_ s: String) { FileHandle.standardOutput.write(Data(s.utf8)) }
+  private func write(_ s: String) { StandardStream.output.write(s) }
+
+  /// The terminal's settings while a line is read in raw mode (nil otherwise), for the signal
+  /// handlers that must put it back.
+  nonisolated(unsafe) private static var saved = termios()
+  nonisolated(unsafe) private static var isRaw: sig_atomic_t = 0
+
+  /// Async-signal-safe: restores the terminal when a line is being read.
+  static func restoreTerminal() {
+    if isRaw != 0 { tcsetattr(STDIN_FILENO, TCSANOW, &saved) }
+  }
 
   private func readByte() -> UInt8? {
     var byte: UInt8 = 0
@@ -35,9 +45,15 @@ final class LineEditor {
     var original = termios()
     tcgetattr(STDIN_FILENO, &original)
     var raw = original
-    raw.c_lflag &= ~tcflag_t(ECHO | ICANON)
+    // No ISIG: Ctrl-C arrives as a byte and clears the line instead of ending the shell.
+    raw.c_lflag &= ~tcflag_t(ECHO | ICANON | ISIG)
+    Self.saved = original
+    Self.isRaw = 1
     tcsetattr(STDIN_FILENO, TCSANOW, &raw)
-    defer { tcsetattr(STDIN_FILENO, TCSANOW, &original) }
+    defer {
+      tcsetattr(STDIN_FILENO, TCSANOW, &original)
+      Self.isRaw = 0
+    }
     var buffer: [Character] = []
     var historyIndex = history.count
     func redraw() { write("\r\u{1B}[K" + prompt + String(buffer)) }

@@ -11,7 +11,7 @@ let initCommand = CommandSpec(
     OptionSpec(name: "start", value: "<date>", help: "virtual start date, ISO 8601 (default: now, whole seconds, UTC)"),
     OptionSpec(name: "bundle-id", value: "<id>", help: "the app's bundle id (default com.example.app)"),
     OptionSpec(name: "environment", value: "<env>", help: "Xcode (default), LocalTesting, Sandbox or Production"),
-    OptionSpec(name: "force", value: nil, help: "replace an existing session (a damaged one is kept as <session>.damaged)"),
+    OptionSpec(name: "force", value: nil, help: "replace an existing session (a damaged one is kept as <session>.damaged, .damaged.1, ...)"),
   ],
   discussion: """
     Writes the session file (--session, $STORESIM_SESSION, or .storesim/session.json). Settings
@@ -21,8 +21,6 @@ let initCommand = CommandSpec(
   example: "storesim init Configurations/AppleSample.storekit --start 2026-01-01T00:00:00Z",
   run: { inv in
     let config = try inv.positionals(1...1, "configuration file")[0]
-    let shown = SessionContext.path(inv)
-    let absolute = inv.environment.resolve(shown)
     var start = inv.environment.now()
     start = Date(timeIntervalSince1970: start.timeIntervalSince1970.rounded(.down))
     if let text = inv.arguments.value("start") { start = try ValueParsing.date(text, note: inv.warning) }
@@ -49,30 +47,28 @@ let initCommand = CommandSpec(
       if !inv.json { inv.out("session in memory: \(config), \(loaded.configuration.products.count) products, starts \(ISO8601.string(store.now)), environment \(environment.rawValue)") }
       return .success
     }
-    let folder = (absolute as NSString).deletingLastPathComponent
-    do {
-      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    } catch {
-      throw CLIError.noInput("cannot create the session folder \(folder)")
-    }
-    let lock = try SessionLock(path: absolute)
+    let location = try SessionLocation(shown: SessionContext.path(inv), environment: inv.environment)
+    let shown = location.shown
+    let folder = (location.file as NSString).deletingLastPathComponent
+    try AtomicFile.makeFolder(folder)
+    let lock = try SessionLock(location, forWriting: true)
     defer { withExtendedLifetime(lock) {} }
-    if FileManager.default.fileExists(atPath: absolute) {
+    var existing = stat()
+    if lstat(location.file, &existing) == 0 {
       guard inv.arguments.has("force") else {
         throw CLIError.failed("a session already exists at \(shown); pass --force to replace it")
       }
-      if (try? SessionFile.read(absolute, shownAs: shown)) == nil {
-        let kept = absolute + ".damaged"
-        try? FileManager.default.removeItem(atPath: kept)
-        try? FileManager.default.moveItem(atPath: absolute, toPath: kept)
-        inv.warning("the old session file could not be read; kept it as \(shown).damaged")
+      try AtomicFile.checkWritable(location)
+      if (try? SessionFile.read(location.file, shownAs: shown)) == nil {
+        let kept = try AtomicFile.keepDamaged(location)
+        inv.warning("the old session file could not be read; kept it as \(kept)")
       }
     }
     let store = Store(configuration: loaded.configuration, start: start, bundleID: bundleID, environment: environment)
     let document = SessionDocument(
       format: SessionDocument.formatName, version: SessionDocument.currentVersion,
       configurationPath: contentPath, configurationDigest: SessionFile.digest(data), state: store.state)
-    try SessionFile.write(document, to: absolute)
+    try SessionFile.write(document, to: location)
     if inv.json {
       inv.printJSON(.object([
         "session": .string(shown), "configuration": .string(config),

@@ -45,35 +45,16 @@ enum SessionContext {
         throw CLIError.failed(error.description)
       }
     }
-    let shown = path(inv)
-    let absolute = inv.environment.resolve(shown)
-    guard FileManager.default.fileExists(atPath: absolute) else {
-      throw CLIError.noInput("no session at \(shown); start one with 'storesim init CONFIG.storekit'")
+    let location = try SessionLocation(shown: path(inv), environment: inv.environment)
+    guard FileManager.default.fileExists(atPath: location.file) else {
+      throw CLIError.noInput("no session at \(location.shown); start one with 'storesim init CONFIG.storekit'")
     }
-    let lock = try SessionLock(path: absolute)
+    if mutating { try AtomicFile.checkWritable(location) }
+    let lock = try SessionLock(location, forWriting: mutating)
     defer { withExtendedLifetime(lock) {} }
     let partial = !mutating && !needsNotifications
-    var document = try SessionFile.read(absolute, shownAs: shown, skippingNotifications: partial)
+    var (document, reloaded) = try load(inv, location, partial: partial)
     var store = Store(state: document.state)
-    var reloaded = false
-    if let data = FileManager.default.contents(atPath: document.configurationPath) {
-      let digest = SessionFile.digest(data)
-      if digest != document.configurationDigest {
-        if partial {
-          // The reloaded configuration is saved: that needs the whole state.
-          document = try SessionFile.read(absolute, shownAs: shown)
-          store = Store(state: document.state)
-        }
-        if let loaded = try? ConfigurationReader.read(data) {
-          store.replaceConfiguration(loaded.configuration)
-          document.configurationDigest = digest
-          reloaded = true
-          inv.warning("configuration \(document.configurationPath) changed since the session was made; reloaded it (settings changed with 'settings' are kept)")
-        } else {
-          inv.warning("configuration \(document.configurationPath) changed and no longer loads; using the copy saved in the session")
-        }
-      }
-    }
     try ensureCustomer(inv, &store, mutating: mutating)
     let before = store.state
     let code: ExitCode
@@ -83,11 +64,45 @@ enum SessionContext {
       throw CLIError.failed(error.description)
     }
     if mutating { autoDeliver(inv, &store, since: before.notifications.count) }
-    if (mutating && store.state != before) || reloaded {
+    if mutating && store.state != before {
       document.state = store.state
-      try SessionFile.write(document, to: absolute)
+      try SessionFile.write(document, to: location)
+    } else if reloaded {
+      // A reading command saves the reloaded configuration when it can; a session it may only
+      // read (a read-only file or place) keeps answering from the reloaded copy.
+      document.state = store.state
+      do {
+        try SessionFile.write(document, to: location)
+      } catch let error as CLIError where !mutating {
+        inv.warning("the reloaded configuration was not saved: \(error.message)")
+      }
     }
     return code
+  }
+
+  /// Reads the session and reloads its configuration when the file changed since it was saved.
+  /// Returns the document (with the reloaded configuration) and whether it was reloaded.
+  static func load(_ inv: Invocation, _ location: SessionLocation, partial: Bool) throws -> (SessionDocument, Bool) {
+    var document = try SessionFile.read(location.file, shownAs: location.shown, skippingNotifications: partial)
+    guard let data = ConfigurationFile.contentsForReload(document.configurationPath, warn: inv.warning) else {
+      return (document, false)
+    }
+    let digest = SessionFile.digest(data)
+    guard digest != document.configurationDigest else { return (document, false) }
+    if partial {
+      // The reloaded configuration is saved: that needs the whole state.
+      document = try SessionFile.read(location.file, shownAs: location.shown)
+    }
+    guard let loaded = try? ConfigurationReader.read(data) else {
+      inv.warning("configuration \(document.configurationPath) changed and no longer loads; using the copy saved in the session")
+      return (document, false)
+    }
+    var store = Store(state: document.state)
+    store.replaceConfiguration(loaded.configuration)
+    document.state = store.state
+    document.configurationDigest = digest
+    inv.warning("configuration \(document.configurationPath) changed since the session was made; reloaded it (settings changed with 'settings' are kept)")
+    return (document, true)
   }
 }
 

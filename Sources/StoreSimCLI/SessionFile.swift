@@ -29,25 +29,6 @@ struct SessionDocument: Codable {
   var state: StoreState
 }
 
-final class SessionLock {
-  private var descriptor: Int32 = -1
-
-  init(path: String) throws {
-    descriptor = open(path + ".lock", O_RDWR | O_CREAT, 0o644)
-    guard descriptor >= 0 else { throw CLIError.noInput("cannot create lock file \(path).lock") }
-    while flock(descriptor, LOCK_EX) != 0 {
-      if errno != EINTR { throw CLIError.failed("cannot lock \(path)") }
-    }
-  }
-
-  deinit {
-    if descriptor >= 0 {
-      flock(descriptor, LOCK_UN)
-      close(descriptor)
-    }
-  }
-}
-
 enum SessionFile {
   /// A cheap content digest (FNV-1a 64) of configuration bytes.
   static func digest(_ data: Data) -> String {
@@ -73,6 +54,7 @@ enum SessionFile {
     guard FileManager.default.fileExists(atPath: path) else {
       throw CLIError.noInput("no session at \(name); start one with 'storesim init CONFIG.storekit'")
     }
+    if access(path, R_OK) != 0 { throw SystemError.error("cannot read session file \(name)", errno: errno) }
     guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else {
       throw CLIError.noInput("cannot read session file \(name)")
     }
@@ -126,8 +108,8 @@ enum SessionFile {
     return "unreadable"
   }
 
-  /// Writes atomically: temporary file, fsync, rename, fsync of the folder.
-  static func write(_ document: SessionDocument, to path: String) throws {
+  /// Writes atomically (see `AtomicFile`), keeping the file's mode, owner and symlinks.
+  static func write(_ document: SessionDocument, to location: SessionLocation) throws {
     var data: Data
     do {
       let header: [String: Any] = [
@@ -141,51 +123,10 @@ enum SessionFile {
     } catch {
       throw CLIError.failed("cannot encode the session: \(error)")
     }
-    let folder = (path as NSString).deletingLastPathComponent
+    let folder = (location.file as NSString).deletingLastPathComponent
     if !folder.isEmpty {
       try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     }
-    removeStaleTemporaries(of: path)
-    let temporary = path + ".tmp-\(getpid())"
-    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    guard fd >= 0 else { throw CLIError.failed("cannot write \(temporary)") }
-    var ok = true
-    data.withUnsafeBytes { raw in
-      var offset = 0
-      while offset < raw.count {
-        let n = Glibc_write(fd, raw.baseAddress! + offset, raw.count - offset)
-        if n <= 0 {
-          if errno == EINTR { continue }
-          ok = false
-          return
-        }
-        offset += n
-      }
-    }
-    if fsync(fd) != 0 { ok = false }
-    close(fd)
-    guard ok, rename(temporary, path) == 0 else {
-      unlink(temporary)
-      throw CLIError.failed("cannot save the session to \(path)")
-    }
-    let dirfd = open(folder.isEmpty ? "." : folder, O_RDONLY)
-    if dirfd >= 0 {
-      fsync(dirfd)
-      close(dirfd)
-    }
+    try AtomicFile.write(data, to: location)
   }
-}
-
-/// Deletes temporary files left by a process killed while saving (called under the lock).
-private func removeStaleTemporaries(of path: String) {
-  let folder = (path as NSString).deletingLastPathComponent
-  let prefix = (path as NSString).lastPathComponent + ".tmp-"
-  for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder)) ?? [] where name.hasPrefix(prefix) {
-    unlink((folder as NSString).appendingPathComponent(name))
-  }
-}
-
-@inline(__always)
-private func Glibc_write(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
-  write(fd, buffer, count)
 }

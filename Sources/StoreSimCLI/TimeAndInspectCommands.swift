@@ -83,27 +83,53 @@ let advanceCommand = CommandSpec(
     let duration = try args.first.map(ValueParsing.duration)
     let to = try inv.arguments.value("to").map { try ValueParsing.date($0, note: inv.warning) }
     return try SessionContext.with(inv, mutating: true) { store in
-      let events: [StoreEvent]
-      if let duration {
-        events = try store.advance(to: duration.after(store.now))
+      let target: Date
+      if let duration, let text = args.first {
+        target = try ValueParsing.date(duration, after: store.now, text: text)
       } else if let to {
-        events = try store.advance(to: to)
-      } else if let next = try store.advanceToNextEvent() {
-        events = next
+        target = to
+      } else if let next = store.nextEventDate {
+        target = max(next, store.now)
       } else {
-        events = []
-        if !inv.json { inv.out("nothing is scheduled") }
+        if inv.json {
+          inv.printJSON(.object(["now": .int(Int64((store.now.timeIntervalSince1970 * 1000).rounded())), "events": .array([])]))
+        } else {
+          inv.out("nothing is scheduled")
+          inv.out("now \(ISO8601.string(store.now))")
+        }
+        return .success
       }
-      if inv.json {
-        inv.printJSON(.object(["now": .int(Int64((store.now.timeIntervalSince1970 * 1000).rounded())), "events": .array(events.map(Render.eventJSON))]))
-      } else {
-        let text = Render.events(events, store: store)
-        if !text.isEmpty { inv.out(text) }
-        inv.out("now \(ISO8601.string(store.now))")
-      }
+      try WorkLimits.checkAdvance(store, to: target, asked: args.first ?? inv.arguments.value("to") ?? "--next")
+      try streamAdvance(inv, &store, to: target)
       return .success
     }
   })
+
+/// Advances the clock, writing each event as it happens (the output is held on disk past a few
+/// megabytes, not in memory), and stops when Ctrl-C asks the shell to.
+func streamAdvance(_ inv: Invocation, _ store: inout Store, to target: Date) throws {
+  var first = true
+  if inv.json { inv.environment.writeOut("{\n  \"events\": [") }
+  let finished = try store.advance(to: target) { (events: inout [StoreEvent]) -> Bool in
+    for event in events {
+      if inv.json {
+        inv.environment.writeOut((first ? "\n    " : ",\n    ") + Render.eventJSON(event).rendered(pretty: true, indent: 2))
+        first = false
+      } else if let line = Render.event(event) {
+        inv.environment.writeOut(line + "\n")
+      }
+    }
+    events.removeAll(keepingCapacity: true)
+    return !Interrupt.requested
+  }
+  guard finished else { throw CLIError.failed("interrupted") }
+  let now = Int64((store.now.timeIntervalSince1970 * 1000).rounded())
+  if inv.json {
+    inv.environment.writeOut((first ? "]" : "\n  ]") + ",\n  \"now\": \(now)\n}\n")
+  } else {
+    inv.out("now \(ISO8601.string(store.now))")
+  }
+}
 
 let signedOption = OptionSpec(name: "signed", value: nil, help: "print compact JWS (HS256, storesim's key; see 'help notifications')")
 let formatOption = OptionSpec(name: "format", value: "<format>", help: "api: the App Store Server API response shape")

@@ -13,36 +13,57 @@ struct TypedDuration: Equatable {
 }
 
 enum ValueParsing {
-  /// Parses `30s`, `15min`, `2h`, `3d`, `1w`, `1mo`, `1y` (and combinations like `1d12h`) or
-  /// ISO 8601 (`P1M`, `PT2H`, `P1DT2H`). A bare `m` is refused as ambiguous.
+  /// The largest number one duration component may hold (a million of its unit).
+  static let maximumComponent = 1_000_000.0
+
+  /// Parses `30s`, `15min`, `2h`, `3d`, `1w`, `1mo`, `1y` (and combinations like `1d12h`,
+  /// decimals like `1.5d`) or ISO 8601 (`P1M`, `PT2H`, `P1DT2H`, `PT0.5S`). A bare `m` is
+  /// refused as ambiguous; a unit given twice, a fraction of a month or year (they have no
+  /// fixed length) and a number over a million are refused, never truncated.
   static func duration(_ text: String) throws -> TypedDuration {
     let t = text.trimmingCharacters(in: .whitespaces)
     if t.uppercased().hasPrefix("P") { return try iso8601Duration(t) }
     var result = TypedDuration()
     var rest = Substring(t.lowercased())
     guard !rest.isEmpty else { throw CLIError.usage("empty duration") }
+    var seen: Set<String> = []
     while !rest.isEmpty {
-      let digits = rest.prefix { $0.isNumber }
-      guard !digits.isEmpty, let n = Int(digits), n <= 1_000_000 else {
+      let digits = rest.prefix { $0.isASCII && ($0.isNumber || $0 == ".") }
+      guard !digits.isEmpty, let n = Double(digits), n.isFinite else {
         throw CLIError.usage("invalid duration '\(text)'; use a number and a unit: 30s 15min 2h 3d 1w 1mo 1y, or ISO 8601 like P1M")
+      }
+      guard n <= maximumComponent else {
+        throw CLIError.usage("duration '\(text)' is too long: at most 1000000 of a unit")
       }
       rest = rest.dropFirst(digits.count)
       let unit = rest.prefix { $0.isLetter }
       rest = rest.dropFirst(unit.count)
+      let seconds: Double
       switch unit {
-      case "s", "sec", "secs", "second", "seconds": result.seconds += Double(n)
-      case "min", "mins", "minute", "minutes": result.seconds += Double(n) * 60
-      case "h", "hr", "hrs", "hour", "hours": result.seconds += Double(n) * 3600
-      case "d", "day", "days": result.seconds += Double(n) * 86_400
-      case "w", "wk", "week", "weeks": result.seconds += Double(n) * 7 * 86_400
-      case "mo", "mon", "month", "months": result.months += n
-      case "y", "yr", "year", "years": result.months += 12 * n
+      case "s", "sec", "secs", "second", "seconds": seconds = 1
+      case "min", "mins", "minute", "minutes": seconds = 60
+      case "h", "hr", "hrs", "hour", "hours": seconds = 3600
+      case "d", "day", "days": seconds = 86_400
+      case "w", "wk", "week", "weeks": seconds = 7 * 86_400
+      case "mo", "mon", "month", "months", "y", "yr", "yrs", "year", "years": seconds = 0
       case "m":
-        throw CLIError.usage("duration '\(text)' is ambiguous: write '\(n)min' for minutes or '\(n)mo' for months")
+        throw CLIError.usage("duration '\(text)' is ambiguous: write '\(digits)min' for minutes or '\(digits)mo' for months")
       case "":
-        throw CLIError.usage("duration '\(text)' has no unit; use s, min, h, d, w, mo or y")
+        throw CLIError.usage("duration '\(text)' has no unit after \(digits); use s, min, h, d, w, mo or y")
       default:
         throw CLIError.usage("unknown duration unit '\(unit)' in '\(text)'; use s, min, h, d, w, mo or y")
+      }
+      let canonical = seconds == 0 ? (unit.hasPrefix("m") ? "mo" : "y") : String(unit.prefix(1) == "m" ? "min" : unit.prefix(1))
+      guard seen.insert(canonical).inserted else {
+        throw CLIError.usage("duration '\(text)' gives the unit '\(canonical)' twice")
+      }
+      if seconds == 0 {
+        guard n == n.rounded(.towardZero) else {
+          throw CLIError.usage("duration '\(text)': months and years have no fixed length, so they take whole numbers (write days instead)")
+        }
+        result.months += Int(n) * (canonical == "y" ? 12 : 1)
+      } else {
+        result.seconds += n * seconds
       }
     }
     return result
@@ -53,25 +74,50 @@ enum ValueParsing {
     var inTime = false
     var number = ""
     var sawAny = false
+    let invalid = CLIError.usage("invalid ISO 8601 duration '\(text)'; for example P1M, P1DT12H or PT30S")
     for ch in text.uppercased().dropFirst() {
-      if ch == "T" { inTime = true; continue }
-      if ch.isNumber || ch == "." { number.append(ch); continue }
-      guard let value = Double(number) else { throw CLIError.usage("invalid ISO 8601 duration '\(text)'") }
+      if ch == "T" {
+        guard !inTime, number.isEmpty else { throw invalid }
+        inTime = true
+        continue
+      }
+      if ch.isASCII && (ch.isNumber || ch == "." || ch == ",") {
+        number.append(ch == "," ? "." : ch)
+        continue
+      }
+      guard let value = Double(number), value.isFinite else { throw invalid }
+      guard value <= maximumComponent else {
+        throw CLIError.usage("duration '\(text)' is too long: at most 1000000 of a unit")
+      }
       number = ""
       sawAny = true
+      let whole = value == value.rounded(.towardZero)
       switch (ch, inTime) {
-      case ("Y", false): result.months += Int(value) * 12
-      case ("M", false): result.months += Int(value)
+      case ("Y", false), ("M", false):
+        guard whole else {
+          throw CLIError.usage("duration '\(text)': months and years have no fixed length, so they take whole numbers (write days instead)")
+        }
+        result.months += Int(value) * (ch == "Y" ? 12 : 1)
       case ("W", false): result.seconds += value * 7 * 86_400
       case ("D", false): result.seconds += value * 86_400
       case ("H", true): result.seconds += value * 3600
       case ("M", true): result.seconds += value * 60
       case ("S", true): result.seconds += value
-      default: throw CLIError.usage("invalid ISO 8601 duration '\(text)'")
+      default: throw invalid
       }
     }
-    guard sawAny, number.isEmpty else { throw CLIError.usage("invalid ISO 8601 duration '\(text)'") }
+    guard sawAny, number.isEmpty else { throw invalid }
     return result
+  }
+
+  /// The date `duration` after `date`, refused as a usage error past the last date storesim
+  /// writes (the end of the year 9999).
+  static func date(_ duration: TypedDuration, after date: Date, text: String) throws -> Date {
+    let target = duration.after(date)
+    guard target <= WorkLimits.latestDate else {
+      throw CLIError.usage("'\(text)' would move the clock past the year 9999, the last date storesim handles")
+    }
+    return target
   }
 
   /// Parses an ISO 8601 date: `2026-01-31`, `2026-01-31T10:00:00Z`, `...+02:00`, fractions.

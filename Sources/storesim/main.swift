@@ -1,4 +1,13 @@
 import Foundation
 import StoreSimCLI
 
-exit(CLI.run(Array(CommandLine.arguments.dropFirst()), environment: .live()))
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+// A closed pipe is an error the CLI reports (exit 74), not a signal that kills it mid-save.
+signal(SIGPIPE, SIG_IGN)
+let code = CLI.run(Array(CommandLine.arguments.dropFirst()), environment: .live())
+exit(CLI.processExitCode(code))

@@ -130,7 +130,10 @@ extension Store {
   /// independent reads wait for memory about once instead of sixteen times. The order is unchanged: a
   /// deadline queued while the batch runs that comes before the rest of the batch sends the
   /// rest back to the queue.
-  mutating func runDue(through date: Date) {
+  /// After each batch, `afterBatch` takes the events so far; when it answers
+  /// false the run stops there and returns false.
+  @discardableResult
+  mutating func runDue(through date: Date, afterBatch: (inout [StoreEvent]) -> Bool = { _ in true }) -> Bool {
     let saved = state.now
     var batch: [Due] = []
     batch.reserveCapacity(16)
@@ -154,8 +157,13 @@ extension Store {
         state.now = due.date
         process(due)  // queues the subscription's next deadline, if it has one
       }
+      if !afterBatch(&events) {
+        state.now = max(saved, state.now)
+        return false
+      }
     }
     state.now = max(saved, state.now)
+    return true
   }
 
   /// Reads what processing the batch will read first, so the memory loads overlap.

@@ -37,8 +37,13 @@ public indirect enum JSONOutput: Sendable, Equatable {
 
   /// Compact or indented text.
   public func rendered(pretty: Bool = true) -> String {
+    rendered(pretty: pretty, indent: 0)
+  }
+
+  /// Indented text for a value nested `indent` levels deep in a document written piece by piece.
+  public func rendered(pretty: Bool, indent: Int) -> String {
     var out = ""
-    write(into: &out, pretty: pretty, indent: 0)
+    write(into: &out, pretty: pretty, indent: indent)
     return out
   }
 

@@ -1,0 +1,136 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// A standard stream of the process, written with `write(2)`.
+///
+/// A closed pipe or a full device is an error to report (exit 74), never a crash: `main`
+/// ignores SIGPIPE, and the first failure is kept (later writes are dropped) so it is reported
+/// once.
+final class StandardStream: @unchecked Sendable {
+  static let output = StandardStream(descriptor: STDOUT_FILENO)
+  static let error = StandardStream(descriptor: STDERR_FILENO)
+
+  let descriptor: Int32
+  private let lock = NSLock()
+  private var failedErrno: Int32?
+
+  init(descriptor: Int32) { self.descriptor = descriptor }
+
+  /// The operating system's reason for the first failed write, if one failed.
+  var failure: String? { lock.withLock { failedErrno.map(SystemError.reason) } }
+
+  func write(_ text: String) {
+    var text = text
+    text.withUTF8 { write(UnsafeRawBufferPointer($0)) }
+  }
+
+  func write(_ bytes: UnsafeRawBufferPointer) {
+    lock.withLock {
+      guard failedErrno == nil, let base = bytes.baseAddress else { return }
+      var offset = 0
+      while offset < bytes.count {
+        let n = systemWrite(descriptor, base + offset, bytes.count - offset)
+        if n < 0 && errno == EINTR { continue }
+        if n <= 0 {
+          failedErrno = n < 0 ? errno : EIO
+          return
+        }
+        offset += n
+      }
+    }
+  }
+}
+
+@inline(__always)
+func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+  write(fd, buffer, count)
+}
+
+/// Holds a command's standard output until the command is over, so that a change is saved
+/// before anything is printed: a reader that closes the pipe early (`| head -1`) can no longer
+/// stop a command between its change and its save.
+///
+/// Up to `memoryLimit` bytes are kept in memory; beyond that the text spills to an anonymous
+/// temporary file, so a long `advance` holds its output on disk, not in memory.
+final class OutputSpool: @unchecked Sendable {
+  static let memoryLimit = 4 << 20
+
+  private let sink: @Sendable (String) -> Void
+  private let lock = NSLock()
+  private var buffer = ""
+  private var spill: UnsafeMutablePointer<FILE>?
+  private var spilled = false
+
+  init(sink: @escaping @Sendable (String) -> Void) { self.sink = sink }
+
+  deinit { if let spill { fclose(spill) } }
+
+  func append(_ text: String) {
+    lock.withLock {
+      buffer += text
+      if buffer.utf8.count >= Self.memoryLimit { spillBuffer() }
+    }
+  }
+
+  /// Sends everything held so far to the sink.
+  func flush() {
+    lock.withLock {
+      if let spill, spilled {
+        spillBuffer()
+        rewind(spill)
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+          let n = fread(&chunk, 1, chunk.count, spill)
+          if n <= 0 { break }
+          sink(String(decoding: chunk[0..<n], as: UTF8.self))
+        }
+        fclose(spill)
+        self.spill = nil
+        spilled = false
+      }
+      if !buffer.isEmpty {
+        sink(buffer)
+        buffer = ""
+      }
+    }
+  }
+
+  /// Moves the buffer to the spill file (kept in memory when no temporary file can be made).
+  private func spillBuffer() {
+    if spill == nil { spill = tmpfile() }
+    guard let spill, !buffer.isEmpty else { return }
+    let written = buffer.withUTF8 { fwrite($0.baseAddress, 1, $0.count, spill) }
+    if written == buffer.utf8.count {
+      buffer = ""
+      spilled = true
+    }
+  }
+}
+
+/// Operating-system errors as people and the exit-code contract see them.
+enum SystemError {
+  /// The system's own words for an `errno`, e.g. "No space left on device".
+  static func reason(_ code: Int32) -> String {
+    String(cString: strerror(code))
+  }
+
+  /// The exit code for a failed file operation: 77 permission denied, 74 input/output error
+  /// (disk full, quota, device errors), 73 for any other failure to create a file.
+  static func exitCode(_ code: Int32) -> ExitCode {
+    switch code {
+    case EACCES, EPERM: return .permissionDenied
+    case ENOSPC, EDQUOT, EIO, EFBIG: return .ioError
+    default: return .cannotCreate
+    }
+  }
+
+  /// A `CLIError` for a failed file operation: `what` names it, the system gives the reason.
+  static func error(_ what: String, errno code: Int32) -> CLIError {
+    CLIError(code: exitCode(code), message: "\(what): \(reason(code))")
+  }
+}
