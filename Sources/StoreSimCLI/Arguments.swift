@@ -98,22 +98,9 @@ enum ArgumentScanner {
   }
 }
 
-/// "Did you mean" suggestions.
+/// "Did you mean" suggestions: the core's one policy.
 enum Suggest {
-  /// The closest candidate within a small edit distance, or one that starts with the input.
   static func closest(to input: String, in candidates: [String]) -> String? {
-    let lower = input.lowercased()
-    var best: (String, Int)?
-    for candidate in candidates {
-      let d = editDistance(lower, candidate.lowercased())
-      if best == nil || d < best!.1 { best = (candidate, d) }
-    }
-    if let best, best.1 <= max(2, input.count / 3) { return best.0 }
-    if lower.count >= 3, let prefixed = candidates.first(where: { $0.lowercased().hasPrefix(lower) || lower.hasPrefix($0.lowercased()) }) {
-      return prefixed
-    }
-    if lower.count >= 4, let inside = candidates.first(where: { $0.lowercased().contains(lower) }) { return inside }
-    return nil
+    Suggestion.closest(to: input, in: candidates)
   }
-
 }

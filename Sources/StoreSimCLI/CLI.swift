@@ -9,8 +9,16 @@ struct Invocation {
   /// The in-memory session of a scenario run; nil for ordinary commands on a session file.
   var memory: MemorySession? = nil
 
-  func out(_ text: String) { environment.writeOut(text.hasSuffix("\n") ? text : text + "\n") }
-  func err(_ text: String) { environment.writeErr(text.hasSuffix("\n") ? text : text + "\n") }
+  /// Prints text for people; control characters other than line breaks are shown escaped.
+  func out(_ text: String) {
+    let safe = TerminalText.block(text)
+    environment.writeOut(safe.hasSuffix("\n") ? safe : safe + "\n")
+  }
+  /// Prints to stderr; control characters other than line breaks are shown escaped.
+  func err(_ text: String) {
+    let safe = TerminalText.block(text)
+    environment.writeErr(safe.hasSuffix("\n") ? safe : safe + "\n")
+  }
   func warning(_ text: String) { err("warning: \(text)") }
   var json: Bool { arguments.wantsJSON }
   func printJSON(_ value: JSONOutput) { out(value.rendered(pretty: true)) }
@@ -60,7 +68,7 @@ public enum CLI {
       report(error, environment: environment, table: table)
       return error.code.rawValue
     } catch {
-      environment.writeErr("error: \(error)\n")
+      environment.writeErr("error: \(TerminalText.field(String(describing: error)))\n")
       return ExitCode.failure.rawValue
     }
   }
@@ -102,7 +110,7 @@ public enum CLI {
   }
 
   static func report(_ error: CLIError, environment: CLIEnvironment, table: CommandTable) {
-    environment.writeErr("error: \(error.message)\n")
+    environment.writeErr("error: \(TerminalText.field(error.message))\n")
     if let command = error.usageOf {
       if let spec = table.spec(named: command) {
         environment.writeErr("usage: \(spec.usage)\nsee 'storesim help \(spec.name)'\n")

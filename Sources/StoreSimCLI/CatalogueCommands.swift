@@ -144,7 +144,9 @@ let productsCommand = CommandSpec(
 
 /// Aligned text columns.
 enum Table {
+  /// Aligned columns; every cell is one line, its control characters shown escaped.
   static func render(_ rows: [[String]]) -> String {
+    let rows = rows.map { $0.map(TerminalText.field) }
     guard let first = rows.first else { return "" }
     var widths = [Int](repeating: 0, count: first.count)
     for row in rows { for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) } }

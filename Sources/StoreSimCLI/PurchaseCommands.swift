@@ -78,7 +78,7 @@ let buyCommand = CommandSpec(
       if inv.json {
         inv.printJSON(.object(json))
       } else {
-        inv.out(line)
+        inv.out(TerminalText.field(line))
         let other = outcome.events.filter {
           if case .transactionCreated(_, _, .purchaseResult) = $0.kind { return false }
           if case .askToBuyRequested = $0.kind { return false }

@@ -54,7 +54,7 @@ enum Render {
     case .notificationSent(_, let type, let subtype): text = "notification \(type)" + (subtype.map { "/\($0)" } ?? "")
     case .clockAdvanced: return nil
     }
-    return "\(ISO8601.string(e.date))  \(who)\(text)"
+    return TerminalText.field("\(ISO8601.string(e.date))  \(who)\(text)")
   }
 
   static func events(_ list: [StoreEvent], store: Store) -> String {

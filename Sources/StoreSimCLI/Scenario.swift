@@ -148,7 +148,7 @@ struct ScenarioRunner {
     var expectations = 0
     func fail(_ line: Int, _ message: String) {
       failures.append(ScenarioFailure(line: line, message: message))
-      environment.writeErr("\(file):\(line): \(message)\n")
+      environment.writeErr(TerminalText.field("\(file):\(line): \(message)") + "\n")
     }
     for line in lines {
       let words = line.words
@@ -162,9 +162,9 @@ struct ScenarioRunner {
         fail(p.line, "command failed: \(p.message)")
         memory.unexpectedError = nil
       }
-      if verbose { environment.writeOut("> \(words.joined(separator: " "))\n") }
+      if verbose { environment.writeOut(TerminalText.field("> \(words.joined(separator: " "))") + "\n") }
       if words[0] == "echo" {
-        environment.writeOut(words.dropFirst().joined(separator: " ") + "\n")
+        environment.writeOut(TerminalText.field(words.dropFirst().joined(separator: " ")) + "\n")
         memory.lastError = nil
         continue
       }

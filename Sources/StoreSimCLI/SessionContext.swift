@@ -34,8 +34,11 @@ enum SessionContext {
       guard var store = memory.store else {
         throw CLIError.noInput("no session yet; start the scenario with 'init CONFIG.storekit'")
       }
+      // Taken out of the session while the command runs: a second reference would make the
+      // first change copy the whole state, on every line of a scenario.
+      memory.store = nil
+      defer { memory.store = store }
       try ensureCustomer(inv, &store, mutating: mutating)
-      defer { if mutating { memory.store = store } }
       let count = store.notifications.count
       do {
         let code = try body(&store)

@@ -29,7 +29,8 @@ let timelineCommand = CommandSpec(
       if inv.json {
         inv.printJSON(.object(["timeline": .string(text)]))
       } else {
-        inv.out(text)
+        // Names are escaped where they are drawn; the colours are ours.
+        inv.environment.writeOut(text + "\n")
       }
       return .success
     }
@@ -48,15 +49,15 @@ enum Timeline {
         if !list.isEmpty { rows.append((name, list)) }
       }
       guard !rows.isEmpty else {
-        out.append("\(group.name): no subscriptions")
+        out.append(TerminalText.field("\(group.name): no subscriptions"))
         continue
       }
       let start = rows.flatMap { $0.1 }.map(\.purchaseDate).min()!
       let end = max(store.now, rows.flatMap { $0.1 }.compactMap(\.expirationDate).max() ?? store.now)
       let span = max(end.timeIntervalSince(start), 1)
       func column(_ d: Date) -> Int { min(width - 1, max(0, Int(d.timeIntervalSince(start) / span * Double(width)))) }
-      let label = rows.map(\.0.count).max()! + 2
-      out.append("\(group.name) (\(group.id))")
+      let label = rows.map { TerminalText.field($0.0).count }.max()! + 2
+      out.append(TerminalText.field("\(group.name) (\(group.id))"))
       out.append(String(repeating: " ", count: label) + ISO8601.string(start).prefix(10) + String(repeating: " ", count: max(1, width - 20)) + ISO8601.string(end).prefix(10))
       for (name, list) in rows {
         var cells = [Character](repeating: ".", count: width)
@@ -85,7 +86,7 @@ enum Timeline {
         }
         if let (from, ch) = failingSince { paint(&cells, column(from), column(store.now), ch) }
         let row = colour ? colourise(cells) : String(cells)
-        out.append(name.padding(toLength: label, withPad: " ", startingAt: 0) + row)
+        out.append(TerminalText.field(name).padding(toLength: label, withPad: " ", startingAt: 0) + row)
       }
       out.append("")
     }

@@ -49,7 +49,8 @@ enum ValueParsing {
       case "m":
         throw CLIError.usage("duration '\(text)' is ambiguous: write '\(digits)min' for minutes or '\(digits)mo' for months")
       case "":
-        throw CLIError.usage("duration '\(text)' has no unit after \(digits); use s, min, h, d, w, mo or y")
+        let which = digits.count == t.count ? "" : " after \(digits)"
+        throw CLIError.usage("duration '\(text)' has no unit\(which); use s, min, h, d, w, mo or y")
       default:
         throw CLIError.usage("unknown duration unit '\(unit)' in '\(text)'; use s, min, h, d, w, mo or y")
       }

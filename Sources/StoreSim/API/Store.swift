@@ -112,10 +112,7 @@ public struct Store: Sendable {
   }
 
   static func closest(_ input: String, in candidates: [String]) -> String? {
-    let lower = input.lowercased()
-    let scored = candidates.map { ($0, editDistance(lower, $0.lowercased())) }.min { $0.1 < $1.1 }
-    if let scored, scored.1 <= max(2, input.count / 3) { return scored.0 }
-    return candidates.first { $0.lowercased().hasSuffix(input.lowercased()) || $0.lowercased().contains(input.lowercased()) && input.count >= 3 }
+    Suggestion.closest(to: input, in: candidates)
   }
 
   /// The product with this id, or `productNotFound` with a suggestion.
@@ -162,21 +159,4 @@ public struct Store: Sendable {
       throw error
     }
   }
-}
-
-/// Levenshtein distance between two strings (characters), for "did you mean" suggestions.
-public func editDistance(_ a: String, _ b: String) -> Int {
-  let a = Array(a), b = Array(b)
-  if a.isEmpty { return b.count }
-  if b.isEmpty { return a.count }
-  var previous = Array(0...b.count)
-  var current = [Int](repeating: 0, count: b.count + 1)
-  for i in 1...a.count {
-    current[0] = i
-    for j in 1...b.count {
-      current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-    }
-    swap(&previous, &current)
-  }
-  return previous[b.count]
 }
