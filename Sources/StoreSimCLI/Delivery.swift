@@ -35,18 +35,10 @@ enum Delivery {
     return box.attempt ?? Attempt(status: nil, error: "no response")
   }
 
-  /// Delivers the given notifications to `url`, recording every attempt in the store.
-  static func deliver(_ indexes: [Int], to url: String, store: inout Store) -> [NotificationDelivery] {
-    guard let target = URL(string: url) else { return [] }
-    var attempts: [NotificationDelivery] = []
-    for index in indexes {
-      let body = store.signedBody(store.notifications[index]).rendered(pretty: false)
-      let result = post(body, to: target)
-      let record = NotificationDelivery(index: index, url: url, httpStatus: result.status, error: result.error, date: store.now)
-      store.recordDelivery(record)
-      attempts.append(record)
-    }
-    return attempts
+  /// POSTs one body to a URL checked by `validate`.
+  static func send(_ body: String, to url: String) -> Attempt {
+    guard let target = URL(string: url) else { return Attempt(status: nil, error: "invalid URL") }
+    return post(body, to: target)
   }
 
   static func validate(_ text: String, command: String) throws -> String {

@@ -49,6 +49,22 @@ enum SessionContext {
       }
     }
     let location = try SessionLocation(shown: path(inv), environment: inv.environment)
+    var planned: [PlannedDelivery] = []
+    let code = try locked(inv, location, mutating: mutating, needsNotifications: needsNotifications, planned: &planned, body)
+    if !planned.isEmpty {
+      for a in try deliver(inv, location, planned) where !a.succeeded {
+        inv.warning("notification #\(a.index) was not delivered to \(a.url) (" + (a.httpStatus.map { "HTTP \($0)" } ?? a.error ?? "?") + "); kept for 'notifications deliver --retry'")
+      }
+    }
+    return code
+  }
+
+  /// The load–act–save cycle under the session's lock. Deliveries the command causes are
+  /// planned here and made after the lock is let go.
+  private static func locked(
+    _ inv: Invocation, _ location: SessionLocation, mutating: Bool, needsNotifications: Bool,
+    planned: inout [PlannedDelivery], _ body: (inout Store) throws -> ExitCode
+  ) throws -> ExitCode {
     guard FileManager.default.fileExists(atPath: location.file) else {
       throw CLIError.noInput("no session at \(location.shown); start one with 'storesim init CONFIG.storekit'")
     }
@@ -66,7 +82,7 @@ enum SessionContext {
     } catch let error as StoreError {
       throw CLIError.failed(error.description)
     }
-    if mutating { autoDeliver(inv, &store, since: before.notifications.count) }
+    if mutating { planned = plannedDeliveries(inv, store, since: before.notifications.count) }
     if mutating && store.state != before {
       document.state = store.state
       try SessionFile.write(document, to: location)
@@ -111,15 +127,48 @@ enum SessionContext {
 
 
 extension SessionContext {
-  /// Delivers notifications emitted by this command when `settings deliver-url` is set.
+  /// Delivers notifications emitted by a command on an in-memory session (scenarios, shell
+  /// without a file) when `settings deliver-url` is set.
   static func autoDeliver(_ inv: Invocation, _ store: inout Store, since count: Int) {
+    let planned = plannedDeliveries(inv, store, since: count)
+    for (plan, attempt) in zip(planned, planned.map { Delivery.send($0.body, to: $0.url) }) {
+      let record = NotificationDelivery(index: plan.index, url: plan.url, httpStatus: attempt.status, error: attempt.error, date: store.now)
+      store.recordDelivery(record)
+      if !record.succeeded {
+        inv.warning("notification #\(plan.index) was not delivered to \(plan.url) (" + (attempt.status.map { "HTTP \($0)" } ?? attempt.error ?? "?") + "); kept for 'notifications deliver --retry'")
+      }
+    }
+  }
+
+  /// The notifications a command emitted, to deliver to the session's delivery URL.
+  static func plannedDeliveries(_ inv: Invocation, _ store: Store, since count: Int) -> [PlannedDelivery] {
     guard let url = store.state.deliveryURL, store.notifications.count > count,
       inv.arguments.command != "notifications"
-    else { return }
-    let attempts = Delivery.deliver(Array(count..<store.notifications.count), to: url, store: &store)
-    for a in attempts where !a.succeeded {
-      inv.warning("notification #\(a.index) was not delivered to \(url) (" + (a.httpStatus.map { "HTTP \($0)" } ?? a.error ?? "?") + "); kept for 'notifications deliver --retry'")
+    else { return [] }
+    return (count..<store.notifications.count).map { PlannedDelivery(store, index: $0, url: url) }
+  }
+
+  /// POSTs planned deliveries with no lock held (a slow or silent server never holds up other
+  /// commands on the session), then records each attempt under the lock, for the notification
+  /// it was made for (one that a reset has since replaced gets no record).
+  static func deliver(_ inv: Invocation, _ location: SessionLocation, _ planned: [PlannedDelivery]) throws -> [NotificationDelivery] {
+    let attempts = planned.map { Delivery.send($0.body, to: $0.url) }
+    let lock = try SessionLock(location, forWriting: true)
+    defer { withExtendedLifetime(lock) {} }
+    var (document, _) = try load(inv, location, partial: false)
+    var store = Store(state: document.state)
+    var records: [NotificationDelivery] = []
+    for (plan, attempt) in zip(planned, attempts) {
+      let record = NotificationDelivery(index: plan.index, url: plan.url, httpStatus: attempt.status, error: attempt.error, date: store.now)
+      records.append(record)
+      guard plan.index < store.notifications.count, store.notifications[plan.index] == plan.notification else { continue }
+      store.recordDelivery(record)
     }
+    if store.state != document.state {
+      document.state = store.state
+      try SessionFile.write(document, to: location)
+    }
+    return records
   }
 
   /// Mutating commands create an unknown `--customer`; reading ones refuse it.
@@ -132,6 +181,22 @@ extension SessionContext {
       throw CLIError.failed(message)
     }
     _ = try? store.addCustomer(customer)
+  }
+}
+
+/// A notification to POST: planned under the session's lock, sent after it.
+struct PlannedDelivery {
+  var index: Int
+  var notification: ServerNotification
+  var url: String
+  /// `{"signedPayload": "..."}`.
+  var body: String
+
+  init(_ store: Store, index: Int, url: String) {
+    self.index = index
+    notification = store.notifications[index]
+    self.url = url
+    body = store.signedBody(notification).rendered(pretty: false)
   }
 }
 

@@ -337,26 +337,40 @@ let notificationsCommand = CommandSpec(
       let retry = inv.arguments.has("retry")
       let url = try args.count == 2 ? Delivery.validate(args[1], command: "notifications") : nil
       guard url != nil || retry else { throw CLIError.usage("deliver needs a URL (or --retry)", command: "notifications") }
-      return try SessionContext.with(inv, mutating: true) { store in
-        var attempts: [NotificationDelivery] = []
+      var planned: [PlannedDelivery] = []
+      var attempts: [NotificationDelivery] = []
+      _ = try SessionContext.with(inv, mutating: inv.memory != nil) { store in
         if let url {
           let open = store.undelivered(to: url)
-          attempts = Delivery.deliver((retry ? open.failed + open.new : open.new).sorted().filter { $0 >= since }, to: url, store: &store)
+          planned = (retry ? open.failed + open.new : open.new).sorted().filter { $0 >= since }.map { PlannedDelivery(store, index: $0, url: url) }
         } else {
           let urls = Set((store.state.deliveryLog ?? []).map(\.url)).sorted()
-          for u in urls { attempts += Delivery.deliver(store.undelivered(to: u).failed.filter { $0 >= since }, to: u, store: &store) }
+          for u in urls { planned += store.undelivered(to: u).failed.filter { $0 >= since }.map { PlannedDelivery(store, index: $0, url: u) } }
         }
-        let failed = attempts.filter { !$0.succeeded }.count
-        if inv.json {
-          inv.printJSON(.array(attempts.map { a in
-            .object(["index": .int(Int64(a.index)), "url": .string(a.url), "httpStatus": a.httpStatus.map { .int(Int64($0)) }, "error": a.error.map(JSONOutput.string)])
-          }))
-        } else {
-          for a in attempts { inv.out("#\(a.index) -> \(a.url): " + (a.httpStatus.map { "HTTP \($0)" } ?? "failed (\(a.error ?? "?"))")) }
-          inv.out("delivered \(attempts.count - failed), failed \(failed)" + (failed > 0 ? " (kept for 'notifications deliver --retry')" : ""))
+        if inv.memory != nil {
+          // A scenario's session is in memory: no lock to let go of.
+          for plan in planned {
+            let attempt = Delivery.send(plan.body, to: plan.url)
+            let record = NotificationDelivery(index: plan.index, url: plan.url, httpStatus: attempt.status, error: attempt.error, date: store.now)
+            store.recordDelivery(record)
+            attempts.append(record)
+          }
         }
-        return failed == 0 ? .success : .failure
+        return .success
       }
+      if inv.memory == nil && !planned.isEmpty {
+        attempts = try SessionContext.deliver(inv, SessionLocation(shown: SessionContext.path(inv), environment: inv.environment), planned)
+      }
+      let failed = attempts.filter { !$0.succeeded }.count
+      if inv.json {
+        inv.printJSON(.array(attempts.map { a in
+          .object(["index": .int(Int64(a.index)), "url": .string(a.url), "httpStatus": a.httpStatus.map { .int(Int64($0)) }, "error": a.error.map(JSONOutput.string)])
+        }))
+      } else {
+        for a in attempts { inv.out("#\(a.index) -> \(a.url): " + (a.httpStatus.map { "HTTP \($0)" } ?? "failed (\(a.error ?? "?"))")) }
+        inv.out("delivered \(attempts.count - failed), failed \(failed)" + (failed > 0 ? " (kept for 'notifications deliver --retry')" : ""))
+      }
+      return failed == 0 ? .success : .failure
     }
     return try SessionContext.with(inv, mutating: false) { store in
       let all = store.notifications

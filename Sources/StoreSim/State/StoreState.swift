@@ -461,7 +461,8 @@ public struct NotificationDelivery: Sendable, Hashable, Codable {
 extension Store {
   /// Records a delivery attempt made by the front end.
   public mutating func recordDelivery(_ attempt: NotificationDelivery) {
-    state.deliveryLog = (state.deliveryLog ?? []) + [attempt]
+    if state.deliveryLog == nil { state.deliveryLog = [] }
+    state.deliveryLog!.append(attempt)
   }
 
   /// Sets or clears the URL notifications are delivered to as they happen.
