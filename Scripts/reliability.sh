@@ -69,5 +69,256 @@ for round in $(seq 5); do
   wait "$holder"
 done
 echo "isolation: calls on another session run while this one is locked; calls on this one wait"
+unset STORESIM_SESSION
+
+# ---------------------------------------------------------------------------------------------
+# Each row of the "nothing is lost" table: the reproduction, and what must hold now.
+# ---------------------------------------------------------------------------------------------
+round=rows
+CONFIG="$ROOT/Configurations/AppleSample.storekit"
+PREMIUM="$ROOT/Configurations/Premium.storekit"
+now_ms() { date +%s%3N; }
+code_of() { set +e; "$@" >/dev/null 2>&1; local c=$?; set -e; echo "$c"; }
+fresh() { rm -rf "$WORK/r" && mkdir -p "$WORK/r" && cd "$WORK/r"; }
+tx() { S transactions --json "$@" | count; }
+
+# output before save: a reader that closes the pipe early never loses the purchase.
+fresh
+S init "$CONFIG" >/dev/null
+for i in $(seq 20); do
+  S buy consumable.fuel.octane87 | grep -q purchased || fail "grep did not see purchased"
+  S buy consumable.fuel.octane87 | head -1 >/dev/null
+done
+[ "$(tx)" -eq 40 ] || fail "closed pipes lost purchases: $(tx) of 40"
+S buy subscription.standard >/dev/null
+S advance 1y | grep -q DID_RENEW || fail "advance output"
+S transactions --product subscription.standard --json | count | grep -qx 13 || fail "advance lost renewals behind a closed pipe"
+echo "row: closed pipes: 40 of 40 purchases and 12 renewals kept"
+
+# full device: exit 74 with the system's reason, the purchase saved.
+set +e; S buy nonconsumable.car > /dev/full 2>err.txt; c=$?; set -e
+[ "$c" -eq 74 ] || fail "/dev/full exited $c"
+grep -q "No space left on device" err.txt || fail "/dev/full: $(cat err.txt)"
+S entitlements | grep -q nonconsumable.car || fail "/dev/full lost the purchase"
+echo "row: full device: exit 74, 'No space left on device', purchase saved"
+
+# shell vs command line: both keep each other's changes.
+fresh
+S init "$CONFIG" >/dev/null
+{ echo "buy nonconsumable.car"; sleep 1.5; echo "buy nonconsumable.utilityvehicle"; } | S shell >/dev/null 2>&1 &
+shell=$!
+sleep 0.7
+S buy consumable.fuel.octane87 >/dev/null
+wait "$shell"
+for p in nonconsumable.car consumable.fuel.octane87 nonconsumable.utilityvehicle; do
+  S transactions | grep -q "$p" || fail "shell and command line: $p lost"
+done
+echo "row: shell beside another process: all three purchases kept"
+
+# empty session path: a usage error, nothing moved.
+fresh
+mkdir proj
+(cd proj; set +e; STORESIM_SESSION= "$BIN" init "$CONFIG" --force >/dev/null 2>&1; echo $? > ../code)
+[ "$(cat code)" -eq 64 ] || fail "empty session path exited $(cat code)"
+[ -d proj ] && [ ! -e proj.damaged ] || fail "empty session path moved the folder"
+c=$(code_of S init "$CONFIG" --force --session proj)
+[ "$c" -eq 64 ] && [ -d proj ] || fail "a folder as the session exited $c"
+echo "row: empty or folder session path: exit 64, nothing moved"
+
+# damaged copies: numbered, never overwritten, folders never moved.
+for i in 1 2 3; do
+  echo "damage $i" > s.json
+  S init "$CONFIG" --force --session s.json >/dev/null 2>&1
+done
+[ "$(cat s.json.damaged)" = "damage 1" ] && [ "$(cat s.json.damaged.1)" = "damage 2" ] && [ "$(cat s.json.damaged.2)" = "damage 3" ] || fail "damaged copies overwritten"
+echo "row: init --force keeps every damaged copy (.damaged, .damaged.1, .damaged.2)"
+
+# symlinked session: the target is updated, the link kept, one lock.
+fresh
+mkdir real
+S init "$CONFIG" --session real/s.json >/dev/null
+ln -s real/s.json link.json
+S buy nonconsumable.car --session link.json >/dev/null
+[ -L link.json ] || fail "the symlink was replaced"
+S entitlements --session real/s.json | grep -q nonconsumable.car || fail "the target did not see the purchase"
+[ ! -e link.json.lock ] || fail "the link took its own lock"
+echo "row: symlinked session: target updated, link kept, one lock"
+
+# permissions: modes kept, read-only refused (77) and untouched.
+chmod 600 real/s.json
+S buy consumable.fuel.octane87 --session link.json >/dev/null
+[ "$(stat -c %a real/s.json)" = 600 ] || fail "mode 0600 became $(stat -c %a real/s.json)"
+chmod 444 real/s.json
+cp real/s.json before.json
+c=$(code_of S buy consumable.fuel.octane87 --session real/s.json)
+[ "$c" -eq 77 ] || fail "a read-only session exited $c"
+cmp -s before.json real/s.json || fail "a read-only session was changed"
+[ "$(stat -c %a real/s.json)" = 444 ] || fail "a read-only session changed mode"
+S entitlements --session real/s.json >/dev/null || fail "reading a read-only session"
+echo "row: permissions: 0600 kept, 0444 refused with exit 77 and left as it was"
+
+# read-only places: reading works where the user cannot write; changes are refused with 77.
+fresh
+S init "$CONFIG" --session place/s.json >/dev/null
+chmod 755 "$WORK" "$WORK/r" place; chmod 644 place/s.json place/s.json.lock
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+  AS=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+else
+  AS=(); chmod 555 place
+fi
+"${AS[@]}" "$BIN" now --session place/s.json >/dev/null || fail "now with a lock file of another user"
+rm place/s.json.lock
+[ ${#AS[@]} -gt 0 ] || chmod 555 place
+"${AS[@]}" "$BIN" entitlements --session place/s.json >/dev/null || fail "entitlements where no lock file can be created"
+set +e; "${AS[@]}" "$BIN" buy nonconsumable.car --session place/s.json >/dev/null 2>err.txt; c=$?; set -e
+[ "$c" -eq 77 ] || fail "buy in a read-only place exited $c: $(cat err.txt)"
+grep -q "Permission denied" err.txt || fail "no system reason: $(cat err.txt)"
+chmod 755 place
+echo "row: read-only places: now and entitlements work; buy exits 77 'Permission denied'"
+
+# runaway advance and huge durations: refused at once, nothing saved.
+fresh
+S init "$PREMIUM" --start 2026-01-01T00:00:00Z >/dev/null 2>&1
+S buy com.example.premium.monthly >/dev/null
+cp .storesim/session.json before.json
+for d in 99999y 1000000y P99999999999999999999Y P9999999999999999Y PT99999999999999999999999999999999999999S P1.5Y; do
+  a=$(now_ms); c=$(code_of S advance "$d"); b=$(now_ms)
+  [ "$c" -eq 64 ] || fail "advance $d exited $c"
+  [ $((b - a)) -lt 2000 ] || fail "advance $d took $((b - a)) ms"
+done
+S settings time-rate oneRenewalEveryTwoSeconds >/dev/null
+cp .storesim/session.json before.json
+a=$(now_ms); c=$(code_of S advance 50y); b=$(now_ms)
+[ "$c" -eq 64 ] && [ $((b - a)) -lt 2000 ] || fail "advance 50y at 2 s renewals: exit $c in $((b - a)) ms"
+cmp -s before.json .storesim/session.json || fail "a refused advance changed the session"
+echo "row: runaway advance and huge or fractional durations: exit 64 at once, nothing saved"
+
+# long ids on a large catalogue: "did you mean" is bounded.
+python3 - "$CONFIG" big.storekit <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+template = next(p for p in d["products"] if p["type"] == "Consumable")
+d["products"] = [dict(template, productID=f"com.example.consumable{i}", referenceName=f"c{i}", internalID=str(100000 + i)) for i in range(5000)]
+d["subscriptionGroups"] = []; d["nonRenewingSubscriptions"] = []
+json.dump(d, open(sys.argv[2], "w"))
+PY
+S init big.storekit --force >/dev/null 2>&1
+long=$(python3 -c 'print("x" * 20000)')
+a=$(now_ms); c=$(code_of S buy "$long"); b=$(now_ms)
+[ "$c" -ne 0 ] && [ $((b - a)) -lt 3000 ] || fail "buy <20,000 characters>: exit $c in $((b - a)) ms"
+echo "row: a 20,000-character id on 5,000 products answered in $((b - a)) ms"
+
+# long scenarios: linear.
+fresh
+cp "$CONFIG" c.storekit
+scenario() { { echo "init c.storekit"; yes "buy consumable.fuel.octane87" | head -n "$1"; echo "expect transactions $1"; } > "s$1.storesim"; }
+scenario 25000; scenario 100000
+a=$(now_ms); S run s25000.storesim >/dev/null || fail "25,000-line scenario"; b=$(now_ms); small=$((b - a))
+a=$(now_ms); S run s100000.storesim >/dev/null || fail "100,000-line scenario"; b=$(now_ms); large=$((b - a))
+[ "$large" -lt $((small * 6 + 1000)) ] || fail "scenario time not linear: 25k lines $small ms, 100k lines $large ms"
+echo "row: scenarios are linear: 25,000 lines $small ms, 100,000 lines $large ms"
+
+# size limits: a huge configuration is not read on every command; a huge scenario is refused.
+S init c.storekit >/dev/null
+rm c.storekit && truncate -s 400M c.storekit
+a=$(now_ms); S now >/dev/null 2>&1 || fail "now with a 400 MB configuration"; b=$(now_ms)
+[ $((b - a)) -lt 1500 ] || fail "a 400 MB configuration took $((b - a)) ms"
+truncate -s 500M huge.storesim
+a=$(now_ms); c=$(code_of S run huge.storesim); b=$(now_ms)
+[ "$c" -eq 65 ] && [ $((b - a)) -lt 1500 ] || fail "a 500 MB scenario: exit $c in $((b - a)) ms"
+rm -f c.storekit huge.storesim
+echo "row: size limits: a 400 MB configuration is skipped, a 500 MB scenario refused (65)"
+
+# delivery never holds the lock; endless bodies, redirects, IPv6, scheme case, bad ports.
+fresh
+S init "$PREMIUM" --start 2026-01-01T00:00:00Z >/dev/null 2>&1
+server() { python3 "$ROOT/Scripts/test_http_server.py" "$@" > port.txt & SERVERS+=($!); for _ in $(seq 50); do [ -s port.txt ] && break; sleep 0.1; done; cat port.txt; }
+SERVERS=()
+trap 'kill "${SERVERS[@]}" 2>/dev/null; rm -rf "$WORK"' EXIT
+silent=$(server silent)
+S settings deliver-url "http://127.0.0.1:$silent/" >/dev/null
+S buy com.example.premium.monthly >/dev/null 2>&1 &
+buyer=$!
+sleep 0.5
+a=$(now_ms); S now >/dev/null; b=$(now_ms)
+[ $((b - a)) -lt 2000 ] || fail "now waited $((b - a)) ms behind a delivery"
+wait "$buyer" || true
+S entitlements | grep -q premium.monthly || fail "the purchase behind a silent server was lost"
+echo "row: a silent delivery server does not hold the session: now answered in $((b - a)) ms"
+
+endless=$(server endless)
+S settings deliver-url off >/dev/null
+set +e; /usr/bin/env time -f %M -o rss.txt "$BIN" notifications deliver "http://127.0.0.1:$endless/" >/dev/null 2>&1; set -e
+rss=$(cat rss.txt 2>/dev/null | tail -1)
+[ -n "$rss" ] && [ "$rss" -lt 200000 ] || fail "an endless response body: RSS ${rss:-?} KB"
+echo "row: an endless response body is cut (RSS $rss KB)"
+
+: > posts.log
+okport=$(server ok 127.0.0.1 "$WORK/r/posts.log")
+redirect=$(REDIRECT_PORT=$okport server redirect)
+set +e; S notifications deliver "http://127.0.0.1:$redirect/" >/dev/null 2>&1; c=$?; set -e
+[ "$c" -eq 1 ] || fail "a redirect counted as delivered (exit $c)"
+[ ! -s posts.log ] || fail "the redirect target got a POST"
+S notifications | grep -q "failed" || fail "the redirect was not recorded as failed"
+echo "row: a 307 is a failed attempt kept for retry; the target got nothing"
+
+S notifications deliver "HTTP://127.0.0.1:$okport/upper" >/dev/null || fail "an upper-case scheme"
+grep -q "POST /upper" posts.log || fail "an upper-case scheme did not POST"
+if python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' 2>/dev/null; then
+  six=$(server ok ::1 "$WORK/r/posts6.log")
+  S notifications deliver "http://[::1]:$six/six" >/dev/null || fail "an IPv6 literal"
+  grep -q "POST /six" posts6.log || fail "an IPv6 literal did not POST"
+  echo "row: IPv6 literals and upper-case schemes deliver"
+else
+  echo "row: upper-case schemes deliver (no IPv6 loopback here: the IPv6 case was not run)"
+fi
+c=$(code_of S settings deliver-url "http://127.0.0.1:99999/")
+[ "$c" -eq 64 ] || fail "a bad port was accepted ($c)"
+echo "row: a bad port is refused when it is set (64)"
+
+# terminal injection: control characters are shown escaped.
+python3 - "$CONFIG" evil.storekit <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["products"][0]["productID"] = "evil]0;pwned
+purchased  forged"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+S init evil.storekit --force >/dev/null 2>&1
+S products > out.txt 2>&1; S buy "$(printf 'x[2J')" >> out.txt 2>&1 || true
+if grep -q "$(printf '')" out.txt; then fail "raw escape sequences reached the terminal"; fi
+grep -q '^purchased  forged' out.txt && fail "a newline in an id forged a line"
+echo "row: control characters in ids are shown escaped"
+
+# I/O errors name their cause: a file-size limit while saving.
+S init "$CONFIG" --force >/dev/null
+cp .storesim/session.json before.json
+set +e; (ulimit -f 1; "$BIN" buy nonconsumable.car --json > out.json 2>err.txt); c=$?; set -e
+[ "$c" -eq 74 ] || fail "a failed save exited $c"
+grep -q "File too large" err.txt || fail "a failed save without its cause: $(cat err.txt)"
+[ ! -s out.json ] || fail "buy --json claimed a purchase it did not save: $(cat out.json)"
+cmp -s before.json .storesim/session.json || fail "a failed save changed the session"
+ls .storesim | grep -q tmp- && fail "a failed save left a temporary file"
+echo "row: a failed save exits 74 with the system's reason, prints no outcome, leaves no file"
+
+# signals during saves: SIGINT and SIGTERM leave the before or after state and no temporary file;
+# a SIGKILL's temporary file is removed by the next save.
+S init "$PREMIUM" --force >/dev/null 2>&1
+for i in $(seq 30); do S buy "com.example.premium.monthly" --customer "c$i" >/dev/null; done
+S advance 2y >/dev/null
+for i in $(seq 20); do
+  S advance 1d >/dev/null 2>&1 &
+  pid=$!
+  sleep "0.0$((RANDOM % 10))$((RANDOM % 10))"
+  if [ $((i % 2)) -eq 0 ]; then kill -INT "$pid" 2>/dev/null || true; else kill -TERM "$pid" 2>/dev/null || true; fi
+  wait "$pid" 2>/dev/null || true
+  ls .storesim | grep -q 'tmp-' && fail "a signal left a temporary file"
+  S now >/dev/null || fail "a signal tore the session"
+done
+S advance 1d >/dev/null 2>&1 & pid=$!; sleep 0.05; kill -9 "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true
+S advance 1d >/dev/null
+ls .storesim | grep -q 'tmp-' && fail "a dead process's temporary file stayed"
+echo "row: SIGINT and SIGTERM during saves leave no temporary file; a SIGKILL's is cleaned up"
+
 echo "reliability passed"
 echo "3 passed, 0 failed"

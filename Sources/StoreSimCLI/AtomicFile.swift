@@ -95,11 +95,14 @@ enum AtomicFile {
     var info = stat()
     guard stat(location.file, &info) == 0 else { return }
     // The owner's write bit counts even for root: a file made read-only is a decision to respect.
-    if info.st_mode & S_IWUSR == 0 || (access(location.file, W_OK) != 0 && errno == EACCES) {
+    if info.st_mode & S_IWUSR == 0 {
       let mode = String(info.st_mode & 0o7777, radix: 8)
       throw CLIError(
         code: .permissionDenied,
         message: "session file \(location.shown) is read-only (mode \(mode)); it was left untouched — make it writable (chmod u+w) to change it")
+    }
+    if access(location.file, W_OK) != 0 && (errno == EACCES || errno == EPERM || errno == EROFS) {
+      throw SystemError.error("cannot change session file \(location.shown)", errno: errno)
     }
   }
 

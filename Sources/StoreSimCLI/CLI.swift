@@ -45,6 +45,7 @@ public enum CLI {
     var held = environment
     held.writeOut = { spool.append($0) }
     held.flushOut = { spool.flush() }
+    held.discardOut = { spool.discard() }
     let code = run(argv, environment: held, memory: nil)
     spool.flush()
     return code
@@ -65,9 +66,11 @@ public enum CLI {
       let parsed = try ArgumentScanner.scan(argv, commands: table)
       return try dispatch(parsed, environment: environment, table: table, memory: memory).rawValue
     } catch let error as CLIError {
+      environment.discardOut()
       report(error, environment: environment, table: table)
       return error.code.rawValue
     } catch {
+      environment.discardOut()
       environment.writeErr("error: \(TerminalText.field(String(describing: error)))\n")
       return ExitCode.failure.rawValue
     }

@@ -21,6 +21,9 @@ public struct CLIEnvironment: Sendable {
   /// Sends output held so far on its way (a command's output is held until it is over; the
   /// shell and scenario runs release it as they go). Set by `CLI.run`.
   var flushOut: @Sendable () -> Void = {}
+  /// Drops output held since the last flush: a command that fails after printing (its save
+  /// failed) must not claim what it did not keep. Set by `CLI.run`.
+  var discardOut: @Sendable () -> Void = {}
 
   /// Creates an environment.
   public init(

@@ -100,6 +100,16 @@ final class OutputSpool: @unchecked Sendable {
     }
   }
 
+  /// Drops everything held.
+  func discard() {
+    lock.withLock {
+      buffer = ""
+      if let spill { fclose(spill) }
+      spill = nil
+      spilled = false
+    }
+  }
+
   /// Moves the buffer to the spill file (kept in memory when no temporary file can be made).
   private func spillBuffer() {
     if spill == nil { spill = tmpfile() }
