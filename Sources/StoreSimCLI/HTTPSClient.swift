@@ -1,0 +1,119 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// `https://` delivery through URLSession, held to the same rules as `HTTPClient`: redirects
+/// refused (the 3xx is the answer), the response body cancelled after the body limit, one total
+/// deadline.
+enum HTTPSClient {
+  static func post(_ body: Data, to url: DeliveryURL, timeout: TimeInterval, bodyLimit: Int) -> Delivery.Attempt {
+    guard let target = URL(string: url.normalized) else {
+      return .init(status: nil, error: "URLSession cannot use '\(Delivery.printable(url.normalized))'")
+    }
+    var request = URLRequest(url: target, cachePolicy: .reloadIgnoringLocalAndRemoteCacheData, timeoutInterval: timeout)
+    request.httpMethod = "POST"
+    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+    request.setValue(Delivery.userAgent, forHTTPHeaderField: "User-Agent")
+    request.httpBody = body
+
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.timeoutIntervalForRequest = timeout
+    configuration.timeoutIntervalForResource = timeout
+    configuration.httpShouldSetCookies = false
+    configuration.urlCache = nil
+    let monitor = Monitor(bodyLimit: bodyLimit)
+    let session = URLSession(configuration: configuration, delegate: monitor, delegateQueue: nil)
+    defer { session.invalidateAndCancel() }
+    let task = session.dataTask(with: request)
+    task.resume()
+    let finished = monitor.done.wait(timeout: .now() + timeout) == .success
+    if !finished { task.cancel() }
+
+    let state = monitor.snapshot()
+    if let status = state.status {
+      var attempt = Delivery.Attempt(status: status, error: nil, bodyBytesRead: min(state.bodyBytes, bodyLimit))
+      if (300..<400).contains(status) {
+        let to = state.location.map { " to \(Delivery.printable($0, limit: 100))" } ?? ""
+        attempt.error = "redirect (HTTP \(status)\(to)) not followed"
+      }
+      return attempt
+    }
+    if !finished { return .init(status: nil, error: Delivery.timedOut(timeout)) }
+    guard let error = state.error else { return .init(status: nil, error: "no response") }
+    if (error as NSError).domain == NSURLErrorDomain && (error as NSError).code == NSURLErrorTimedOut {
+      return .init(status: nil, error: Delivery.timedOut(timeout))
+    }
+    return .init(status: nil, error: Delivery.printable(error.localizedDescription.prefix(1).lowercased() + error.localizedDescription.dropFirst()))
+  }
+
+  /// Records the status, refuses redirects, counts (and drops) body bytes, cancels past the limit.
+  final class Monitor: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    struct State {
+      var status: Int?
+      var location: String?
+      var bodyBytes = 0
+      var error: Error?
+    }
+
+    let bodyLimit: Int
+    let done = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    private var state = State()
+
+    init(bodyLimit: Int) { self.bodyLimit = bodyLimit }
+
+    func snapshot() -> State {
+      lock.lock()
+      defer { lock.unlock() }
+      return state
+    }
+
+    private func update(_ change: (inout State) -> Void) {
+      lock.lock()
+      change(&state)
+      lock.unlock()
+    }
+
+    func urlSession(
+      _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+      newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+    ) {
+      update {
+        $0.status = response.statusCode
+        $0.location = response.value(forHTTPHeaderField: "Location") ?? request.url?.absoluteString
+      }
+      completionHandler(nil)
+    }
+
+    func urlSession(
+      _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+      completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
+      if let http = response as? HTTPURLResponse {
+        update {
+          $0.status = http.statusCode
+          if (300..<400).contains(http.statusCode), $0.location == nil {
+            $0.location = http.value(forHTTPHeaderField: "Location")
+          }
+        }
+      }
+      completionHandler(bodyLimit > 0 ? .allow : .cancel)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+      var over = false
+      update {
+        $0.bodyBytes += data.count
+        over = $0.bodyBytes >= bodyLimit
+      }
+      if over { dataTask.cancel() }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
+      update { $0.error = error }
+      done.signal()
+    }
+  }
+}
