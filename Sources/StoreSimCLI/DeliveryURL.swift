@@ -59,8 +59,10 @@ struct DeliveryURL: Sendable, Hashable, CustomStringConvertible {
     }
 
     guard let schemeEnd = text.range(of: "://") else {
-      if let colon = text.firstIndex(of: ":"), text[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }),
-        !text[..<colon].isEmpty, !text[text.index(after: colon)...].allSatisfy(\.isNumber)
+      // `mailto:x` names a scheme; `localhost:8080/x` and `127.0.0.1:8080` lack one.
+      if let colon = text.firstIndex(of: ":"), let first = text.first, first.isLetter,
+        text[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }),
+        text[text.index(after: colon)...].first?.isNumber != true
       {
         let s = text[..<colon].lowercased()
         if s == "http" || s == "https" { throw refuse("missing '//' after '\(text[..<colon]):'") }

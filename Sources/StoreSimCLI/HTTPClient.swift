@@ -212,7 +212,10 @@ enum HTTPClient {
         }
         let text = String(decoding: head[..<end], as: UTF8.self)
         let rest = Array(head[next...])
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
+        // Split on the scalar: "\r\n" is one Character, so String.split(separator: "\n") misses it.
+        var lines = text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+          Substring(line.last == "\r" ? String(line.dropLast()) : String(line))
+        }
         let statusLine = lines.removeFirst()
         let parts = statusLine.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
         guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), parts[1].count == 3, let code = Int(parts[1]), code >= 100 else {
