@@ -42,9 +42,14 @@ enum HTTPSClient {
     }
     if !finished { return .init(status: nil, error: Delivery.timedOut(timeout)) }
     guard let error = state.error else { return .init(status: nil, error: "no response") }
-    if (error as NSError).domain == NSURLErrorDomain && (error as NSError).code == NSURLErrorTimedOut {
-      return .init(status: nil, error: Delivery.timedOut(timeout))
-    }
+    let code = (error as NSError).domain == NSURLErrorDomain ? (error as NSError).code : 0
+    if code == NSURLErrorTimedOut { return .init(status: nil, error: Delivery.timedOut(timeout)) }
+    #if canImport(FoundationNetworking)
+      if code == NSURLErrorBadURL && url.isIPv6Literal {
+        // swift-corelibs-foundation#5496: URLSession on Linux refuses IPv6 literal hosts.
+        return .init(status: nil, error: "URLSession on Linux cannot reach an IPv6 literal over https (swift-corelibs-foundation#5496); use a host name")
+      }
+    #endif
     return .init(status: nil, error: Delivery.printable(error.localizedDescription.prefix(1).lowercased() + error.localizedDescription.dropFirst()))
   }
 

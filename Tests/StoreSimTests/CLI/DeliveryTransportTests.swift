@@ -151,6 +151,61 @@ import Testing
     #expect(attempt.error == "connection refused")
   }
 
+  // MARK: The URLSession path (https)
+  //
+  // No TLS server here: these drive `HTTPSClient` (the https transport) with plain http URLs,
+  // which URLSession handles the same way, to check its delegate's redirect, body-limit and
+  // deadline rules.
+
+  @Test func urlSessionPathPostsAndCounts200() throws {
+    let server = try TestHTTPServer(.ipv4, [.respond(status: 200, body: "ok")])
+    defer { server.stop() }
+    let attempt = HTTPSClient.post(Data(Self.body.utf8), to: try Self.url("\(server.base)/s"), timeout: 10, bodyLimit: Delivery.bodyLimit)
+    #expect(attempt.status == 200)
+    #expect(attempt.error == nil)
+    let request = try #require(server.requests.first)
+    #expect(request.method == "POST")
+    #expect(request.header("Content-Type") == "application/json")
+    #expect(request.body == Array(Self.body.utf8))
+  }
+
+  @Test func urlSessionPathDoesNotFollowRedirects() throws {
+    let other = try TestHTTPServer(.ipv4, [.respond(status: 200)])
+    defer { other.stop() }
+    let redirecting = try TestHTTPServer(.ipv4, [.respond(status: 307, headers: ["Location": "\(other.base)/elsewhere"])])
+    defer { redirecting.stop() }
+    let attempt = HTTPSClient.post(Data(Self.body.utf8), to: try Self.url("\(redirecting.base)/n"), timeout: 10, bodyLimit: Delivery.bodyLimit)
+    #expect(attempt.status == 307)
+    #expect(attempt.error?.hasPrefix("redirect (HTTP 307") == true)
+    #expect(redirecting.requests.count == 1)
+    #expect(other.connections == 0)
+  }
+
+  @Test func urlSessionPathCutsAnEndlessBody() throws {
+    let server = try TestHTTPServer(.ipv4, [.endless])
+    defer { server.stop() }
+    let attempt = HTTPSClient.post(Data(Self.body.utf8), to: try Self.url(server.base), timeout: 10, bodyLimit: Delivery.bodyLimit)
+    #expect(attempt.status == 200)
+    #expect(attempt.bodyBytesRead <= Delivery.bodyLimit)
+    #expect(server.waitUntil { $0.endlessFinished })
+    #expect(server.endlessBytesSent < TestHTTPServer.endlessCap)
+  }
+
+  @Test func urlSessionPathTimesOut() throws {
+    let server = try TestHTTPServer(.ipv4, [.silent])
+    defer { server.stop() }
+    let attempt = HTTPSClient.post(Data(Self.body.utf8), to: try Self.url(server.base), timeout: 0.25, bodyLimit: Delivery.bodyLimit)
+    #expect(attempt.status == nil)
+    #expect(attempt.error?.hasPrefix("timed out after 0.25 s") == true)
+  }
+
+  @Test func httpsToARefusedPortFailsWithAReason() throws {
+    let attempt = Delivery.post(Self.body, to: try Self.url("https://127.0.0.1:\(unusedLoopbackPort())/"), timeout: 10)
+    #expect(attempt.status == nil)
+    #expect(attempt.error?.isEmpty == false)
+    #expect(attempt.error?.contains("\n") == false)
+  }
+
   // MARK: Batches and the store
 
   @Test func aBatchStopsSendingAfterATimeout() throws {
