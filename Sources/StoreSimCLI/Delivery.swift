@@ -30,8 +30,8 @@ enum Delivery {
       self.bodyBytesRead = bodyBytesRead
     }
 
-    /// A 2xx status.
-    var succeeded: Bool { status.map { (200..<300).contains($0) } ?? false }
+    /// HTTP 200-206, what the App Store counts as success (as `NotificationDelivery.succeeded`).
+    var succeeded: Bool { status.map { (200...206).contains($0) } ?? false }
   }
 
   /// POSTs `body` to `url` once. Touches no store; safe to call from any thread.
@@ -45,7 +45,8 @@ enum Delivery {
     return classify(attempt)
   }
 
-  /// Gives a 3xx its redirect reason (if the client did not) and a 1xx final status a reason.
+  /// Gives a 3xx its redirect reason (if the client did not), and a reason to a 1xx final status
+  /// and to 207-299 (2xx the App Store does not count as success).
   static func classify(_ attempt: Attempt) -> Attempt {
     guard let status = attempt.status else { return attempt }
     var result = attempt
@@ -55,6 +56,8 @@ enum Delivery {
       }
     } else if status < 200 {
       result.error = "unexpected final status HTTP \(status)"
+    } else if (207..<300).contains(status) {
+      result.error = "HTTP \(status) is not a success for the App Store (200-206)"
     }
     return result
   }

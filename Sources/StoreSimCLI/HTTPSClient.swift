@@ -7,6 +7,13 @@ import Foundation
 /// `https://` delivery through URLSession, held to the same rules as `HTTPClient`: redirects
 /// refused (the 3xx is the answer), the response body cancelled after the body limit, one total
 /// deadline.
+///
+/// Known limit on Linux (swift-corelibs-foundation, seen with Swift 6.3.1): against a server that
+/// streams a body without end, URLSession reads it into memory as fast as it arrives, delivers
+/// it to the delegate late, and `cancel()` blocks until the transfer ends. `post` still returns
+/// by its deadline with the status (the cancel runs on another thread), but the transfer goes on
+/// in the background, growing memory, until the server stops or the process exits. Plain
+/// `http://` (our own client) has no such limit. macOS URLSession cancels promptly.
 enum HTTPSClient {
   static func post(_ body: Data, to url: DeliveryURL, timeout: TimeInterval, bodyLimit: Int) -> Delivery.Attempt {
     guard let target = URL(string: url.normalized) else {
@@ -25,11 +32,15 @@ enum HTTPSClient {
     configuration.urlCache = nil
     let monitor = Monitor(bodyLimit: bodyLimit)
     let session = URLSession(configuration: configuration, delegate: monitor, delegateQueue: nil)
-    defer { session.invalidateAndCancel() }
     let task = session.dataTask(with: request)
     task.resume()
     let finished = monitor.done.wait(timeout: .now() + timeout) == .success
-    if !finished { task.cancel() }
+    // Cancelled off the caller's thread: on Linux, cancel() of a task flooded with body data
+    // blocks until the transfer ends, which would break the deadline.
+    DispatchQueue.global().async {
+      task.cancel()
+      session.invalidateAndCancel()
+    }
 
     let state = monitor.snapshot()
     if let status = state.status {
@@ -113,7 +124,8 @@ enum HTTPSClient {
         $0.bodyBytes += data.count
         over = $0.bodyBytes >= bodyLimit
       }
-      if over { dataTask.cancel() }
+      // The status is known: the attempt is decided; `post` returns and cancels the task.
+      if over { done.signal() }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {

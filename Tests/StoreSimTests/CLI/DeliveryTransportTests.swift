@@ -69,6 +69,18 @@ import Testing
     #expect(server.requests.count == 1)
   }
 
+  /// Apple: "Send HTTP 200, or any HTTP code between 200 and 206, if the post was successful."
+  @Test(arguments: [(200, true), (204, true), (206, true), (207, false), (299, false), (404, false)])
+  func onlyHTTP200To206Succeed(status: Int, succeeds: Bool) throws {
+    let server = try TestHTTPServer(.ipv4, [.respond(status: status)])
+    defer { server.stop() }
+    let attempt = Delivery.post(Self.body, to: try Self.url(server.base), timeout: 10)
+    #expect(attempt.status == status)
+    #expect(attempt.succeeded == succeeds)
+    #expect(NotificationDelivery(index: 0, url: server.base, httpStatus: status, error: nil, date: Date()).succeeded == succeeds)
+    if (207..<300).contains(status) { #expect(attempt.error == "HTTP \(status) is not a success for the App Store (200-206)") }
+  }
+
   @Test func redirectsAreNotFollowed() throws {
     let other = try TestHTTPServer(.ipv4, [.respond(status: 200)])
     defer { other.stop() }
@@ -182,13 +194,23 @@ import Testing
   }
 
   @Test func urlSessionPathCutsAnEndlessBody() throws {
-    let server = try TestHTTPServer(.ipv4, [.endless])
+    let cap = 64 * 1024 * 1024
+    let server = try TestHTTPServer(.ipv4, [.endless], endlessCap: cap)
     defer { server.stop() }
     let attempt = HTTPSClient.post(Data(Self.body.utf8), to: try Self.url(server.base), timeout: 10, bodyLimit: Delivery.bodyLimit)
     #expect(attempt.status == 200)
     #expect(attempt.bodyBytesRead <= Delivery.bodyLimit)
     #expect(server.waitUntil { $0.endlessFinished })
-    #expect(server.endlessBytesSent < TestHTTPServer.endlessCap)
+    #if canImport(FoundationNetworking)
+      withKnownIssue(
+        "swift-corelibs-foundation URLSession keeps receiving a streaming body after cancel(); the server may reach its cap",
+        isIntermittent: true
+      ) {
+        #expect(server.endlessBytesSent < cap)
+      }
+    #else
+      #expect(server.endlessBytesSent < cap)
+    #endif
   }
 
   @Test func urlSessionPathTimesOut() throws {

@@ -36,6 +36,8 @@ final class TestHTTPServer: @unchecked Sendable {
   }
 
   static let endlessCap = 512 * 1024 * 1024
+  /// Bytes after which `.endless` gives up (a guard, not a behaviour under test).
+  let endlessCap: Int
 
   let port: Int
   let family: Family
@@ -67,8 +69,9 @@ final class TestHTTPServer: @unchecked Sendable {
   }()
 
   /// `behaviors` are used one per connection, the last one for every further connection.
-  init(_ family: Family = .ipv4, _ behaviors: [Behavior]) throws {
+  init(_ family: Family = .ipv4, _ behaviors: [Behavior], endlessCap: Int = TestHTTPServer.endlessCap) throws {
     precondition(!behaviors.isEmpty)
+    self.endlessCap = endlessCap
     self.family = family
     self.behaviors = behaviors
     let fd = socket(family == .ipv4 ? AF_INET : AF_INET6, Self.streamType, 0)
@@ -230,7 +233,7 @@ final class TestHTTPServer: @unchecked Sendable {
       }
       let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 16 * 1024)
       var sent = 0
-      while sent < Self.endlessCap {
+      while sent < endlessCap {
         let n = chunk.withUnsafeBytes { Self.sendRaw(fd, $0.baseAddress!, $0.count) }
         if n > 0 {
           sent += n
