@@ -121,6 +121,31 @@ import Testing
     #expect(attempt.error == "connection closed without a response")
   }
 
+  @Test func oversizedResponseHeadersFail() throws {
+    let huge = "HTTP/1.1 200 OK\r\nX-Padding: " + String(repeating: "p", count: 70 * 1024) + "\r\n\r\n"
+    let server = try TestHTTPServer(.ipv4, [.raw(huge)])
+    defer { server.stop() }
+    let attempt = Delivery.post(Self.body, to: try Self.url(server.base), timeout: 10)
+    #expect(attempt.status == nil)
+    #expect(attempt.error == "response headers over 64 KiB")
+  }
+
+  /// `localhost` goes through getaddrinfo; when it lists ::1 first, the refused ::1 is skipped
+  /// for 127.0.0.1.
+  @Test func aHostNameIsResolvedAndItsAddressesTried() throws {
+    let server = try TestHTTPServer(.ipv4, [.respond(status: 200)])
+    defer { server.stop() }
+    let attempt = Delivery.post(Self.body, to: try Self.url("http://localhost:\(server.port)/n"), timeout: 10)
+    #expect(attempt.status == 200)
+    #expect(server.requests.first?.header("Host") == "localhost:\(server.port)")
+  }
+
+  @Test func anUnresolvableHostNamesTheReason() throws {
+    let attempt = Delivery.post(Self.body, to: try Self.url("http://nonexistent.invalid/"), timeout: 10)
+    #expect(attempt.status == nil)
+    #expect(attempt.error?.hasPrefix("cannot resolve 'nonexistent.invalid'") == true || attempt.error?.hasPrefix("timed out") == true)
+  }
+
   // MARK: Misbehaving servers
 
   @Test func anEndlessBodyIsCutAtTheLimit() throws {
