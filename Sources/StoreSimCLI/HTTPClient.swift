@@ -20,14 +20,14 @@ enum HTTPClient {
     let addresses: [SocketAddress]
     switch SocketAddress.resolve(host: url.host, port: url.port, deadline: deadline) {
     case .success(let list): addresses = list
-    case .failure(.timedOut): return .init(status: nil, error: "\(timedOut) (resolving \(url.host))")
+    case .failure(.timedOut): return .init(status: nil, error: "\(timedOut) resolving \(url.host)")
     case .failure(.failed(let reason)): return .init(status: nil, error: reason)
     }
 
     let fd: Int32
     switch connect(to: addresses, deadline: deadline) {
     case .success(let socket): fd = socket
-    case .failure(.timedOut): return .init(status: nil, error: "\(timedOut) (connecting)")
+    case .failure(.timedOut): return .init(status: nil, error: "\(timedOut) connecting")
     case .failure(.failed(let reason)): return .init(status: nil, error: reason)
     }
     defer { close(fd) }
@@ -41,7 +41,7 @@ enum HTTPClient {
     // A server may answer (and close) before reading the whole request: if sending fails, a
     // response already there still decides the attempt.
     let sendFailure = send(request, on: fd, deadline: deadline)
-    if case .timedOut? = sendFailure { return .init(status: nil, error: "\(timedOut) (sending the request)") }
+    if case .timedOut? = sendFailure { return .init(status: nil, error: "\(timedOut) sending the request") }
     var response = ResponseReader(bodyLimit: bodyLimit)
     let outcome = response.read(from: fd, deadline: deadline)
     if let status = response.status {
@@ -54,7 +54,7 @@ enum HTTPClient {
     }
     if case .failed(let reason)? = sendFailure { return .init(status: nil, error: "sending the request failed: \(reason)") }
     switch outcome {
-    case .timedOut: return .init(status: nil, error: "\(timedOut) (waiting for the response)")
+    case .timedOut: return .init(status: nil, error: "\(timedOut) waiting for the response")
     case .failed(let reason): return .init(status: nil, error: reason)
     case .done: return .init(status: nil, error: "no response")
     }
