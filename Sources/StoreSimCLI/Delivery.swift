@@ -1,54 +1,151 @@
 import Foundation
 import StoreSim
 
-#if canImport(FoundationNetworking)
-  import FoundationNetworking
-#endif
-
 /// POSTs notifications as Apple does: `{"signedPayload": "..."}` with a JSON content type.
+///
+/// Transport rules (the same for `http` and `https`):
+/// - every attempt has one total deadline (resolve + connect + send + receive), `defaultTimeout`;
+/// - redirects are never followed: a 3xx is a failed attempt, kept for retry;
+/// - at most `bodyLimit` bytes of a response body are read, then the connection is dropped;
+///   the attempt counts by its status.
+///
+/// `http` goes through `HTTPClient` (POSIX sockets); `https` through URLSession with a delegate
+/// that refuses redirects and cancels after the body limit.
 enum Delivery {
-  struct Attempt {
+  static let defaultTimeout: TimeInterval = 10
+  static let bodyLimit = 64 * 1024
+  static let userAgent = "storesim (App Store Server Notifications V2 simulator)"
+
+  /// One POST: the HTTP status when the server answered, and why it failed otherwise (one short
+  /// line). A 3xx carries both its status and `redirect (HTTP 3xx ...) not followed`.
+  struct Attempt: Sendable, Equatable {
     var status: Int?
     var error: String?
+    /// Response body bytes read (never more than the body limit).
+    var bodyBytesRead: Int = 0
+
+    init(status: Int?, error: String?, bodyBytesRead: Int = 0) {
+      self.status = status
+      self.error = error
+      self.bodyBytesRead = bodyBytesRead
+    }
+
+    /// HTTP 200-206, what the App Store counts as success (as `NotificationDelivery.succeeded`).
+    var succeeded: Bool { status.map { (200...206).contains($0) } ?? false }
   }
 
-  static func post(_ body: String, to url: URL, timeout: TimeInterval = 10) -> Attempt {
-    var request = URLRequest(url: url, timeoutInterval: timeout)
-    request.httpMethod = "POST"
-    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-    request.httpBody = Data(body.utf8)
-    let done = DispatchSemaphore(value: 0)
-    let box = AttemptBox()
-    let task = URLSession.shared.dataTask(with: request) { _, response, error in
-      if let http = response as? HTTPURLResponse {
-        box.attempt = Attempt(status: http.statusCode, error: nil)
-      } else {
-        box.attempt = Attempt(status: nil, error: error.map { $0.localizedDescription } ?? "no response")
+  /// POSTs `body` to `url` once. Touches no store; safe to call from any thread.
+  static func post(_ body: String, to url: DeliveryURL, timeout: TimeInterval = defaultTimeout, bodyLimit: Int = bodyLimit) -> Attempt {
+    let timeout = max(timeout, 0.001)
+    let attempt: Attempt
+    switch url.scheme {
+    case .http: attempt = HTTPClient.post(Array(body.utf8), to: url, timeout: timeout, bodyLimit: bodyLimit)
+    case .https: attempt = HTTPSClient.post(Data(body.utf8), to: url, timeout: timeout, bodyLimit: bodyLimit)
+    }
+    return classify(attempt)
+  }
+
+  /// Gives a 3xx its redirect reason (if the client did not), and a reason to a 1xx final status
+  /// and to 207-299 (2xx the App Store does not count as success).
+  static func classify(_ attempt: Attempt) -> Attempt {
+    guard let status = attempt.status else { return attempt }
+    var result = attempt
+    if (300..<400).contains(status) {
+      if result.error?.hasPrefix("redirect") != true {
+        result.error = "redirect (HTTP \(status)) not followed"
       }
-      done.signal()
+    } else if status < 200 {
+      result.error = "unexpected final status HTTP \(status)"
+    } else if (207..<300).contains(status) {
+      result.error = "HTTP \(status) is not a success for the App Store (200-206)"
     }
-    task.resume()
-    if done.wait(timeout: .now() + timeout + 1) == .timedOut {
-      task.cancel()
-      return Attempt(status: nil, error: "timed out")
-    }
-    return box.attempt ?? Attempt(status: nil, error: "no response")
+    return result
   }
 
-  /// POSTs one body to a URL checked by `validate`.
-  static func send(_ body: String, to url: String) -> Attempt {
-    guard let target = URL(string: url) else { return Attempt(status: nil, error: "invalid URL") }
-    return post(body, to: target)
+  /// POSTs planned deliveries in order (each URL's run a batch, see `post(bodies:to:)`).
+  static func send(_ planned: [PlannedDelivery], timeout: TimeInterval = defaultTimeout) -> [Attempt] {
+    var attempts: [Attempt] = []
+    var start = 0
+    while start < planned.count {
+      var end = start + 1
+      while end < planned.count && planned[end].url == planned[start].url { end += 1 }
+      attempts += post(bodies: planned[start..<end].map { (index: $0.index, body: $0.body) }, to: planned[start].url, timeout: timeout)
+      start = end
+    }
+    return attempts
   }
 
+  /// The POST bodies of notifications `indexes`: `{"signedPayload": "..."}`.
+  static func bodies(_ indexes: [Int], in store: Store) -> [(index: Int, body: String)] {
+    indexes.map { (index: $0, body: store.signedBody(store.notifications[$0]).rendered(pretty: false)) }
+  }
+
+  /// POSTs each body to `url` in order; touches no store. An invalid `url` fails every attempt
+  /// with the reason. After an attempt times out, the rest of the batch is not sent (each would
+  /// wait the full timeout) and fails with a reason saying so, so all stay kept for retry.
+  static func post(bodies: [(index: Int, body: String)], to url: String, timeout: TimeInterval = defaultTimeout) -> [Attempt] {
+    let target: DeliveryURL
+    do { target = try DeliveryURL(url) } catch {
+      return bodies.map { _ in Attempt(status: nil, error: "invalid URL: \(error.reason)") }
+    }
+    var attempts: [Attempt] = []
+    var timedOut: Int?
+    for item in bodies {
+      if let timedOut {
+        attempts.append(Attempt(status: nil, error: "not sent: the post of #\(timedOut) to this URL timed out"))
+        continue
+      }
+      let attempt = post(item.body, to: target, timeout: timeout)
+      if attempt.status == nil, attempt.error?.hasPrefix("timed out") == true { timedOut = item.index }
+      attempts.append(attempt)
+    }
+    return attempts
+  }
+
+  /// Records `attempts` (made for `indexes`, in order) in the store.
+  static func record(_ attempts: [Attempt], for indexes: [Int], to url: String, store: inout Store) -> [NotificationDelivery] {
+    zip(indexes, attempts).map { index, result in
+      let record = NotificationDelivery(index: index, url: url, httpStatus: result.status, error: result.error, date: store.now)
+      store.recordDelivery(record)
+      return record
+    }
+  }
+
+  /// Delivers the given notifications to `url`, recording every attempt in the store
+  /// (`bodies`, then `post(bodies:to:)`, then `record`).
+  static func deliver(_ indexes: [Int], to url: String, store: inout Store, timeout: TimeInterval = defaultTimeout) -> [NotificationDelivery] {
+    let items = bodies(indexes, in: store)
+    let attempts = post(bodies: items, to: url, timeout: timeout)
+    return record(attempts, for: items.map(\.index), to: url, store: &store)
+  }
+
+  /// Checks `text` completely (see `DeliveryURL`) and returns it unchanged.
   static func validate(_ text: String, command: String) throws -> String {
-    guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil else {
-      throw CLIError.usage("'\(text)' is not an http or https URL", command: command)
+    do {
+      _ = try DeliveryURL(text)
+    } catch {
+      throw CLIError.usage("'\(printable(text))' is not a usable http or https URL: \(error.reason)", command: command)
     }
     return text
   }
-}
 
-final class AttemptBox: @unchecked Sendable {
-  var attempt: Delivery.Attempt?
+  /// `text` with control characters escaped and cut to 200 characters, for one-line messages.
+  static func printable(_ text: String, limit: Int = 200) -> String {
+    var out = ""
+    for scalar in text.unicodeScalars {
+      if out.count >= limit { return out + "..." }
+      if scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value) {
+        out += String(format: "\\u{%X}", scalar.value)
+      } else {
+        out.unicodeScalars.append(scalar)
+      }
+    }
+    return out
+  }
+
+  /// "timed out after 10 s", "timed out after 0.25 s".
+  static func timedOut(_ timeout: TimeInterval) -> String {
+    let seconds = timeout == timeout.rounded() ? String(Int(timeout)) : String(format: "%g", timeout)
+    return "timed out after \(seconds) s"
+  }
 }

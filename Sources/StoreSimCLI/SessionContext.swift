@@ -53,7 +53,7 @@ enum SessionContext {
     let code = try locked(inv, location, mutating: mutating, needsNotifications: needsNotifications, planned: &planned, body)
     if !planned.isEmpty {
       for a in try deliver(inv, location, planned) where !a.succeeded {
-        inv.warning("notification #\(a.index) was not delivered to \(a.url) (" + (a.httpStatus.map { "HTTP \($0)" } ?? a.error ?? "?") + "); kept for 'notifications deliver --retry'")
+        inv.warning("notification #\(a.index) was not delivered to \(a.url) (\(a.outcome)); kept for 'notifications deliver --retry'")
       }
     }
     return code
@@ -131,11 +131,11 @@ extension SessionContext {
   /// without a file) when `settings deliver-url` is set.
   static func autoDeliver(_ inv: Invocation, _ store: inout Store, since count: Int) {
     let planned = plannedDeliveries(inv, store, since: count)
-    for (plan, attempt) in zip(planned, planned.map { Delivery.send($0.body, to: $0.url) }) {
+    for (plan, attempt) in zip(planned, Delivery.send(planned)) {
       let record = NotificationDelivery(index: plan.index, url: plan.url, httpStatus: attempt.status, error: attempt.error, date: store.now)
       store.recordDelivery(record)
       if !record.succeeded {
-        inv.warning("notification #\(plan.index) was not delivered to \(plan.url) (" + (attempt.status.map { "HTTP \($0)" } ?? attempt.error ?? "?") + "); kept for 'notifications deliver --retry'")
+        inv.warning("notification #\(plan.index) was not delivered to \(plan.url) (\(record.outcome)); kept for 'notifications deliver --retry'")
       }
     }
   }
@@ -152,7 +152,7 @@ extension SessionContext {
   /// commands on the session), then records each attempt under the lock, for the notification
   /// it was made for (one that a reset has since replaced gets no record).
   static func deliver(_ inv: Invocation, _ location: SessionLocation, _ planned: [PlannedDelivery]) throws -> [NotificationDelivery] {
-    let attempts = planned.map { Delivery.send($0.body, to: $0.url) }
+    let attempts = Delivery.send(planned)
     let lock = try SessionLock(location, forWriting: true)
     defer { withExtendedLifetime(lock) {} }
     var (document, _) = try load(inv, location, partial: false)
@@ -181,6 +181,13 @@ extension SessionContext {
       throw CLIError.failed(message)
     }
     _ = try? store.addCustomer(customer)
+  }
+}
+
+extension NotificationDelivery {
+  /// "HTTP 200", "HTTP 307: redirect (...) not followed", "connection refused".
+  var outcome: String {
+    httpStatus.map { "HTTP \($0)" + (error.map { ": \($0)" } ?? "") } ?? error ?? "failed"
   }
 }
 

@@ -349,8 +349,7 @@ let notificationsCommand = CommandSpec(
         }
         if inv.memory != nil {
           // A scenario's session is in memory: no lock to let go of.
-          for plan in planned {
-            let attempt = Delivery.send(plan.body, to: plan.url)
+          for (plan, attempt) in zip(planned, Delivery.send(planned)) {
             let record = NotificationDelivery(index: plan.index, url: plan.url, httpStatus: attempt.status, error: attempt.error, date: store.now)
             store.recordDelivery(record)
             attempts.append(record)
@@ -367,7 +366,7 @@ let notificationsCommand = CommandSpec(
           .object(["index": .int(Int64(a.index)), "url": .string(a.url), "httpStatus": a.httpStatus.map { .int(Int64($0)) }, "error": a.error.map(JSONOutput.string)])
         }))
       } else {
-        for a in attempts { inv.out("#\(a.index) -> \(a.url): " + (a.httpStatus.map { "HTTP \($0)" } ?? "failed (\(a.error ?? "?"))")) }
+        for a in attempts { inv.out("#\(a.index) -> \(a.url): " + (a.httpStatus != nil ? a.outcome : "failed (\(a.outcome))")) }
         inv.out("delivered \(attempts.count - failed), failed \(failed)" + (failed > 0 ? " (kept for 'notifications deliver --retry')" : ""))
       }
       return failed == 0 ? .success : .failure

@@ -454,8 +454,9 @@ public struct NotificationDelivery: Sendable, Hashable, Codable {
     self.date = date
   }
 
-  /// 2xx.
-  public var succeeded: Bool { httpStatus.map { (200..<300).contains($0) } ?? false }
+  /// HTTP 200-206: what the App Store counts as a successful post ("Responding to App Store
+  /// Server Notifications"); every other status is retried.
+  public var succeeded: Bool { httpStatus.map { (200...206).contains($0) } ?? false }
 }
 
 extension Store {
