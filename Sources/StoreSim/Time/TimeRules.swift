@@ -22,6 +22,18 @@ public enum UTCCalendar {
     return Date(timeIntervalSince1970: Double(newDays * dayMs + msOfDay) / 1000)
   }
 
+  /// Calendar months from `a`'s month to `b`'s month (days and times ignored).
+  public static func monthsBetween(_ a: Date, _ b: Date) -> Int {
+    func monthIndex(_ date: Date) -> Int64 {
+      let ms = Int64((date.timeIntervalSince1970 * 1000).rounded())
+      var days = ms / 86_400_000
+      if ms % 86_400_000 < 0 { days -= 1 }
+      let (y, m, _) = civil(fromDays: days)
+      return y * 12 + (m - 1)
+    }
+    return Int(monthIndex(b) - monthIndex(a))
+  }
+
   static func isLeap(_ y: Int64) -> Bool { (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 }
 
   /// Days in a month of a year (Gregorian).
@@ -91,6 +103,28 @@ public enum TimeRules {
       return start.addingTimeInterval(days * Double(perDay))
     }
     return real
+  }
+
+  /// The end of `count` periods starting at `start` that keeps the anniversary of `anchor`
+  /// (rule renewals-keep-the-anniversary): when `start` is `anchor` plus a whole number k of
+  /// months (clamped, as a renewal date is), the end is `anchor` plus k + count × period
+  /// months, clamped again, so Jan 31 → Feb 28 → Mar 31 → Apr 30 and Feb 29 → Feb 28 → Feb 29.
+  ///
+  /// Returns the end and the anchor to keep: a start off the anchor's chain (a plan change to
+  /// another length, a recovery after grace, a forced renewal), a period that is not whole
+  /// months, or a time rate other than real time starts a new anchor at `start`.
+  public static func anniversaryEnd(of period: SubscriptionPeriod, count: Int = 1, from start: Date, anchor: Date?, rate: TimeRate) -> (end: Date, anchor: Date) {
+    let n = max(count, 1)
+    guard rate == .realTime, let months = period.months else {
+      return (end(of: period, count: n, from: start, rate: rate), start)
+    }
+    if let anchor, anchor <= start {
+      let k = UTCCalendar.monthsBetween(anchor, start)
+      if k >= 0, UTCCalendar.adding(months: k, to: anchor) == start {
+        return (UTCCalendar.adding(months: k + months * n, to: anchor), anchor)
+      }
+    }
+    return (UTCCalendar.adding(months: months * n, to: start), start)
   }
 
   static func realEnd(of period: SubscriptionPeriod, from start: Date) -> Date {
