@@ -317,8 +317,8 @@ let notificationsCommand = CommandSpec(
     JSON gives ResponseBodyV2DecodedPayload objects exactly as Apple signs them: data carries
     bundleId, environment, signedTransactionInfo and signedRenewalInfo (JWS), status and, for
     CONSUMPTION_REQUEST, consumptionRequestReason. --decoded adds the signed data decoded under
-    data.transactionInfo and data.renewalInfo, for people only. 'deliver URL' POSTs every notification not
-    yet delivered to URL as {"signedPayload": ...}, records each attempt and its HTTP status, and
+    data.transactionInfo and data.renewalInfo, for people only. 'deliver URL' POSTs every
+    notification not yet delivered to URL as {"signedPayload": ...}, records each attempt and its HTTP status, and
     keeps failed ones for 'deliver --retry'. 'settings deliver-url URL' delivers as they happen.
     JWS are signed with HS256 under a key derived from the bundle id, not by Apple: Apple's
     SignedDataVerifier decodes them in the Xcode and LocalTesting environments (where it skips
