@@ -154,7 +154,7 @@ extension Store {
   }
 
   /// The latest transaction the customer bought of a product, finished or not (what
-  /// `refund --product` refunds).
+  /// `refund --product` refunds, rule refund-by-product-includes-finished-transactions).
   public func latestPurchasedTransaction(of productID: ProductID, customer: String = Store.defaultCustomer) -> Transaction? {
     self.customer(customer)?.transactions.last { $0.productID == productID && $0.ownershipType == .purchased }
   }

@@ -155,7 +155,7 @@ import Testing
     #expect(store.latestTransaction(for: "pro")?.price == Decimal(string: "15.99")!)
   }
 
-  // price-increase-without-consent-expires (expirationIntent 3, also with a new price)
+  // price-increase-changes-the-renewal-price (ignored consent still expires with expirationIntent 3)
   @Test func ignoredPriceIncreaseWithANewPriceExpiresWithIntent3() throws {
     var store = Fixtures.store()
     _ = try store.buy("pro")
