@@ -205,6 +205,8 @@ extension Store {
         store.state.customers[ci].introductoryOfferUsedGroups.remove(group)
       }
       store.state.customers[ci].transactions.removeAll { removed.contains($0.id) }
+      store.state.refundRequests?.removeAll { removed.contains($0.transactionID) }
+      if store.state.refundRequests?.isEmpty == true { store.state.refundRequests = nil }
       for mi in store.state.customers.indices where mi != ci {
         store.state.customers[mi].transactions.removeAll { $0.sharedTransactionID.map(removed.contains) ?? false }
       }

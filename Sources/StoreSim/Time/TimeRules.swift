@@ -22,16 +22,32 @@ public enum UTCCalendar {
     return Date(timeIntervalSince1970: Double(newDays * dayMs + msOfDay) / 1000)
   }
 
-  /// Calendar months from `a`'s month to `b`'s month (days and times ignored).
-  public static func monthsBetween(_ a: Date, _ b: Date) -> Int {
-    func monthIndex(_ date: Date) -> Int64 {
-      let ms = Int64((date.timeIntervalSince1970 * 1000).rounded())
-      var days = ms / 86_400_000
-      if ms % 86_400_000 < 0 { days -= 1 }
-      let (y, m, _) = civil(fromDays: days)
-      return y * 12 + (m - 1)
+  /// When `start` is `anchor` plus a whole number k of months (the day clamped to the month's
+  /// end, the time of day kept), the date `anchor` plus k + `months` months, clamped the same
+  /// way; nil when `start` is not on the anchor's monthly chain. One pass over both civil dates
+  /// (this runs on every renewal).
+  public static func anniversary(of anchor: Date, from start: Date, addingMonths months: Int) -> Date? {
+    let dayMs: Int64 = 86_400_000
+    func split(_ date: Date) -> (days: Int64, ms: Int64) {
+      let total = Int64((date.timeIntervalSince1970 * 1000).rounded())
+      var days = total / dayMs
+      var ms = total % dayMs
+      if ms < 0 {
+        ms += dayMs
+        days -= 1
+      }
+      return (days, ms)
     }
-    return Int(monthIndex(b) - monthIndex(a))
+    let a = split(anchor), s = split(start)
+    guard a.ms == s.ms else { return nil }
+    let (_, _, ad) = civil(fromDays: a.days)
+    let (sy, sm, sd) = civil(fromDays: s.days)
+    guard sd == min(ad, daysInMonth(year: sy, month: sm)) else { return nil }
+    let index = sy * 12 + (sm - 1) + Int64(months)
+    let y = index >= 0 ? index / 12 : (index - 11) / 12
+    let m = index - y * 12 + 1
+    let d = min(ad, daysInMonth(year: y, month: m))
+    return Date(timeIntervalSince1970: Double(daysFromCivil(year: y, month: m, day: d) * dayMs + a.ms) / 1000)
   }
 
   static func isLeap(_ y: Int64) -> Bool { (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 }
@@ -118,11 +134,8 @@ public enum TimeRules {
     guard rate == .realTime, let months = period.months else {
       return (end(of: period, count: n, from: start, rate: rate), start)
     }
-    if let anchor, anchor <= start {
-      let k = UTCCalendar.monthsBetween(anchor, start)
-      if k >= 0, UTCCalendar.adding(months: k, to: anchor) == start {
-        return (UTCCalendar.adding(months: k + months * n, to: anchor), anchor)
-      }
+    if let anchor, anchor <= start, let end = UTCCalendar.anniversary(of: anchor, from: start, addingMonths: months * n) {
+      return (end, anchor)
     }
     return (UTCCalendar.adding(months: months * n, to: start), start)
   }
