@@ -284,10 +284,13 @@ extension Store {
     // Each period ends at the anniversary start + n periods, never at the previous expiry +
     // one period (rule renewals-keep-the-anniversary); a recovery after grace or a forced
     // renewal starts off the anniversary chain and so starts a new one.
-    let anchor = applyPeriod(&t, product: product, offer: offer, anchor: state.customers[ci].subscriptions[si].anniversaryDate)
+    // (Read into locals first: an argument that reads `state` makes the call copy the store.)
+    let previousAnchor = state.customers[ci].subscriptions[si].anniversaryDate
+    let increased = state.customers[ci].subscriptions[si].increasedPrice
+    let anchor = applyPeriod(&t, product: product, offer: offer, anchor: previousAnchor)
     // An accepted price increase is charged from the next renewal on (rule
     // price-increase-changes-the-renewal-price).
-    if offer == nil, let increased = state.customers[ci].subscriptions[si].increasedPrice { t.price = increased }
+    if offer == nil, let increased { t.price = increased }
     t = record(ci, consume t, delivery: .updates, originalID: originalID, originalPurchaseDate: originalDate)
     let group = updateSubscription(ci, si) { sub in
       sub.anniversaryDate = anchor
