@@ -166,7 +166,7 @@ import Testing
   }
 
   // renewals-keep-the-anniversary
-  @Test func monthlyRenewalKeepsTheAnniversaryDay() throws {
+  @Test(.tags(.inferred)) func monthlyRenewalKeepsTheAnniversaryDay() throws {
     var store = Self.store(period: "P1M")
     _ = try store.buy("plan")
     #expect(try Self.expiries(&store, renewals: 4) == [
@@ -175,26 +175,26 @@ import Testing
   }
 
   // renewals-keep-the-anniversary
-  @Test(arguments: [
-    ("P2M", ["2026-03-31T12:00:00Z", "2026-05-31T12:00:00Z", "2026-07-31T12:00:00Z"]),
-    ("P3M", ["2026-04-30T12:00:00Z", "2026-07-31T12:00:00Z", "2026-10-31T12:00:00Z"]),
-    ("P6M", ["2026-07-31T12:00:00Z", "2027-01-31T12:00:00Z", "2027-07-31T12:00:00Z"]),
+  @Test(.tags(.inferred), arguments: [
+    ("P2M", 1_767_182_400.0, ["2026-02-28T12:00:00Z", "2026-04-30T12:00:00Z", "2026-06-30T12:00:00Z"]),  // from 2025-12-31
+    ("P3M", 1_764_504_000.0, ["2026-02-28T12:00:00Z", "2026-05-30T12:00:00Z", "2026-08-30T12:00:00Z"]),  // from 2025-11-30
+    ("P6M", 1_756_641_600.0, ["2026-02-28T12:00:00Z", "2026-08-31T12:00:00Z", "2027-02-28T12:00:00Z"]),  // from 2025-08-31
   ])
-  func multiMonthRenewalKeepsTheAnniversaryDay(_ period: String, _ expected: [String]) throws {
-    var store = Self.store(period: period)
+  func multiMonthRenewalKeepsTheAnniversaryDay(_ period: String, _ start: TimeInterval, _ expected: [String]) throws {
+    var store = Self.store(period: period, start: Date(timeIntervalSince1970: start))
     _ = try store.buy("plan")
     #expect(try Self.expiries(&store, renewals: 3) == expected)
   }
 
   // renewals-keep-the-anniversary
-  @Test func quarterlyRenewalBoughtOnAugust31KeepsTheAnniversaryAfterFebruary() throws {
+  @Test(.tags(.inferred)) func quarterlyRenewalBoughtOnAugust31KeepsTheAnniversaryAfterFebruary() throws {
     var store = Self.store(period: "P3M", start: Date(timeIntervalSince1970: 1_788_177_600))  // 2026-08-31T12:00:00Z
     _ = try store.buy("plan")
     #expect(try Self.expiries(&store, renewals: 3) == ["2026-11-30T12:00:00Z", "2027-02-28T12:00:00Z", "2027-05-31T12:00:00Z"])
   }
 
   // renewals-keep-the-anniversary
-  @Test func yearlyRenewalBoughtOnFebruary29KeepsTheAnniversary() throws {
+  @Test(.tags(.inferred)) func yearlyRenewalBoughtOnFebruary29KeepsTheAnniversary() throws {
     var store = Self.store(period: "P1Y", start: Date(timeIntervalSince1970: 1_709_208_000))  // 2024-02-29T12:00:00Z
     _ = try store.buy("plan")
     #expect(try Self.expiries(&store, renewals: 5) == [
@@ -203,7 +203,7 @@ import Testing
   }
 
   // renewals-keep-the-anniversary (a recovery after grace starts a new anniversary)
-  @Test func recoveryAfterGraceStartsANewAnniversaryAtTheRecoveryDate() throws {
+  @Test(.tags(.inferred)) func recoveryAfterGraceStartsANewAnniversaryAtTheRecoveryDate() throws {
     var store = Self.store(period: "P1M", start: Date(timeIntervalSince1970: 1_767_960_000))  // 2026-01-09T12:00:00Z
     store.settings.shouldEnterBillingRetryOnRenewal = true
     store.settings.billingGracePeriodIsEnabled = true
@@ -218,7 +218,7 @@ import Testing
   }
 
   // buying-in-the-group-re-enables-auto-renew
-  @Test func downgradeBoughtAfterCancellingHappensAtTheRenewal() throws {
+  @Test(.tags(.inferred)) func downgradeBoughtAfterCancellingHappensAtTheRenewal() throws {
     var store = Fixtures.store()
     _ = try store.buy("pro")
     try store.disableAutoRenew(productID: "pro")
