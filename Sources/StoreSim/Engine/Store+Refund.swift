@@ -287,12 +287,14 @@ extension Store {
   }
 
   /// Gives each family member their own copy of a family-shareable purchase or renewal.
-  mutating func shareWithFamily(_ ci: Int, _ t: Transaction) {
+  /// A renewal's `renewalSubtype` (`BILLING_RECOVERY`) reaches the members' `DID_RENEW` too
+  /// (rule family-members-get-status-changes).
+  mutating func shareWithFamily(_ ci: Int, _ t: Transaction, renewalSubtype: String? = nil) {
     guard state.customers[ci].familyID != nil, t.ownershipType == .purchased, state.configuration.isFamilyShareable(t.productID) else { return }
-    for mi in familyMembers(of: ci) { copy(t, from: ci, to: mi) }
+    for mi in familyMembers(of: ci) { copy(t, from: ci, to: mi, renewalSubtype: renewalSubtype) }
   }
 
-  mutating func copy(_ t: Transaction, from ci: Int, to mi: Int) {
+  mutating func copy(_ t: Transaction, from ci: Int, to mi: Int, renewalSubtype: String? = nil) {
     let owner = state.customers[ci].name
     var c = t
     c.ownershipType = .familyShared
@@ -309,7 +311,7 @@ extension Store {
     if t.productType == .autoRenewable {
       let wasActive = earlier != nil
       if t.reason == .renewal {
-        notify(mi, "DID_RENEW", nil, transaction: recorded, group: t.subscriptionGroupID)
+        notify(mi, "DID_RENEW", renewalSubtype, transaction: recorded, group: t.subscriptionGroupID)
       } else {
         notify(mi, "SUBSCRIBED", wasActive ? "RESUBSCRIBE" : "INITIAL_BUY", transaction: recorded, group: t.subscriptionGroupID)
       }

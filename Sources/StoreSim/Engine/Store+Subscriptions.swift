@@ -307,7 +307,7 @@ extension Store {
     scheduleDeadline(ci, si)
     emit(ci, .subscriptionRenewed(group, t.id, t.productID))
     notify(ci, "DID_RENEW", recovery ? "BILLING_RECOVERY" : nil, transaction: t, group: group)
-    shareWithFamily(ci, t)
+    shareWithFamily(ci, t, renewalSubtype: recovery ? "BILLING_RECOVERY" : nil)
   }
 
   /// Changes a subscription in place (no copy of its storage).

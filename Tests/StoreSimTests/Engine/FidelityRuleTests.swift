@@ -293,6 +293,14 @@ import Testing
     #expect(expired.transaction?.ownershipType == .familyShared)
     #expect(expired.status == .expired)
     #expect(expired.renewalInfo != nil)
+    // A recovery reaches the member as a recovery.
+    _ = try store.buy("pro")
+    store.settings.billingGracePeriodIsEnabled = false
+    _ = try store.advanceToNextEvent()
+    store.settings.shouldEnterBillingRetryOnRenewal = false
+    mark = store.notifications.count
+    try store.resolveIssue(productID: "pro")
+    #expect(kid(since: mark) == ["DID_RENEW/BILLING_RECOVERY"])
   }
 
   // win-back-offers-of-the-last-subscription
