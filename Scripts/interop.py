@@ -6,11 +6,16 @@ Usage: interop.py STORESIM_BINARY
 1. For each environment whose signatures the library skips (Xcode, LocalTesting), runs every
    scenario in Scripts/ with `run --environment ENV --artifacts DIR`, then decodes every signed
    transaction, renewal info and notification with SignedDataVerifier and checks that each
-   decoded value equals storesim's own JSON.
+   decoded value equals storesim's own JSON, that a printed notification is exactly the signed
+   one, and that no payload (notification, its `data`, transaction, renewal info) holds a key
+   outside Apple's models (the library's model class attributes).
 2. Delivery: a server on 127.0.0.1 answers 500 to the first POST and 200 afterwards; after
    `notifications deliver` and `notifications deliver --retry` every notification must have
-   arrived exactly as signed, and nothing may be lost.
+   arrived exactly as signed, decode with the library, hold only Apple's keys, and nothing may
+   be lost.
 """
+import attr
+import base64
 import enum
 import http.server
 import json
@@ -20,7 +25,11 @@ import sys
 import tempfile
 import threading
 
+from appstoreserverlibrary.models.Data import Data
 from appstoreserverlibrary.models.Environment import Environment
+from appstoreserverlibrary.models.JWSRenewalInfoDecodedPayload import JWSRenewalInfoDecodedPayload
+from appstoreserverlibrary.models.JWSTransactionDecodedPayload import JWSTransactionDecodedPayload
+from appstoreserverlibrary.models.ResponseBodyV2DecodedPayload import ResponseBodyV2DecodedPayload
 from appstoreserverlibrary.signed_data_verifier import SignedDataVerifier
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -34,6 +43,55 @@ def plain(value):
     if isinstance(value, list):
         return [plain(v) for v in value]
     return value
+
+
+def allowed_keys(model):
+    """The JSON keys of one of Apple's models: its attributes, without the library's raw* twins."""
+    return {a.name for a in attr.fields(model) if not a.name.startswith("raw")}
+
+
+ALLOWED = {
+    "notification": allowed_keys(ResponseBodyV2DecodedPayload),
+    "notification.data": allowed_keys(Data),
+    "transaction": allowed_keys(JWSTransactionDecodedPayload),
+    "renewalInfo": allowed_keys(JWSRenewalInfoDecodedPayload),
+}
+
+
+def jws_payload(jws):
+    """The payload of a compact JWS, as JSON, without verifying it."""
+    part = jws.split(".")[1]
+    return json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
+
+
+def check_keys(kind, payload, where):
+    extra = sorted(set(payload) - ALLOWED[kind])
+    if extra:
+        failures.append(f"{where}: {kind} holds keys outside Apple's model: {extra}")
+
+
+def check_notification(verifier, signed, where, printed=None):
+    """Decodes a signed notification with the library and checks every payload's keys."""
+    decoded = verifier.verify_and_decode_notification(signed)
+    body = jws_payload(signed)
+    if printed is not None and printed != body:
+        failures.append(f"{where}: the printed notification is not the signed one")
+    check_keys("notification", body, where)
+    data = body.get("data", {})
+    check_keys("notification.data", data, where)
+    compare("notification", {k: v for k, v in body.items() if k != "data"}, decoded, where)
+    compare("notification.data", data, decoded.data, where)
+    if "signedTransactionInfo" in data:
+        transaction = jws_payload(data["signedTransactionInfo"])
+        check_keys("transaction", transaction, where)
+        compare("notification.transaction", transaction, verifier.verify_and_decode_signed_transaction(decoded.data.signedTransactionInfo), where)
+    if "signedRenewalInfo" in data:
+        renewal = jws_payload(data["signedRenewalInfo"])
+        check_keys("renewalInfo", renewal, where)
+        compare("notification.renewalInfo", renewal, verifier.verify_and_decode_renewal_info(decoded.data.signedRenewalInfo), where)
+    if body.get("notificationType") == "CONSUMPTION_REQUEST" and "consumptionRequestReason" not in data:
+        failures.append(f"{where}: CONSUMPTION_REQUEST without consumptionRequestReason")
+    return decoded
 
 
 def compare(kind, expected, decoded, where):
@@ -59,19 +117,13 @@ def check_artifacts(folder, environment):
             where = f"{environment.value}/{name}#{i}"
             try:
                 if item["kind"] == "transaction":
+                    check_keys("transaction", item["json"], where)
                     compare("transaction", item["json"], verifier.verify_and_decode_signed_transaction(item["signed"]), where)
                 elif item["kind"] == "renewalInfo":
+                    check_keys("renewalInfo", item["json"], where)
                     compare("renewalInfo", item["json"], verifier.verify_and_decode_renewal_info(item["signed"]), where)
                 else:
-                    n = item["json"]
-                    decoded = verifier.verify_and_decode_notification(item["signed"])
-                    compare("notification", {k: v for k, v in n.items() if k != "data"}, decoded, where)
-                    data = n["data"]
-                    compare("notification.data", {k: data[k] for k in ("bundleId", "environment", "status", "signedTransactionInfo", "signedRenewalInfo") if k in data}, decoded.data, where)
-                    if "signedTransactionInfo" in data:
-                        compare("notification.transaction", data["transactionInfo"], verifier.verify_and_decode_signed_transaction(decoded.data.signedTransactionInfo), where)
-                    if "signedRenewalInfo" in data:
-                        compare("notification.renewalInfo", data["renewalInfo"], verifier.verify_and_decode_renewal_info(decoded.data.signedRenewalInfo), where)
+                    check_notification(verifier, item["signed"], where, printed=item["json"])
                 count += 1
             except Exception as error:  # a decoding failure is a finding, not a crash
                 failures.append(f"{where}: {item['kind']} did not decode: {error!r}")
@@ -110,6 +162,7 @@ def delivery_test():
             for product in ("nonconsumable.car", "subscription.pro", "consumable.fuel.octane87"):
                 assert run("buy", product, cwd=work).returncode == 0
             run("advance", "3mo", cwd=work)
+            assert run("refund", "request", "consumable.fuel.octane87", "--reason", "legal", cwd=work).returncode == 0
             total = len(json.loads(run("notifications", "--json", cwd=work).stdout))
             first = run("notifications", "deliver", url, cwd=work)
             if first.returncode != 1 or "failed 1" not in first.stdout:
@@ -121,7 +174,16 @@ def delivery_test():
             if "delivered 0, failed 0" not in again.stdout:
                 failures.append(f"delivery: a second deliver re-sent notifications: {again.stdout}")
             verifier = SignedDataVerifier([], False, Environment.LOCAL_TESTING, "com.example.interop")
-            uuids = [verifier.verify_and_decode_notification(r["signedPayload"]).notificationUUID for r in received]
+            printed = json.loads(run("notifications", "--json", cwd=work).stdout)
+            uuids = []
+            for i, r in enumerate(received):
+                if set(r) != {"signedPayload"}:
+                    failures.append(f"delivery#{i}: the POSTed body holds {sorted(r)}, not just signedPayload")
+                decoded = check_notification(verifier, r["signedPayload"], f"delivery#{i}")
+                uuids.append(decoded.notificationUUID)
+                mine = [p for p in printed if p["notificationUUID"] == decoded.notificationUUID]
+                if mine != [jws_payload(r["signedPayload"])]:
+                    failures.append(f"delivery#{i}: the delivered notification differs from the printed one")
             if len(received) != total or len(set(uuids)) != total:
                 failures.append(f"delivery: {total} notifications, {len(received)} received, {len(set(uuids))} distinct")
             print(f"delivery: {total} notifications, first POST answered 500, all {len(set(uuids))} arrived after --retry")

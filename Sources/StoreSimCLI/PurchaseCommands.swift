@@ -186,49 +186,145 @@ let finishCommand = CommandSpec(
     }
   })
 
+let refundActions = ["request", "approve", "decline", "reverse"]
+
 let refundCommand = CommandSpec(
   name: "refund", group: "Purchases",
-  abstract: "Refund a transaction (refundTransaction), approved at once",
-  arguments: "<transaction-id> | --product <id>",
+  abstract: "Refund a transaction at once, or request a refund and answer it later",
+  arguments: "<transaction-id> | --product <id> | request <transaction-id|product-id> | approve <request-id> | decline <request-id> | reverse <transaction-id>",
   options: [
-    OptionSpec(name: "reason", value: "<reason>", help: "developer-issue or other (default)"),
-    OptionSpec(name: "product", value: "<id>", help: "refund the latest transaction of this product"),
+    OptionSpec(name: "reason", value: "<reason>", help: "refund and approve: developer-issue or other (default); request: unintended-purchase, fulfillment-issue, unsatisfied-with-purchase, legal or other (default)"),
+    OptionSpec(name: "product", value: "<id>", help: "refund the latest transaction of this product, finished or not"),
   ],
-  discussion: "Sets revocationDate and revocationReason; the transaction leaves the entitlements. Refunding the current period of a subscription revokes it; family copies are revoked (REVOKE).",
-  example: "storesim refund 2000000000000001 --reason developer-issue",
+  discussion: """
+    refund TXN (refundTransaction) is approved at once: revocationDate and revocationReason are
+    set and the transaction leaves the entitlements (REFUND). Refunding the current period of a
+    subscription revokes it; family members who lose access get REVOKE.
+    request: the customer asks; the request waits (see 'pending'). A consumable or
+    auto-renewable sends CONSUMPTION_REQUEST with consumptionRequestReason; for an
+    auto-renewable the App Store also turns auto-renew off (DID_CHANGE_RENEWAL_STATUS).
+    approve REQUEST: REFUND, as refund TXN. decline REQUEST: REFUND_DECLINED.
+    reverse TXN: REFUND_REVERSED; the revocation fields are removed and access returns until
+    the same renewal date.
+    """,
+  example: """
+    storesim refund 2000000000000001 --reason developer-issue
+      storesim refund request consumable.fuel.octane87 --reason unintended-purchase
+      storesim refund approve 3
+      storesim refund decline 3
+      storesim refund reverse 2000000000000001
+    """,
   run: { inv in
-    let given = try inv.positionals(0...1, "transaction id").first
+    let args = try inv.positionals(0...2, "transaction id")
+    if let action = args.first, refundActions.contains(action) {
+      return try refundAction(inv, action, Array(args.dropFirst()))
+    }
+    guard args.count <= 1 else {
+      var message = "unexpected argument '\(args[1])'"
+      if let near = Suggest.closest(to: args[0], in: refundActions) { message = "unknown refund action '\(args[0])'; did you mean '\(near)'?" }
+      throw CLIError.usage(message, command: "refund")
+    }
+    let given = args.first
     let byProduct = inv.arguments.value("product")
     guard (given == nil) != (byProduct == nil) else {
       throw CLIError.usage(given == nil ? "missing transaction id (or --product ID)" : "give a transaction id or --product, not both", command: "refund")
     }
-    var reason = RevocationReason.other
-    if let text = inv.arguments.value("reason") {
-      guard let r = RevocationReason(userInput: text) else { throw CLIError.usage("unknown refund reason '\(text)'; use developer-issue or other", command: "refund") }
-      reason = r
-    }
+    let reason = try revocationReason(inv)
     return try SessionContext.with(inv, mutating: true) { store in
       let customer = SessionContext.customer(inv)
       let id: TransactionID
       if let given {
         id = try ValueParsing.transactionID(given)
       } else {
-        _ = try store.checkedProduct(byProduct!)
-        guard let t = store.latestTransaction(for: byProduct!, customer: customer) else {
-          throw CLIError.failed("no transaction for '\(byProduct!)' to refund")
-        }
-        id = t.id
+        id = try latestRefundable(byProduct!, store: store, customer: customer)
       }
       let events = try store.refund(id, reason: reason, customer: customer)
-      if inv.json {
-        let owner = store.customerNames.first { store.customer($0)?.transaction(id) != nil } ?? customer
-        inv.printJSON(.object(["transaction": store.payload(store.customer(owner)!.transaction(id)!, customer: owner), "events": .array(events.map(Render.eventJSON))]))
-      } else {
-        reportEvents(inv, events, store: store)
-      }
+      printRefund(inv, store: store, id: id, customer: customer, events: events)
       return .success
     }
   })
+
+func revocationReason(_ inv: Invocation) throws -> RevocationReason {
+  guard let text = inv.arguments.value("reason") else { return .other }
+  guard let r = RevocationReason(userInput: text) else { throw CLIError.usage("unknown refund reason '\(text)'; use developer-issue or other", command: "refund") }
+  return r
+}
+
+/// The latest transaction the customer bought of a product, finished or not.
+func latestRefundable(_ productID: ProductID, store: Store, customer: String) throws -> TransactionID {
+  _ = try store.checkedProduct(productID)
+  guard let t = store.latestPurchasedTransaction(of: productID, customer: customer) else {
+    throw CLIError.failed("no transaction for '\(productID)' to refund")
+  }
+  return t.id
+}
+
+func printRefund(_ inv: Invocation, store: Store, id: TransactionID, customer: String, events: [StoreEvent], extra: [String: JSONOutput] = [:]) {
+  if inv.json {
+    let owner = store.customerNames.first { store.customer($0)?.transaction(id) != nil } ?? customer
+    var json = extra
+    if let t = store.customer(owner)?.transaction(id) { json["transaction"] = store.payload(t, customer: owner) }
+    json["events"] = .array(events.map(Render.eventJSON))
+    inv.printJSON(.object(json))
+  } else {
+    reportEvents(inv, events, store: store)
+  }
+}
+
+/// `refund request|approve|decline|reverse`.
+func refundAction(_ inv: Invocation, _ action: String, _ rest: [String]) throws -> ExitCode {
+  guard rest.count == 1 else {
+    let what = action == "request" ? "transaction id or product id" : action == "reverse" ? "transaction id" : "refund request id"
+    if rest.isEmpty { throw CLIError.usage("missing \(what) after '\(action)'", command: "refund") }
+    throw CLIError.usage("unexpected argument '\(rest[1])'", command: "refund")
+  }
+  if inv.arguments.value("product") != nil { throw CLIError.usage("--product is not an option of 'refund \(action)'", command: "refund") }
+  let target = rest[0]
+  switch action {
+  case "request":
+    var reason = ConsumptionRequestReason.other
+    if let text = inv.arguments.value("reason") {
+      guard let r = ConsumptionRequestReason(userInput: text) else {
+        throw CLIError.usage("unknown refund request reason '\(text)'; use unintended-purchase, fulfillment-issue, unsatisfied-with-purchase, legal or other", command: "refund")
+      }
+      reason = r
+    }
+    return try SessionContext.with(inv, mutating: true) { store in
+      let customer = SessionContext.customer(inv)
+      let id: TransactionID
+      if target.allSatisfy(\.isNumber) {
+        id = try ValueParsing.transactionID(target)
+      } else {
+        id = try latestRefundable(target, store: store, customer: customer)
+      }
+      let (request, events) = try store.requestRefund(id, reason: reason, customer: customer)
+      if !inv.json { inv.out("refund request \(request.id) for transaction \(id) (\(request.productID)): waiting for the App Store") }
+      printRefund(inv, store: store, id: id, customer: customer, events: events.filter {
+        if case .refundRequested = $0.kind { return inv.json }
+        return true
+      }, extra: ["requestId": .string(request.id), "consumptionRequestReason": .string(reason.rawValue)])
+      return .success
+    }
+  case "approve", "decline":
+    if action == "decline", inv.arguments.value("reason") != nil { throw CLIError.usage("--reason is not an option of 'refund decline'", command: "refund") }
+    let reason = try revocationReason(inv)
+    return try SessionContext.with(inv, mutating: true) { store in
+      let customer = SessionContext.customer(inv)
+      let (id, events) = action == "approve" ? try store.approveRefundRequest(target, reason: reason) : try store.declineRefundRequest(target)
+      printRefund(inv, store: store, id: id, customer: customer, events: events, extra: ["requestId": .string(target), "result": .string(action == "approve" ? "refunded" : "declined")])
+      return .success
+    }
+  default:  // reverse
+    if inv.arguments.value("reason") != nil { throw CLIError.usage("--reason is not an option of 'refund reverse'", command: "refund") }
+    let id = try ValueParsing.transactionID(target)
+    return try SessionContext.with(inv, mutating: true) { store in
+      let customer = SessionContext.customer(inv)
+      let events = try store.reverseRefund(id, customer: customer)
+      printRefund(inv, store: store, id: id, customer: customer, events: events)
+      return .success
+    }
+  }
+}
 
 let restoreCommand = CommandSpec(
   name: "restore", group: "Purchases",

@@ -51,6 +51,9 @@ enum Render {
     case .askToBuyRequested(let id, let product): text = "Ask to Buy request \(id) for \(product)"
     case .askToBuyDeclined(let id, let product): text = "Ask to Buy request \(id) for \(product) declined"
     case .purchaseInterrupted(let id, let product): text = "purchase of \(product) interrupted (request \(id)); run 'resolve \(product)'"
+    case .refundRequested(let id, let tid, let product): text = "refund request \(id) for transaction \(tid) (\(product)) waits for the App Store's answer"
+    case .refundDeclined(let id, let tid, _): text = "refund request \(id) for transaction \(tid) declined"
+    case .refundReversed(let tid, let product): text = "refund of transaction \(tid) for \(product) reversed; access restored"
     case .notificationSent(_, let type, let subtype): text = "notification \(type)" + (subtype.map { "/\($0)" } ?? "")
     case .clockAdvanced: return nil
     }
@@ -95,6 +98,12 @@ enum Render {
       d["event"] = .string("askToBuyDeclined"); d["requestId"] = .string(id); d["productId"] = .string(p)
     case .purchaseInterrupted(let id, let p):
       d["event"] = .string("purchaseInterrupted"); d["requestId"] = .string(id); d["productId"] = .string(p)
+    case .refundRequested(let id, let tid, let p):
+      d["event"] = .string("refundRequested"); d["requestId"] = .string(id); d["transactionId"] = .string(String(tid)); d["productId"] = .string(p)
+    case .refundDeclined(let id, let tid, let p):
+      d["event"] = .string("refundDeclined"); d["requestId"] = .string(id); d["transactionId"] = .string(String(tid)); d["productId"] = .string(p)
+    case .refundReversed(let tid, let p):
+      d["event"] = .string("refundReversed"); d["transactionId"] = .string(String(tid)); d["productId"] = .string(p)
     case .notificationSent(let index, let type, let subtype):
       d["event"] = .string("notificationSent"); d["index"] = .int(Int64(index)); d["notificationType"] = .string(type)
       if let subtype { d["subtype"] = .string(subtype) }

@@ -239,7 +239,7 @@ struct ScenarioRunner {
       let got = (statuses.first { !$0.isFamilyShared } ?? statuses.first)?.state.rawValue ?? "never subscribed"
       return got == words[3] ? nil : "expected state \(words[3]), got \(got)"
     case "pending":
-      let got = store.pendingRequests(customer: customer).count
+      let got = store.pendingRequests(customer: customer).count + store.refundRequests(customer: customer).count
       return got == Int(words[2]) ? nil : "expected \(words[2]) pending, got \(got)"
     case "transactions":
       var list = store.allTransactions(customer: customer)

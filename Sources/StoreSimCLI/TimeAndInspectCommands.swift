@@ -28,14 +28,29 @@ func subscriptionAction(_ name: String, _ abstract: String, _ discussion: String
 
 let priceIncreaseCommand = CommandSpec(
   name: "price-increase", group: "Subscriptions and time",
-  abstract: "Request, accept or decline a price increase that needs consent",
+  abstract: "Request, accept or decline a price increase",
   arguments: "<product-id> request|accept|decline",
-  options: [transactionOption],
-  discussion: "request: PRICE_INCREASE/PENDING (repeatable). accept: PRICE_INCREASE/ACCEPTED. decline: auto-renew off, voluntary expiry at period end. Ignored consent expires the subscription with didNotConsentToPriceIncrease.",
-  example: "storesim price-increase subscription.pro request",
+  options: [
+    transactionOption,
+    OptionSpec(name: "price", value: "<amount>", help: "request: the new price (renewalPrice shows it; the next renewal after consent charges it)"),
+    OptionSpec(name: "no-consent", value: nil, help: "request: an increase that needs no consent, accepted at once (PRICE_INCREASE/ACCEPTED)"),
+  ],
+  discussion: "request: PRICE_INCREASE/PENDING (repeatable); with --price the renewal info's renewalPrice shows the new price at once and the first renewal after consent charges it. accept: PRICE_INCREASE/ACCEPTED. decline: auto-renew off, voluntary expiry at period end. Ignored consent expires the subscription with didNotConsentToPriceIncrease (expirationIntent 3).",
+  example: "storesim price-increase subscription.pro request --price 5.99",
   run: { inv in
     let args = try inv.positionals(1...2, "action (request, accept or decline)")
     let action = args.last!.lowercased()
+    var price: Decimal?
+    if let text = inv.arguments.value("price") {
+      guard let p = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")), p > 0, text.allSatisfy({ $0.isNumber || $0 == "." }) else {
+        throw CLIError.usage("price must be a positive amount like 5.99, not '\(text)'", command: "price-increase")
+      }
+      price = p
+    }
+    let noConsent = inv.arguments.has("no-consent")
+    if (price != nil || noConsent) && action != "request" {
+      throw CLIError.usage("--price and --no-consent go with 'request'", command: "price-increase")
+    }
     return try SessionContext.with(inv, mutating: true) { store in
       let product: ProductID
       if inv.arguments.value("transaction") != nil {
@@ -50,7 +65,7 @@ let priceIncreaseCommand = CommandSpec(
       let customer = SessionContext.customer(inv)
       let events: [StoreEvent]
       switch action {
-      case "request": events = try store.requestPriceIncreaseConsent(productID: product, customer: customer)
+      case "request": events = try store.requestPriceIncreaseConsent(productID: product, price: price, needsConsent: !noConsent, customer: customer)
       case "accept", "consent": events = try store.consentToPriceIncrease(productID: product, customer: customer)
       case "decline": events = try store.declinePriceIncrease(productID: product, customer: customer)
       default:
@@ -285,20 +300,30 @@ let statusCommand = CommandSpec(
 
 let pendingCommand = CommandSpec(
   name: "pending", group: "Inspection",
-  abstract: "Open Ask to Buy requests and interrupted purchases",
+  abstract: "Open Ask to Buy requests, interrupted purchases and refund requests",
+  discussion: "Refund requests (kind refund) wait for 'refund approve' or 'refund decline'.",
   example: "storesim pending",
   run: { inv in
     _ = try inv.positionals(0...0, "")
     return try SessionContext.with(inv, mutating: false) { store in
-      let list = store.pendingRequests(customer: SessionContext.customer(inv))
+      let customer = SessionContext.customer(inv)
+      let list = store.pendingRequests(customer: customer)
+      let refunds = store.refundRequests(customer: customer)
+      func ms(_ d: Date) -> JSONOutput { .int(Int64((d.timeIntervalSince1970 * 1000).rounded())) }
       if inv.json {
         inv.printJSON(.array(list.map {
-          .object(["requestId": .string($0.id), "kind": .string($0.kind.rawValue), "productId": .string($0.productID), "customer": .string($0.customer), "date": .int(Int64(($0.date.timeIntervalSince1970 * 1000).rounded()))])
+          .object(["requestId": .string($0.id), "kind": .string($0.kind.rawValue), "productId": .string($0.productID), "customer": .string($0.customer), "date": ms($0.date)])
+        } + refunds.map {
+          .object([
+            "requestId": .string($0.id), "kind": .string("refund"), "productId": .string($0.productID), "customer": .string($0.customer),
+            "date": ms($0.date), "transactionId": .string(String($0.transactionID)), "consumptionRequestReason": .string($0.reason.rawValue),
+          ])
         }))
-      } else if list.isEmpty {
+      } else if list.isEmpty && refunds.isEmpty {
         inv.out("(none)")
       } else {
-        inv.out(Table.render([["REQUEST", "KIND", "PRODUCT", "ASKED"]] + list.map { [$0.id, $0.kind.rawValue, $0.productID, ISO8601.string($0.date)] }))
+        inv.out(Table.render([["REQUEST", "KIND", "PRODUCT", "ASKED"]] + list.map { [$0.id, $0.kind.rawValue, $0.productID, ISO8601.string($0.date)] }
+          + refunds.map { [$0.id, "refund", "\($0.productID) (transaction \($0.transactionID), \($0.reason.rawValue))", ISO8601.string($0.date)] }))
       }
       return .success
     }
@@ -311,12 +336,15 @@ let notificationsCommand = CommandSpec(
   options: [
     OptionSpec(name: "since", value: "<n>", help: "skip the first n notifications"),
     OptionSpec(name: "signed", value: nil, help: "print what Apple POSTs: {\"signedPayload\": \"<JWS>\"}"),
+    OptionSpec(name: "decoded", value: nil, help: "JSON for reading: data also holds transactionInfo and renewalInfo decoded (never signed or sent)"),
     OptionSpec(name: "retry", value: nil, help: "with deliver: send again the deliveries that failed"),
   ],
   discussion: """
-    JSON gives ResponseBodyV2DecodedPayload objects; data carries signedTransactionInfo and
-    signedRenewalInfo (JWS) and the same data decoded. 'deliver URL' POSTs every notification not
-    yet delivered to URL as {"signedPayload": ...}, records each attempt and its HTTP status, and
+    JSON gives ResponseBodyV2DecodedPayload objects exactly as Apple signs them: data carries
+    bundleId, environment, signedTransactionInfo and signedRenewalInfo (JWS), status and, for
+    CONSUMPTION_REQUEST, consumptionRequestReason. --decoded adds the signed data decoded under
+    data.transactionInfo and data.renewalInfo, for people only. 'deliver URL' POSTs every
+    notification not yet delivered to URL as {"signedPayload": ...}, records each attempt and its HTTP status, and
     keeps failed ones for 'deliver --retry'. 'settings deliver-url URL' delivers as they happen.
     JWS are signed with HS256 under a key derived from the bundle id, not by Apple: Apple's
     SignedDataVerifier decodes them in the Xcode and LocalTesting environments (where it skips
@@ -374,7 +402,10 @@ let notificationsCommand = CommandSpec(
     return try SessionContext.with(inv, mutating: false) { store in
       let all = store.notifications
       let list = Array(all.enumerated()).dropFirst(min(since, all.count))
-      if inv.arguments.has("signed") {
+      if inv.arguments.has("decoded") {
+        guard !inv.arguments.has("signed") else { throw CLIError.usage("give --signed or --decoded, not both", command: "notifications") }
+        inv.printJSON(.array(list.map { store.decodedPayload($0.element) }))
+      } else if inv.arguments.has("signed") {
         if inv.json { inv.printJSON(.array(list.map { store.signedBody($0.element) })) } else {
           for (_, n) in list { inv.out(store.signedBody(n).rendered(pretty: false)) }
         }

@@ -30,6 +30,14 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
   case customerExists(String)
   /// No price increase is pending to accept or decline.
   case noPriceIncreasePending(ProductID)
+  /// A price must be more than zero.
+  case invalidPrice(Decimal)
+  /// The transaction already has a refund request waiting for an answer.
+  case duplicateRefundRequest(TransactionID)
+  /// No refund request has this id.
+  case noRefundRequest(String)
+  /// Only a refunded transaction's refund can be reversed.
+  case notRefunded(TransactionID)
 
   /// One lowercase line naming the thing involved.
   public var description: String {
@@ -50,6 +58,10 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case .customerNotFound(let name): return "no customer named '\(name)'"
     case .customerExists(let name): return "customer '\(name)' already exists"
     case .noPriceIncreasePending(let id): return "no price increase is pending for '\(id)'"
+    case .invalidPrice(let p): return "price \(p) must be more than zero"
+    case .duplicateRefundRequest(let id): return "transaction \(id) already has a refund request waiting for an answer"
+    case .noRefundRequest(let id): return "no refund request with id '\(id)'"
+    case .notRefunded(let id): return "transaction \(id) was not refunded, so there is no refund to reverse"
     }
   }
 }

@@ -40,6 +40,12 @@ public struct StoreEvent: Sendable, Hashable, Codable {
     case askToBuyDeclined(requestID: String, ProductID)
     /// A purchase was interrupted and waits for `resolve`.
     case purchaseInterrupted(requestID: String, ProductID)
+    /// The customer asked for a refund; the request waits for an answer.
+    case refundRequested(requestID: String, TransactionID, ProductID)
+    /// The App Store declined a refund request.
+    case refundDeclined(requestID: String, TransactionID, ProductID)
+    /// The App Store reversed a refund: the transaction is no longer revoked (re-emitted on `updates`).
+    case refundReversed(TransactionID, ProductID)
     /// A server notification was recorded (index into the outbox).
     case notificationSent(index: Int, type: String, subtype: String?)
     /// The clock moved.

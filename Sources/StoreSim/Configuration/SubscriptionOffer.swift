@@ -84,9 +84,9 @@ public struct SubscriptionOffer: Sendable, Hashable, Codable {
     self.isEligible = isEligible
   }
 
-  /// The whole length of the offer (`offerPeriod` on the wire): period × count, except pay as
-  /// you go, whose `offerPeriod` is one period.
+  /// The whole length of the offer (`offerPeriod` on the wire): period × count for every
+  /// payment mode, so 3 × 1 month pay as you go is `P3M` (rule offer-period-is-the-whole-offer).
   public var totalPeriod: SubscriptionPeriod {
-    paymentMode == .payAsYouGo ? period : period.times(periodCount)
+    period.times(periodCount)
   }
 }

@@ -41,6 +41,13 @@ extension Store {
     if case .failure(let error) = resolveOffer(ci, product, options.offer) { return .failed(error) }
     if state.settings.askToBuyEnabled || state.settings.interruptedPurchasesEnabled {
       let kind: PendingRequest.Kind = state.settings.askToBuyEnabled ? .askToBuy : .interrupted
+      // Rule ask-to-buy-requests-are-consolidated: asking again for a product whose request is
+      // still pending returns that request (its waiting time starts again); one approval
+      // completes one purchase.
+      if kind == .askToBuy, let ri = state.pendingRequests.lastIndex(where: { $0.kind == .askToBuy && $0.customer == customer && $0.productID == productID }) {
+        state.pendingRequests[ri].date = state.now
+        return .pending(requestID: state.pendingRequests[ri].id)
+      }
       let id = String(state.nextRequestNumber)
       state.nextRequestNumber += 1
       state.pendingRequests.append(PendingRequest(
@@ -165,27 +172,34 @@ extension Store {
     return t
   }
 
-  /// Sets the period, price and offer of a subscription transaction starting at its purchase date.
-  func applyPeriod(_ t: inout Transaction, product: Product, offer: SubscriptionOffer?) {
+  /// Sets the period, price and offer of a subscription transaction starting at its purchase
+  /// date, keeping the anniversary of `anchor` (rule renewals-keep-the-anniversary); returns
+  /// the anchor the subscription keeps from now on.
+  @discardableResult
+  func applyPeriod(_ t: inout Transaction, product: Product, offer: SubscriptionOffer?, anchor: Date? = nil) -> Date {
     let rate = state.settings.timeRate
     guard let offer else {
-      t.expirationDate = TimeRules.end(of: product.subscription!.period, from: t.purchaseDate, rate: rate)
+      let (end, kept) = TimeRules.anniversaryEnd(of: product.subscription!.period, from: t.purchaseDate, anchor: anchor, rate: rate)
+      t.expirationDate = end
       t.price = product.price
       t.offer = nil
-      return
+      return kept
     }
+    let span: (end: Date, anchor: Date)
     switch offer.paymentMode {
     case .freeTrial, .oneTime:
-      t.expirationDate = TimeRules.end(of: offer.period, count: offer.periodCount, from: t.purchaseDate, rate: rate)
+      span = TimeRules.anniversaryEnd(of: offer.period, count: offer.periodCount, from: t.purchaseDate, anchor: anchor, rate: rate)
       t.price = 0
     case .payUpFront:
-      t.expirationDate = TimeRules.end(of: offer.period, count: offer.periodCount, from: t.purchaseDate, rate: rate)
+      span = TimeRules.anniversaryEnd(of: offer.period, count: offer.periodCount, from: t.purchaseDate, anchor: anchor, rate: rate)
       t.price = offer.price
     case .payAsYouGo:
-      t.expirationDate = TimeRules.end(of: offer.period, from: t.purchaseDate, rate: rate)
+      span = TimeRules.anniversaryEnd(of: offer.period, from: t.purchaseDate, anchor: anchor, rate: rate)
       t.price = offer.price
     }
+    t.expirationDate = span.end
     t.offer = TransactionOffer(type: offer.type, id: offer.id, paymentMode: offer.paymentMode, period: offer.totalPeriod)
+    return span.anchor
   }
 
   mutating func purchaseSubscription(_ ci: Int, _ product: Product, _ options: PurchaseOptions, offer: SubscriptionOffer?, delivery: StoreEvent.Delivery) -> Transaction {
@@ -199,7 +213,7 @@ extension Store {
     let previous = subIndex.map { state.customers[ci].subscriptions[$0] }
     var t = newTransaction(product, quantity: 1, token: options.appAccountToken)
     t.webOrderLineItemID = newWebOrderLineItemID()
-    applyPeriod(&t, product: product, offer: offer)
+    let anchor = applyPeriod(&t, product: product, offer: offer)
     let originalDate = previous.flatMap { state.customers[ci].transaction($0.originalID)?.purchaseDate }
     t = record(ci, consume t, delivery: delivery, originalID: previous?.originalID, originalPurchaseDate: originalDate)
     if offer?.type == .introductory { state.customers[ci].introductoryOfferUsedGroups.insert(group) }
@@ -213,7 +227,8 @@ extension Store {
       expirationReason: nil, isExpired: false, isRevoked: false, priceIncreaseStatus: .noIncreasePending,
       pendingOffer: nil, runningOffer: offer?.paymentMode == .payAsYouGo && offer!.periodCount > 1 ? offer : nil,
       runningOfferPeriodsLeft: offer?.paymentMode == .payAsYouGo ? max(offer!.periodCount - 1, 0) : 0,
-      recentSubscriptionStartDate: recentStart, renewalCount: 0, appAccountToken: options.appAccountToken)
+      recentSubscriptionStartDate: recentStart, renewalCount: 0, appAccountToken: options.appAccountToken,
+      anniversaryDate: anchor)
     if let si = subIndex { state.customers[ci].subscriptions[si] = sub } else { state.customers[ci].subscriptions.append(sub) }
     scheduleDeadline(ci, subIndex ?? state.customers[ci].subscriptions.count - 1)
     notify(ci, "SUBSCRIBED", previous == nil ? "INITIAL_BUY" : "RESUBSCRIBE", transaction: t, group: group)
@@ -237,7 +252,12 @@ extension Store {
       } else if sub.autoRenewProductID != product.id {
         sub.autoRenewProductID = product.id
         sub.pendingOffer = nil
+        sub.increasedPrice = nil
+        // Buying within the group turns auto-renew back on (rule buying-in-the-group-re-enables-auto-renew).
+        let reenabled = !sub.willAutoRenew
+        sub.willAutoRenew = true
         state.customers[ci].subscriptions[si] = sub
+        if reenabled { emit(ci, .autoRenewStatusChanged(sub.groupID, product.id, willAutoRenew: true)) }
         emit(ci, .renewalPreferenceChanged(sub.groupID, product.id))
         notify(ci, "DID_CHANGE_RENEWAL_PREF", nil, transaction: latest, group: sub.groupID)
       } else if !sub.willAutoRenew {
@@ -258,7 +278,8 @@ extension Store {
       markUpgraded(ci, latest.id)
       var t = newTransaction(product, quantity: 1, token: options.appAccountToken ?? sub.appAccountToken)
       t.webOrderLineItemID = newWebOrderLineItemID()
-      applyPeriod(&t, product: product, offer: offer)
+      sub.anniversaryDate = applyPeriod(&t, product: product, offer: offer)
+      sub.increasedPrice = nil
       t = record(ci, consume t, delivery: delivery, originalID: sub.originalID, originalPurchaseDate: latest.originalPurchaseDate)
       sub.currentProductID = product.id
       sub.autoRenewProductID = product.id
@@ -281,10 +302,16 @@ extension Store {
       shareWithFamily(ci, t)
       return t
     }
-    // Downgrade or different-duration crossgrade: at the next renewal (rule 5).
+    // Downgrade or different-duration crossgrade: at the next renewal (rule 5). Buying within
+    // the group turns auto-renew back on, as an upgrade does (rule
+    // buying-in-the-group-re-enables-auto-renew): a downgrade bought after cancelling happens.
+    let reenabled = !sub.willAutoRenew
     sub.autoRenewProductID = product.id
     sub.pendingOffer = offer
+    sub.increasedPrice = nil
+    sub.willAutoRenew = true
     state.customers[ci].subscriptions[si] = sub
+    if reenabled { emit(ci, .autoRenewStatusChanged(sub.groupID, sub.currentProductID, willAutoRenew: true)) }
     emit(ci, .renewalPreferenceChanged(sub.groupID, product.id))
     if offer != nil {
       notify(ci, "OFFER_REDEEMED", "DOWNGRADE", transaction: latest, group: sub.groupID)

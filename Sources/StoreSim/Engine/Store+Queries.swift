@@ -87,6 +87,11 @@ extension Store {
     state.pendingRequests.filter { customer == nil || $0.customer == customer }
   }
 
+  /// Refund requests waiting for the App Store's answer, of the customer (all when nil).
+  public func refundRequests(customer: String? = nil) -> [RefundRequest] {
+    (state.refundRequests ?? []).filter { customer == nil || $0.customer == customer }
+  }
+
   /// The renewal info of a subscription, signed now (rule 40).
   func renewalInfo(_ ci: Int, _ sub: SubscriptionState) -> RenewalInfo {
     var nextOffer: SubscriptionOffer?
@@ -95,7 +100,9 @@ extension Store {
     } else if let running = sub.runningOffer, sub.runningOfferPeriodsLeft > 0 {
       nextOffer = running
     }
-    var price = state.configuration.price(of: sub.autoRenewProductID) ?? 0
+    // A price increase shows as the renewal price while pending and after consent (rule
+    // price-increase-changes-the-renewal-price).
+    var price = sub.increasedPrice ?? state.configuration.price(of: sub.autoRenewProductID) ?? 0
     if let nextOffer {
       switch nextOffer.paymentMode {
       case .freeTrial, .oneTime: price = 0
@@ -104,11 +111,11 @@ extension Store {
     }
     var winBack: [String] = []
     if sub.isExpired && !sub.willAutoRenew && !sub.isRevoked {
-      // Win-back offers only for churned subscribers (rule 31); the test env's Eligible switch.
-      for product in state.configuration.products(inGroup: sub.groupID) {
-        for offer in product.subscription?.winBackOffers ?? [] where offer.isEligible {
-          if let id = offer.id, !winBack.contains(id) { winBack.append(id) }
-        }
+      // Win-back offers only for churned subscribers (rule 31), and only those of the product
+      // the customer last subscribed to (rule win-back-offers-of-the-last-subscription); the
+      // test env's Eligible switch.
+      for offer in state.configuration.product(sub.currentProductID)?.subscription?.winBackOffers ?? [] where offer.isEligible {
+        if let id = offer.id, !winBack.contains(id) { winBack.append(id) }
       }
     }
     return RenewalInfo(
@@ -142,10 +149,19 @@ extension Store {
       info = s.renewalInfo
       status = t.isRevoked && t.ownershipType == .familyShared ? .revoked : s.state
     }
+    notify(ci, type, subtype, transaction: consume transaction, renewalInfo: consume info, status: status)
+  }
+
+  /// Records a notification with the renewal info and status given.
+  mutating func notify(
+    _ ci: Int, _ type: String, _ subtype: String?, transaction: consuming Transaction?, renewalInfo info: consuming RenewalInfo?,
+    status: RenewalState?, consumptionRequestReason: ConsumptionRequestReason? = nil
+  ) {
     let index = state.notifications.count
     let notification = ServerNotification(
       notificationType: type, subtype: subtype, sequence: index, signedDate: state.now,
-      customer: state.customers[ci].name, transaction: consume transaction, renewalInfo: consume info, status: status)
+      customer: state.customers[ci].name, transaction: consume transaction, renewalInfo: consume info, status: status,
+      consumptionRequestReason: consumptionRequestReason)
     state.notifications.append(consume notification)
     emit(ci, .notificationSent(index: index, type: type, subtype: subtype))
   }

@@ -14,49 +14,181 @@ extension Store {
   /// The transaction gets `revocationDate` and `revocationReason` and leaves the entitlements.
   /// Refunding the current period of a subscription revokes the subscription; refunding an
   /// older renewal leaves current access intact (rule 17). Family copies are revoked (rule 28).
+  /// A refund request waiting for the same transaction is answered by it.
   @discardableResult
   public mutating func refund(_ id: TransactionID, reason: RevocationReason = .other, customer: String = Store.defaultCustomer) throws(StoreError) -> [StoreEvent] {
     try atomically { (store: inout Store) throws(StoreError) -> Void in
       let acting = try store.index(of: customer)
       guard let (ci, ti) = store.locate(id, preferring: acting) else { throw .transactionNotFound(id) }
+      try store.grantRefund(ci, ti, reason: reason)
+    }.1
+  }
+
+  mutating func grantRefund(_ ci: Int, _ ti: Int, reason: RevocationReason) throws(StoreError) {
+    let t = state.customers[ci].transactions[ti]
+    let id = t.id
+    if t.ownershipType == .familyShared { throw .cannotRefundFamilyShared(id) }
+    if t.isRevoked { throw .alreadyRefunded(id) }
+    state.refundRequests?.removeAll { $0.transactionID == id }
+    if state.refundRequests?.isEmpty == true { state.refundRequests = nil }
+    state.customers[ci].transactions[ti].revocationDate = state.now
+    state.customers[ci].transactions[ti].revocationReason = reason
+    emit(ci, .transactionRevoked(id, t.productID))
+    var group: SubscriptionGroupID?
+    var losesAccess = t.productType != .autoRenewable
+    if let g = t.subscriptionGroupID, let si = state.customers[ci].subscriptions.firstIndex(where: { $0.groupID == g }) {
+      group = g
+      let sub = state.customers[ci].subscriptions[si]
+      if sub.latestTransactionID == id && !sub.isExpired && !sub.isRevoked {
+        losesAccess = true
+        state.customers[ci].subscriptions[si].isRevoked = true
+        state.customers[ci].subscriptions[si].willAutoRenew = false
+        clearPendingPriceIncrease(ci, si)
+      }
+    }
+    notify(ci, "REFUND", nil, transaction: state.customers[ci].transactions[ti], group: group)
+    revokeFamilyCopies(of: id, from: ci, reason: reason, losingAccess: losesAccess)
+  }
+
+  // MARK: Refund requests
+
+  /// The customer asks for a refund (rule refund-requests-wait-for-an-answer): the request
+  /// waits for `approveRefundRequest` or `declineRefundRequest`. For a subscription the App
+  /// Store turns auto-renew off (`DID_CHANGE_RENEWAL_STATUS`/`AUTO_RENEW_DISABLED`); for a
+  /// consumable or subscription it asks the developer for consumption data
+  /// (`CONSUMPTION_REQUEST` with `consumptionRequestReason`, rule
+  /// consumption-request-for-consumables-and-subscriptions).
+  @discardableResult
+  public mutating func requestRefund(
+    _ id: TransactionID, reason: ConsumptionRequestReason = .other, customer: String = Store.defaultCustomer
+  ) throws(StoreError) -> (RefundRequest, [StoreEvent]) {
+    try atomically { (store: inout Store) throws(StoreError) -> RefundRequest in
+      let ci = try store.index(of: customer)
+      guard let ti = store.state.customers[ci].transactions.lastIndex(where: { $0.id == id }) else { throw .transactionNotFound(id) }
       let t = store.state.customers[ci].transactions[ti]
       if t.ownershipType == .familyShared { throw .cannotRefundFamilyShared(id) }
       if t.isRevoked { throw .alreadyRefunded(id) }
-      store.state.customers[ci].transactions[ti].revocationDate = store.state.now
-      store.state.customers[ci].transactions[ti].revocationReason = reason
-      store.emit(ci, .transactionRevoked(id, t.productID))
+      if store.refundRequests().contains(where: { $0.transactionID == id }) { throw .duplicateRefundRequest(id) }
+      let request = RefundRequest(
+        id: String(store.state.nextRequestNumber), customer: customer, transactionID: id, productID: t.productID,
+        reason: reason, date: store.state.now)
+      store.state.nextRequestNumber += 1
+      store.state.refundRequests = (store.state.refundRequests ?? []) + [request]
+      store.emit(ci, .refundRequested(requestID: request.id, id, t.productID))
       var group: SubscriptionGroupID?
       if let g = t.subscriptionGroupID, let si = store.state.customers[ci].subscriptions.firstIndex(where: { $0.groupID == g }) {
         group = g
         let sub = store.state.customers[ci].subscriptions[si]
-        if sub.latestTransactionID == id && !sub.isExpired && !sub.isRevoked {
-          store.state.customers[ci].subscriptions[si].isRevoked = true
-          store.state.customers[ci].subscriptions[si].willAutoRenew = false
-          store.state.customers[ci].subscriptions[si].priceIncreaseStatus = .noIncreasePending
-        }
+        if !sub.isExpired && !sub.isRevoked { store.turnAutoRenewOff(ci, si) }
       }
-      store.notify(ci, "REFUND", nil, transaction: store.state.customers[ci].transactions[ti], group: group)
-      store.revokeFamilyCopies(of: id, from: ci, reason: reason)
+      if t.productType == .consumable || t.productType == .autoRenewable {
+        var info: RenewalInfo?
+        var status: RenewalState?
+        if let group, let sub = store.state.customers[ci].subscription(group) {
+          info = store.renewalInfo(ci, sub)
+          status = sub.state
+        }
+        store.notify(ci, "CONSUMPTION_REQUEST", nil, transaction: store.state.customers[ci].transactions[ti], renewalInfo: info, status: status, consumptionRequestReason: reason)
+      }
+      return request
+    }
+  }
+
+  func refundRequest(_ id: String) throws(StoreError) -> (RefundRequest, Int, Int) {
+    guard let request = refundRequests().first(where: { $0.id == id }) else { throw .noRefundRequest(id) }
+    let ci = try index(of: request.customer)
+    guard let ti = state.customers[ci].transactions.lastIndex(where: { $0.id == request.transactionID }) else {
+      throw .transactionNotFound(request.transactionID)
+    }
+    return (request, ci, ti)
+  }
+
+  /// The App Store grants a refund request: `REFUND`, as `refund` does at once.
+  @discardableResult
+  public mutating func approveRefundRequest(_ id: String, reason: RevocationReason = .other) throws(StoreError) -> (TransactionID, [StoreEvent]) {
+    try atomically { (store: inout Store) throws(StoreError) -> TransactionID in
+      let (request, ci, ti) = try store.refundRequest(id)
+      try store.grantRefund(ci, ti, reason: reason)
+      return request.transactionID
+    }
+  }
+
+  /// The App Store declines a refund request: `REFUND_DECLINED`; nothing else changes (auto-renew
+  /// stays as the request left it).
+  @discardableResult
+  public mutating func declineRefundRequest(_ id: String) throws(StoreError) -> (TransactionID, [StoreEvent]) {
+    try atomically { (store: inout Store) throws(StoreError) -> TransactionID in
+      let (request, ci, ti) = try store.refundRequest(id)
+      store.state.refundRequests?.removeAll { $0.id == id }
+      if store.state.refundRequests?.isEmpty == true { store.state.refundRequests = nil }
+      let t = store.state.customers[ci].transactions[ti]
+      store.emit(ci, .refundDeclined(requestID: id, t.id, t.productID))
+      store.notify(ci, "REFUND_DECLINED", nil, transaction: t, group: t.subscriptionGroupID)
+      return request.transactionID
+    }
+  }
+
+  /// The App Store reverses a refund it granted (rule refund-reversal-restores-access):
+  /// `REFUND_REVERSED`; the revocation fields are removed and access returns. A subscription
+  /// whose current period was refunded is active again until the same renewal date, with
+  /// auto-renew as the refund left it (off), so it expires then unless turned back on.
+  @discardableResult
+  public mutating func reverseRefund(_ id: TransactionID, customer: String = Store.defaultCustomer) throws(StoreError) -> [StoreEvent] {
+    try atomically { (store: inout Store) throws(StoreError) -> Void in
+      let acting = try store.index(of: customer)
+      guard let (ci, ti) = store.locate(id, preferring: acting) else { throw .transactionNotFound(id) }
+      let t = store.state.customers[ci].transactions[ti]
+      guard t.isRevoked, !t.isFamilyRevocation, t.ownershipType == .purchased else { throw .notRefunded(id) }
+      store.state.customers[ci].transactions[ti].revocationDate = nil
+      store.state.customers[ci].transactions[ti].revocationReason = nil
+      store.emit(ci, .refundReversed(id, t.productID))
+      if let g = t.subscriptionGroupID, let si = store.state.customers[ci].subscriptions.firstIndex(where: { $0.groupID == g }),
+        store.state.customers[ci].subscriptions[si].latestTransactionID == id, store.state.customers[ci].subscriptions[si].isRevoked
+      {
+        store.state.customers[ci].subscriptions[si].isRevoked = false
+        store.scheduleDeadline(ci, si)
+      }
+      store.notify(ci, "REFUND_REVERSED", nil, transaction: store.state.customers[ci].transactions[ti], group: t.subscriptionGroupID)
+      store.runDue(through: store.state.now)
     }.1
   }
 
+  /// The latest transaction the customer bought of a product, finished or not (what
+  /// `refund --product` refunds, rule refund-by-product-includes-finished-transactions).
+  public func latestPurchasedTransaction(of productID: ProductID, customer: String = Store.defaultCustomer) -> Transaction? {
+    self.customer(customer)?.transactions.last { $0.productID == productID && $0.ownershipType == .purchased }
+  }
+
   /// Revokes the family copies of a purchase. Only current family members can hold a copy that
-  /// is not yet revoked: leaving a family revokes every copy on both sides.
-  mutating func revokeFamilyCopies(of id: TransactionID, from ci: Int, reason: RevocationReason) {
+  /// is not yet revoked: leaving a family revokes every copy on both sides. A member is sent
+  /// `REVOKE` only when they lose access (rule family-revoke-only-on-lost-access): the copy of
+  /// an old renewal is revoked quietly.
+  mutating func revokeFamilyCopies(of id: TransactionID, from ci: Int, reason: RevocationReason, losingAccess: Bool = true) {
     for mi in familyMembers(of: ci) {
       for ti in state.customers[mi].transactions.indices where state.customers[mi].transactions[ti].sharedTransactionID == id && !state.customers[mi].transactions[ti].isRevoked {
-        revokeCopy(mi, ti, reason: reason)
+        revokeCopy(mi, ti, reason: reason, notifying: losingAccess)
       }
     }
   }
 
-  mutating func revokeCopy(_ mi: Int, _ ti: Int, reason: RevocationReason) {
+  /// Revokes one family copy; `REVOKE` carries the member's renewal info and status for an
+  /// auto-renewable (rule family-revoke-only-on-lost-access).
+  mutating func revokeCopy(_ mi: Int, _ ti: Int, reason: RevocationReason, notifying: Bool = true) {
     state.customers[mi].transactions[ti].revocationDate = state.now
     state.customers[mi].transactions[ti].revocationReason = reason
     state.customers[mi].transactions[ti].isFamilyRevocation = true
     let copy = state.customers[mi].transactions[ti]
     emit(mi, .transactionRevoked(copy.id, copy.productID))
-    notify(mi, "REVOKE", nil, transaction: copy, group: nil)
+    guard notifying else { return }
+    var info: RenewalInfo?
+    var status: RenewalState?
+    if let group = copy.subscriptionGroupID,
+      let s = statuses(mi, group: group).first(where: { $0.isFamilyShared && $0.transaction.sharedFrom == copy.sharedFrom })
+    {
+      info = s.renewalInfo
+      status = s.state
+    }
+    notify(mi, "REVOKE", nil, transaction: copy, renewalInfo: info, status: status)
   }
 
   /// Removes a transaction, as `deleteTransaction(identifier:)`: an original subscription
@@ -73,6 +205,8 @@ extension Store {
         store.state.customers[ci].introductoryOfferUsedGroups.remove(group)
       }
       store.state.customers[ci].transactions.removeAll { removed.contains($0.id) }
+      store.state.refundRequests?.removeAll { removed.contains($0.transactionID) }
+      if store.state.refundRequests?.isEmpty == true { store.state.refundRequests = nil }
       for mi in store.state.customers.indices where mi != ci {
         store.state.customers[mi].transactions.removeAll { $0.sharedTransactionID.map(removed.contains) ?? false }
       }
@@ -90,6 +224,7 @@ extension Store {
       state.customers[ci].introductoryOfferUsedGroups = []
     }
     state.pendingRequests = []
+    state.refundRequests = nil
     rebuildSchedule()
     return []
   }
@@ -152,12 +287,14 @@ extension Store {
   }
 
   /// Gives each family member their own copy of a family-shareable purchase or renewal.
-  mutating func shareWithFamily(_ ci: Int, _ t: Transaction) {
+  /// A renewal's `renewalSubtype` (`BILLING_RECOVERY`) reaches the members' `DID_RENEW` too
+  /// (rule family-members-get-status-changes).
+  mutating func shareWithFamily(_ ci: Int, _ t: Transaction, renewalSubtype: String? = nil) {
     guard state.customers[ci].familyID != nil, t.ownershipType == .purchased, state.configuration.isFamilyShareable(t.productID) else { return }
-    for mi in familyMembers(of: ci) { copy(t, from: ci, to: mi) }
+    for mi in familyMembers(of: ci) { copy(t, from: ci, to: mi, renewalSubtype: renewalSubtype) }
   }
 
-  mutating func copy(_ t: Transaction, from ci: Int, to mi: Int) {
+  mutating func copy(_ t: Transaction, from ci: Int, to mi: Int, renewalSubtype: String? = nil) {
     let owner = state.customers[ci].name
     var c = t
     c.ownershipType = .familyShared
@@ -174,7 +311,7 @@ extension Store {
     if t.productType == .autoRenewable {
       let wasActive = earlier != nil
       if t.reason == .renewal {
-        notify(mi, "DID_RENEW", nil, transaction: recorded, group: t.subscriptionGroupID)
+        notify(mi, "DID_RENEW", renewalSubtype, transaction: recorded, group: t.subscriptionGroupID)
       } else {
         notify(mi, "SUBSCRIBED", wasActive ? "RESUBSCRIBE" : "INITIAL_BUY", transaction: recorded, group: t.subscriptionGroupID)
       }

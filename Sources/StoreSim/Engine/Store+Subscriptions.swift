@@ -221,6 +221,7 @@ extension Store {
         let sub = state.customers[ci].subscriptions[si]
         emit(ci, .gracePeriodExpired(sub.groupID, sub.currentProductID))
         notify(ci, "GRACE_PERIOD_EXPIRED", nil, transaction: latestTransaction(ci, si), group: sub.groupID)
+        notifyFamily(ci, si, "GRACE_PERIOD_EXPIRED", nil)
       }
     case .billingRetry:
       expire(ci, si, reason: .billingError, subtype: "BILLING_RETRY")
@@ -288,9 +289,19 @@ extension Store {
     var t = newTransaction(product, quantity: 1, token: token, at: start)
     t.reason = .renewal
     t.webOrderLineItemID = newWebOrderLineItemID()
-    applyPeriod(&t, product: product, offer: offer)
+    // Each period ends at the anniversary start + n periods, never at the previous expiry +
+    // one period (rule renewals-keep-the-anniversary); a recovery after grace or a forced
+    // renewal starts off the anniversary chain and so starts a new one.
+    // (Read into locals first: an argument that reads `state` makes the call copy the store.)
+    let previousAnchor = state.customers[ci].subscriptions[si].anniversaryDate
+    let increased = state.customers[ci].subscriptions[si].increasedPrice
+    let anchor = applyPeriod(&t, product: product, offer: offer, anchor: previousAnchor)
+    // An accepted price increase is charged from the next renewal on (rule
+    // price-increase-changes-the-renewal-price).
+    if offer == nil, let increased { t.price = increased }
     t = record(ci, consume t, delivery: .updates, originalID: originalID, originalPurchaseDate: originalDate)
     let group = updateSubscription(ci, si) { sub in
+      sub.anniversaryDate = anchor
       sub.cachedOriginalPurchaseDate = t.originalPurchaseDate
       sub.currentProductID = t.productID
       sub.expirationDate = t.expirationDate!
@@ -304,7 +315,7 @@ extension Store {
     scheduleDeadline(ci, si)
     emit(ci, .subscriptionRenewed(group, t.id, t.productID))
     notify(ci, "DID_RENEW", recovery ? "BILLING_RECOVERY" : nil, transaction: t, group: group)
-    shareWithFamily(ci, t)
+    shareWithFamily(ci, t, renewalSubtype: recovery ? "BILLING_RECOVERY" : nil)
   }
 
   /// Changes a subscription in place (no copy of its storage).
@@ -332,6 +343,7 @@ extension Store {
     let group = state.customers[ci].subscriptions[si].groupID
     emit(ci, .renewalFailed(group, current, gracePeriodExpirationDate: graceEnd))
     notify(ci, "DID_FAIL_TO_RENEW", graceEnd == nil ? nil : "GRACE_PERIOD", transaction: latestTransaction(ci, si), group: group)
+    notifyFamily(ci, si, "DID_FAIL_TO_RENEW", graceEnd == nil ? nil : "GRACE_PERIOD")
   }
 
   /// Recovers from a billing failure: inside grace the billing anchor is kept, after grace a new
@@ -358,6 +370,22 @@ extension Store {
     }
     emit(ci, .subscriptionExpired(group, product, reason: reason))
     notify(ci, "EXPIRED", subtype, transaction: latestTransaction(ci, si), group: group)
+    notifyFamily(ci, si, "EXPIRED", subtype)
+  }
+
+  /// Sends a status-change notification of the purchaser's subscription to every family member
+  /// holding a copy of its current period, with the member's copy, renewal info and status
+  /// (rule family-members-get-status-changes).
+  mutating func notifyFamily(_ ci: Int, _ si: Int, _ type: String, _ subtype: String?) {
+    guard state.customers[ci].familyID != nil else { return }
+    let latest = state.customers[ci].subscriptions[si].latestTransactionID
+    let group = state.customers[ci].subscriptions[si].groupID
+    let owner = state.customers[ci].name
+    for mi in familyMembers(of: ci) {
+      guard let copy = state.customers[mi].transactions.last(where: { $0.sharedTransactionID == latest }), !copy.isRevoked else { continue }
+      let status = statuses(mi, group: group).first { $0.isFamilyShared && $0.transaction.sharedFrom == owner }
+      notify(mi, type, subtype, transaction: copy, renewalInfo: status?.renewalInfo, status: status?.state)
+    }
   }
 
   // MARK: Customer and test-session actions on subscriptions
@@ -404,10 +432,11 @@ extension Store {
   mutating func turnAutoRenewOff(_ ci: Int, _ si: Int) {
     guard state.customers[ci].subscriptions[si].willAutoRenew else { return }
     state.customers[ci].subscriptions[si].willAutoRenew = false
-    state.customers[ci].subscriptions[si].priceIncreaseStatus = .noIncreasePending
+    clearPendingPriceIncrease(ci, si)
     let sub = state.customers[ci].subscriptions[si]
     emit(ci, .autoRenewStatusChanged(sub.groupID, sub.currentProductID, willAutoRenew: false))
     notify(ci, "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", transaction: latestTransaction(ci, si), group: sub.groupID)
+    notifyFamily(ci, si, "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED")
   }
 
   mutating func turnAutoRenewOn(_ ci: Int, _ si: Int) {
@@ -416,6 +445,16 @@ extension Store {
     let sub = state.customers[ci].subscriptions[si]
     emit(ci, .autoRenewStatusChanged(sub.groupID, sub.currentProductID, willAutoRenew: true))
     notify(ci, "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED", transaction: latestTransaction(ci, si), group: sub.groupID)
+    notifyFamily(ci, si, "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED")
+  }
+
+  /// Drops a price increase the customer has not agreed to, with its new price; an agreed one
+  /// stays the customer's price.
+  mutating func clearPendingPriceIncrease(_ ci: Int, _ si: Int) {
+    if state.customers[ci].subscriptions[si].priceIncreaseStatus == .pending {
+      state.customers[ci].subscriptions[si].increasedPrice = nil
+    }
+    state.customers[ci].subscriptions[si].priceIncreaseStatus = .noIncreasePending
   }
 
   /// Turns auto-renew back on (`enableAutoRenewForTransaction`).
@@ -453,7 +492,7 @@ extension Store {
   public mutating func forceRenewal(productID: ProductID, customer: String = Store.defaultCustomer) throws(StoreError) -> [StoreEvent] {
     try onActiveSubscription(productID, customer: customer) { (store: inout Store, ci: Int, si: Int) throws(StoreError) in
       store.turnAutoRenewOn(ci, si)
-      store.state.customers[ci].subscriptions[si].priceIncreaseStatus = .noIncreasePending
+      store.clearPendingPriceIncrease(ci, si)
       guard case .healthy = store.state.customers[ci].subscriptions[si].billing else { return }
       store.endPeriodNow(ci, si)
       store.renew(ci, si, start: store.state.now, recovery: false)
@@ -461,10 +500,20 @@ extension Store {
   }
 
   /// `requestPriceIncreaseConsentForTransaction`: consent pending; repeatable (§4.8).
+  ///
+  /// - Parameters:
+  ///   - price: the new price; `renewalPrice` shows it from now on and the first renewal after
+  ///     consent charges it (rule price-increase-changes-the-renewal-price). Nil keeps the price.
+  ///   - needsConsent: false for an increase that needs no consent: agreed at once
+  ///     (`PRICE_INCREASE`/`ACCEPTED`, rule price-increase-without-consent-is-accepted-at-once).
   @discardableResult
-  public mutating func requestPriceIncreaseConsent(productID: ProductID, customer: String = Store.defaultCustomer) throws(StoreError) -> [StoreEvent] {
-    try onActiveSubscription(productID, customer: customer) { (store: inout Store, ci: Int, si: Int) throws(StoreError) in
-      store.setPriceIncrease(ci, si, .pending, subtype: "PENDING")
+  public mutating func requestPriceIncreaseConsent(
+    productID: ProductID, price: Decimal? = nil, needsConsent: Bool = true, customer: String = Store.defaultCustomer
+  ) throws(StoreError) -> [StoreEvent] {
+    if let price, price <= 0 { throw .invalidPrice(price) }
+    return try onActiveSubscription(productID, customer: customer) { (store: inout Store, ci: Int, si: Int) throws(StoreError) in
+      if let price { store.state.customers[ci].subscriptions[si].increasedPrice = price }
+      store.setPriceIncrease(ci, si, needsConsent ? .pending : .agreed, subtype: needsConsent ? "PENDING" : "ACCEPTED")
     }
   }
 

@@ -82,6 +82,7 @@ public enum StateCodec {
       w.comma()
       if let r = n.renewalInfo { w.renewalInfo(r) } else { w.raw("null") }
       w.comma(); w.optString(n.status?.rawValue)
+      if let reason = n.consumptionRequestReason { w.comma(); w.string(reason.rawValue) }  // optional trailing field
       w.raw("]")
     }
     w.raw("]}")
@@ -192,6 +193,11 @@ public enum StateCodec {
       comma(); bool(s.isExpired); comma(); bool(s.isRevoked); comma(); string(s.priceIncreaseStatus.rawValue); comma()
       offer(s.pendingOffer); comma(); offer(s.runningOffer); comma(); int(Int64(s.runningOfferPeriodsLeft)); comma()
       date(s.recentSubscriptionStartDate); comma(); int(Int64(s.renewalCount)); comma(); optString(s.appAccountToken?.uuidString)
+      // Optional trailing fields (older files end before them).
+      if s.anniversaryDate != nil || s.increasedPrice != nil {
+        comma(); optDate(s.anniversaryDate); comma()
+        if let p = s.increasedPrice { decimal(p) } else { raw("null") }
+      }
       raw("]")
     }
 
@@ -521,13 +527,20 @@ public enum StateCodec {
       let recent = try date(); _ = comma()
       let renewals = try smallInt(); _ = comma()
       let token = try uuid()
+      var anniversary: Date?
+      var increased: Decimal?
+      if comma() {
+        anniversary = try optDate(); _ = comma()
+        increased = isNull() ? nil : try decimal()
+      }
       try expect(UInt8(ascii: "]"))
       return SubscriptionState(
         groupID: group, originalID: original, currentProductID: current, autoRenewProductID: autoRenew,
         willAutoRenew: will, expirationDate: expiration, latestTransactionID: latest, billing: billing,
         expirationReason: reason, isExpired: expired, isRevoked: revoked, priceIncreaseStatus: price,
         pendingOffer: pending, runningOffer: running, runningOfferPeriodsLeft: left,
-        recentSubscriptionStartDate: recent, renewalCount: renewals, appAccountToken: token)
+        recentSubscriptionStartDate: recent, renewalCount: renewals, appAccountToken: token,
+        anniversaryDate: anniversary, increasedPrice: increased)
     }
 
     mutating func renewalInfo() throws(DecodingError) -> RenewalInfo? {
@@ -609,8 +622,9 @@ public enum StateCodec {
             let transaction = r.isNull() ? nil : try r.notificationTransaction(); _ = r.comma()
             let info = try r.renewalInfo(); _ = r.comma()
             let status = try r.optString().flatMap(RenewalState.init(rawValue:))
+            let reason = r.comma() ? try r.optString().flatMap(ConsumptionRequestReason.init(rawValue:)) : nil
             try r.expect(UInt8(ascii: "]"))
-            return ServerNotification(notificationType: type, subtype: subtype, sequence: sequence, signedDate: signed, customer: customer, transaction: transaction, renewalInfo: info, status: status)
+            return ServerNotification(notificationType: type, subtype: subtype, sequence: sequence, signedDate: signed, customer: customer, transaction: transaction, renewalInfo: info, status: status, consumptionRequestReason: reason)
           }
         default: throw fail("unknown key '\(key)'")
         }

@@ -108,6 +108,9 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
     var recentSubscriptionStartDate: Date
     var renewalCount: Int
     var appAccountToken: UUID?
+    // Absent in sessions written before they existed (decoded as nil).
+    var anniversaryDate: Date?
+    var increasedPrice: Decimal?
   }
 
   private var storage: CopyOnWrite<Fields>
@@ -135,7 +138,9 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
     runningOfferPeriodsLeft: Int,
     recentSubscriptionStartDate: Date,
     renewalCount: Int,
-    appAccountToken: UUID?
+    appAccountToken: UUID?,
+    anniversaryDate: Date? = nil,
+    increasedPrice: Decimal? = nil
   ) {
     storage = CopyOnWrite(Fields(
       groupID: groupID,
@@ -155,7 +160,9 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
       runningOfferPeriodsLeft: runningOfferPeriodsLeft,
       recentSubscriptionStartDate: recentSubscriptionStartDate,
       renewalCount: renewalCount,
-      appAccountToken: appAccountToken))
+      appAccountToken: appAccountToken,
+      anniversaryDate: anniversaryDate,
+      increasedPrice: increasedPrice))
   }
 
   /// The group.
@@ -258,6 +265,20 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
     _modify { yield &storage.fields.appAccountToken }
   }
 
+  /// The start of the run of periods whose anniversary renewals keep (rule
+  /// renewals-keep-the-anniversary); nil in sessions written before it existed.
+  public var anniversaryDate: Date? {
+    _read { yield storage.fields.anniversaryDate }
+    _modify { yield &storage.fields.anniversaryDate }
+  }
+  /// The price the customer agreed to (or was told of) in a price increase: shown as
+  /// `renewalPrice` from the request on and charged from the next renewal after consent (rule
+  /// price-increase-changes-the-renewal-price).
+  public var increasedPrice: Decimal? {
+    _read { yield storage.fields.increasedPrice }
+    _modify { yield &storage.fields.increasedPrice }
+  }
+
   // Compared and hashed by the fields only: the cached date is derived.
   public static func == (a: SubscriptionState, b: SubscriptionState) -> Bool { a.storage == b.storage }
 
@@ -334,6 +355,7 @@ public struct ServerNotification: Sendable, Hashable, Codable {
     var transaction: Transaction?
     var renewalInfo: RenewalInfo?
     var status: RenewalState?
+    var consumptionRequestReason: ConsumptionRequestReason?
   }
 
   private var storage: CopyOnWrite<Fields>
@@ -341,11 +363,13 @@ public struct ServerNotification: Sendable, Hashable, Codable {
   /// Creates a record.
   init(
     notificationType: String, subtype: String?, sequence: Int, signedDate: Date, customer: String,
-    transaction: Transaction?, renewalInfo: RenewalInfo?, status: RenewalState?
+    transaction: Transaction?, renewalInfo: RenewalInfo?, status: RenewalState?,
+    consumptionRequestReason: ConsumptionRequestReason? = nil
   ) {
     storage = CopyOnWrite(Fields(
       notificationType: notificationType, subtype: subtype, sequence: sequence, signedDate: signedDate,
-      customer: customer, transaction: transaction, renewalInfo: renewalInfo, status: status))
+      customer: customer, transaction: transaction, renewalInfo: renewalInfo, status: status,
+      consumptionRequestReason: consumptionRequestReason))
   }
 
   /// `notificationType`.
@@ -389,6 +413,12 @@ public struct ServerNotification: Sendable, Hashable, Codable {
     _modify { yield &storage.fields.status }
   }
 
+  /// `data.consumptionRequestReason` of a `CONSUMPTION_REQUEST`.
+  public var consumptionRequestReason: ConsumptionRequestReason? {
+    _read { yield storage.fields.consumptionRequestReason }
+    _modify { yield &storage.fields.consumptionRequestReason }
+  }
+
   public init(from decoder: any Decoder) throws { storage = CopyOnWrite(try Fields(from: decoder)) }
 
   public func encode(to encoder: any Encoder) throws { try storage.fields.encode(to: encoder) }
@@ -430,6 +460,46 @@ public struct StoreState: Sendable, Hashable, Codable {
   public var deliveryURL: String?
   /// Every delivery attempt of a notification, in order (absent in older session files).
   public var deliveryLog: [NotificationDelivery]?
+  /// Refund requests the App Store has not answered yet (absent in older session files).
+  public var refundRequests: [RefundRequest]?
+}
+
+/// Why a customer asked for a refund, as `consumptionRequestReason` (raw values: the wire strings).
+public enum ConsumptionRequestReason: String, Sendable, Hashable, Codable, CaseIterable {
+  /// The customer didn't mean to buy.
+  case unintendedPurchase = "UNINTENDED_PURCHASE"
+  /// The purchase was not delivered or did not work.
+  case fulfillmentIssue = "FULFILLMENT_ISSUE"
+  /// The customer is not satisfied.
+  case unsatisfiedWithPurchase = "UNSATISFIED_WITH_PURCHASE"
+  /// A legal reason.
+  case legal = "LEGAL"
+  /// Another reason.
+  case other = "OTHER"
+
+  /// Parses `unintended-purchase`, `UNINTENDED_PURCHASE`, `unintendedPurchase` and so on.
+  public init?(userInput: String) {
+    let key = userInput.lowercased().filter { $0.isLetter }
+    guard let r = Self.allCases.first(where: { $0.rawValue.lowercased().filter({ $0.isLetter }) == key }) else { return nil }
+    self = r
+  }
+}
+
+/// A refund the customer asked for and the App Store has not answered yet (rule
+/// refund-requests-wait-for-an-answer).
+public struct RefundRequest: Sendable, Hashable, Codable, Identifiable {
+  /// Request id (shares the numbering of Ask to Buy requests).
+  public var id: String
+  /// The customer who asked.
+  public var customer: String
+  /// The transaction to refund.
+  public var transactionID: TransactionID
+  /// Its product.
+  public var productID: ProductID
+  /// The customer's reason.
+  public var reason: ConsumptionRequestReason
+  /// When it was asked.
+  public var date: Date
 }
 
 /// One attempt to POST a notification to a server.

@@ -22,6 +22,34 @@ public enum UTCCalendar {
     return Date(timeIntervalSince1970: Double(newDays * dayMs + msOfDay) / 1000)
   }
 
+  /// When `start` is `anchor` plus a whole number k of months (the day clamped to the month's
+  /// end, the time of day kept), the date `anchor` plus k + `months` months, clamped the same
+  /// way; nil when `start` is not on the anchor's monthly chain. One pass over both civil dates
+  /// (this runs on every renewal).
+  public static func anniversary(of anchor: Date, from start: Date, addingMonths months: Int) -> Date? {
+    let dayMs: Int64 = 86_400_000
+    func split(_ date: Date) -> (days: Int64, ms: Int64) {
+      let total = Int64((date.timeIntervalSince1970 * 1000).rounded())
+      var days = total / dayMs
+      var ms = total % dayMs
+      if ms < 0 {
+        ms += dayMs
+        days -= 1
+      }
+      return (days, ms)
+    }
+    let a = split(anchor), s = split(start)
+    guard a.ms == s.ms else { return nil }
+    let (_, _, ad) = civil(fromDays: a.days)
+    let (sy, sm, sd) = civil(fromDays: s.days)
+    guard sd == min(ad, daysInMonth(year: sy, month: sm)) else { return nil }
+    let index = sy * 12 + (sm - 1) + Int64(months)
+    let y = index >= 0 ? index / 12 : (index - 11) / 12
+    let m = index - y * 12 + 1
+    let d = min(ad, daysInMonth(year: y, month: m))
+    return Date(timeIntervalSince1970: Double(daysFromCivil(year: y, month: m, day: d) * dayMs + a.ms) / 1000)
+  }
+
   static func isLeap(_ y: Int64) -> Bool { (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 }
 
   /// Days in a month of a year (Gregorian).
@@ -91,6 +119,25 @@ public enum TimeRules {
       return start.addingTimeInterval(days * Double(perDay))
     }
     return real
+  }
+
+  /// The end of `count` periods starting at `start` that keeps the anniversary of `anchor`
+  /// (rule renewals-keep-the-anniversary): when `start` is `anchor` plus a whole number k of
+  /// months (clamped, as a renewal date is), the end is `anchor` plus k + count × period
+  /// months, clamped again, so Jan 31 → Feb 28 → Mar 31 → Apr 30 and Feb 29 → Feb 28 → Feb 29.
+  ///
+  /// Returns the end and the anchor to keep: a start off the anchor's chain (a plan change to
+  /// another length, a recovery after grace, a forced renewal), a period that is not whole
+  /// months, or a time rate other than real time starts a new anchor at `start`.
+  public static func anniversaryEnd(of period: SubscriptionPeriod, count: Int = 1, from start: Date, anchor: Date?, rate: TimeRate) -> (end: Date, anchor: Date) {
+    let n = max(count, 1)
+    guard rate == .realTime, let months = period.months else {
+      return (end(of: period, count: n, from: start, rate: rate), start)
+    }
+    if let anchor, anchor <= start, let end = UTCCalendar.anniversary(of: anchor, from: start, addingMonths: months * n) {
+      return (end, anchor)
+    }
+    return (UTCCalendar.adding(months: months * n, to: start), start)
   }
 
   static func realEnd(of period: SubscriptionPeriod, from start: Date) -> Date {

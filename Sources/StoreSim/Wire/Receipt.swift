@@ -49,7 +49,9 @@ extension Store {
         if latest, let g = t.subscriptionGroupID { d["subscription_group_identifier"] = .string(g) }
       }
       if t.isUpgraded { d["is_upgraded"] = .string("true") }
-      if let r = t.revocationDate {
+      // Rule receipt-cancellation-only-for-non-consumables-and-subscriptions: a refunded
+      // consumable carries no cancellation date in the receipt.
+      if let r = t.revocationDate, t.productType != .consumable {
         ReceiptDates.add("cancellation_date", r, to: &d)
         d["cancellation_reason"] = .string(t.revocationReason == .developerIssue ? "1" : "0")
       }

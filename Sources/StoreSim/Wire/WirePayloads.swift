@@ -45,7 +45,11 @@ public struct TransactionPayload {
     if let v = t.appAccountToken { d["appAccountToken"] = .string(v.uuidString.lowercased()) }
     if let v = t.revocationDate { d["revocationDate"] = milliseconds(v) }
     if let v = t.revocationReason { d["revocationReason"] = .int(Int64(v.rawValue)) }
-    if t.isRevoked { d["revocationType"] = .string(t.isFamilyRevocation ? "FAMILY_REVOKE" : "REFUND_FULL") }
+    if t.isRevoked {
+      d["revocationType"] = .string(t.isFamilyRevocation ? "FAMILY_REVOKE" : "REFUND_FULL")
+      // Rule refund-carries-revocation-percentage: a full refund is 100000 milliunits (100 %).
+      if !t.isFamilyRevocation { d["revocationPercentage"] = .int(100_000) }
+    }
     if t.isUpgraded { d["isUpgraded"] = .bool(true) }
     if let o = t.offer {
       d["offerType"] = .int(Int64(o.type.rawValue))
@@ -131,10 +135,21 @@ extension Store {
     JWS.sign(payload(r, customer: customer), bundleID: state.bundleID)
   }
 
-  /// A notification as a `ResponseBodyV2DecodedPayload`: `data` carries the signed transaction
-  /// and renewal info (`signedTransactionInfo`, `signedRenewalInfo`) and, for reading, the same
-  /// data decoded under `transactionInfo` and `renewalInfo`.
+  /// A notification as a `ResponseBodyV2DecodedPayload`, exactly Apple's shape (rule
+  /// notification-payload-is-apple-shape): `data` holds `bundleId`, `environment`,
+  /// `signedTransactionInfo`, `signedRenewalInfo`, `status` and, for `CONSUMPTION_REQUEST`,
+  /// `consumptionRequestReason`; nothing else. This is what is signed and delivered.
   public func payload(_ n: ServerNotification) -> JSONOutput {
+    notificationPayload(n, decoded: false)
+  }
+
+  /// The notification for people to read: `payload(n)` plus the signed data decoded under
+  /// `data.transactionInfo` and `data.renewalInfo`. Never signed nor delivered.
+  public func decodedPayload(_ n: ServerNotification) -> JSONOutput {
+    notificationPayload(n, decoded: true)
+  }
+
+  func notificationPayload(_ n: ServerNotification, decoded: Bool) -> JSONOutput {
     let appTransactionID = customer(n.customer)?.appTransactionID
     var data: [String: JSONOutput] = [
       "bundleId": .string(state.bundleID),
@@ -142,15 +157,16 @@ extension Store {
     ]
     if let t = n.transaction {
       let json = TransactionPayload(t, bundleID: state.bundleID, environment: state.environment, signedDate: n.signedDate, appTransactionID: appTransactionID).json
-      data["transactionInfo"] = json
+      if decoded { data["transactionInfo"] = json }
       data["signedTransactionInfo"] = .string(JWS.sign(json, bundleID: state.bundleID))
     }
     if let r = n.renewalInfo {
       let json = RenewalInfoPayload(r, environment: state.environment, appTransactionID: appTransactionID).json
-      data["renewalInfo"] = json
+      if decoded { data["renewalInfo"] = json }
       data["signedRenewalInfo"] = .string(JWS.sign(json, bundleID: state.bundleID))
     }
     if let s = n.status { data["status"] = .int(Int64(s.serverStatus)) }
+    if let reason = n.consumptionRequestReason { data["consumptionRequestReason"] = .string(reason.rawValue) }
     return .object([
       "notificationType": .string(n.notificationType),
       "subtype": n.subtype.map(JSONOutput.string),

@@ -55,7 +55,57 @@ import Testing
     SessionCase(line: "entitlements --customer nobody", code: 1, stderrContains: "no customer named 'nobody'"),
     SessionCase(line: "buy consumable.fuel.octane87 --quantity 11", code: 1, stderrContains: "purchase.invalidQuantity"),
     SessionCase(line: "buy nonconsumable.car --cancel", code: 1, stderrContains: "the customer cancelled"),
+    SessionCase(line: "refund request", code: 64, stderrContains: "missing transaction id or product id after 'request'"),
+    SessionCase(line: "refund request 123", code: 1, stderrContains: "no transaction with id 123"),
+    SessionCase(line: "refund request nonconsumable.car --reason angry", code: 64, stderrContains: "unknown refund request reason 'angry'"),
+    SessionCase(line: "refund aprove 1", code: 64, stderrContains: "did you mean 'approve'?"),
+    SessionCase(line: "refund approve 7", code: 1, stderrContains: "no refund request with id '7'"),
+    SessionCase(line: "refund decline 7 --reason other", code: 64, stderrContains: "--reason is not an option of 'refund decline'"),
+    SessionCase(line: "refund reverse 123", code: 1, stderrContains: "no transaction with id 123"),
+    SessionCase(line: "refund --product consumable.fuel.octane87", code: 1, stderrContains: "no transaction for 'consumable.fuel.octane87'"),
+    SessionCase(line: "price-increase subscription.pro request --price -3", code: 64, stderrContains: "price must be a positive amount"),
+    SessionCase(line: "price-increase subscription.pro accept --no-consent", code: 64, stderrContains: "--price and --no-consent go with 'request'"),
   ]
+
+  // refund-by-product-includes-finished-transactions
+  @Test func refundByProductFindsAFinishedConsumable() throws {
+    let cli = try CLIHarness()
+    cli.run("init AppleSample.storekit --start 2026-01-01T00:00:00Z")
+    cli.run("buy consumable.fuel.octane87")
+    cli.run("finish --all")
+    let r = cli.run("refund --product consumable.fuel.octane87")
+    #expect(r.code == 0, "\(r.stderr)")
+    #expect(r.stdout.contains("transaction 2000000000000001 for consumable.fuel.octane87 revoked"))
+  }
+
+  // refund-requests-wait-for-an-answer (they show in 'pending')
+  @Test func pendingRefundRequestsShowInPendingAndItsJSON() throws {
+    let cli = try CLIHarness()
+    cli.run("init AppleSample.storekit --start 2026-01-01T00:00:00Z")
+    cli.run("buy nonconsumable.car")
+    #expect(cli.run("refund request nonconsumable.car --reason legal").code == 0)
+    #expect(cli.run("pending").stdout.contains("refund"))
+    let json = try JSONSerialization.jsonObject(with: Data(cli.run("pending --json").stdout.utf8)) as? [[String: Any]]
+    #expect(json?.first?["kind"] as? String == "refund")
+    #expect(json?.first?["consumptionRequestReason"] as? String == "LEGAL")
+    #expect(json?.first?["transactionId"] as? String == "2000000000000001")
+    cli.run("refund decline 1")
+    #expect(cli.run("pending").stdout.contains("(none)"))
+  }
+
+  // notification-payload-is-apple-shape (the decoded view lives outside it)
+  @Test func notificationsJSONIsApplesShapeAndDecodedIsAFlag() throws {
+    let cli = try CLIHarness()
+    cli.run("init AppleSample.storekit --start 2026-01-01T00:00:00Z")
+    cli.run("buy subscription.pro")
+    let plain = try JSONSerialization.jsonObject(with: Data(cli.run("notifications --json").stdout.utf8)) as? [[String: Any]]
+    let data = plain?.first?["data"] as? [String: Any]
+    #expect(Set(data?.keys ?? [:].keys) == ["bundleId", "environment", "signedTransactionInfo", "signedRenewalInfo", "status"])
+    let decoded = try JSONSerialization.jsonObject(with: Data(cli.run("notifications --decoded").stdout.utf8)) as? [[String: Any]]
+    let decodedData = decoded?.first?["data"] as? [String: Any]
+    #expect((decodedData?["transactionInfo"] as? [String: Any])?["productId"] as? String == "subscription.pro")
+    #expect(decodedData?["renewalInfo"] != nil)
+  }
 
   @Test(arguments: sessionCases)
   func misuseInASessionGivesOneLineAndChangesNothing(_ c: SessionCase) throws {

@@ -63,6 +63,39 @@ import Testing
     assertGolden(cli.transcript(lines), "lifecycle-text.txt")
   }
 
+  @Test func refundsPriceIncreaseAndAnniversaryOutputMatchesTheGolden() throws {
+    let cli = try CLIHarness()
+    let lines = [
+      "init Premium.storekit --start 2026-01-31T12:00:00Z --environment Sandbox",
+      "buy com.example.coins.100",
+      "finish --all",
+      "refund request com.example.coins.100 --reason unintended-purchase",
+      "pending",
+      "refund approve 1",
+      "refund reverse 2000000000000001",
+      "buy com.example.premium.lifetime",
+      "refund request com.example.premium.lifetime",
+      "refund decline 2",
+      "buy com.example.premium.monthly --offer code:FREEMONTH",
+      "advance 3mo",
+      "refund request com.example.premium.monthly --reason fulfillment-issue",
+      "refund approve 3 --reason developer-issue",
+      "refund reverse 2000000000000006",
+      "resume com.example.premium.monthly",
+      "price-increase com.example.premium.monthly request --price 12.99",
+      "status",
+      "price-increase com.example.premium.monthly accept",
+      "advance --next",
+      "cancel com.example.premium.monthly",
+      "buy com.example.premium.quarterly",
+      "advance --next",
+      "transactions",
+      "notifications --since 5",
+      "notifications --decoded --since 10",
+    ]
+    assertGolden(cli.transcript(lines), "refunds-text.txt")
+  }
+
   @Test func helpOverviewAndEveryCommandHelpMatchGoldens() throws {
     let cli = try CLIHarness()
     var text = cli.transcript(["--help"])

@@ -461,13 +461,13 @@ extension Tag {
   // 31
   @Test func rule31_winBackOffersOnlyForChurnedSubscriptionsNeverInRetry() throws {
     var store = Fixtures.store { $0.shouldEnterBillingRetryOnRenewal = true }
-    let t = try store.buy("basic")
+    let t = try store.buy("monthly")  // its product carries the win-back offer
     #expect(try store.purchase("monthly", options: PurchaseOptions(offer: .winBack("wb.free"))).result == .failed("purchase.ineligibleForOffer"))
     try store.advance(to: t.expirationDate!)
     #expect(store.status()?.state == .inBillingRetryPeriod)
     #expect(store.status()?.renewalInfo.eligibleWinBackOfferIDs == [])
     #expect(try store.purchase("monthly", options: PurchaseOptions(offer: .winBack("wb.free"))).result == .failed("purchase.ineligibleForOffer"))
-    try store.disableAutoRenew(productID: "basic")  // cancelling during retry ends it
+    try store.disableAutoRenew(productID: "monthly")  // cancelling during retry ends it
     #expect(store.status()?.state == .expired)
     #expect(store.status()?.renewalInfo.eligibleWinBackOfferIDs == ["wb.free"])
     let back = try store.buy("monthly", PurchaseOptions(offer: .winBack("wb.free")))
