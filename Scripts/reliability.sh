@@ -202,7 +202,8 @@ d["products"] = [dict(template, productID=f"com.example.consumable{i}", referenc
 d["subscriptionGroups"] = []; d["nonRenewingSubscriptions"] = []
 json.dump(d, open(sys.argv[2], "w"))
 PY
-S init big.storekit --force >/dev/null 2>&1
+a=$(now_ms); S init big.storekit --force >/dev/null 2>&1; b=$(now_ms)
+[ $((b - a)) -lt 5000 ] || fail "reading 5,000 products took $((b - a)) ms"
 long=$(python3 -c 'print("x" * 20000)')
 a=$(now_ms); c=$(code_of S buy "$long"); b=$(now_ms)
 [ "$c" -ne 0 ] && [ $((b - a)) -lt 3000 ] || fail "buy <20,000 characters>: exit $c in $((b - a)) ms"

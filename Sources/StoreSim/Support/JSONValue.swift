@@ -114,18 +114,27 @@ public struct JSONParser {
     self.bytes = bytes
   }
 
+  /// Where the column count of `location` stopped, so a long line is scanned once, not once
+  /// per value (a one-line file of thousands of products was quadratic).
+  private var columnIndex = 0
+  private var column = 1
+
   private var location: TextLocation {
-    // Columns count scalars: skip UTF-8 continuation bytes on this line.
-    var column = 1
-    var i = lineStart
-    while i < index && i < bytes.count {
-      if bytes[i] & 0xC0 != 0x80 { column += 1 }
-      i += 1
+    mutating get {
+      if columnIndex < lineStart || columnIndex > index {
+        columnIndex = lineStart
+        column = 1
+      }
+      // Columns count scalars: skip UTF-8 continuation bytes on this line.
+      while columnIndex < index && columnIndex < bytes.count {
+        if bytes[columnIndex] & 0xC0 != 0x80 { column += 1 }
+        columnIndex += 1
+      }
+      return TextLocation(line: line, column: column)
     }
-    return TextLocation(line: line, column: column)
   }
 
-  private func fail(_ message: String) -> JSONSyntaxError {
+  private mutating func fail(_ message: String) -> JSONSyntaxError {
     JSONSyntaxError(message: message, location: location)
   }
 
