@@ -126,6 +126,9 @@ struct Shell {
       let (failures, _) = runner.runLines(lines, file: "<stdin>", folder: inv.environment.currentDirectory, memory: memory)
       if Interrupt.requested {
         memory.store = before
+        memory.lastError = nil
+        memory.unexpectedError = nil
+        inv.environment.discardOut()
         inv.err("interrupted: the command was abandoned; nothing changed")
         Interrupt.clear()
         return true
