@@ -305,6 +305,10 @@ let runCommand = CommandSpec(
       guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
         throw CLIError.noInput("no such scenario file: \(file)")
       }
+      var info = stat()
+      if stat(path, &info) == 0 && Int(info.st_size) > WorkLimits.maximumScenarioSize {
+        throw CLIError.data("\(file): a scenario file of at most \(WorkLimits.maximumScenarioSize / 1024 / 1024) MiB is read; this one is \(Int(info.st_size) / 1024 / 1024) MiB")
+      }
       guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
         throw CLIError.data("\(file): not a UTF-8 text file")
       }
