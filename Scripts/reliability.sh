@@ -233,10 +233,19 @@ echo "row: size limits: a 400 MB configuration is skipped, a 500 MB scenario ref
 # delivery never holds the lock; endless bodies, redirects, IPv6, scheme case, bad ports.
 fresh
 S init "$PREMIUM" --start 2026-01-01T00:00:00Z >/dev/null 2>&1
-server() { python3 "$ROOT/Scripts/test_http_server.py" "$@" > port.txt & SERVERS+=($!); for _ in $(seq 50); do [ -s port.txt ] && break; sleep 0.1; done; cat port.txt; }
-SERVERS=()
-trap 'kill "${SERVERS[@]}" 2>/dev/null; rm -rf "$WORK"' EXIT
-silent=$(server silent)
+# start_server NAME MODE [HOST] [LOG]: a test server in the background; its port is then in
+# "$WORK/port-NAME"; every server is stopped on exit.
+start_server() {
+  local name="$1"; shift
+  rm -f "$WORK/port-$name"
+  python3 "$ROOT/Scripts/test_http_server.py" "$@" > "$WORK/port-$name.tmp" &
+  echo $! >> "$WORK/servers.pids"
+  for _ in $(seq 100); do [ -s "$WORK/port-$name.tmp" ] && break; sleep 0.1; done
+  mv "$WORK/port-$name.tmp" "$WORK/port-$name"
+}
+port_of() { cat "$WORK/port-$1"; }
+trap 'kill $(cat "$WORK/servers.pids" 2>/dev/null) 2>/dev/null; rm -rf "$WORK"' EXIT
+start_server silent silent; silent=$(port_of silent)
 S settings deliver-url "http://127.0.0.1:$silent/" >/dev/null
 S buy com.example.premium.monthly >/dev/null 2>&1 &
 buyer=$!
@@ -247,26 +256,29 @@ wait "$buyer" || true
 S entitlements | grep -q premium.monthly || fail "the purchase behind a silent server was lost"
 echo "row: a silent delivery server does not hold the session: now answered in $((b - a)) ms"
 
-endless=$(server endless)
+start_server endless endless; endless=$(port_of endless)
 S settings deliver-url off >/dev/null
-set +e; /usr/bin/env time -f %M -o rss.txt "$BIN" notifications deliver "http://127.0.0.1:$endless/" >/dev/null 2>&1; set -e
-rss=$(cat rss.txt 2>/dev/null | tail -1)
+rss=$(python3 -c 'import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$BIN" notifications deliver "http://127.0.0.1:$endless/")
 [ -n "$rss" ] && [ "$rss" -lt 200000 ] || fail "an endless response body: RSS ${rss:-?} KB"
 echo "row: an endless response body is cut (RSS $rss KB)"
 
 : > posts.log
-okport=$(server ok 127.0.0.1 "$WORK/r/posts.log")
-redirect=$(REDIRECT_PORT=$okport server redirect)
-set +e; S notifications deliver "http://127.0.0.1:$redirect/" >/dev/null 2>&1; c=$?; set -e
+start_server ok ok 127.0.0.1 "$WORK/r/posts.log"; okport=$(port_of ok)
+export REDIRECT_PORT=$okport; start_server redirect redirect; redirect=$(port_of redirect)
+set +e; S notifications deliver "http://127.0.0.1:$redirect/" > out.txt 2>&1; c=$?; set -e
 [ "$c" -eq 1 ] || fail "a redirect counted as delivered (exit $c)"
+grep -q "redirect (HTTP 307" out.txt || fail "the redirect was not recorded as failed: $(cat out.txt)"
 [ ! -s posts.log ] || fail "the redirect target got a POST"
-S notifications | grep -q "failed" || fail "the redirect was not recorded as failed"
+S notifications deliver --retry > out.txt 2>&1 || true
+grep -q "127.0.0.1:$redirect/: HTTP 307" out.txt || fail "the redirect was not kept for retry: $(cat out.txt)"
 echo "row: a 307 is a failed attempt kept for retry; the target got nothing"
 
 S notifications deliver "HTTP://127.0.0.1:$okport/upper" >/dev/null || fail "an upper-case scheme"
 grep -q "POST /upper" posts.log || fail "an upper-case scheme did not POST"
 if python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' 2>/dev/null; then
-  six=$(server ok ::1 "$WORK/r/posts6.log")
+  start_server six ok ::1 "$WORK/r/posts6.log"; six=$(port_of six)
   S notifications deliver "http://[::1]:$six/six" >/dev/null || fail "an IPv6 literal"
   grep -q "POST /six" posts6.log || fail "an IPv6 literal did not POST"
   echo "row: IPv6 literals and upper-case schemes deliver"
@@ -281,13 +293,12 @@ echo "row: a bad port is refused when it is set (64)"
 python3 - "$CONFIG" evil.storekit <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-d["products"][0]["productID"] = "evil]0;pwned
-purchased  forged"
+d["products"][0]["productID"] = "evil\x1b]0;pwned\x07\npurchased  forged"
 json.dump(d, open(sys.argv[2], "w"))
 PY
 S init evil.storekit --force >/dev/null 2>&1
-S products > out.txt 2>&1; S buy "$(printf 'x[2J')" >> out.txt 2>&1 || true
-if grep -q "$(printf '')" out.txt; then fail "raw escape sequences reached the terminal"; fi
+S products > out.txt 2>&1; S buy "$(printf 'x\033[2J')" >> out.txt 2>&1 || true
+if grep -q "$(printf '\033')" out.txt; then fail "raw escape sequences reached the terminal"; fi
 grep -q '^purchased  forged' out.txt && fail "a newline in an id forged a line"
 echo "row: control characters in ids are shown escaped"
 
