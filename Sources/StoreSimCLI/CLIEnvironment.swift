@@ -64,7 +64,7 @@ public struct CLIEnvironment: Sendable {
   }
 }
 
-/// The exit-code contract (§3 of the product spec).
+/// The exit-code contract (README.md, "Exit codes").
 public enum ExitCode: Int32, Sendable {
   /// Success.
   case success = 0

@@ -47,7 +47,7 @@ struct ScenarioFailure {
   var message: String
 }
 
-/// Runs `.storesim` scenario files (§5 of the product spec).
+/// Runs `.storesim` scenario files (README.md, "Scenarios").
 struct ScenarioRunner {
   var environment: CLIEnvironment
   var verbose: Bool

@@ -4,7 +4,8 @@ import Foundation
 public struct StoreEvent: Sendable, Hashable, Codable {
   /// How a new transaction reaches the app.
   public enum Delivery: String, Sendable, Hashable, Codable {
-    /// Returned by `purchase()` as `.success` (not also on `Transaction.updates`, rule 21).
+    /// Returned by `purchase()` as `.success` (not also on `Transaction.updates`, rule
+    /// same-device-purchase-is-not-repeated-on-updates).
     case purchaseResult
     /// Delivered through `Transaction.updates` (renewals, approvals, family, recovery).
     case updates

@@ -1,4 +1,5 @@
-/// A StoreKit API that can be made to fail, as StoreKitTest's `FailableStoreKitAPI` (§7.4).
+/// A StoreKit API that can be made to fail, as StoreKitTest's `FailableStoreKitAPI` (rule
+/// simulated-errors-last-until-cleared).
 ///
 /// Raw values are the `name` strings of `_storeKitErrors` entries in `.storekit` files.
 public enum StoreKitAPI: String, Sendable, Hashable, Codable, CaseIterable {
@@ -64,7 +65,8 @@ public struct SimulatedError: Sendable, Hashable, Codable, CustomStringConvertib
 
     /// The cases of the family, in the order Xcode's editor lists them.
     ///
-    /// - Note: §10 of the config format: the `index` in `_storeKitErrors[].current` is a
+    /// - Note: rule storekit-file-error-index-is-xcodes-list-position: the `index` in
+    ///   `_storeKitErrors[].current` is a
     ///   position in this list [inf]; Apple does not document the encoding.
     public var cases: [String] {
       switch self {
@@ -128,7 +130,8 @@ public struct SimulatedError: Sendable, Hashable, Codable, CustomStringConvertib
   public var description: String { "\(family.rawValue).\(name)" }
 }
 
-/// The test-environment settings of a session, as `SKTestSession`'s properties (§7.2).
+/// The test-environment settings of a session, as `SKTestSession`'s properties (rule
+/// reset-restores-the-configuration-settings).
 ///
 /// Initial values come from the configuration's `settings` block; `resetToDefaultState()`
 /// restores them.

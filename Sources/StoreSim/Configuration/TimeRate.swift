@@ -1,4 +1,4 @@
-/// The speed of subscription time, as `SKTestSession.TimeRate` (§7.6, §8 of the semantics).
+/// The speed of subscription time, as `SKTestSession.TimeRate` (rule time-rates-are-xcodes-rates).
 ///
 /// Raw values are the `SKTestTimeRate` numbers that `.storekit` files store in `_timeRate`.
 /// storesim's clock is virtual, so a rate changes only how long periods, grace and billing retry
@@ -71,7 +71,8 @@ public enum TimeRate: Int, Sendable, Hashable, Codable, CaseIterable {
   }
 
   /// Seconds a monthly plan lasts under the "monthly renewal every …" rates, and the weekly
-  /// interval from Apple's table (§8.1: weekly is a table value, not a ratio).
+  /// interval from Apple's table (rule time-rates-are-xcodes-rates: weekly is a table value, not a
+  /// ratio).
   var monthlyAndWeeklySeconds: (month: Int64, week: Int64)? {
     switch self {
     case .monthlyRenewalEveryHour: return (3600, 15 * 60)

@@ -9,7 +9,8 @@ public struct PurchaseOutcome: Sendable {
 }
 
 extension Store {
-  /// Buys a product, as `Product.purchase(options:)` (§1 of the semantics).
+  /// Buys a product, as `Product.purchase(options:)` (rule
+  /// same-device-purchase-is-not-repeated-on-updates).
   ///
   /// - Parameters:
   ///   - cancel: the customer dismisses the sheet (`.userCancelled`).
@@ -76,7 +77,8 @@ extension Store {
     case failure(String)
   }
 
-  /// Which offer applies to a purchase, or the purchase error StoreKit throws (§4.9).
+  /// Which offer applies to a purchase, or the purchase error StoreKit throws (rule
+  /// intro-offer-eligibility-is-per-group and the offer rules after it).
   func resolveOffer(_ ci: Int, _ product: Product, _ request: OfferRequest?) -> OfferResolution {
     guard let info = product.subscription else {
       return request == nil ? .success(nil) : .failure("purchase.invalidOfferIdentifier")
@@ -87,7 +89,7 @@ extension Store {
     let introEligible = !customer.introductoryOfferUsedGroups.contains(info.groupID) && !active
     switch request {
     case nil:
-      // Applied automatically when the customer is eligible [inf §4.9].
+      // Applied automatically when the customer is eligible (rule intro-offer-applies-automatically).
       if introEligible, let intro = info.introductoryOffer { return .success(intro) }
       return .success(nil)
     case .introductory?:
@@ -97,7 +99,8 @@ extension Store {
       guard let offer = info.promotionalOffers.first(where: { $0.id == id }) else {
         return .failure("purchase.invalidOfferIdentifier")
       }
-      // Only customers with a current or past subscription in the app [doc §4.9].
+      // Only customers with a current or past subscription in the app (rule
+      // promotional-offer-needs-a-past-subscription).
       let hasSubscribed = customer.transactions.contains { $0.productType == .autoRenewable && $0.ownershipType == .purchased }
       return hasSubscribed ? .success(offer) : .failure("purchase.ineligibleForOffer")
     case .code(let reference)?:
@@ -111,7 +114,8 @@ extension Store {
       guard let offer = info.winBackOffers.first(where: { $0.id == id }) ?? groupOffers.first(where: { $0.id == id }) else {
         return .failure("purchase.invalidOfferIdentifier")
       }
-      // Churned only: expired and auto-renew off; never in grace or retry [doc §4.9].
+      // Churned only: expired and auto-renew off; never in grace or retry (rule
+      // win-back-offers-only-for-churned-subscriptions).
       guard let sub, sub.isExpired, !sub.willAutoRenew, offer.isEligible else { return .failure("purchase.ineligibleForOffer") }
       return .success(offer)
     }
@@ -135,7 +139,7 @@ extension Store {
       if let owned = state.customers[ci].transactions.first(where: {
         $0.productID == product.id && !$0.isRevoked && $0.ownershipType == .purchased
       }) {
-        return owned  // Rule 23: no new transaction, no charge, no notification.
+        return owned  // Rule buying-what-you-own-returns-the-existing-transaction: nothing new.
       }
       let t = record(ci, newTransaction(product, quantity: 1, token: options.appAccountToken), delivery: delivery)
       notify(ci, "ONE_TIME_CHARGE", nil, transaction: t)
@@ -209,7 +213,7 @@ extension Store {
     if let si = subIndex, !state.customers[ci].subscriptions[si].isExpired, !state.customers[ci].subscriptions[si].isRevoked {
       return changePlan(ci, si, product, options, offer: offer, delivery: delivery)
     }
-    // New subscriber or resubscribing after expiry (§4.10).
+    // New subscriber or resubscribing after expiry (rule resubscribing-keeps-the-original-id).
     let previous = subIndex.map { state.customers[ci].subscriptions[$0] }
     var t = newTransaction(product, quantity: 1, token: options.appAccountToken)
     t.webOrderLineItemID = newWebOrderLineItemID()
@@ -237,11 +241,12 @@ extension Store {
   }
 
   /// A purchase in a group where the customer is subscribed: same plan, upgrade, downgrade or
-  /// crossgrade (§4.2).
+  /// crossgrade (rule upgrade-is-immediate-and-marks-the-old-transaction-upgraded, rule
+  /// downgrade-waits-for-the-renewal).
   mutating func changePlan(_ ci: Int, _ si: Int, _ product: Product, _ options: PurchaseOptions, offer requested: SubscriptionOffer?, delivery: StoreEvent.Delivery) -> Transaction {
     var sub = state.customers[ci].subscriptions[si]
     let latest = state.customers[ci].transaction(sub.latestTransactionID)!
-    // Plan changes never use an introductory offer (rule 2).
+    // Plan changes never use an introductory offer (rule plan-changes-never-get-an-intro-offer).
     let offer = requested?.type == .introductory ? nil : requested
     if product.id == sub.currentProductID {
       if let offer {
@@ -267,14 +272,16 @@ extension Store {
         emit(ci, .autoRenewStatusChanged(sub.groupID, product.id, willAutoRenew: true))
         notify(ci, "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED", transaction: latest, group: sub.groupID)
       }
-      return latest  // Rule 23: the existing transaction, no charge.
+      return latest  // Rule buying-what-you-own-returns-the-existing-transaction.
     }
     let current = state.configuration.product(sub.currentProductID)?.subscription
     let new = product.subscription!
     let curLevel = current?.groupLevel ?? Int.max
     let immediate = new.groupLevel < curLevel || (new.groupLevel == curLevel && new.period == current?.period)
     if immediate {
-      // Upgrade or same-duration crossgrade: now, old transaction isUpgraded, no revocation (rules 3, 4).
+      // Upgrade or same-duration crossgrade: now, old transaction isUpgraded, no revocation (rule
+      // upgrade-is-immediate-and-marks-the-old-transaction-upgraded, rule
+      // same-duration-crossgrade-is-an-upgrade).
       markUpgraded(ci, latest.id)
       var t = newTransaction(product, quantity: 1, token: options.appAccountToken ?? sub.appAccountToken)
       t.webOrderLineItemID = newWebOrderLineItemID()
@@ -302,7 +309,8 @@ extension Store {
       shareWithFamily(ci, t)
       return t
     }
-    // Downgrade or different-duration crossgrade: at the next renewal (rule 5). Buying within
+    // Downgrade or different-duration crossgrade: at the next renewal (rule
+    // downgrade-waits-for-the-renewal). Buying within
     // the group turns auto-renew back on, as an upgrade does (rule
     // buying-in-the-group-re-enables-auto-renew): a downgrade bought after cancelling happens.
     let reenabled = !sub.willAutoRenew
@@ -336,7 +344,7 @@ extension Store {
   // MARK: Ask to Buy, interrupted purchases, finishing
 
   /// Approves an Ask to Buy request (the newest when nil): the transaction is delivered through
-  /// `Transaction.updates` (rule 22).
+  /// `Transaction.updates` (rule ask-to-buy-is-pending-until-approved).
   @discardableResult
   public mutating func approveAskToBuyTransaction(identifier: String? = nil) throws(StoreError) -> (Transaction, [StoreEvent]) {
     try atomically { (store: inout Store) throws(StoreError) -> Transaction in

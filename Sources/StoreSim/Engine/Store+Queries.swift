@@ -1,9 +1,11 @@
 import Foundation
 
 extension Store {
-  /// `Transaction.currentEntitlements` (§3): one transaction per non-consumable, the latest of
+  /// `Transaction.currentEntitlements`: one transaction per non-consumable, the latest of
   /// each entitled subscription status, the latest of each non-renewing subscription; never
-  /// consumables or revoked transactions (rules 18, 24, 29).
+  /// consumables or revoked transactions (rule consumables-never-entitle-non-renewing-always-do,
+  /// rule refunded-transactions-leave-entitlements-but-stay-in-history, rule
+  /// several-statuses-entitle-if-any-does).
   public func currentEntitlements(customer: String = Store.defaultCustomer) -> [Transaction] {
     guard let ci = customerIndex[customer] else { return [] }
     let c = state.customers[ci]
@@ -27,7 +29,7 @@ extension Store {
   }
 
   /// `Transaction.all`: every transaction except finished consumables that were not refunded
-  /// (rule 19), oldest first.
+  /// (rule finished-consumables-leave-history-until-refunded), oldest first.
   public func allTransactions(customer: String = Store.defaultCustomer) -> [Transaction] {
     guard let c = self.customer(customer) else { return [] }
     return c.transactions.filter { !($0.productType == .consumable && $0.isFinished && !$0.isRevoked) }
@@ -45,7 +47,8 @@ extension Store {
   }
 
   /// `Product.SubscriptionInfo.status(for:)`: the customer's own status and one per family
-  /// member sharing a subscription of the group (rule 29). Empty if never subscribed.
+  /// member sharing a subscription of the group (rule several-statuses-entitle-if-any-does). Empty
+  /// if never subscribed.
   public func statuses(forGroup group: SubscriptionGroupID, customer: String = Store.defaultCustomer) -> [SubscriptionStatus] {
     guard let ci = customerIndex[customer] else { return [] }
     return statuses(ci, group: group)
@@ -76,7 +79,8 @@ extension Store {
     return result
   }
 
-  /// Whether the customer may get the group's introductory offer (rule 1).
+  /// Whether the customer may get the group's introductory offer (rule
+  /// intro-offer-eligibility-is-per-group).
   public func isEligibleForIntroOffer(group: SubscriptionGroupID, customer: String = Store.defaultCustomer) -> Bool {
     guard let c = self.customer(customer) else { return false }
     return !c.introductoryOfferUsedGroups.contains(group)
@@ -92,7 +96,7 @@ extension Store {
     (state.refundRequests ?? []).filter { customer == nil || $0.customer == customer }
   }
 
-  /// The renewal info of a subscription, signed now (rule 40).
+  /// The renewal info of a subscription, signed now (rule signed-date-is-the-signing-time).
   func renewalInfo(_ ci: Int, _ sub: SubscriptionState) -> RenewalInfo {
     var nextOffer: SubscriptionOffer?
     if let pending = sub.pendingOffer {
@@ -111,7 +115,8 @@ extension Store {
     }
     var winBack: [String] = []
     if sub.isExpired && !sub.willAutoRenew && !sub.isRevoked {
-      // Win-back offers only for churned subscribers (rule 31), and only those of the product
+      // Win-back offers only for churned subscribers (rule
+      // win-back-offers-only-for-churned-subscriptions), and only those of the product
       // the customer last subscribed to (rule win-back-offers-of-the-last-subscription); the
       // test env's Eligible switch.
       for offer in state.configuration.product(sub.currentProductID)?.subscription?.winBackOffers ?? [] where offer.isEligible {
@@ -130,7 +135,7 @@ extension Store {
       appAccountToken: sub.appAccountToken, signedDate: state.now)
   }
 
-  /// Records an App Store Server Notification V2 (§9.3).
+  /// Records an App Store Server Notification V2 (rule notification-type-follows-the-event).
   mutating func notify(_ ci: Int, _ type: String, _ subtype: String?, transaction: consuming Transaction?, group: SubscriptionGroupID? = nil) {
     var info: RenewalInfo?
     var status: RenewalState?

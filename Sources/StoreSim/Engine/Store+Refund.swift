@@ -9,11 +9,14 @@ extension Store {
     return nil
   }
 
-  /// Refunds a transaction, as `refundTransaction(identifier:)`: approved at once (§5).
+  /// Refunds a transaction, as `refundTransaction(identifier:)`: approved at once (rule
+  /// refunded-transactions-leave-entitlements-but-stay-in-history).
   ///
   /// The transaction gets `revocationDate` and `revocationReason` and leaves the entitlements.
   /// Refunding the current period of a subscription revokes the subscription; refunding an
-  /// older renewal leaves current access intact (rule 17). Family copies are revoked (rule 28).
+  /// older renewal leaves current access intact (rule
+  /// refund-of-the-current-period-revokes-the-subscription). Family copies are revoked (rule
+  /// family-shared-copies-are-the-members-own).
   /// A refund request waiting for the same transaction is answered by it.
   @discardableResult
   public mutating func refund(_ id: TransactionID, reason: RevocationReason = .other, customer: String = Store.defaultCustomer) throws(StoreError) -> [StoreEvent] {
@@ -192,7 +195,8 @@ extension Store {
   }
 
   /// Removes a transaction, as `deleteTransaction(identifier:)`: an original subscription
-  /// purchase takes its renewals with it and restores intro-offer eligibility (rule 35).
+  /// purchase takes its renewals with it and restores intro-offer eligibility (rule
+  /// deleting-an-original-purchase-deletes-its-renewals).
   @discardableResult
   public mutating func deleteTransaction(_ id: TransactionID, customer: String = Store.defaultCustomer) throws(StoreError) -> [StoreEvent] {
     try atomically { (store: inout Store) throws(StoreError) -> Void in
@@ -242,7 +246,7 @@ extension Store {
   }
 
   /// Puts `member` in the Family Sharing group of `organizer`: family-shareable purchases reach
-  /// each other as family-shared transactions (§4.11).
+  /// each other as family-shared transactions (rule family-shared-copies-are-the-members-own).
   @discardableResult
   public mutating func addFamilyMember(_ member: String, to organizer: String = Store.defaultCustomer) throws(StoreError) -> [StoreEvent] {
     try atomically { (store: inout Store) throws(StoreError) -> Void in

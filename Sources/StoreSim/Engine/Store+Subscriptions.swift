@@ -108,7 +108,8 @@ extension Store {
   }
 
   /// The earliest current deadline, ordered by (date, rank, customer, group); rank 1 is grace
-  /// and retry deadlines, rank 2 period ends (§12 tie order).
+  /// and retry deadlines, rank 2 period ends (a deadline and a period end at the same instant run
+  /// in that order).
   func nextDue() -> Due? {
     schedule.items.filter(isCurrent).min(by: <)
   }
@@ -234,7 +235,9 @@ extension Store {
     state.customers[ci].transaction(state.customers[ci].subscriptions[si].latestTransactionID)
   }
 
-  /// A period reached its end: renew, fail into billing retry, or expire (§4.3–4.5, 4.8).
+  /// A period reached its end: renew, fail into billing retry, or expire (rule
+  /// renewal-is-a-new-transaction-with-the-same-original-id, rule
+  /// grace-period-keeps-access-and-ends-in-billing-retry, rule price-increase-consent-decides-the-renewal).
   ///
   /// The subscription is read field by field and changed in place: it is copy-on-write, and a
   /// copy held across a change would duplicate it.
@@ -248,7 +251,7 @@ extension Store {
     } else if !state.configuration.hasProduct(state.customers[ci].subscriptions[si].autoRenewProductID) {
       expire(ci, si, reason: .productUnavailable, subtype: "PRODUCT_NOT_FOR_SALE")
     } else if state.environment == .sandbox && state.customers[ci].subscriptions[si].renewalCount >= 12 {
-      // The sandbox turns auto-renew off at the 13th renewal (rule 39).
+      // The sandbox turns auto-renew off at the 13th renewal (rule sandbox-stops-after-twelve-renewals).
       state.customers[ci].subscriptions[si].willAutoRenew = false
       expire(ci, si, reason: .autoRenewDisabled, subtype: "VOLUNTARY")
     } else if state.settings.shouldEnterBillingRetryOnRenewal {
@@ -323,7 +326,8 @@ extension Store {
     body(&state.customers[ci].subscriptions[si])
   }
 
-  /// A renewal failed: grace (when enabled) then billing retry (§4.5).
+  /// A renewal failed: grace (when enabled) then billing retry (rule
+  /// grace-period-keeps-access-and-ends-in-billing-retry).
   mutating func failRenewal(_ ci: Int, _ si: Int) {
     let current = state.customers[ci].subscriptions[si].currentProductID
     let period = state.configuration.product(current)?.subscription?.period ?? SubscriptionPeriod(value: 1, unit: .month)
@@ -347,7 +351,7 @@ extension Store {
   }
 
   /// Recovers from a billing failure: inside grace the billing anchor is kept, after grace a new
-  /// period starts now (rule 15).
+  /// period starts now (rule recovery-inside-grace-keeps-the-billing-date).
   mutating func recover(_ ci: Int, _ si: Int) {
     let expiration = state.customers[ci].subscriptions[si].expirationDate
     if case .gracePeriod(let grace, _) = state.customers[ci].subscriptions[si].billing, state.now < grace {
@@ -407,7 +411,7 @@ extension Store {
   }
 
   /// Turns auto-renew off (`disableAutoRenewForTransaction`). During grace or billing retry the
-  /// subscription ends at once [doc §4.5].
+  /// subscription ends at once (rule cancelling-in-billing-retry-expires-at-once).
   @discardableResult
   public mutating func disableAutoRenew(productID: ProductID, customer: String = Store.defaultCustomer) throws(StoreError) -> [StoreEvent] {
     try onActiveSubscription(productID, customer: customer) { (store: inout Store, ci: Int, si: Int) throws(StoreError) in
@@ -465,7 +469,8 @@ extension Store {
     }
   }
 
-  /// `expireSubscription(productIdentifier:)`: auto-renew off and the period ends now (rule 11).
+  /// `expireSubscription(productIdentifier:)`: auto-renew off and the period ends now (rule
+  /// expire-subscription-ends-the-period-now).
   @discardableResult
   public mutating func expireSubscription(productID: ProductID, customer: String = Store.defaultCustomer) throws(StoreError) -> [StoreEvent] {
     try onActiveSubscription(productID, customer: customer) { (store: inout Store, ci: Int, si: Int) throws(StoreError) in
@@ -487,7 +492,8 @@ extension Store {
   }
 
   /// `forceRenewalOfSubscription(productIdentifier:)`: the period ends now and a new one starts;
-  /// auto-renew on, pending price increase cleared, billing retry untouched (rule 11).
+  /// auto-renew on, pending price increase cleared, billing retry untouched (rule
+  /// force-renewal-leaves-billing-retry-alone).
   @discardableResult
   public mutating func forceRenewal(productID: ProductID, customer: String = Store.defaultCustomer) throws(StoreError) -> [StoreEvent] {
     try onActiveSubscription(productID, customer: customer) { (store: inout Store, ci: Int, si: Int) throws(StoreError) in
@@ -499,7 +505,8 @@ extension Store {
     }
   }
 
-  /// `requestPriceIncreaseConsentForTransaction`: consent pending; repeatable (§4.8).
+  /// `requestPriceIncreaseConsentForTransaction`: consent pending; repeatable (rule
+  /// price-increase-consent-decides-the-renewal).
   ///
   /// - Parameters:
   ///   - price: the new price; `renewalPrice` shows it from now on and the first renewal after
@@ -527,7 +534,7 @@ extension Store {
   }
 
   /// `declinePriceIncreaseForTransaction`: auto-renew off and the pending status cleared; the
-  /// subscription expires voluntarily at period end (rule 34).
+  /// subscription expires voluntarily at period end (rule price-increase-consent-decides-the-renewal).
   @discardableResult
   public mutating func declinePriceIncrease(productID: ProductID, customer: String = Store.defaultCustomer) throws(StoreError) -> [StoreEvent] {
     try onActiveSubscription(productID, customer: customer) { (store: inout Store, ci: Int, si: Int) throws(StoreError) in

@@ -6,7 +6,7 @@ public enum StoreEnvironment: String, Sendable, Hashable, Codable, CaseIterable 
   case xcode = "Xcode"
   /// Apple's library's local-testing environment.
   case localTesting = "LocalTesting"
-  /// The sandbox (renewals stop after 12, §8.3).
+  /// The sandbox (renewals stop after 12, rule sandbox-stops-after-twelve-renewals).
   case sandbox = "Sandbox"
   /// The live App Store.
   case production = "Production"
@@ -83,7 +83,8 @@ public enum BillingState: Sendable, Hashable, Codable {
   case billingRetry(retryEndDate: Date)
 }
 
-/// One customer's subscription in one group: the state the semantics §12 suggests.
+/// One customer's subscription in one group: the state its status, renewal info and entitlement
+/// are derived from (rule renewal-state-maps-to-server-status).
 ///
 /// Copy-on-write: reading one costs a reference count; the engine changes it in place.
 public struct SubscriptionState: Sendable, Hashable, Codable {

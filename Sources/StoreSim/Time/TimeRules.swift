@@ -86,13 +86,14 @@ public enum UTCCalendar {
   }
 }
 
-/// How long periods, grace and billing retry last under a time rate (§8 of the semantics).
+/// How long periods, grace and billing retry last under a time rate (rule time-rates-are-xcodes-rates).
 public enum TimeRules {
   /// The end of `count` periods starting at `start` under `rate`.
   ///
   /// Real time uses the UTC calendar. The "monthly renewal every …" rates use Apple's table
-  /// (weekly is a table value, not a ratio, §8.1); day-based offer periods scale by days
-  /// (a day is a thirtieth of the monthly interval) [inf]. Fixed rates make every period one
+  /// (weekly is a table value, not a ratio, rule time-rates-are-xcodes-rates); day-based offer
+  /// periods scale by days (a day is a thirtieth of the monthly interval) [inf, rule
+  /// time-rate-change-applies-to-future-periods]. Fixed rates make every period one
   /// interval [doc], and an offer of N periods N intervals [inf]. Legacy "X is one day" rates
   /// scale the real length by days.
   public static func end(of period: SubscriptionPeriod, count: Int = 1, from start: Date, rate: TimeRate) -> Date {
@@ -149,7 +150,8 @@ public enum TimeRules {
     }
   }
 
-  /// Grace period length for a subscription with this renewal period (§8.2).
+  /// Grace period length for a subscription with this renewal period (rule
+  /// grace-and-retry-lengths-follow-the-time-rate).
   public static func gracePeriod(for period: SubscriptionPeriod, rate: TimeRate) -> TimeInterval {
     let weekly = period.unit == .week || period.unit == .day
     if let fixed = rate.fixedIntervalSeconds { return Double(fixed) }
@@ -161,7 +163,7 @@ public enum TimeRules {
     return days * 86_400
   }
 
-  /// Billing retry window length (§8.2).
+  /// Billing retry window length (rule grace-and-retry-lengths-follow-the-time-rate).
   public static func billingRetryPeriod(for period: SubscriptionPeriod, rate: TimeRate) -> TimeInterval {
     if let fixed = rate.fixedIntervalSeconds { return Double(fixed * 2) }
     if let table = rate.monthlyAndWeeklySeconds { return Double(table.month * 2) }

@@ -1,8 +1,8 @@
 import Foundation
 
-/// The legacy `verifyReceipt` response shape (§10 of the semantics).
+/// The legacy `verifyReceipt` response shape (rule verify-receipt-response-shape).
 extension Store {
-  /// The `verifyReceipt` status codes storesim can answer with (§10.2).
+  /// The `verifyReceipt` status codes storesim can answer with (rule verify-receipt-status-codes).
   public static let receiptStatusCodes: [Int: String] = [
     0: "valid", 21000: "request not an HTTP POST", 21001: "no longer sent",
     21002: "receipt-data malformed or temporary problem", 21003: "receipt could not be authenticated",

@@ -13,8 +13,9 @@ func milliunits(_ price: Decimal) -> JSONOutput {
   return .int(NSDecimalNumber(decimal: rounded).int64Value)
 }
 
-/// A transaction as a `JWSTransactionDecodedPayload` (§2.1): wire names, ms dates, string ids,
-/// absent values and a false `isUpgraded` omitted (rule 27).
+/// A transaction as a `JWSTransactionDecodedPayload` (rule transaction-payload-is-apple-shape):
+/// wire names, ms dates, string ids,
+/// absent values and a false `isUpgraded` omitted.
 public struct TransactionPayload {
   /// The JSON object.
   public let json: JSONOutput
@@ -62,7 +63,7 @@ public struct TransactionPayload {
   }
 }
 
-/// Renewal info as a `JWSRenewalInfoDecodedPayload` (§4.7).
+/// Renewal info as a `JWSRenewalInfoDecodedPayload` (rule renewal-info-payload-is-apple-shape).
 public struct RenewalInfoPayload {
   /// The JSON object.
   public let json: JSONOutput

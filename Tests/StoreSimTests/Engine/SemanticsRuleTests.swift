@@ -3,16 +3,17 @@ import Testing
 
 @testable import StoreSim
 
-/// One test per edge case of §11 of `storekit-semantics.md`, named after the rule.
-/// Rules that rest on a semantics entry tagged [inf] carry the `.inferred` tag, so they can be
-/// found and corrected when someone verifies them on real StoreKit.
+/// One test per rule of `docs/rules.md` from the original edge-case list; the comment above each
+/// test names its rule.
+/// Tests of rules tagged [inf] in `docs/rules.md` carry the `.inferred` tag (23, 30 and 41 do not
+/// yet), so they can be found and corrected when someone verifies them on real StoreKit.
 extension Tag {
-  /// The rule rests on an inference ([inf] in the semantics document).
+  /// The rule rests on an inference ([inf] in `docs/rules.md`).
   @Tag static var inferred: Self
 }
 
 @Suite struct SemanticsRuleTests {
-  // 1
+  // 1: rule intro-offer-eligibility-is-per-group
   @Test func rule01_introOfferEligibilityIsPerGroup() throws {
     var store = Fixtures.store()
     let first = try store.buy("monthly")
@@ -25,7 +26,7 @@ extension Tag {
     #expect(explicit.result == .failed("purchase.ineligibleForOffer") || explicit.transaction?.offer == nil)
   }
 
-  // 2
+  // 2: rule plan-changes-never-get-an-intro-offer
   @Test func rule02_planChangesNeverGetAnIntroOffer() throws {
     var store = Fixtures.store()
     _ = try store.buy("basic")  // basic has no intro, so the group's intro is unused
@@ -35,7 +36,7 @@ extension Tag {
     #expect(upgraded.price == Decimal(string: "9.99")!)
   }
 
-  // 3
+  // 3: rule upgrade-is-immediate-and-marks-the-old-transaction-upgraded
   @Test func rule03_upgradeIsImmediateAndMarksOldTransactionUpgradedWithoutRevocation() throws {
     var store = Fixtures.store()
     let old = try store.buy("basic")
@@ -52,7 +53,7 @@ extension Tag {
     #expect(store.currentEntitlements().map(\.productID) == ["pro"])
   }
 
-  // 4
+  // 4: rule same-duration-crossgrade-is-an-upgrade
   @Test func rule04_sameLevelSameDurationCrossgradeBehavesLikeUpgrade() throws {
     var store = Fixtures.store()
     let old = try store.buy("monthly")
@@ -62,7 +63,7 @@ extension Tag {
     #expect(store.lastNotification == "DID_CHANGE_RENEWAL_PREF/UPGRADE")
   }
 
-  // 5
+  // 5: rule downgrade-waits-for-the-renewal
   @Test func rule05_downgradeAndDifferentDurationCrossgradeCreateNoTransaction() throws {
     var store = Fixtures.store()
     let current = try store.buy("pro")
@@ -88,7 +89,7 @@ extension Tag {
     #expect(crossgrade.lastNotification == "DID_CHANGE_RENEWAL_PREF/DOWNGRADE")
   }
 
-  // 6
+  // 6: rule buying-the-current-plan-cancels-a-pending-downgrade
   @Test func rule06_buyingCurrentPlanWhileDowngradePendingCancelsTheDowngrade() throws {
     var store = Fixtures.store()
     _ = try store.buy("pro")
@@ -98,7 +99,7 @@ extension Tag {
     #expect(store.lastNotification == "DID_CHANGE_RENEWAL_PREF")
   }
 
-  // 7
+  // 7: rule renewal-is-a-new-transaction-with-the-same-original-id
   @Test func rule07_renewalKeepsOriginalIDWithNewIDWebOrderAndReasonRenewal() throws {
     var store = Fixtures.store()
     let first = try store.buy("basic")
@@ -112,7 +113,7 @@ extension Tag {
     #expect(store.lastNotification == "DID_RENEW")
   }
 
-  // 8
+  // 8: rule renewal-uses-the-auto-renew-preference
   @Test(.tags(.inferred)) func rule08_renewalProductIsTheAutoRenewPreference() throws {
     var store = Fixtures.store()
     let pro = try store.buy("pro")
@@ -123,7 +124,7 @@ extension Tag {
     #expect(renewal.reason == .renewal)
   }
 
-  // 9
+  // 9: rule offer-payment-mode-shapes-the-transactions
   @Test(.tags(.inferred)) func rule09_freeTrialConversionIsARenewal() throws {
     var store = Fixtures.store()
     let trial = try store.buy("monthly")
@@ -136,7 +137,7 @@ extension Tag {
     #expect(paid.price == Decimal(string: "9.99")!)
   }
 
-  // 10
+  // 10: rule auto-renew-off-keeps-access-until-expiry
   @Test func rule10_autoRenewOffKeepsSubscribedUntilExpiration() throws {
     var store = Fixtures.store()
     let t = try store.buy("basic")
@@ -152,7 +153,7 @@ extension Tag {
     #expect(store.lastNotification == "EXPIRED/VOLUNTARY")
   }
 
-  // 11
+  // 11: rule expire-subscription-ends-the-period-now, rule force-renewal-leaves-billing-retry-alone
   @Test(.tags(.inferred)) func rule11_expireSubscriptionEndsNowAndForceRenewalTurnsAutoRenewOnKeepingBillingRetry() throws {
     var store = Fixtures.store()
     _ = try store.buy("basic")
@@ -182,7 +183,7 @@ extension Tag {
     #expect(failing.allTransactions().count == count)
   }
 
-  // 12
+  // 12: rule grace-period-keeps-access-and-ends-in-billing-retry
   @Test func rule12_billingFailureWithGraceStaysEntitledInRetryWithGraceDate() throws {
     var store = Fixtures.store {
       $0.shouldEnterBillingRetryOnRenewal = true
@@ -199,7 +200,7 @@ extension Tag {
     #expect(store.lastNotification == "DID_FAIL_TO_RENEW/GRACE_PERIOD")
   }
 
-  // 13
+  // 13: rule grace-period-keeps-access-and-ends-in-billing-retry
   @Test func rule13_graceEndingMovesToBillingRetryAndStopsEntitlement() throws {
     var store = Fixtures.store {
       $0.shouldEnterBillingRetryOnRenewal = true
@@ -213,7 +214,7 @@ extension Tag {
     #expect(store.lastNotification == "GRACE_PERIOD_EXPIRED")
   }
 
-  // 14
+  // 14: rule billing-retry-ends-in-expiry-with-billing-error
   @Test func rule14_retryWindowEndingExpiresWithBillingErrorAndNoRetry() throws {
     var store = Fixtures.store { $0.shouldEnterBillingRetryOnRenewal = true }
     let t = try store.buy("basic")
@@ -227,7 +228,7 @@ extension Tag {
     #expect(store.lastNotification == "EXPIRED/BILLING_RETRY")
   }
 
-  // 15
+  // 15: rule recovery-inside-grace-keeps-the-billing-date
   @Test func rule15_recoveryInsideGraceKeepsAnchorAfterGraceStartsNewAnchor() throws {
     var inGrace = Fixtures.store {
       $0.shouldEnterBillingRetryOnRenewal = true
@@ -256,7 +257,7 @@ extension Tag {
     #expect(afterGrace.lastNotification == "DID_RENEW/BILLING_RECOVERY")
   }
 
-  // 16
+  // 16: rule billing-failure-creates-no-transaction
   @Test func rule16_duringBillingFailureNoNewTransactionAndLatestHasPastExpiration() throws {
     var store = Fixtures.store { $0.shouldEnterBillingRetryOnRenewal = true }
     let t = try store.buy("basic")
@@ -266,7 +267,7 @@ extension Tag {
     #expect(latest.expirationDate! < store.now)
   }
 
-  // 17
+  // 17: rule refund-of-the-current-period-revokes-the-subscription
   @Test(.tags(.inferred)) func rule17_refundOfCurrentPeriodRevokesButRefundOfOldRenewalKeepsAccess() throws {
     var store = Fixtures.store()
     let first = try store.buy("basic")
@@ -282,7 +283,7 @@ extension Tag {
     #expect(store.notifications.last?.status == .revoked)
   }
 
-  // 18
+  // 18: rule refunded-transactions-leave-entitlements-but-stay-in-history
   @Test func rule18_refundedTransactionsLeaveEntitlementsButStayInAllAndLatest() throws {
     var store = Fixtures.store()
     let car = try store.buy("car")
@@ -295,7 +296,7 @@ extension Tag {
     #expect(store.latestTransaction(for: "car")?.revocationDate != nil)
   }
 
-  // 19
+  // 19: rule finished-consumables-leave-history-until-refunded
   @Test func rule19_finishedConsumablesDisappearAndComeBackWhenRefunded() throws {
     var store = Fixtures.store()
     let fuel = try store.buy("fuel")
@@ -307,7 +308,7 @@ extension Tag {
     #expect(store.latestTransaction(for: "fuel")?.id == fuel.id)
   }
 
-  // 20
+  // 20: rule unfinished-transactions-stay-until-finished
   @Test func rule20_unfinishedTransactionsStayUnfinishedUntilFinished() throws {
     var store = Fixtures.store()
     let fuel = try store.buy("fuel")
@@ -318,7 +319,7 @@ extension Tag {
     #expect(store.unfinishedTransactions().map(\.id) == [fuel.id])
   }
 
-  // 21
+  // 21: rule same-device-purchase-is-not-repeated-on-updates
   @Test func rule21_sameDeviceSuccessfulPurchaseIsNotDeliveredThroughUpdates() throws {
     var store = Fixtures.store()
     let outcome = try store.purchase("car")
@@ -329,7 +330,7 @@ extension Tag {
     #expect(deliveries == [.purchaseResult])
   }
 
-  // 22
+  // 22: rule ask-to-buy-is-pending-until-approved
   @Test(.tags(.inferred)) func rule22_askToBuyIsPendingThenApprovedViaUpdatesOrDeclinedToNothing() throws {
     var store = Fixtures.store { $0.askToBuyEnabled = true }
     let outcome = try store.purchase("car")
@@ -351,7 +352,7 @@ extension Tag {
     #expect(throws: StoreError.noPendingRequest(nil)) { try store.declineAskToBuyTransaction() }
   }
 
-  // 23
+  // 23: rule buying-what-you-own-returns-the-existing-transaction
   @Test func rule23_repurchaseOfOwnedNonConsumableOrActiveSubscriptionReturnsExistingTransaction() throws {
     var store = Fixtures.store()
     let car = try store.buy("car")
@@ -363,7 +364,7 @@ extension Tag {
     #expect(store.allTransactions().count == 2)
   }
 
-  // 24
+  // 24: rule consumables-never-entitle-non-renewing-always-do
   @Test func rule24_consumablesNeverInEntitlementsNonRenewingAlwaysLatestWithoutExpiration() throws {
     var store = Fixtures.store()
     _ = try store.buy("fuel")
@@ -376,7 +377,7 @@ extension Tag {
     #expect(ents.first?.expirationDate == nil)
   }
 
-  // 25
+  // 25: rule quantity-only-for-consumables-and-non-renewing
   @Test(.tags(.inferred)) func rule25_quantityAboveOneOnlyForConsumablesAndNonRenewingWithTotalPrice() throws {
     var store = Fixtures.store()
     let fuel = try store.buy("fuel", PurchaseOptions(quantity: 3))
@@ -390,7 +391,7 @@ extension Tag {
     #expect(try store.purchase("fuel", options: PurchaseOptions(quantity: 11)).result == .failed("purchase.invalidQuantity"))
   }
 
-  // 26
+  // 26: rule price-is-units-in-storekit-and-milliunits-on-the-server
   @Test func rule26_transactionPriceIsUnitsAndServerPriceIsMilliunits() throws {
     var store = Fixtures.store()
     let car = try store.buy("car")
@@ -400,7 +401,7 @@ extension Tag {
     #expect(payload["currency"] == .string("USD"))
   }
 
-  // 27
+  // 27: rule transaction-payload-is-apple-shape
   @Test func rule27_serverJSONOmitsFalseIsUpgradedAndNilsWithMillisecondDatesAndStringIDs() throws {
     var store = Fixtures.store()
     let car = try store.buy("car")
@@ -416,7 +417,7 @@ extension Tag {
     #expect(TransactionPayload(upgraded, bundleID: "b", environment: .xcode, signedDate: store.now).json["isUpgraded"] == .bool(true))
   }
 
-  // 28
+  // 28: rule family-shared-copies-are-the-members-own
   @Test func rule28_familySharedCopiesHaveOwnIDsAndAreRevokedWithRevoke() throws {
     var store = Fixtures.store()
     try store.addFamilyMember("kid")
@@ -432,7 +433,7 @@ extension Tag {
     #expect(throws: StoreError.cannotRefundFamilyShared(copy.id)) { try store.refund(copy.id, customer: "kid") }
   }
 
-  // 29
+  // 29: rule several-statuses-entitle-if-any-does
   @Test func rule29_multipleStatusesEntitledIfAnyIsActive() throws {
     var store = Fixtures.store()
     try store.addFamilyMember("kid")
@@ -445,7 +446,7 @@ extension Tag {
     #expect(store.currentEntitlements(customer: "kid").map(\.productID) == ["pro"])
   }
 
-  // 30
+  // 30: rule resubscribing-keeps-the-original-id
   @Test func rule30_resubscribingAfterExpiryKeepsOriginalIDAndSendsResubscribe() throws {
     var store = Fixtures.store()
     let first = try store.buy("basic")
@@ -458,7 +459,7 @@ extension Tag {
     #expect(store.status()?.renewalInfo.recentSubscriptionStartDate == first.purchaseDate)
   }
 
-  // 31
+  // 31: rule win-back-offers-only-for-churned-subscriptions
   @Test func rule31_winBackOffersOnlyForChurnedSubscriptionsNeverInRetry() throws {
     var store = Fixtures.store { $0.shouldEnterBillingRetryOnRenewal = true }
     let t = try store.buy("monthly")  // its product carries the win-back offer
@@ -476,7 +477,7 @@ extension Tag {
     #expect(store.lastNotification == "SUBSCRIBED/RESUBSCRIBE")
   }
 
-  // 32
+  // 32: rule promotional-offer-follows-the-plan-change-timing
   @Test func rule32_promoOfferOnDowngradeStartsAtRenewalOnUpgradeNow() throws {
     var store = Fixtures.store()
     let pro = try store.buy("pro")
@@ -498,7 +499,7 @@ extension Tag {
     #expect(up.lastNotification == "OFFER_REDEEMED/UPGRADE")
   }
 
-  // 33
+  // 33: rule offer-code-for-a-subscriber-starts-at-the-next-renewal
   @Test(.tags(.inferred)) func rule33_offerCodeForActiveSubscriberShowsInRenewalInfoFirstThenOnNextRenewal() throws {
     var store = Fixtures.store()
     _ = try store.buy("basic")
@@ -514,7 +515,7 @@ extension Tag {
     #expect(store.status()?.transaction.offer?.id == "FREEMONTH")
   }
 
-  // 34
+  // 34: rule price-increase-consent-decides-the-renewal
   @Test func rule34_ignoredPriceConsentExpiresWithDidNotConsentDeclinedExpiresVoluntarily() throws {
     var ignored = Fixtures.store()
     let t = try ignored.buy("basic")
@@ -543,7 +544,7 @@ extension Tag {
     #expect(agreed.lastNotification == "DID_RENEW")
   }
 
-  // 35
+  // 35: rule deleting-an-original-purchase-deletes-its-renewals
   @Test func rule35_deletingOriginalSubscriptionPurchaseDeletesRenewalsAndRestoresIntroEligibility() throws {
     var store = Fixtures.store()
     let first = try store.buy("monthly")
@@ -556,7 +557,7 @@ extension Tag {
     #expect(try store.buy("monthly").offer?.type == .introductory)
   }
 
-  // 36
+  // 36: rule time-rate-change-applies-to-future-periods
   @Test(.tags(.inferred)) func rule36_timeRateChangesApplyToFutureSchedulingAndWeeklyComesFromTheTable() throws {
     var store = Fixtures.store { $0.timeRate = .monthlyRenewalEveryHour }
     let weekly = try store.buy("weekly")
@@ -568,7 +569,7 @@ extension Tag {
     #expect(next.expirationDate == next.purchaseDate.addingTimeInterval(10))
   }
 
-  // 37
+  // 37: rule grace-and-retry-lengths-follow-the-time-rate
   @Test(.tags(.inferred)) func rule37_graceAndRetryLengthsScaleWithTimeRate() throws {
     var store = Fixtures.store {
       $0.timeRate = .oneRenewalEveryTwoSeconds
@@ -588,7 +589,7 @@ extension Tag {
     #expect(TimeRules.billingRetryPeriod(for: SubscriptionPeriod(value: 1, unit: .month), rate: .monthlyRenewalEveryFiveMinutes) == 600)
   }
 
-  // 38
+  // 38: rule backdated-purchase-fills-in-renewals
   @Test func rule38_backdatedPurchaseBackfillsEveryRenewalAndFutureDatesAreRejected() throws {
     var store = Fixtures.store()
     try store.advance(by: Fixtures.days(100))
@@ -602,7 +603,7 @@ extension Tag {
     #expect(throws: StoreError.purchaseDateInFuture(future)) { try store.purchase("car", at: future) }
   }
 
-  // 39
+  // 39: rule sandbox-stops-after-twelve-renewals
   @Test(.tags(.inferred)) func rule39_sandboxStopsRenewingAfterTwelveRenewalsXcodeDoesNot() throws {
     var sandbox = Fixtures.store(environment: .sandbox)
     _ = try sandbox.buy("basic")
@@ -616,7 +617,7 @@ extension Tag {
     #expect(xcode.status()?.state == .subscribed)
   }
 
-  // 40
+  // 40: rule signed-date-is-the-signing-time
   @Test func rule40_signedDateIsEmissionTimeAndStatusIsFreshlySigned() throws {
     var store = Fixtures.store()
     _ = try store.buy("basic")
@@ -626,7 +627,7 @@ extension Tag {
     #expect(store.notifications.first?.signedDate == Fixtures.start)
   }
 
-  // 41
+  // 41: rule simulated-errors-last-until-cleared
   @Test func rule41_simulatedErrorPersistsUntilClearedWithNil() throws {
     var store = Fixtures.store()
     store.settings.setSimulatedError(SimulatedError(family: .generic, name: "networkError"), forAPI: .purchase)
@@ -637,7 +638,7 @@ extension Tag {
     #expect(try store.purchase("car").result.name == "purchased")
   }
 
-  // 42
+  // 42: rule environment-defaults-to-xcode
   @Test func rule42_transactionEnvironmentIsXcodeInTheTestEnvironment() throws {
     var store = Fixtures.store()
     let car = try store.buy("car")
