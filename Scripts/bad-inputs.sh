@@ -82,6 +82,8 @@ row "replace a session without --force" init sample.storekit
 row "scenario syntax error" run syntax.storesim
 row "scenario with a failed expectation" run failing.storesim
 row "missing scenario" run nope.storesim
+python3 -c 'p = ".storesim/session.json"; t = open(p).read().split("\n"); t[1] = t[1].replace("false", "fXYZQ", 1); open(p, "w").write("\n".join(t))'
+row "session file with a damaged byte" now
 echo '{"format":"storesim-session","version":99,"state":{}}' > .storesim/session.json
 row "session from a newer storesim" now
 echo '{"format":"storesim-session","version":1,"sta' > .storesim/session.json
