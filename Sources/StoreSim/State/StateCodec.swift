@@ -453,72 +453,96 @@ public enum StateCodec {
       return out
     }
 
-    /// The bytes of the next JSON value (an object or array), for Codable decoding; checked
-    /// strictly there.
-    mutating func rawValue() throws(DecodingError) -> Slice<UnsafeBufferPointer<UInt8>> {
+    /// The `Codable` part, refused unless it is strict JSON that re-encodes to the same JSON:
+    /// `JSONDecoder` alone would ignore unknown keys and take a misspelt optional key for an
+    /// absent one.
+    mutating func base() throws(DecodingError) -> StoreState {
       ws()
       let start = i
-      var depth = 0
-      var inString = false
-      while i < bytes.count {
-        let b = bytes[i]
-        i += 1
-        if inString {
-          if b == UInt8(ascii: "\\") { i += 1 } else if b == UInt8(ascii: "\"") { inString = false }
-          continue
-        }
-        switch b {
-        case UInt8(ascii: "\""): inString = true
-        case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
-        case UInt8(ascii: "}"), UInt8(ascii: "]"):
-          depth -= 1
-          if depth == 0 { return bytes[start..<i] }
-        default: break
-        }
-        if depth == 0 { break }
-      }
-      i = start
-      throw fail("expected an object")
-    }
-
-    /// The `Codable` part, refused unless it re-encodes to the same JSON: `JSONDecoder` alone
-    /// would ignore unknown keys and take a misspelt optional key for an absent one.
-    mutating func base() throws(DecodingError) -> StoreState {
-      let start = i
-      let slice = try rawValue()
-      guard let original = try? JSONParser.parse(slice) else { throw DecodingError(offset: start, message: "bad base state (not strict JSON)") }
+      guard i < bytes.count, bytes[i] == UInt8(ascii: "{") else { throw fail("expected an object") }
+      let original = try value(depth: 0)
+      let slice = bytes[start..<i]
       let decoder = JSONDecoder()
       decoder.dateDecodingStrategy = .millisecondsSince1970
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.sortedKeys]
       encoder.dateEncodingStrategy = .millisecondsSince1970
       guard let state = try? decoder.decode(StoreState.self, from: Data(slice)), state.customers.isEmpty, state.notifications.isEmpty,
-        let again = try? encoder.encode(state), let reencoded = try? JSONParser.parse(again),
-        Self.sameJSON(original.value, reencoded.value)
+        let again = try? encoder.encode(state),
+        let reencoded = Array(again).withUnsafeBufferPointer({ buffer in
+          var r = Reader(bytes: buffer)
+          return try? r.value(depth: 0)
+        }),
+        original == reencoded
       else { throw DecodingError(offset: start, message: "bad base state") }
       return state
     }
 
-    /// Equal JSON values: objects as sets of unique keys, numbers by value.
-    static func sameJSON(_ a: JSONValue, _ b: JSONValue) -> Bool {
-      switch (a, b) {
-      case (.object(let x), .object(let y)):
-        guard x.count == y.count else { return false }
-        var byKey: [String: JSONValue] = [:]
-        for m in y { byKey[m.key] = m.value.value }
-        guard byKey.count == y.count, Set(x.map(\.key)).count == x.count else { return false }
-        return x.allSatisfy { m in byKey[m.key].map { sameJSON(m.value.value, $0) } ?? false }
-      case (.array(let x), .array(let y)):
-        return x.count == y.count && zip(x, y).allSatisfy { sameJSON($0.value, $1.value) }
-      case (.number(let x), .number(let y)):
-        if x == y { return true }
-        guard let p = Decimal(string: x, locale: Locale(identifier: "en_US_POSIX")),
-          let q = Decimal(string: y, locale: Locale(identifier: "en_US_POSIX"))
-        else { return false }
-        return p == q
-      default:
-        return a == b
+    /// A JSON value, checked strictly (objects with unique keys); numbers compare by value.
+    indirect enum Value: Equatable {
+      case null, bool(Bool), number(Decimal), string(String), array([Value]), object([String: Value])
+    }
+
+    /// Reads any JSON value as `Value`.
+    mutating func value(depth: Int) throws(DecodingError) -> Value {
+      guard depth < 64 else { throw fail("nesting too deep") }
+      ws()
+      guard i < bytes.count else { throw fail("expected a value") }
+      switch bytes[i] {
+      case UInt8(ascii: "{"):
+        i += 1
+        var members: [String: Value] = [:]
+        ws()
+        if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return .object(members) }
+        repeat {
+          let keyAt = i
+          let key = try string()
+          try expect(UInt8(ascii: ":"))
+          guard members.updateValue(try value(depth: depth + 1), forKey: key) == nil else { i = keyAt; throw fail("duplicate key '\(key)'") }
+        } while comma()
+        try expect(UInt8(ascii: "}"))
+        return .object(members)
+      case UInt8(ascii: "["):
+        i += 1
+        var elements: [Value] = []
+        ws()
+        if i < bytes.count, bytes[i] == UInt8(ascii: "]") { i += 1; return .array(elements) }
+        repeat { elements.append(try value(depth: depth + 1)) } while comma()
+        try expect(UInt8(ascii: "]"))
+        return .array(elements)
+      case UInt8(ascii: "\""): return .string(try string())
+      case UInt8(ascii: "t"), UInt8(ascii: "f"): return .bool(try bool())
+      case UInt8(ascii: "n"):
+        guard isNull() else { throw fail("expected a value") }
+        return .null
+      default: return .number(try number())
       }
+    }
+
+    /// A JSON number (`-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`) by value.
+    mutating func number() throws(DecodingError) -> Decimal {
+      let start = i
+      func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
+      func digits(_ r: inout Reader) -> Int {
+        let from = r.i
+        while r.i < r.bytes.count, isDigit(r.bytes[r.i]) { r.i += 1 }
+        return r.i - from
+      }
+      if i < bytes.count, bytes[i] == UInt8(ascii: "-") { i += 1 }
+      let whole = i
+      guard digits(&self) > 0, bytes[whole] != 0x30 || i == whole + 1 else { i = start; throw fail("malformed number") }
+      if i < bytes.count, bytes[i] == UInt8(ascii: ".") {
+        i += 1
+        guard digits(&self) > 0 else { i = start; throw fail("malformed number") }
+      }
+      if i < bytes.count, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
+        i += 1
+        if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
+        guard digits(&self) > 0 else { i = start; throw fail("malformed number") }
+      }
+      let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
+      guard let d = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else { i = start; throw fail("malformed number") }
+      return d
     }
 
     mutating func transactionOffer() throws(DecodingError) -> TransactionOffer? {
