@@ -2,7 +2,8 @@
 /// against accidents, not against someone forging a file).
 ///
 /// The bytes are read as little-endian 64-bit words, the same on every platform, in four
-/// independent lanes (so a core keeps four multiplications in flight: several GB/s). Each step
+/// independent lanes (so a core keeps four multiplications in flight; on large files the
+/// memory is the limit, not the arithmetic). Each step
 /// of a lane, `rotl((lane ^ word) * odd, 31)`, and each step of the final combination is a
 /// bijection of the running value, so a change confined to one aligned 8-byte word (any
 /// single changed byte or flipped bit) always changes the result; other changes go unnoticed
