@@ -258,6 +258,35 @@ import Testing
     }
   }
 
+  /// The checksum is part of the file format: fixed values (cross-checked with an independent
+  /// implementation), the same on every platform; every single flipped bit and every swap of
+  /// two neighbouring bytes gives a different value.
+  @Test func checksumIsStableAndNoticesEveryFlippedBit() {
+    #expect(Checksum64.hex(Checksum64.hash([])) == "9bc29014d14dae85")
+    #expect(Checksum64.hex(Checksum64.hash(Array("storesim".utf8))) == "b3f2400f25407920")
+    #expect(Checksum64.hex(Checksum64.hash(Array("The quick brown fox jumps over the lazy dog, 0123456789!".utf8))) == "7ed9da6cbbbf878d")
+    #expect(Checksum64.hex(Checksum64.hash(fields: ["storesim-session", "3"])) == "b27d7266e5280de6")
+    #expect(Checksum64.hash(fields: ["ab", "c"]) != Checksum64.hash(fields: ["a", "bc"]))
+    let bytes = (0..<77).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }  // lanes, words and a tail
+    let original = Checksum64.hash(bytes)
+    var seen: Set<UInt64> = [original]
+    for p in bytes.indices {
+      for bit in 0..<8 {
+        var flipped = bytes
+        flipped[p] ^= UInt8(1) << UInt8(bit)
+        seen.insert(Checksum64.hash(flipped))
+      }
+    }
+    #expect(seen.count == 1 + bytes.count * 8)
+    for p in bytes.indices.dropLast() {
+      var swapped = bytes
+      swapped.swapAt(p, p + 1)
+      seen.insert(Checksum64.hash(swapped))
+    }
+    #expect(seen.count == 1 + bytes.count * 8 + bytes.count - 1)
+    #expect(Checksum64.hash(bytes + [0]) != original && Checksum64.hash(Array(bytes.dropLast())) != original)
+  }
+
   // MARK: Older versions
 
   /// The busy session as version 2 wrote it: the header without checksums.
