@@ -101,6 +101,8 @@ printf '| %s | `storesim %s` | %s | %s |\n' "a full standard output (saved anywa
 "$BIN" settings time-rate oneRenewalEveryTwoSeconds >/dev/null 2>&1
 "$BIN" buy subscription.standard >/dev/null 2>&1
 row "more deadlines than one command may run" advance 50y
+python3 -c 'p = ".storesim/session.json"; t = open(p).read().split("\n"); t[1] = t[1].replace("false", "fXYZQ", 1); open(p, "w").write("\n".join(t))'
+row "session file with a damaged byte" now
 echo '{"format":"storesim-session","version":99,"state":{}}' > .storesim/session.json
 row "session from a newer storesim" now
 echo '{"format":"storesim-session","version":1,"sta' > .storesim/session.json

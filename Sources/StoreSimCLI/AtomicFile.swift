@@ -18,6 +18,12 @@ struct SessionLocation {
 
   var lockPath: String { file + ".lock" }
 
+  /// A location for an absolute path that is already resolved (tests, tools).
+  init(resolvedFile file: String) {
+    shown = file
+    self.file = file
+  }
+
   /// Checks and resolves a session path: an empty path or a folder is a usage error before
   /// anything is touched.
   init(shown: String, environment: CLIEnvironment) throws {

@@ -8,9 +8,11 @@ import StoreSim
 #endif
 
 /// The session file, versioned:
-/// - version 2 (written now): line 1 is a JSON header (`format`, `version`, `codec`,
+/// - version 3 (written now): as version 2, and the header also carries checksums of the state
+///   line and of itself (`SessionIntegrity`), so any damage is refused instead of read;
+/// - version 2 (still read): line 1 is a JSON header (`format`, `version`, `codec`,
 ///   `configurationPath`, `configurationDigest`); line 2 is the state in `StateCodec`'s compact
-///   JSON form, read by a streaming reader;
+///   JSON form, read by a strict streaming reader;
 /// - version 1 (still read): one JSON object with the header fields and `state` in `Codable` form.
 ///
 /// Saving is atomic (write a temporary file beside it, flush, rename over the old one), and
@@ -18,7 +20,7 @@ import StoreSim
 /// calls on one session are serialised and never lose an update.
 struct SessionDocument: Codable {
   static let formatName = "storesim-session"
-  static let currentVersion = 2
+  static let currentVersion = 3
 
   var format: String
   var version: Int
@@ -75,17 +77,33 @@ enum SessionFile {
         throw CLIError.data("session file \(name) is corrupt: \(describe(error)); it was left untouched")
       }
     }
-    guard version == 2, let newline, let configurationPath = header["configurationPath"] as? String,
-      let digest = header["configurationDigest"] as? String
+    // Versions 2 and 3 have exactly these header fields (3 adds the checksums).
+    let fields = ["format", "version", "codec", "configurationPath", "configurationDigest"] + (version == 3 ? SessionIntegrity.keys : [])
+    guard version == 2 || version == 3, let newline, header.count == fields.count, fields.allSatisfy({ header[$0] != nil }),
+      let codec = header["codec"] as? String, codec == StateCodec.name,
+      let configurationPath = header["configurationPath"] as? String, let digest = header["configurationDigest"] as? String
     else {
       throw CLIError.data("session file \(name) is corrupt: incomplete header; it was left untouched")
     }
+    let start = data.distance(from: data.startIndex, to: data.index(after: newline))
+    if version == 3 {
+      guard let integrity = SessionIntegrity(header: header), let checksum = header["checksum"] as? String else {
+        throw CLIError.data("session file \(name) is corrupt: incomplete header; it was left untouched")
+      }
+      let intact = data.withUnsafeBytes { raw in
+        integrity.verifies(
+          UnsafeRawBufferPointer(rebasing: raw[start...]), checksum: checksum, version: version, codec: codec,
+          configurationPath: configurationPath, configurationDigest: digest, skippingOutbox: skippingNotifications)
+      }
+      guard intact else {
+        throw CLIError.data("session file \(name) is corrupt (checksum mismatch); it was left untouched — start over with 'storesim init CONFIG --force'")
+      }
+    }
     do {
-      let start = data.distance(from: data.startIndex, to: data.index(after: newline))
       let state = try data.withUnsafeBytes { raw in
         try StateCodec.decode(UnsafeBufferPointer(rebasing: raw.bindMemory(to: UInt8.self)[start...]), skippingNotifications: skippingNotifications)
       }
-      return SessionDocument(format: SessionDocument.formatName, version: 2, configurationPath: configurationPath, configurationDigest: digest, state: state)
+      return SessionDocument(format: SessionDocument.formatName, version: version, configurationPath: configurationPath, configurationDigest: digest, state: state)
     } catch {
       throw CLIError.data("session file \(name) is corrupt or truncated: \(error); it was left untouched")
     }
@@ -112,14 +130,21 @@ enum SessionFile {
   static func write(_ document: SessionDocument, to location: SessionLocation) throws {
     var data: Data
     do {
-      let header: [String: Any] = [
+      var (stateLine, outboxStart) = try StateCodec.encodeSplit(document.state)
+      stateLine.append(0x0A)
+      let integrity = stateLine.withUnsafeBytes { SessionIntegrity(stateLine: $0, outboxStart: outboxStart) }
+      var header: [String: Any] = [
         "format": SessionDocument.formatName, "version": SessionDocument.currentVersion, "codec": StateCodec.name,
         "configurationPath": document.configurationPath, "configurationDigest": document.configurationDigest,
       ]
+      header.merge(
+        integrity.headerFields(
+          version: SessionDocument.currentVersion, codec: StateCodec.name, configurationPath: document.configurationPath,
+          configurationDigest: document.configurationDigest)
+      ) { old, _ in old }
       data = try JSONSerialization.data(withJSONObject: header, options: [.sortedKeys])
       data.append(0x0A)
-      data.append(contentsOf: try StateCodec.encode(document.state))
-      data.append(0x0A)
+      data.append(contentsOf: stateLine)
     } catch {
       throw CLIError.failed("cannot encode the session: \(error)")
     }

@@ -27,7 +27,12 @@ public enum StateCodec {
   // MARK: Encoding
 
   /// Encodes a state.
-  public static func encode(_ state: StoreState) throws -> [UInt8] {
+  public static func encode(_ state: StoreState) throws -> [UInt8] { try encodeSplit(state).bytes }
+
+  /// Encodes a state and tells where the outbox part begins: `bytes[..<outboxStart]` is
+  /// everything a read `skippingNotifications` decodes, `bytes[outboxStart...]` is
+  /// `,"notifications":[…]}`. A session file checksums the two parts separately.
+  public static func encodeSplit(_ state: StoreState) throws -> (bytes: [UInt8], outboxStart: Int) {
     var base = state
     base.customers = []
     base.notifications = []
@@ -64,7 +69,9 @@ public enum StateCodec {
     }
     var transactions: [TransactionID: Transaction] = [:]
     for c in state.customers { for t in c.transactions { transactions[t.id] = t } }
-    w.raw("],\"notifications\":[")
+    w.raw("]")
+    let outboxStart = w.bytes.count
+    w.raw(",\"notifications\":[")
     for (i, n) in state.notifications.enumerated() {
       if i > 0 { w.comma() }
       w.raw("[")
@@ -86,7 +93,7 @@ public enum StateCodec {
       w.raw("]")
     }
     w.raw("]}")
-    return w.bytes
+    return (w.bytes, outboxStart)
   }
 
   struct Writer {
@@ -225,6 +232,13 @@ public enum StateCodec {
 
   /// Decodes a state from memory without copying it.
   ///
+  /// The reader is strict: the document must be exactly what `encode` writes, give or take
+  /// JSON whitespace and string escapes. Literals, commas, colons, brackets, numbers (integers
+  /// without leading zeros), string escapes and UTF-8 are checked as JSON requires; the four
+  /// keys must come once each in their order; every enumeration code must be known; the
+  /// `Codable` part (`base`) must re-encode to the same JSON (so an unknown or misspelt key
+  /// is refused rather than ignored); nothing but whitespace may follow the document.
+  ///
   /// With `skippingNotifications`, the outbox (the last and largest part of a session) is not
   /// read: the state has no notifications. That is for commands that only read transactions or
   /// subscriptions; such a state must never be saved. The document must still end where a whole
@@ -256,6 +270,10 @@ public enum StateCodec {
       i += 1
     }
 
+    /// The `,` between two fields of a row.
+    @inline(__always)
+    mutating func sep() throws(DecodingError) { try expect(UInt8(ascii: ",")) }
+
     /// Consumes `,` if present; returns whether it was there.
     mutating func comma() -> Bool {
       ws()
@@ -263,66 +281,92 @@ public enum StateCodec {
       return false
     }
 
+    /// Whether the next four bytes are `word` (four ASCII letters, little-endian).
+    @inline(__always)
+    func next4(_ word: UInt32) -> Bool {
+      bytes.count - i >= 4 && UInt32(littleEndian: UnsafeRawPointer(bytes.baseAddress! + i).loadUnaligned(as: UInt32.self)) == word
+    }
+
+    static let null: UInt32 = 0x6C6C_756E  // "null"
+    static let true_: UInt32 = 0x6575_7274  // "true"
+    static let fals: UInt32 = 0x736C_6166  // "fals"
+
     mutating func isNull() -> Bool {
       ws()
-      if bytes.count - i >= 4, bytes[i] == UInt8(ascii: "n"), bytes[i + 1] == UInt8(ascii: "u"), bytes[i + 2] == UInt8(ascii: "l"), bytes[i + 3] == UInt8(ascii: "l") {
-        i += 4
-        return true
-      }
+      if next4(Self.null) { i += 4; return true }
       return false
+    }
+
+    mutating func key(_ name: String) throws(DecodingError) {
+      let start = i
+      guard try string() == name else { i = start; throw fail("expected the key '\(name)'") }
+      try expect(UInt8(ascii: ":"))
     }
 
     mutating func string() throws(DecodingError) -> String {
       try expect(UInt8(ascii: "\""))
       let start = i
-      var plain = true
-      while i < bytes.count, bytes[i] != UInt8(ascii: "\"") {
-        if bytes[i] == UInt8(ascii: "\\") { plain = false; i += 1 }
+      var escaped = false
+      var seen: UInt8 = 0
+      while i < bytes.count {
+        let b = bytes[i]
+        if b == UInt8(ascii: "\"") { break }
+        if b == UInt8(ascii: "\\") {
+          escaped = true
+          i += 2
+          continue
+        }
+        guard b >= 0x20 else { throw fail("control character in a string") }
+        seen |= b
         i += 1
       }
       guard i < bytes.count else { throw fail("unterminated string") }
       defer { i += 1 }
-      if plain {
-        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
+      let text = UnsafeBufferPointer(rebasing: bytes[start..<i])
+      if !escaped {
+        if seen < 0x80 { return String(decoding: text, as: UTF8.self) }
+        // Non-ASCII: must be valid UTF-8 (decoding would quietly replace bad bytes).
+        let s = String(decoding: text, as: UTF8.self)
+        guard s.utf8.elementsEqual(text) else { throw fail("invalid UTF-8 in a string") }
+        return s
       }
-      // Rare: escapes; let the strict parser resolve them.
-      let quoted = [UInt8(ascii: "\"")] + Array(bytes[start..<i]) + [UInt8(ascii: "\"")]
-      guard let node = try? JSONParser.parse(quoted), case .string(let s) = node.value else { throw fail("bad string escape") }
+      // Rare: escapes; let the strict parser resolve and check them.
+      let quoted = [UInt8(ascii: "\"")] + Array(text) + [UInt8(ascii: "\"")]
+      guard let node = try? JSONParser.parse(quoted), case .string(let s) = node.value else { throw fail("bad string") }
       return s
     }
 
     mutating func optString() throws(DecodingError) -> String? { isNull() ? nil : try string() }
 
-    mutating func int() throws(DecodingError) -> Int64 {
-      ws()
-      var negative = false
-      if i < bytes.count, bytes[i] == UInt8(ascii: "-") { negative = true; i += 1 }
-      var v: Int64 = 0
+    /// Digits of a JSON integer: at least one, no leading zero.
+    @inline(__always)
+    mutating func digits<T: FixedWidthInteger>(_: T.Type) throws(DecodingError) -> T {
+      var v: T = 0
       let start = i
       while i < bytes.count, bytes[i] >= 0x30, bytes[i] <= 0x39 {
         let (m, o1) = v.multipliedReportingOverflow(by: 10)
-        let (a, o2) = m.addingReportingOverflow(Int64(bytes[i] - 0x30))
+        let (a, o2) = m.addingReportingOverflow(T(bytes[i] &- 0x30))
         guard !o1, !o2 else { throw fail("integer out of range") }
         v = a
         i += 1
       }
       guard i > start else { throw fail("expected an integer") }
-      return negative ? -v : v
+      guard bytes[start] != 0x30 || i == start + 1 else { i = start; throw fail("malformed number (leading zero)") }
+      return v
+    }
+
+    mutating func int() throws(DecodingError) -> Int64 {
+      ws()
+      if i < bytes.count, bytes[i] == UInt8(ascii: "-") {
+        i += 1
+        return -(try digits(Int64.self))
+      }
+      return try digits(Int64.self)
     }
 
     mutating func uint() throws(DecodingError) -> UInt64 {
       ws()
-      var v: UInt64 = 0
-      let start = i
-      while i < bytes.count, bytes[i] >= 0x30, bytes[i] <= 0x39 {
-        let (m, o1) = v.multipliedReportingOverflow(by: 10)
-        let (a, o2) = m.addingReportingOverflow(UInt64(bytes[i] - 0x30))
-        guard !o1, !o2 else { throw fail("integer out of range") }
-        v = a
-        i += 1
-      }
-      guard i > start else { throw fail("expected an unsigned integer") }
-      return v
+      return try digits(UInt64.self)
     }
 
     mutating func optUInt() throws(DecodingError) -> UInt64? { isNull() ? nil : try uint() }
@@ -331,12 +375,11 @@ public enum StateCodec {
       guard let n = Int(exactly: v) else { throw fail("integer out of range") }
       return n
     }
-    mutating func optSmallInt() throws(DecodingError) -> Int? { isNull() ? nil : try smallInt() }
 
     mutating func bool() throws(DecodingError) -> Bool {
       ws()
-      if bytes.count - i >= 4, bytes[i] == UInt8(ascii: "t") { i += 4; return true }
-      if bytes.count - i >= 5, bytes[i] == UInt8(ascii: "f") { i += 5; return false }
+      if next4(Self.true_) { i += 4; return true }
+      if next4(Self.fals), i + 4 < bytes.count, bytes[i + 4] == UInt8(ascii: "e") { i += 5; return false }
       throw fail("expected a boolean")
     }
 
@@ -346,9 +389,31 @@ public enum StateCodec {
     mutating func decimal() throws(DecodingError) -> Decimal {
       let s = try string()
       if let d = decimals[s] { return d }
-      guard let d = Decimal(string: s, locale: Locale(identifier: "en_US_POSIX")) else { throw fail("bad decimal '\(s)'") }
+      // `Decimal(string:)` reads a prefix and ignores the rest: check the whole text first.
+      guard Self.isPlainNumber(s.utf8), let d = Decimal(string: s, locale: Locale(identifier: "en_US_POSIX")) else {
+        throw fail("bad decimal '\(s)'")
+      }
       decimals[s] = d
       return d
+    }
+
+    /// `-?digits(.digits)?`, as `NSDecimalNumber.stringValue` writes.
+    static func isPlainNumber(_ text: String.UTF8View) -> Bool {
+      var it = text.makeIterator()
+      var b = it.next()
+      if b == UInt8(ascii: "-") { b = it.next() }
+      var intDigits = 0, fracDigits = 0, dot = false
+      while let c = b {
+        if c >= 0x30, c <= 0x39 {
+          if dot { fracDigits += 1 } else { intDigits += 1 }
+        } else if c == UInt8(ascii: "."), !dot {
+          dot = true
+        } else {
+          return false
+        }
+        b = it.next()
+      }
+      return intDigits > 0 && (!dot || fracDigits > 0)
     }
 
     mutating func uuid() throws(DecodingError) -> UUID? {
@@ -363,10 +428,18 @@ public enum StateCodec {
       return v
     }
 
+    mutating func optRaw<T: RawRepresentable>(_: T.Type) throws(DecodingError) -> T? where T.RawValue == String {
+      isNull() ? nil : try raw(T.self)
+    }
+
     mutating func rawInt<T: RawRepresentable>(_: T.Type) throws(DecodingError) -> T where T.RawValue == Int {
       let n = try smallInt()
       guard let v = T(rawValue: n) else { throw fail("unknown value \(n)") }
       return v
+    }
+
+    mutating func optRawInt<T: RawRepresentable>(_: T.Type) throws(DecodingError) -> T? where T.RawValue == Int {
+      isNull() ? nil : try rawInt(T.self)
     }
 
     mutating func period() throws(DecodingError) -> SubscriptionPeriod {
@@ -386,37 +459,104 @@ public enum StateCodec {
       return out
     }
 
-    /// The bytes of the next JSON value (an object or array), for Codable decoding.
-    mutating func rawValue() throws(DecodingError) -> Slice<UnsafeBufferPointer<UInt8>> {
+    /// The `Codable` part, refused unless it is strict JSON that re-encodes to the same JSON:
+    /// `JSONDecoder` alone would ignore unknown keys and take a misspelt optional key for an
+    /// absent one.
+    mutating func base() throws(DecodingError) -> StoreState {
       ws()
       let start = i
-      var depth = 0
-      var inString = false
-      while i < bytes.count {
-        let b = bytes[i]
+      guard i < bytes.count, bytes[i] == UInt8(ascii: "{") else { throw fail("expected an object") }
+      let original = try value(depth: 0)
+      let slice = bytes[start..<i]
+      let decoder = JSONDecoder()
+      decoder.dateDecodingStrategy = .millisecondsSince1970
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.sortedKeys]
+      encoder.dateEncodingStrategy = .millisecondsSince1970
+      guard let state = try? decoder.decode(StoreState.self, from: Data(slice)), state.customers.isEmpty, state.notifications.isEmpty,
+        let again = try? encoder.encode(state),
+        let reencoded = Array(again).withUnsafeBufferPointer({ buffer in
+          var r = Reader(bytes: buffer)
+          return try? r.value(depth: 0)
+        }),
+        original == reencoded
+      else { throw DecodingError(offset: start, message: "bad base state") }
+      return state
+    }
+
+    /// A JSON value, checked strictly (objects with unique keys); numbers compare by value.
+    indirect enum Value: Equatable {
+      case null, bool(Bool), number(Decimal), string(String), array([Value]), object([String: Value])
+    }
+
+    /// Reads any JSON value as `Value`.
+    mutating func value(depth: Int) throws(DecodingError) -> Value {
+      guard depth < 64 else { throw fail("nesting too deep") }
+      ws()
+      guard i < bytes.count else { throw fail("expected a value") }
+      switch bytes[i] {
+      case UInt8(ascii: "{"):
         i += 1
-        if inString {
-          if b == UInt8(ascii: "\\") { i += 1 } else if b == UInt8(ascii: "\"") { inString = false }
-          continue
-        }
-        switch b {
-        case UInt8(ascii: "\""): inString = true
-        case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
-        case UInt8(ascii: "}"), UInt8(ascii: "]"):
-          depth -= 1
-          if depth == 0 { return bytes[start..<i] }
-        default: break
-        }
+        var members: [String: Value] = [:]
+        ws()
+        if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return .object(members) }
+        repeat {
+          let keyAt = i
+          let key = try string()
+          try expect(UInt8(ascii: ":"))
+          guard members.updateValue(try value(depth: depth + 1), forKey: key) == nil else { i = keyAt; throw fail("duplicate key '\(key)'") }
+        } while comma()
+        try expect(UInt8(ascii: "}"))
+        return .object(members)
+      case UInt8(ascii: "["):
+        i += 1
+        var elements: [Value] = []
+        ws()
+        if i < bytes.count, bytes[i] == UInt8(ascii: "]") { i += 1; return .array(elements) }
+        repeat { elements.append(try value(depth: depth + 1)) } while comma()
+        try expect(UInt8(ascii: "]"))
+        return .array(elements)
+      case UInt8(ascii: "\""): return .string(try string())
+      case UInt8(ascii: "t"), UInt8(ascii: "f"): return .bool(try bool())
+      case UInt8(ascii: "n"):
+        guard isNull() else { throw fail("expected a value") }
+        return .null
+      default: return .number(try number())
       }
-      throw fail("unterminated value")
+    }
+
+    /// A JSON number (`-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`) by value.
+    mutating func number() throws(DecodingError) -> Decimal {
+      let start = i
+      func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
+      func digits(_ r: inout Reader) -> Int {
+        let from = r.i
+        while r.i < r.bytes.count, isDigit(r.bytes[r.i]) { r.i += 1 }
+        return r.i - from
+      }
+      if i < bytes.count, bytes[i] == UInt8(ascii: "-") { i += 1 }
+      let whole = i
+      guard digits(&self) > 0, bytes[whole] != 0x30 || i == whole + 1 else { i = start; throw fail("malformed number") }
+      if i < bytes.count, bytes[i] == UInt8(ascii: ".") {
+        i += 1
+        guard digits(&self) > 0 else { i = start; throw fail("malformed number") }
+      }
+      if i < bytes.count, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
+        i += 1
+        if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
+        guard digits(&self) > 0 else { i = start; throw fail("malformed number") }
+      }
+      let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
+      guard let d = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else { i = start; throw fail("malformed number") }
+      return d
     }
 
     mutating func transactionOffer() throws(DecodingError) -> TransactionOffer? {
       if isNull() { return nil }
       try expect(UInt8(ascii: "["))
-      let type = try rawInt(OfferType.self); _ = comma()
-      let id = try optString(); _ = comma()
-      let mode = try raw(PaymentMode.self); _ = comma()
+      let type = try rawInt(OfferType.self); try sep()
+      let id = try optString(); try sep()
+      let mode = try raw(PaymentMode.self); try sep()
       let period = try period()
       try expect(UInt8(ascii: "]"))
       return TransactionOffer(type: type, id: id, paymentMode: mode, period: period)
@@ -425,13 +565,13 @@ public enum StateCodec {
     mutating func offer() throws(DecodingError) -> SubscriptionOffer? {
       if isNull() { return nil }
       try expect(UInt8(ascii: "["))
-      let type = try rawInt(OfferType.self); _ = comma()
-      let id = try optString(); _ = comma()
-      let mode = try raw(PaymentMode.self); _ = comma()
-      let period = try period(); _ = comma()
-      let count = try smallInt(); _ = comma()
-      let price = try decimal(); _ = comma()
-      let eligibility = try list { (r: inout Reader) throws(DecodingError) in try r.string() }; _ = comma()
+      let type = try rawInt(OfferType.self); try sep()
+      let id = try optString(); try sep()
+      let mode = try raw(PaymentMode.self); try sep()
+      let period = try period(); try sep()
+      let count = try smallInt(); try sep()
+      let price = try decimal(); try sep()
+      let eligibility = try list { (r: inout Reader) throws(DecodingError) in try r.string() }; try sep()
       let eligible = try bool()
       try expect(UInt8(ascii: "]"))
       return SubscriptionOffer(type: type, id: id, paymentMode: mode, period: period, periodCount: count, price: price, eligibility: eligibility, isEligible: eligible)
@@ -439,37 +579,42 @@ public enum StateCodec {
 
     mutating func transaction() throws(DecodingError) -> Transaction {
       try expect(UInt8(ascii: "["))
-      let id = try uint(); _ = comma()
-      let original = try uint(); _ = comma()
-      let web = try optUInt(); _ = comma()
-      let product = try string(); _ = comma()
-      let type = try raw(ProductType.self); _ = comma()
-      let group = try optString(); _ = comma()
-      let purchase = try date(); _ = comma()
-      let originalPurchase = try date(); _ = comma()
-      let expiration = try optDate(); _ = comma()
-      let quantity = try smallInt(); _ = comma()
-      let token = try uuid(); _ = comma()
-      let ownership = try raw(OwnershipType.self); _ = comma()
-      let revocation = try optDate(); _ = comma()
-      let reasonCode = try optSmallInt(); _ = comma()
-      let familyRevoke = try bool(); _ = comma()
-      let upgraded = try bool(); _ = comma()
-      let offer = try transactionOffer(); _ = comma()
-      let reason = try raw(TransactionReason.self); _ = comma()
-      let price = try decimal(); _ = comma()
-      let currency = try string(); _ = comma()
-      let storefront = try string(); _ = comma()
-      let storefrontID = try string(); _ = comma()
-      let finished = try bool(); _ = comma()
-      let sharedFrom = try optString(); _ = comma()
+      return try transactionFields()
+    }
+
+    /// A transaction row after its `[`.
+    mutating func transactionFields() throws(DecodingError) -> Transaction {
+      let id = try uint(); try sep()
+      let original = try uint(); try sep()
+      let web = try optUInt(); try sep()
+      let product = try string(); try sep()
+      let type = try raw(ProductType.self); try sep()
+      let group = try optString(); try sep()
+      let purchase = try date(); try sep()
+      let originalPurchase = try date(); try sep()
+      let expiration = try optDate(); try sep()
+      let quantity = try smallInt(); try sep()
+      let token = try uuid(); try sep()
+      let ownership = try raw(OwnershipType.self); try sep()
+      let revocation = try optDate(); try sep()
+      let revocationReason = try optRawInt(RevocationReason.self); try sep()
+      let familyRevoke = try bool(); try sep()
+      let upgraded = try bool(); try sep()
+      let offer = try transactionOffer(); try sep()
+      let reason = try raw(TransactionReason.self); try sep()
+      let price = try decimal(); try sep()
+      let currency = try string(); try sep()
+      let storefront = try string(); try sep()
+      let storefrontID = try string(); try sep()
+      let finished = try bool(); try sep()
+      let sharedFrom = try optString(); try sep()
       let sharedID = try optUInt()
       try expect(UInt8(ascii: "]"))
       return Transaction(
         id: id, originalID: original, webOrderLineItemID: web, productID: product, productType: type,
         subscriptionGroupID: group, purchaseDate: purchase, originalPurchaseDate: originalPurchase,
         expirationDate: expiration, purchasedQuantity: quantity, appAccountToken: token, ownershipType: ownership,
-        revocationDate: revocation, revocationReason: reasonCode.flatMap(RevocationReason.init(rawValue:)),
+        revocationDate: revocation, revocationReason: revocationReason,
         isFamilyRevocation: familyRevoke, isUpgraded: upgraded, offer: offer, reason: reason, price: price,
         currency: currency, storefront: storefront, storefrontID: storefrontID, isFinished: finished,
         sharedFrom: sharedFrom, sharedTransactionID: sharedID)
@@ -477,19 +622,19 @@ public enum StateCodec {
 
     /// A full transaction row, or a reference row written by `Writer.reference`.
     mutating func notificationTransaction() throws(DecodingError) -> Transaction {
-      ws()
-      guard bytes.count - i > 2, bytes[i] == UInt8(ascii: "["), bytes[i + 1] == UInt8(ascii: "\"") else { return try transaction() }
       try expect(UInt8(ascii: "["))
+      ws()
+      guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { return try transactionFields() }
       guard try string() == "ref" else { throw fail("bad transaction reference") }
-      _ = comma()
-      let id = try uint(); _ = comma()
+      try sep()
+      let id = try uint(); try sep()
       guard let (c, n) = byID[id] else { throw fail("reference to unknown transaction \(id)") }
       var t = customers[Int(c)].transactions[Int(n)]
-      t.isFinished = try bool(); _ = comma()
-      t.isUpgraded = try bool(); _ = comma()
-      t.revocationDate = try optDate(); _ = comma()
-      t.revocationReason = try optSmallInt().flatMap(RevocationReason.init(rawValue:)); _ = comma()
-      t.isFamilyRevocation = try bool(); _ = comma()
+      t.isFinished = try bool(); try sep()
+      t.isUpgraded = try bool(); try sep()
+      t.revocationDate = try optDate(); try sep()
+      t.revocationReason = try optRawInt(RevocationReason.self); try sep()
+      t.isFamilyRevocation = try bool(); try sep()
       t.expirationDate = try optDate()
       try expect(UInt8(ascii: "]"))
       return t
@@ -497,40 +642,40 @@ public enum StateCodec {
 
     mutating func subscription() throws(DecodingError) -> SubscriptionState {
       try expect(UInt8(ascii: "["))
-      let group = try string(); _ = comma()
-      let original = try uint(); _ = comma()
-      let current = try string(); _ = comma()
-      let autoRenew = try string(); _ = comma()
-      let will = try bool(); _ = comma()
-      let expiration = try date(); _ = comma()
-      let latest = try uint(); _ = comma()
+      let group = try string(); try sep()
+      let original = try uint(); try sep()
+      let current = try string(); try sep()
+      let autoRenew = try string(); try sep()
+      let will = try bool(); try sep()
+      let expiration = try date(); try sep()
+      let latest = try uint(); try sep()
       try expect(UInt8(ascii: "["))
-      let kind = try smallInt(); _ = comma()
-      let d1 = try optDate(); _ = comma()
+      let kind = try smallInt(); try sep()
+      let d1 = try optDate(); try sep()
       let d2 = try optDate()
       try expect(UInt8(ascii: "]"))
       let billing: BillingState
       switch (kind, d1, d2) {
-      case (0, _, _): billing = .healthy
+      case (0, nil, nil): billing = .healthy
       case (1, let g?, let r?): billing = .gracePeriod(gracePeriodExpirationDate: g, retryEndDate: r)
-      case (2, _, let r?): billing = .billingRetry(retryEndDate: r)
+      case (2, nil, let r?): billing = .billingRetry(retryEndDate: r)
       default: throw fail("bad billing state")
       }
-      _ = comma()
-      let reason = try optSmallInt().flatMap(ExpirationReason.init(rawValue:)); _ = comma()
-      let expired = try bool(); _ = comma()
-      let revoked = try bool(); _ = comma()
-      let price = try raw(PriceIncreaseStatus.self); _ = comma()
-      let pending = try offer(); _ = comma()
-      let running = try offer(); _ = comma()
-      let left = try smallInt(); _ = comma()
-      let recent = try date(); _ = comma()
-      let renewals = try smallInt(); _ = comma()
+      try sep()
+      let reason = try optRawInt(ExpirationReason.self); try sep()
+      let expired = try bool(); try sep()
+      let revoked = try bool(); try sep()
+      let price = try raw(PriceIncreaseStatus.self); try sep()
+      let pending = try offer(); try sep()
+      let running = try offer(); try sep()
+      let left = try smallInt(); try sep()
+      let recent = try date(); try sep()
+      let renewals = try smallInt(); try sep()
       let token = try uuid()
       var anniversary: Date?
       var increased: Decimal?
       if comma() {
-        anniversary = try optDate(); _ = comma()
+        anniversary = try optDate(); try sep()
         increased = isNull() ? nil : try decimal()
       }
       try expect(UInt8(ascii: "]"))
@@ -546,21 +691,21 @@ public enum StateCodec {
     mutating func renewalInfo() throws(DecodingError) -> RenewalInfo? {
       if isNull() { return nil }
       try expect(UInt8(ascii: "["))
-      let original = try uint(); _ = comma()
-      let current = try string(); _ = comma()
-      let autoRenew = try string(); _ = comma()
-      let will = try bool(); _ = comma()
-      let reason = try optSmallInt().flatMap(ExpirationReason.init(rawValue:)); _ = comma()
-      let retry = try bool(); _ = comma()
-      let grace = try optDate(); _ = comma()
-      let price = try raw(PriceIncreaseStatus.self); _ = comma()
-      let offer = try transactionOffer(); _ = comma()
-      let renewal = try date(); _ = comma()
-      let recent = try date(); _ = comma()
-      let renewalPrice = try decimal(); _ = comma()
-      let currency = try string(); _ = comma()
-      let winBack = try list { (r: inout Reader) throws(DecodingError) in try r.string() }; _ = comma()
-      let token = try uuid(); _ = comma()
+      let original = try uint(); try sep()
+      let current = try string(); try sep()
+      let autoRenew = try string(); try sep()
+      let will = try bool(); try sep()
+      let reason = try optRawInt(ExpirationReason.self); try sep()
+      let retry = try bool(); try sep()
+      let grace = try optDate(); try sep()
+      let price = try raw(PriceIncreaseStatus.self); try sep()
+      let offer = try transactionOffer(); try sep()
+      let renewal = try date(); try sep()
+      let recent = try date(); try sep()
+      let renewalPrice = try decimal(); try sep()
+      let currency = try string(); try sep()
+      let winBack = try list { (r: inout Reader) throws(DecodingError) in try r.string() }; try sep()
+      let token = try uuid(); try sep()
       let signed = try date()
       try expect(UInt8(ascii: "]"))
       return RenewalInfo(
@@ -570,70 +715,72 @@ public enum StateCodec {
         currency: currency, eligibleWinBackOfferIDs: winBack, appAccountToken: token, signedDate: signed)
     }
 
+    mutating func customer() throws(DecodingError) {
+      try expect(UInt8(ascii: "["))
+      let name = try string(); try sep()
+      let app = try string(); try sep()
+      let family = try optString(); try sep()
+      let groups = try list { (r: inout Reader) throws(DecodingError) in try r.string() }; try sep()
+      let transactions = try list { (r: inout Reader) throws(DecodingError) in try r.transaction() }; try sep()
+      let subscriptions = try list { (r: inout Reader) throws(DecodingError) in try r.subscription() }
+      try expect(UInt8(ascii: "]"))
+      let c = Int32(customers.count)
+      if !skippingNotifications {
+        for (n, t) in transactions.enumerated() { byID[t.id] = (c, Int32(n)) }
+      }
+      customers.append(Customer(name: name, transactions: transactions, subscriptions: subscriptions, introductoryOfferUsedGroups: Set(groups), familyID: family, appTransactionID: app))
+    }
+
+    mutating func notification() throws(DecodingError) -> ServerNotification {
+      try expect(UInt8(ascii: "["))
+      let type = try string(); try sep()
+      let subtype = try optString(); try sep()
+      let sequence = try smallInt(); try sep()
+      let signed = try date(); try sep()
+      let customer = try string(); try sep()
+      let transaction = isNull() ? nil : try notificationTransaction(); try sep()
+      let info = try renewalInfo(); try sep()
+      let status = try optRaw(RenewalState.self)
+      // Optional trailing field (older files end before it).
+      let reason = comma() ? try optRaw(ConsumptionRequestReason.self) : nil
+      try expect(UInt8(ascii: "]"))
+      return ServerNotification(
+        notificationType: type, subtype: subtype, sequence: sequence, signedDate: signed, customer: customer,
+        transaction: transaction, renewalInfo: info, status: status, consumptionRequestReason: reason)
+    }
+
+    /// `{"codec":…,"base":…,"customers":[…],"notifications":[…]}`, keys in that order.
     mutating func document() throws(DecodingError) -> StoreState {
       try expect(UInt8(ascii: "{"))
-      var base: StoreState?
+      try key("codec")
+      let codecAt = i
+      let codec = try string()
+      guard codec == StateCodec.name else { i = codecAt; throw fail("unknown codec '\(codec)'") }
+      try sep()
+      try key("base")
+      var state = try base()
+      try sep()
+      try key("customers")
+      _ = try list { (r: inout Reader) throws(DecodingError) -> Void in try r.customer() }
+      try sep()
+      try key("notifications")
       var notifications: [ServerNotification] = []
-      var codec: String?
-      repeat {
-        let key = try string()
-        try expect(UInt8(ascii: ":"))
-        switch key {
-        case "codec": codec = try string()
-        case "base":
-          let slice = try rawValue()
-          let decoder = JSONDecoder()
-          decoder.dateDecodingStrategy = .millisecondsSince1970
-          do { base = try decoder.decode(StoreState.self, from: Data(slice)) } catch { throw fail("bad base state") }
-        case "customers":
-          _ = try list { (r: inout Reader) throws(DecodingError) -> Void in
-            try r.expect(UInt8(ascii: "["))
-            let name = try r.string(); _ = r.comma()
-            let app = try r.string(); _ = r.comma()
-            let family = try r.optString(); _ = r.comma()
-            let groups = try r.list { (r: inout Reader) throws(DecodingError) in try r.string() }; _ = r.comma()
-            let transactions = try r.list { (r: inout Reader) throws(DecodingError) in try r.transaction() }; _ = r.comma()
-            let subscriptions = try r.list { (r: inout Reader) throws(DecodingError) in try r.subscription() }
-            try r.expect(UInt8(ascii: "]"))
-            let c = Int32(r.customers.count)
-            if !r.skippingNotifications {
-              for (n, t) in transactions.enumerated() { r.byID[t.id] = (c, Int32(n)) }
-            }
-            r.customers.append(Customer(name: name, transactions: transactions, subscriptions: subscriptions, introductoryOfferUsedGroups: Set(groups), familyID: family, appTransactionID: app))
-          }
-        case "notifications" where skippingNotifications:
-          // The outbox is written last: check the document closes after it and go on from its
-          // closing bracket, as if it had been read.
-          try expect(UInt8(ascii: "["))
-          var end = bytes.count
-          while end > i, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[end - 1]) { end -= 1 }
-          guard end - i >= 2, bytes[end - 1] == UInt8(ascii: "}"), bytes[end - 2] == UInt8(ascii: "]") else {
-            throw fail("truncated notifications")
-          }
-          i = end - 1
-        case "notifications":
-          notifications = try list { (r: inout Reader) throws(DecodingError) -> ServerNotification in
-            try r.expect(UInt8(ascii: "["))
-            let type = try r.string(); _ = r.comma()
-            let subtype = try r.optString(); _ = r.comma()
-            let sequence = try r.smallInt(); _ = r.comma()
-            let signed = try r.date(); _ = r.comma()
-            let customer = try r.string(); _ = r.comma()
-            let transaction = r.isNull() ? nil : try r.notificationTransaction(); _ = r.comma()
-            let info = try r.renewalInfo(); _ = r.comma()
-            let status = try r.optString().flatMap(RenewalState.init(rawValue:))
-            let reason = r.comma() ? try r.optString().flatMap(ConsumptionRequestReason.init(rawValue:)) : nil
-            try r.expect(UInt8(ascii: "]"))
-            return ServerNotification(notificationType: type, subtype: subtype, sequence: sequence, signedDate: signed, customer: customer, transaction: transaction, renewalInfo: info, status: status, consumptionRequestReason: reason)
-          }
-        default: throw fail("unknown key '\(key)'")
+      if skippingNotifications {
+        // The outbox is written last: check the document closes after it and go on from its
+        // closing bracket, as if it had been read.
+        try expect(UInt8(ascii: "["))
+        var end = bytes.count
+        while end > i, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[end - 1]) { end -= 1 }
+        guard end - i >= 2, bytes[end - 1] == UInt8(ascii: "}"), bytes[end - 2] == UInt8(ascii: "]") else {
+          throw fail("truncated notifications")
         }
-      } while comma()
+        i = end - 1
+      } else {
+        notifications = try list { (r: inout Reader) throws(DecodingError) in try r.notification() }
+      }
       try expect(UInt8(ascii: "}"))
       ws()
       guard i == bytes.count else { throw fail("data after the end") }
-      guard codec == StateCodec.name else { throw fail("unknown codec '\(codec ?? "none")'") }
-      guard var state = base else { throw fail("missing base state") }
       state.customers = self.customers
       state.notifications = notifications
       return state

@@ -138,7 +138,7 @@ import Testing
     let original = try String(contentsOfFile: path, encoding: .utf8)
     let damaged: [(String, String)] = [
       (String(original.prefix(original.count / 2)), "corrupt"),
-      (original.replacingOccurrences(of: #""version":2"#, with: #""version":99"#), "newer than this storesim"),
+      (original.replacingOccurrences(of: #""version":3"#, with: #""version":99"#), "newer than this storesim"),
       (original.replacingOccurrences(of: #""codec":"compact-1""#, with: #""codec":"zip""#).replacingOccurrences(of: #"{"codec":"compact-1""#, with: #"{"codec":"zip""#), "corrupt"),
       (#"{"hello": "world"}"#, "not a storesim session"),
       ("", "corrupt"),
@@ -157,7 +157,7 @@ import Testing
     #expect(cli.run("buy nonconsumable.car").code == 0)
   }
 
-  @Test func versionOneSessionFilesStillLoadAndAreRewrittenAsVersionTwo() throws {
+  @Test func versionOneSessionFilesStillLoadAndAreRewrittenAsTheCurrentVersion() throws {
     let cli = try CLIHarness()
     cli.run("init AppleSample.storekit --start 2026-01-01T00:00:00Z")
     cli.run("buy subscription.pro")
@@ -172,7 +172,7 @@ import Testing
     #expect(cli.run("status --json").stdout == before)
     #expect(cli.run("buy nonconsumable.car").code == 0)
     let text = try String(contentsOfFile: path, encoding: .utf8)
-    #expect(text.hasPrefix("{") && text.contains(#""version":2"#))
+    #expect(text.hasPrefix("{") && text.contains(#""version":\#(SessionDocument.currentVersion)"#))
     #expect(try SessionFile.read(path, shownAs: "s").state.customers[0].transactions.count == 2)
   }
 

@@ -1,0 +1,77 @@
+import Foundation
+import StoreSim
+
+/// The checksums in a version-3 session header, so that any damage to the file is noticed
+/// instead of being read as a different session.
+///
+/// The state line is checksummed (`Checksum64`) in two parts: the state before the
+/// notification outbox, and the outbox with the rest of the file. A reading command that skips
+/// the outbox verifies only the part it decodes, so it stays as cheap as before; a command that
+/// reads everything verifies both. The header's own fields and these four values are
+/// checksummed too (`checksum`), so a changed configuration path, digest, version or length is
+/// noticed. The lengths make a truncated or lengthened file fail with certainty.
+///
+///     {"checksum":"…","codec":"compact-1","configurationDigest":"…","configurationPath":"…",
+///      "format":"storesim-session","outboxChecksum":"…","outboxLength":N,
+///      "stateChecksum":"…","stateLength":N,"version":3}
+struct SessionIntegrity: Equatable {
+  static let keys = ["checksum", "stateLength", "stateChecksum", "outboxLength", "outboxChecksum"]
+
+  /// Bytes of the state line before the outbox (from just after the header's newline).
+  var stateLength: Int
+  var stateChecksum: String
+  /// Bytes from the outbox to the end of the file (the final newline included).
+  var outboxLength: Int
+  var outboxChecksum: String
+
+  /// The checksums of a state line (the bytes after the header's newline, to the end of the
+  /// file) whose outbox part starts at `outboxStart`.
+  init(stateLine: UnsafeRawBufferPointer, outboxStart: Int) {
+    stateLength = outboxStart
+    stateChecksum = Checksum64.hex(Checksum64.hash(UnsafeRawBufferPointer(rebasing: stateLine[..<outboxStart])))
+    outboxLength = stateLine.count - outboxStart
+    outboxChecksum = Checksum64.hex(Checksum64.hash(UnsafeRawBufferPointer(rebasing: stateLine[outboxStart...])))
+  }
+
+  /// The values read from a header; nil when one is missing or of the wrong kind.
+  init?(header: [String: Any]) {
+    guard let stateLength = header["stateLength"] as? Int, let stateChecksum = header["stateChecksum"] as? String,
+      let outboxLength = header["outboxLength"] as? Int, let outboxChecksum = header["outboxChecksum"] as? String,
+      stateLength >= 0, outboxLength >= 0
+    else { return nil }
+    self.stateLength = stateLength
+    self.stateChecksum = stateChecksum
+    self.outboxLength = outboxLength
+    self.outboxChecksum = outboxChecksum
+  }
+
+  /// The checksum of the header: its other fields and the four values above.
+  func headerChecksum(version: Int, codec: String, configurationPath: String, configurationDigest: String) -> String {
+    Checksum64.hex(
+      Checksum64.hash(fields: [
+        SessionDocument.formatName, String(version), codec, configurationPath, configurationDigest,
+        String(stateLength), stateChecksum, String(outboxLength), outboxChecksum,
+      ]))
+  }
+
+  /// The header fields to add to a version-3 header that has the others.
+  func headerFields(version: Int, codec: String, configurationPath: String, configurationDigest: String) -> [String: Any] {
+    [
+      "checksum": headerChecksum(version: version, codec: codec, configurationPath: configurationPath, configurationDigest: configurationDigest),
+      "stateLength": stateLength, "stateChecksum": stateChecksum, "outboxLength": outboxLength, "outboxChecksum": outboxChecksum,
+    ]
+  }
+
+  /// Whether a state line matches: header checksum, lengths, and the state part's checksum;
+  /// the outbox's too unless `skippingOutbox`.
+  func verifies(
+    _ stateLine: UnsafeRawBufferPointer, checksum: String, version: Int, codec: String, configurationPath: String,
+    configurationDigest: String, skippingOutbox: Bool
+  ) -> Bool {
+    guard checksum == headerChecksum(version: version, codec: codec, configurationPath: configurationPath, configurationDigest: configurationDigest),
+      stateLength <= stateLine.count, stateLine.count - stateLength == outboxLength
+    else { return false }
+    guard Checksum64.hex(Checksum64.hash(UnsafeRawBufferPointer(rebasing: stateLine[..<stateLength]))) == stateChecksum else { return false }
+    return skippingOutbox || Checksum64.hex(Checksum64.hash(UnsafeRawBufferPointer(rebasing: stateLine[stateLength...]))) == outboxChecksum
+  }
+}

@@ -1,0 +1,423 @@
+import Foundation
+import Testing
+
+@testable import StoreSim
+@testable import StoreSimCLI
+
+/// Every byte-level change to a saved session either loads to exactly the saved state or is
+/// refused with a data error naming the file: never a session that is quietly different.
+@Suite struct SessionFileMutationTests {
+  static let shownAs = "mutated/session.json"
+
+  /// A busy session: several customers (one with quotes, a backslash and non-ASCII in its
+  /// name), a family, subscriptions that renewed, a billing retry, refunds, an offer, an Ask to
+  /// Buy request, notifications (references and full transactions) and delivery attempts.
+  static let document: SessionDocument = {
+    var store = Fixtures.store()
+    do {
+      try store.addCustomer("zoë \"the\" \\ tester")
+      try store.addCustomer("bob")
+      try store.addFamilyMember("kid")
+      _ = try store.buy("car")
+      _ = try store.buy("fuel", PurchaseOptions(quantity: 3, appAccountToken: UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")))
+      _ = try store.buy("monthly")
+      _ = try store.buy("yearly", customer: "bob")
+      _ = try store.buy("monthly", PurchaseOptions(offer: .promotional("promo.half")))
+      _ = try store.buy("weekly", customer: "zoë \"the\" \\ tester")
+      _ = try store.buy("pass", customer: "bob")
+      try store.advance(by: Fixtures.days(70))
+      store.settings.shouldEnterBillingRetryOnRenewal = true
+      store.settings.billingGracePeriodIsEnabled = true
+      try store.advance(by: Fixtures.days(40))
+      try store.refund(store.allTransactions(customer: "bob")[0].id, reason: .developerIssue, customer: "bob")
+      try store.refund(store.allTransactions().first { $0.productID == "car" }!.id)
+      store.settings.askToBuyEnabled = true
+      _ = try store.purchase("pass", customer: "kid")
+      store.setDeliveryURL("http://localhost:8080/notify")
+      store.recordDelivery(NotificationDelivery(index: 0, url: "http://localhost:8080/notify", httpStatus: 200, error: nil, date: store.now))
+      store.recordDelivery(NotificationDelivery(index: 1, url: "http://localhost:8080/notify", httpStatus: nil, error: "connection refused", date: store.now))
+    } catch {
+      fatalError("fixture: \(error)")
+    }
+    return SessionDocument(
+      format: SessionDocument.formatName, version: SessionDocument.currentVersion, configurationPath: "/tmp/some where/Products.storekit",
+      configurationDigest: "0123456789abcdef", state: store.state)
+  }()
+
+  /// The saved state without its outbox, as a read that skips notifications gives it.
+  static var partial: StoreState {
+    var state = document.state
+    state.notifications = []
+    return state
+  }
+
+  /// A fresh folder with the busy session saved in it by `SessionFile.write`.
+  struct Folder: ~Copyable {
+    let path: String
+    var file: String { path + "/session.json" }
+    init() throws {
+      path = NSTemporaryDirectory() + "storesim-mutation-" + UUID().uuidString
+      try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+  }
+
+  static func saved(in folder: borrowing Folder) throws -> [UInt8] {
+    try SessionFile.write(document, to: SessionLocation(resolvedFile: folder.file))
+    return Array(try Data(contentsOf: URL(fileURLWithPath: folder.file)))
+  }
+
+  /// Deterministic byte-level changes: flips, deletions, insertions, swaps, truncations, and the
+  /// two from the issue (`false` → `fXYZQ`, a comma removed).
+  static func mutations(of bytes: [UInt8]) -> [(String, [UInt8])] {
+    var out: [(String, [UInt8])] = []
+    let n = bytes.count
+    let header = bytes.firstIndex(of: 0x0A) ?? 0
+    // Every byte of the header; spread positions over the rest, denser near both ends.
+    var positions: [Int] = Array(0...header)
+    positions.append(contentsOf: stride(from: header + 1, to: n, by: max(1, n / 150)))
+    positions.append(contentsOf: header + 1..<min(n, header + 40))
+    positions.append(contentsOf: max(header + 1, n - 40)..<n)
+    for (k, p) in positions.enumerated() {
+      let masks: [UInt8] = [0x01, 0x20, 0x80, 0x0A, 0x40]
+      var m = bytes
+      m[p] ^= masks[k % masks.count]
+      out.append(("byte \(p) xor \(masks[k % masks.count])", m))
+    }
+    var spots: [Int] = Array(stride(from: 0, to: n, by: max(1, n / 120)))
+    spots.append(contentsOf: [header, n - 1])
+    for (k, p) in spots.enumerated() {
+      var deleted = bytes
+      deleted.remove(at: p)
+      out.append(("byte \(p) deleted", deleted))
+      let extras = [UInt8(ascii: " "), UInt8(ascii: "0"), UInt8(ascii: ","), UInt8(ascii: "\""), 0x0A]
+      for extra in [extras[k % extras.count], extras[(k + 2) % extras.count]] {
+        var inserted = bytes
+        inserted.insert(extra, at: p)
+        out.append(("byte \(extra) inserted at \(p)", inserted))
+      }
+      if p + 1 < n, bytes[p] != bytes[p + 1] {
+        var swapped = bytes
+        swapped.swapAt(p, p + 1)
+        out.append(("bytes \(p) and \(p + 1) swapped", swapped))
+      }
+      if p + 37 < n, bytes[p] != bytes[p + 37] {
+        var swapped = bytes
+        swapped.swapAt(p, p + 37)
+        out.append(("bytes \(p) and \(p + 37) swapped", swapped))
+      }
+    }
+    var cuts: Set<Int> = Set(stride(from: 0, to: n, by: max(1, n / 60)))
+    cuts.formUnion([header, header + 1, n - 2, n - 1])
+    for cut in cuts.sorted() {
+      out.append(("truncated at \(cut)", Array(bytes.prefix(cut))))
+    }
+    out.append(("garbage appended", bytes + Array("x".utf8)))
+    out.append(("second newline appended", bytes + [0x0A]))
+    for (k, p) in occurrences(of: "false", in: bytes).enumerated() where k % 7 == 0 {
+      out.append(("false at \(p) as fXYZQ", Array(bytes[..<p]) + Array("fXYZQ".utf8) + Array(bytes[(p + 5)...])))
+    }
+    for (k, p) in structuralCommas(in: bytes, from: header + 1).enumerated() where k % 13 == 0 {
+      var m = bytes
+      m.remove(at: p)
+      out.append(("comma at \(p) removed", m))
+    }
+    return out
+  }
+
+  static func occurrences(of word: String, in bytes: [UInt8]) -> [Int] {
+    let w = Array(word.utf8)
+    guard bytes.count >= w.count else { return [] }
+    return (0...(bytes.count - w.count)).filter { bytes[$0..<$0 + w.count].elementsEqual(w) }
+  }
+
+  /// Offsets of the commas between JSON values (not inside strings) from `start`.
+  static func structuralCommas(in bytes: [UInt8], from start: Int) -> [Int] {
+    structural(",", in: bytes, from: start)
+  }
+
+  /// Offsets of these characters outside strings from `start`.
+  static func structural(_ characters: String, in bytes: [UInt8], from start: Int) -> [Int] {
+    let wanted = Set(characters.utf8)
+    var out: [Int] = []
+    var inString = false
+    var i = start
+    while i < bytes.count {
+      let b = bytes[i]
+      if inString {
+        if b == UInt8(ascii: "\\") { i += 1 } else if b == UInt8(ascii: "\"") { inString = false }
+      } else if b == UInt8(ascii: "\"") {
+        inString = true
+      } else if wanted.contains(b) {
+        out.append(i)
+      }
+      i += 1
+    }
+    return out
+  }
+
+  enum Outcome: Equatable { case refused, loadedAsSaved }
+
+  /// Reads `file` both ways; each must refuse with a data error naming the file or give back
+  /// exactly the saved session.
+  static func check(_ file: String, _ what: String, expected: StoreState = document.state) -> [Outcome] {
+    var outcomes: [Outcome] = []
+    for skipping in [false, true] {
+      do {
+        let read = try SessionFile.read(file, shownAs: shownAs, skippingNotifications: skipping)
+        let want = skipping ? partial(of: expected) : expected
+        let same = read.state == want
+        #expect(same, "\(what) (skipping: \(skipping)): loaded a different state: \(difference(read.state, want))")
+        #expect(read.configurationPath == document.configurationPath && read.configurationDigest == document.configurationDigest, "\(what)")
+        outcomes.append(.loadedAsSaved)
+      } catch let error as CLIError {
+        #expect(error.code == .dataError, "\(what) (skipping: \(skipping)): \(error.message)")
+        #expect(error.message.contains(shownAs), "\(what): \(error.message)")
+        #expect(!error.message.contains("\n"), "\(what): \(error.message)")
+        outcomes.append(.refused)
+      } catch {
+        Issue.record("\(what) (skipping: \(skipping)): unexpected \(error)")
+      }
+    }
+    return outcomes
+  }
+
+  /// Which parts of two states differ (their full descriptions are too long for a message).
+  static func difference(_ a: StoreState, _ b: StoreState) -> String {
+    var parts: [String] = []
+    if a.configuration != b.configuration { parts.append("configuration") }
+    if a.settings != b.settings { parts.append("settings") }
+    if a.now != b.now || a.startDate != b.startDate { parts.append("clock") }
+    if a.customers != b.customers {
+      parts.append("customers")
+      for (x, y) in zip(a.customers, b.customers) where x != y {
+        parts.append("\(x.name): \(zip(x.transactions, y.transactions).filter { $0 != $1 }.map { "\($0.0.id)" })")
+        if x.subscriptions != y.subscriptions { parts.append("\(x.name) subscriptions") }
+      }
+    }
+    if a.notifications != b.notifications { parts.append("notifications") }
+    if a.pendingRequests != b.pendingRequests { parts.append("pending requests") }
+    if a.deliveryLog != b.deliveryLog || a.deliveryURL != b.deliveryURL { parts.append("deliveries") }
+    return parts.joined(separator: ", ")
+  }
+
+  static func partial(of state: StoreState) -> StoreState {
+    var s = state
+    s.notifications = []
+    return s
+  }
+
+  @Test func theSavedSessionReadsBackExactlyBothWays() throws {
+    let folder = try Folder()
+    let bytes = try Self.saved(in: folder)
+    #expect(String(decoding: bytes.prefix(while: { $0 != 0x0A }), as: UTF8.self).contains(#""version":3"#))
+    #expect(Self.check(folder.file, "unchanged") == [.loadedAsSaved, .loadedAsSaved])
+    // The fixture is as busy as it claims.
+    let state = Self.document.state
+    #expect(state.customers.count >= 4 && state.notifications.count >= 8 && (state.deliveryLog?.count ?? 0) == 2)
+    #expect(state.customers.contains { $0.subscriptions.contains { $0.renewalCount > 0 } })
+    #expect(state.customers.contains { $0.transactions.contains { $0.revocationDate != nil } })
+    #expect(!state.pendingRequests.isEmpty)
+  }
+
+  @Test func everyByteLevelChangeIsRefusedOrLoadsExactlyTheSavedSession() throws {
+    let folder = try Folder()
+    let bytes = try Self.saved(in: folder)
+    let mutations = Self.mutations(of: bytes)
+    #expect(mutations.count > 700)
+    var refused = 0, loaded = 0
+    for (what, mutated) in mutations {
+      #expect(mutated != bytes, "\(what) changed nothing")
+      try Data(mutated).write(to: URL(fileURLWithPath: folder.file))
+      let outcomes = Self.check(folder.file, what)
+      // A change a full read accepts is harmless: a read that skips the outbox accepts it too.
+      if outcomes.first == .loadedAsSaved { #expect(outcomes.last == .loadedAsSaved, "\(what)") }
+      if outcomes.first == .refused { refused += 1 } else { loaded += 1 }
+      // The two changes of the issue are always refused by a full read.
+      if what.hasSuffix("as fXYZQ") || what.hasSuffix("removed") { #expect(outcomes.first == .refused, "\(what)") }
+    }
+    // Nearly all are refused; the few that load are whitespace between header tokens.
+    #expect(refused > mutations.count * 9 / 10, "refused \(refused), loaded \(loaded)")
+  }
+
+  /// A damaged outbox is noticed by every read that decodes it; reads that skip it give the
+  /// saved state without notifications, as for an intact file.
+  @Test func damageInTheOutboxIsRefusedByAFullRead() throws {
+    let folder = try Folder()
+    let bytes = try Self.saved(in: folder)
+    let outbox = try #require(Self.occurrences(of: #","notifications":[["#, in: bytes).last)
+    var mutated = bytes
+    mutated[outbox + 40] ^= 0x01
+    try Data(mutated).write(to: URL(fileURLWithPath: folder.file))
+    #expect(Self.check(folder.file, "outbox byte") == [.refused, .loadedAsSaved])
+    #expect(throws: CLIError.self) { try SessionFile.read(folder.file, shownAs: Self.shownAs) }
+    do {
+      _ = try SessionFile.read(folder.file, shownAs: Self.shownAs)
+    } catch let error as CLIError {
+      #expect(error.message == "session file \(Self.shownAs) is corrupt (checksum mismatch); it was left untouched — start over with 'storesim init CONFIG --force'")
+    }
+  }
+
+  /// The checksum is part of the file format: fixed values (cross-checked with an independent
+  /// implementation), the same on every platform; every single flipped bit and every swap of
+  /// two neighbouring bytes gives a different value.
+  @Test func checksumIsStableAndNoticesEveryFlippedBit() {
+    #expect(Checksum64.hex(Checksum64.hash([])) == "9bc29014d14dae85")
+    #expect(Checksum64.hex(Checksum64.hash(Array("storesim".utf8))) == "b3f2400f25407920")
+    #expect(Checksum64.hex(Checksum64.hash(Array("The quick brown fox jumps over the lazy dog, 0123456789!".utf8))) == "7ed9da6cbbbf878d")
+    #expect(Checksum64.hex(Checksum64.hash(fields: ["storesim-session", "3"])) == "b27d7266e5280de6")
+    #expect(Checksum64.hash(fields: ["ab", "c"]) != Checksum64.hash(fields: ["a", "bc"]))
+    let bytes = (0..<77).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }  // lanes, words and a tail
+    let original = Checksum64.hash(bytes)
+    var seen: Set<UInt64> = [original]
+    for p in bytes.indices {
+      for bit in 0..<8 {
+        var flipped = bytes
+        flipped[p] ^= UInt8(1) << UInt8(bit)
+        seen.insert(Checksum64.hash(flipped))
+      }
+    }
+    #expect(seen.count == 1 + bytes.count * 8)
+    for p in bytes.indices.dropLast() {
+      var swapped = bytes
+      swapped.swapAt(p, p + 1)
+      seen.insert(Checksum64.hash(swapped))
+    }
+    #expect(seen.count == 1 + bytes.count * 8 + bytes.count - 1)
+    #expect(Checksum64.hash(bytes + [0]) != original && Checksum64.hash(Array(bytes.dropLast())) != original)
+  }
+
+  // MARK: Older versions
+
+  /// The busy session as version 2 wrote it: the header without checksums.
+  static func versionTwo() throws -> [UInt8] {
+    let header: [String: Any] = [
+      "format": SessionDocument.formatName, "version": 2, "codec": StateCodec.name,
+      "configurationPath": document.configurationPath, "configurationDigest": document.configurationDigest,
+    ]
+    var data = Array(try JSONSerialization.data(withJSONObject: header, options: [.sortedKeys]))
+    data.append(0x0A)
+    data += try StateCodec.encode(document.state)
+    data.append(0x0A)
+    return data
+  }
+
+  @Test func versionOneAndTwoFilesStillLoad() throws {
+    let folder = try Folder()
+    try Data(try Self.versionTwo()).write(to: URL(fileURLWithPath: folder.file))
+    #expect(Self.check(folder.file, "version 2") == [.loadedAsSaved, .loadedAsSaved])
+    #expect(try SessionFile.read(folder.file, shownAs: Self.shownAs).version == 2)
+
+    var v1 = Self.document
+    v1.version = 1
+    let encoder = JSONEncoder()
+    encoder.dateEncodingStrategy = .millisecondsSince1970
+    try encoder.encode(v1).write(to: URL(fileURLWithPath: folder.file))
+    // Version 1 is one JSON object: it is always read whole, outbox included.
+    for skipping in [false, true] {
+      let read = try SessionFile.read(folder.file, shownAs: Self.shownAs, skippingNotifications: skipping)
+      let same = read.state == Self.document.state
+      #expect(same, "version 1: \(Self.difference(read.state, Self.document.state))")
+      #expect(read.configurationPath == Self.document.configurationPath && read.version == 1)
+    }
+
+    // Saved again, a session is written as the current version.
+    try SessionFile.write(try SessionFile.read(folder.file, shownAs: Self.shownAs), to: SessionLocation(resolvedFile: folder.file))
+    #expect(try SessionFile.read(folder.file, shownAs: Self.shownAs).version == SessionDocument.currentVersion)
+  }
+
+  /// Without checksums (version 2), the strict reader alone refuses the issue's changes and
+  /// every other broken bit of syntax.
+  @Test func theStrictReaderRefusesBrokenSyntaxInVersionTwoFiles() throws {
+    let folder = try Folder()
+    let bytes = try Self.versionTwo()
+    let start = try #require(bytes.firstIndex(of: 0x0A)) + 1
+    var broken: [(String, [UInt8])] = []
+    func replacing(_ old: String, _ new: String, at p: Int) -> [UInt8] {
+      Array(bytes[..<p]) + Array(new.utf8) + Array(bytes[(p + old.utf8.count)...])
+    }
+    for word in ["false", "true", "null"] {
+      for (k, p) in Self.occurrences(of: word, in: bytes).enumerated() where p > start && k % 16 == 0 {
+        broken.append(("\(word) at \(p) as fXYZQ", replacing(word, "fXYZQ", at: p)))
+        let w = Array(word.utf8)
+        broken.append(("\(word) at \(p) misspelt", replacing(word, String(decoding: w.dropLast() + [w.last! ^ 0x01], as: UTF8.self), at: p)))
+        broken.append(("\(word) at \(p) cut short", replacing(word, String(word.dropLast()), at: p)))
+      }
+    }
+    for (k, p) in Self.structuralCommas(in: bytes, from: start).enumerated() where k % 15 == 0 {
+      var m = bytes
+      m.remove(at: p)
+      broken.append(("comma at \(p) removed", m))
+      m = bytes
+      m[p] = UInt8(ascii: " ")
+      broken.append(("comma at \(p) as a space", m))
+    }
+    for (k, p) in Self.structural(":[]{}", in: bytes, from: start).enumerated() where k % 17 == 0 {
+      var m = bytes
+      m.remove(at: p)
+      broken.append(("'\(Character(Unicode.Scalar(bytes[p])))' at \(p) removed", m))
+    }
+    let text = String(decoding: bytes, as: UTF8.self)
+    func edit(_ name: String, _ old: String, _ new: String) {
+      let changed = text.replacingOccurrences(of: old, with: new)
+      #expect(changed != text, "\(name): pattern not found")
+      broken.append((name, Array(changed.utf8)))
+    }
+    edit("unknown key in base", #""deliveryURL":"#, #""deliveryURX":"#)
+    edit("unknown top-level key", #""customers":[["#, #""customerz":[["#)
+    edit("outbox missing", #","notifications":[["#, #","notifications":[]}, "x":[["#)
+    edit("trailing garbage", "]]}\n", "]]} x\n")
+    edit("second document", "]]}\n", "]]}{}\n")
+    edit("escape", #"\\"#, #"\q"#)
+    edit("decimal with garbage", #""9.99""#, #""9.99x""#)
+    edit("unknown codec", #"{"codec":"compact-1","base""#, #"{"codec":"compact-2","base""#)
+    for (k, p) in Self.occurrences(of: ",1", in: bytes).enumerated() where p > start && k % 25 == 0 {
+      broken.append(("leading zero at \(p)", replacing(",1", ",01", at: p)))
+    }
+    #expect(broken.count > 150)
+    for (what, mutated) in broken {
+      try Data(mutated).write(to: URL(fileURLWithPath: folder.file))
+      // Skipping the outbox, a change inside it goes unread: only full reads must refuse.
+      #expect(Self.check(folder.file, what).first == .refused, "\(what) loaded")
+    }
+  }
+
+  /// The issue's report, end to end: `fXYZQ` for `false` and a comma removed.
+  @Test(arguments: [2, 3])
+  func theIssuesSessionIsRefusedWithExit65NamingTheFile(version: Int) throws {
+    let cli = try CLIHarness()
+    cli.run("init AppleSample.storekit --start 2026-01-01T00:00:00Z")
+    cli.run("buy subscription.standard")
+    cli.run("advance 2mo")
+    let path = cli.folder + "/.storesim/session.json"
+    if version == 2 {
+      var document = try SessionFile.read(path, shownAs: "s")
+      document.version = 2
+      let header: [String: Any] = [
+        "format": SessionDocument.formatName, "version": 2, "codec": StateCodec.name,
+        "configurationPath": document.configurationPath, "configurationDigest": document.configurationDigest,
+      ]
+      var data = try JSONSerialization.data(withJSONObject: header, options: [.sortedKeys])
+      data.append(0x0A)
+      data.append(contentsOf: try StateCodec.encode(document.state))
+      data.append(0x0A)
+      try data.write(to: URL(fileURLWithPath: path))
+      #expect(cli.run("entitlements").code == 0)
+    }
+    let original = try String(contentsOfFile: path, encoding: .utf8)
+    let lines = original.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    let state = lines[1]
+    let comma = try #require(state.range(of: #"],["#))
+    let damaged = [
+      lines[0], state.replacingOccurrences(of: "false", with: "fXYZQ").replacingCharacters(in: comma, with: "]["), "",
+    ].joined(separator: "\n")
+    try damaged.write(toFile: path, atomically: true, encoding: .utf8)
+    for command in ["entitlements", "transactions", "status", "buy nonconsumable.car"] {
+      let r = cli.run(command)
+      #expect(r.code == 65, "\(command): \(r.stdout)")
+      #expect(r.stderr.hasPrefix("error: session file .storesim/session.json is corrupt"), "\(r.stderr)")
+      #expect(r.stdout.isEmpty)
+    }
+    #expect(try String(contentsOfFile: path, encoding: .utf8) == damaged)
+  }
+}
