@@ -38,13 +38,20 @@ public struct Product: Identifiable, Sendable, Hashable {
 
   public func hash(into hasher: inout Hasher) { hasher.combine(id) }
 
+  /// `$1.99`, `€1.99`, `CHF 1.99`: the price with the storefront currency's symbol (not localized).
   static func format(_ price: Decimal, currency: String) -> String {
     let formatter = NumberFormatter()
-    formatter.numberStyle = .currency
+    formatter.numberStyle = .decimal
     formatter.locale = Locale(identifier: "en_US_POSIX")
-    formatter.currencyCode = currency
-    formatter.currencySymbol = currency == "USD" ? "$" : currency + " "
-    return formatter.string(from: price as NSDecimalNumber) ?? "\(price)"
+    let digits = currency == "JPY" || currency == "KRW" ? 0 : 2
+    formatter.minimumFractionDigits = digits
+    formatter.maximumFractionDigits = digits
+    formatter.usesGroupingSeparator = true
+    formatter.groupingSeparator = ","
+    formatter.groupingSize = 3
+    let number = formatter.string(from: price as NSDecimalNumber) ?? "\(price)"
+    let symbols = ["USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "CNY": "¥", "KRW": "₩", "INR": "₹"]
+    return symbols[currency].map { $0 + number } ?? currency + " " + number
   }
 
   /// The products with these identifiers; unknown identifiers are left out.
@@ -208,6 +215,20 @@ public struct Product: Identifiable, Sendable, Hashable {
     public enum Unit: Int, Hashable, Sendable {
       case day, week, month, year
     }
+
+    init(value: Int, unit: Unit) {
+      self.value = value
+      self.unit = unit
+    }
+
+    public static let everyThreeDays = SubscriptionPeriod(value: 3, unit: .day)
+    public static let weekly = SubscriptionPeriod(value: 1, unit: .week)
+    public static let everyTwoWeeks = SubscriptionPeriod(value: 2, unit: .week)
+    public static let monthly = SubscriptionPeriod(value: 1, unit: .month)
+    public static let everyTwoMonths = SubscriptionPeriod(value: 2, unit: .month)
+    public static let everyThreeMonths = SubscriptionPeriod(value: 3, unit: .month)
+    public static let everySixMonths = SubscriptionPeriod(value: 6, unit: .month)
+    public static let yearly = SubscriptionPeriod(value: 1, unit: .year)
 
     init(_ p: StoreSim.SubscriptionPeriod) {
       value = p.value

@@ -48,8 +48,9 @@ public final class SKTestSession: Sendable {
 
   /// Runs `body` with this session as the current one for StoreKit calls made in it and in the
   /// tasks it creates with `Task {}` (not `Task.detached`; see the README).
-  public func run<T: Sendable>(_ body: () async throws -> T) async rethrows -> T {
-    try await SessionResolver.$current.withValue(core) { try await body() }
+  /// `body` runs on the caller's actor.
+  public func run<T>(isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T) async rethrows -> T {
+    try await SessionResolver.$current.withValue(core, operation: body, isolation: isolation)
   }
 
   /// Waits until every `Transaction.updates` loop has handled everything queued for it and is
