@@ -50,4 +50,8 @@ public struct SKTestError: Error, Sendable, Hashable, CustomStringConvertible {
   }
 
   public var description: String { "SKTestError.\(code): \(message)" }
+
+  /// Errors are equal when their codes are (the message is for people).
+  public static func == (a: SKTestError, b: SKTestError) -> Bool { a.code == b.code }
+  public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }
