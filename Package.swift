@@ -21,6 +21,6 @@ let package = Package(
       dependencies: ["StoreSim", "StoreSimCLI"],
       exclude: ["Golden"]
     ),
-    .testTarget(name: "StoreSimKitTests", dependencies: ["StoreSimKit"]),
+    .testTarget(name: "StoreSimKitTests", dependencies: ["StoreSimKit", "StoreSimCLI"]),
   ]
 )
