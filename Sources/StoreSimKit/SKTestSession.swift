@@ -214,9 +214,13 @@ public final class SKTestSession: Sendable {
     try control { (store: inout Store) throws(StoreError) in try store.resolveIssue(productID: product, customer: core.customer) }
   }
 
-  public func requestPriceIncreaseConsentForTransaction(identifier: UInt) throws {
+  /// Asks the customer to consent to a price increase. Not in StoreKitTest: `newPrice` (the
+  /// renewal price from now on) and `needsConsent: false` (an increase agreed at once).
+  public func requestPriceIncreaseConsentForTransaction(identifier: UInt, newPrice: Decimal? = nil, needsConsent: Bool = true) throws {
     let product = try productID(of: identifier)
-    try control { (store: inout Store) throws(StoreError) in try store.requestPriceIncreaseConsent(productID: product, customer: core.customer) }
+    try control { (store: inout Store) throws(StoreError) in
+      try store.requestPriceIncreaseConsent(productID: product, price: newPrice, needsConsent: needsConsent, customer: core.customer)
+    }
   }
 
   public func consentToPriceIncreaseForTransaction(identifier: UInt) throws {

@@ -211,7 +211,10 @@ public struct Transaction: Identifiable, Sendable, Hashable, JWSRepresentable {
   /// The sequence is bound to the session current where this property is read; iterate it from
   /// any task, detached included.
   public static var updates: Transactions {
-    guard let core = SessionResolver.resolve() else { return Transactions(snapshot: []) }
+    guard let core = SessionResolver.resolve() else {
+      UnboundWarning.once()
+      return Transactions(snapshot: [])
+    }
     return Transactions(live: ListenerHandle(core: core, listener: core.addListener()))
   }
 
@@ -352,4 +355,22 @@ public enum AppStore {
 
   /// Whether the customer may pay (always true in a session).
   public static var canMakePayments: Bool { true }
+}
+
+/// One line on standard error the first time `Transaction.updates` is read with no session in
+/// reach (typically inside `Task.detached`), since the empty sequence it gets is easy to miss.
+enum UnboundWarning {
+  private static let lock = NSLock()
+  nonisolated(unsafe) private static var warned = false
+
+  static func once() {
+    lock.lock()
+    let first = !warned
+    warned = true
+    lock.unlock()
+    guard first else { return }
+    FileHandle.standardError.write(Data((
+      "StoreSimKit: Transaction.updates was read with no SKTestSession in reach (inside Task.detached?); "
+        + "it is empty. Read it before detaching, or inside SKTestSession.run.\n").utf8))
+  }
 }
