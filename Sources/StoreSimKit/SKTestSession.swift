@@ -25,6 +25,16 @@ public final class SKTestSession: Sendable {
     try self.init(configurationData: data, startDate: startDate, path: url.path)
   }
 
+  /// A session over `<name>.storekit` in a bundle (StoreKitTest looks in the main bundle; pass
+  /// `Bundle.module` for a test target's resources).
+  public convenience init(configurationFileNamed name: String, bundle: Bundle = .main, startDate: Date = SKTestSession.defaultStartDate) throws {
+    let base = name.hasSuffix(".storekit") ? String(name.dropLast(".storekit".count)) : name
+    guard let url = bundle.url(forResource: base, withExtension: "storekit") else {
+      throw SKTestError(.fileNotFound, "no \(base).storekit in \(bundle.bundlePath)")
+    }
+    try self.init(contentsOf: url, startDate: startDate)
+  }
+
   /// A session over the contents of a `.storekit` file.
   public convenience init(configurationData data: Data, startDate: Date = SKTestSession.defaultStartDate) throws {
     try self.init(configurationData: data, startDate: startDate, path: "")
@@ -124,7 +134,6 @@ public final class SKTestSession: Sendable {
 
   /// Restores every setting to the configuration's values.
   public func resetToDefaultState() {
-    core.updateSettings { _ in }
     _ = try? core.mutate { (store: inout Store) throws(StoreError) in (store.resetToDefaultState(), []) }
   }
 

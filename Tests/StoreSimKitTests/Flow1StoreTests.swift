@@ -9,7 +9,7 @@ import Testing
 struct Flow1StoreTests {
   @Test func productsAreSplitByTypeAndSortedByPrice() async throws {
     let session = try SKTestSession(contentsOf: Kit.appleSample)
-    try await session.run {
+    await session.run {
       let store = await makeStore(session)
       #expect(store.cars.map(\.id) == ["nonconsumable.car", "nonconsumable.utilityvehicle", "nonconsumable.racecar"])
       #expect(store.fuel.map(\.id) == ["consumable.fuel.octane87", "consumable.fuel.octane89", "consumable.fuel.octane91"])

@@ -74,7 +74,7 @@ struct IsolationTests {
     }.value
     let t = try #require(transaction)
     await t.finish()
-    try await session.run {
+    await session.run {
       #expect(await collect(Transaction.unfinished).isEmpty)
       #expect(await collect(Transaction.all).map(\.id) == [t.id])
     }
@@ -139,5 +139,21 @@ struct IsolationTests {
     #expect(throws: SKTestError(.noSubscriptionFound, "")) { try session.forceRenewalOfSubscription(productIdentifier: "subscription.pro") }
     #expect(throws: SKTestError(.fileNotFound, "")) { try SKTestSession(contentsOf: URL(fileURLWithPath: "/nonexistent/x.storekit")) }
     #expect(throws: SKTestError.self) { try SKTestSession(configurationData: Data("not json".utf8)) }
+  }
+}
+
+@Suite("Creating sessions")
+struct CreatingSessionsTests {
+  @Test func aMissingBundleResourceIsFileNotFound() {
+    #expect(throws: SKTestError(.fileNotFound, "")) { try SKTestSession(configurationFileNamed: "NoSuchConfiguration") }
+  }
+
+  @Test func theConfigurationsContentsWork() async throws {
+    let session = try SKTestSession(configurationData: Data(contentsOf: Kit.premium), startDate: Kit.date("2030-06-01T00:00:00Z"))
+    #expect(session.now == Kit.date("2030-06-01T00:00:00Z"))
+    try await session.run {
+      let coins = try await Product.products(for: ["com.example.coins.100"])
+      #expect(coins.first?.displayName.isEmpty == false)
+    }
   }
 }
