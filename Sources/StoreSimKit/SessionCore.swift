@@ -104,6 +104,23 @@ final class SessionCore: @unchecked Sendable {
     for wake in wakeups { wake() }
   }
 
+  func iteratorStarted(_ listener: Listener) {
+    lock.lock()
+    listener.iterators += 1
+    listener.everIterated = true
+    lock.unlock()
+  }
+
+  /// An iterator of the listener went away: nobody is taking its elements until a new one
+  /// starts, so `settle()` does not wait for it.
+  func iteratorEnded(_ listener: Listener) {
+    lock.lock()
+    listener.iterators -= 1
+    let wakeups = settleIfIdle()
+    lock.unlock()
+    for wake in wakeups { wake() }
+  }
+
   /// Appends deliveries to every listener; returns the continuations to resume after unlocking.
   private func deliver(_ events: [StoreEvent], purchasesOnUpdates: Bool) -> [() -> Void] {
     var items: [VerificationResult<Transaction>] = []
@@ -139,7 +156,6 @@ final class SessionCore: @unchecked Sendable {
     await withTaskCancellationHandler {
       await withCheckedContinuation { (continuation: CheckedContinuation<VerificationResult<Transaction>?, Never>) in
         lock.lock()
-        listener.started = true
         if !listener.queue.isEmpty {
           let item = listener.queue.removeFirst()
           lock.unlock()
@@ -179,8 +195,14 @@ final class SessionCore: @unchecked Sendable {
     }
   }
 
+  /// Every listener being iterated waits with nothing queued; one not iterated yet has nothing
+  /// queued (its loop is about to start); one whose loops all ended is not waited for.
   private var isIdle: Bool {
-    listeners.allSatisfy { $0.queue.isEmpty && ($0.waiter != nil || !$0.started || $0.finished) }
+    listeners.allSatisfy { l in
+      if l.finished { return true }
+      if l.iterators > 0 { return l.queue.isEmpty && l.waiter != nil }
+      return l.everIterated || l.queue.isEmpty
+    }
   }
 
   private func settleIfIdle() -> [() -> Void] {
@@ -195,7 +217,9 @@ final class SessionCore: @unchecked Sendable {
 final class Listener: @unchecked Sendable {
   var queue: [VerificationResult<Transaction>] = []
   var waiter: CheckedContinuation<VerificationResult<Transaction>?, Never>?
-  var started = false
+  /// Live iterators of the listener's sequence.
+  var iterators = 0
+  var everIterated = false
   var finished = false
 }
 

@@ -279,12 +279,16 @@ public struct Transaction: Identifiable, Sendable, Hashable, JWSRepresentable {
       self.live = live
     }
 
-    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(items: items, live: live) }
+    public func makeAsyncIterator() -> AsyncIterator {
+      AsyncIterator(items: items, live: live, iteration: live.map(IterationToken.init))
+    }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
       var items: [Element]
       var index = 0
       let live: ListenerHandle?
+      /// Tells the session when this iterator is gone (a loop that ended is not waited for).
+      let iteration: IterationToken?
       var binding: BindingToken?
 
       public mutating func next() async -> Element? {
@@ -298,6 +302,16 @@ public struct Transaction: Identifiable, Sendable, Hashable, JWSRepresentable {
       }
     }
   }
+}
+
+/// Lives as long as an iterator of a live sequence (and its copies).
+final class IterationToken: Sendable {
+  let handle: ListenerHandle
+  init(_ handle: ListenerHandle) {
+    self.handle = handle
+    handle.core.iteratorStarted(handle.listener)
+  }
+  deinit { handle.core.iteratorEnded(handle.listener) }
 }
 
 /// Keeps a live listener registered while its sequence or an iterator exists.

@@ -26,7 +26,8 @@ struct IsolationTests {
     }
   }
 
-  @Test func updatesArriveInOrderAndAreQueuedWhenTheCallReturns() async throws {
+  @Test(.timeLimit(.minutes(1)))
+  func updatesArriveInOrderAndAreQueuedWhenTheCallReturns() async throws {
     let session = try SKTestSession(contentsOf: Kit.appleSample)
     try await session.run {
       let updates = Transaction.updates
@@ -42,6 +43,9 @@ struct IsolationTests {
       }
       #expect(seen.map(\.0) == [first.id + 1, first.id + 2, first.id + 3, first.id])
       #expect(seen.map(\.1) == [false, false, false, true])
+      // The loop has ended: waiting for listeners does not wait for it.
+      try await session.buyProduct(identifier: "nonconsumable.car")
+      await session.waitForTransactionUpdates()
     }
   }
 
