@@ -65,6 +65,9 @@ public final class SKTestSession: Sendable {
 
   /// Waits until every `Transaction.updates` loop has handled everything queued for it and is
   /// waiting for more. Use it before asserting on what an app's listener does.
+  ///
+  /// A sequence that was read but whose loop has not started yet is waited for only if
+  /// something is queued for it; one whose loops all ended is not waited for.
   public func waitForTransactionUpdates() async { await core.settle() }
 
   // MARK: Properties
