@@ -12,7 +12,7 @@ final class SessionCore: @unchecked Sendable {
   private var store: Store
   /// The customer the app signs in as.
   let customer = Store.defaultCustomer
-  private var listeners: [Listener] = []
+  private var listeners: [ListenerBase] = []
   private var replayedUnfinished = false
   private var settleWaiters: [CheckedContinuation<Void, Never>] = []
   /// The test's own control: the next purchases are dismissed by the customer.
@@ -84,8 +84,8 @@ final class SessionCore: @unchecked Sendable {
 
   /// Registers a `Transaction.updates` listener. The first listener of a session gets every
   /// unfinished transaction first (the once-per-launch replay, rule 20).
-  func addListener() -> Listener {
-    let listener = Listener()
+  func addListener() -> Listener<VerificationResult<Transaction>> {
+    let listener = Listener<VerificationResult<Transaction>>()
     lock.lock()
     if !replayedUnfinished {
       replayedUnfinished = true
@@ -96,7 +96,16 @@ final class SessionCore: @unchecked Sendable {
     return listener
   }
 
-  func removeListener(_ listener: Listener) {
+  /// Registers a `Product.SubscriptionInfo.Status.updates` listener.
+  func addStatusListener() -> Listener<Product.SubscriptionInfo.Status> {
+    let listener = Listener<Product.SubscriptionInfo.Status>()
+    lock.lock()
+    listeners.append(listener)
+    lock.unlock()
+    return listener
+  }
+
+  func removeListener(_ listener: ListenerBase) {
     lock.lock()
     listeners.removeAll { $0 === listener }
     let wakeups = settleIfIdle()
@@ -104,7 +113,7 @@ final class SessionCore: @unchecked Sendable {
     for wake in wakeups { wake() }
   }
 
-  func iteratorStarted(_ listener: Listener) {
+  func iteratorStarted(_ listener: ListenerBase) {
     lock.lock()
     listener.iterators += 1
     listener.everIterated = true
@@ -113,7 +122,7 @@ final class SessionCore: @unchecked Sendable {
 
   /// An iterator of the listener went away: nobody is taking its elements until a new one
   /// starts, so `settle()` does not wait for it.
-  func iteratorEnded(_ listener: Listener) {
+  func iteratorEnded(_ listener: ListenerBase) {
     lock.lock()
     listener.iterators -= 1
     let wakeups = settleIfIdle()
@@ -124,37 +133,44 @@ final class SessionCore: @unchecked Sendable {
   /// Appends deliveries to every listener; returns the continuations to resume after unlocking.
   private func deliver(_ events: [StoreEvent], purchasesOnUpdates: Bool) -> [() -> Void] {
     var items: [VerificationResult<Transaction>] = []
+    var groups: [SubscriptionGroupID] = []
     for event in events where event.customer == customer {
-      let id: TransactionID
+      var id: TransactionID?
+      var group: SubscriptionGroupID?
       switch event.kind {
       case .transactionCreated(let t, _, let delivery):
-        guard delivery == .updates || purchasesOnUpdates else { continue }
-        id = t
+        if delivery == .updates || purchasesOnUpdates { id = t }
+        group = store.customer(customer)?.transaction(t)?.subscriptionGroupID
       case .transactionRevoked(let t, _), .transactionUpgraded(let t, _), .refundReversed(let t, _):
         id = t
+        group = store.customer(customer)?.transaction(t)?.subscriptionGroupID
+      case .subscriptionRenewed(let g, _, _), .renewalFailed(let g, _, _), .gracePeriodExpired(let g, _),
+        .subscriptionExpired(let g, _, _), .renewalPreferenceChanged(let g, _), .autoRenewStatusChanged(let g, _, _),
+        .priceIncreaseStatusChanged(let g, _, _), .offerRedeemed(let g, _, _, _):
+        group = g
       default:
-        continue
+        break
       }
-      guard let t = store.customer(customer)?.transaction(id) else { continue }
-      items.append(verified(t, in: store))
+      if let id, let t = store.customer(customer)?.transaction(id) { items.append(verified(t, in: store)) }
+      if let group, !groups.contains(group) { groups.append(group) }
     }
-    guard !items.isEmpty else { return [] }
+    let statuses = groups.flatMap { Product.SubscriptionInfo.statuses(self, store: store, group: $0) }
+    guard !items.isEmpty || !statuses.isEmpty else { return [] }
     var wakeups: [() -> Void] = []
     for listener in listeners {
-      listener.queue.append(contentsOf: items)
-      if let waiter = listener.waiter {
-        listener.waiter = nil
-        let item = listener.queue.removeFirst()
-        wakeups.append { waiter.resume(returning: item) }
+      if let l = listener as? Listener<VerificationResult<Transaction>> {
+        l.enqueue(items, into: &wakeups)
+      } else if let l = listener as? Listener<Product.SubscriptionInfo.Status> {
+        l.enqueue(statuses, into: &wakeups)
       }
     }
     return wakeups
   }
 
   /// The next element for a listener, waiting while its queue is empty.
-  func next(_ listener: Listener) async -> VerificationResult<Transaction>? {
+  func next<Element: Sendable>(_ listener: Listener<Element>) async -> Element? {
     await withTaskCancellationHandler {
-      await withCheckedContinuation { (continuation: CheckedContinuation<VerificationResult<Transaction>?, Never>) in
+      await withCheckedContinuation { (continuation: CheckedContinuation<Element?, Never>) in
         lock.lock()
         if !listener.queue.isEmpty {
           let item = listener.queue.removeFirst()
@@ -200,8 +216,8 @@ final class SessionCore: @unchecked Sendable {
   private var isIdle: Bool {
     listeners.allSatisfy { l in
       if l.finished { return true }
-      if l.iterators > 0 { return l.queue.isEmpty && l.waiter != nil }
-      return l.everIterated || l.queue.isEmpty
+      if l.iterators > 0 { return l.isQueueEmpty && l.isWaiting }
+      return l.everIterated || l.isQueueEmpty
     }
   }
 
@@ -213,14 +229,34 @@ final class SessionCore: @unchecked Sendable {
   }
 }
 
-/// One `Transaction.updates` sequence's queue; guarded by its core's lock.
-final class Listener: @unchecked Sendable {
-  var queue: [VerificationResult<Transaction>] = []
-  var waiter: CheckedContinuation<VerificationResult<Transaction>?, Never>?
+/// What `settle()` needs to know of a listener; guarded by its core's lock.
+class ListenerBase: @unchecked Sendable {
   /// Live iterators of the listener's sequence.
   var iterators = 0
   var everIterated = false
   var finished = false
+  var isQueueEmpty: Bool { true }
+  var isWaiting: Bool { false }
+}
+
+/// One live sequence's queue (`Transaction.updates`, `Status.updates`); guarded by its core's lock.
+final class Listener<Element: Sendable>: ListenerBase, @unchecked Sendable {
+  var queue: [Element] = []
+  var waiter: CheckedContinuation<Element?, Never>?
+
+  override var isQueueEmpty: Bool { queue.isEmpty }
+  override var isWaiting: Bool { waiter != nil }
+
+  /// Appends, handing the first element to a waiting consumer (resumed after unlocking).
+  func enqueue(_ items: [Element], into wakeups: inout [() -> Void]) {
+    guard !items.isEmpty else { return }
+    queue.append(contentsOf: items)
+    if let waiter {
+      self.waiter = nil
+      let item = queue.removeFirst()
+      wakeups.append { waiter.resume(returning: item) }
+    }
+  }
 }
 
 /// How static StoreKit calls find their session.

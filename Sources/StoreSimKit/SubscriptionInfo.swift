@@ -55,11 +55,15 @@ extension Product {
     static func statuses(_ core: SessionCore, group: String) throws -> [Status] {
       try core.read { store in
         if let error = store.settings.simulatedError(forAPI: .subscriptionStatus) { throw StoreKitError(simulated: error.name) }
-        return store.statuses(forGroup: group, customer: core.customer).map { s in
-          Status(
-            state: RenewalState(s.state), transaction: core.verified(s.transaction, in: store),
-            renewalInfo: core.verified(s.renewalInfo, in: store))
-        }
+        return statuses(core, store: store, group: group)
+      }
+    }
+
+    static func statuses(_ core: SessionCore, store: Store, group: String) -> [Status] {
+      store.statuses(forGroup: group, customer: core.customer).map { s in
+        Status(
+          state: RenewalState(s.state), transaction: core.verified(s.transaction, in: store),
+          renewalInfo: core.verified(s.renewalInfo, in: store))
       }
     }
 
@@ -68,6 +72,37 @@ extension Product {
       public let state: RenewalState
       public let transaction: VerificationResult<Transaction>
       public let renewalInfo: VerificationResult<RenewalInfo>
+
+      /// The statuses of a group each time a control call or a purchase changes them: one per
+      /// status of each affected group, as they are when the call returns (an `advance` over
+      /// several renewals yields the end state once). Bound to the session in reach when read,
+      /// like `Transaction.updates`.
+      public static var updates: Statuses {
+        guard let core = SessionResolver.resolve() else { return Statuses(live: nil) }
+        return Statuses(live: ListenerHandle(core: core, listener: core.addStatusListener()))
+      }
+
+      /// An asynchronous sequence of statuses.
+      public struct Statuses: AsyncSequence, Sendable {
+        public typealias Element = Status
+        let live: ListenerHandle<Status>?
+
+        public func makeAsyncIterator() -> AsyncIterator {
+          AsyncIterator(live: live, iteration: live.map(IterationToken.init))
+        }
+
+        public struct AsyncIterator: AsyncIteratorProtocol {
+          let live: ListenerHandle<Status>?
+          let iteration: IterationToken?
+          var binding: BindingToken?
+
+          public mutating func next() async -> Status? {
+            guard let live else { return nil }
+            if binding == nil { binding = TaskBindings.shared.bindCurrentTask(to: live.core) }
+            return await live.core.next(live.listener)
+          }
+        }
+      }
     }
 
     /// A subscription's renewal state.

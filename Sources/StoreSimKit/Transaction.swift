@@ -267,14 +267,14 @@ public struct Transaction: Identifiable, Sendable, Hashable, JWSRepresentable {
   public struct Transactions: AsyncSequence, Sendable {
     public typealias Element = VerificationResult<Transaction>
     let items: [Element]
-    let live: ListenerHandle?
+    let live: ListenerHandle<Element>?
 
     init(snapshot: [Element]) {
       items = snapshot
       live = nil
     }
 
-    init(live: ListenerHandle) {
+    init(live: ListenerHandle<Element>) {
       items = []
       self.live = live
     }
@@ -286,7 +286,7 @@ public struct Transaction: Identifiable, Sendable, Hashable, JWSRepresentable {
     public struct AsyncIterator: AsyncIteratorProtocol {
       var items: [Element]
       var index = 0
-      let live: ListenerHandle?
+      let live: ListenerHandle<Element>?
       /// Tells the session when this iterator is gone (a loop that ended is not waited for).
       let iteration: IterationToken?
       var binding: BindingToken?
@@ -306,19 +306,21 @@ public struct Transaction: Identifiable, Sendable, Hashable, JWSRepresentable {
 
 /// Lives as long as an iterator of a live sequence (and its copies).
 final class IterationToken: Sendable {
-  let handle: ListenerHandle
-  init(_ handle: ListenerHandle) {
-    self.handle = handle
-    handle.core.iteratorStarted(handle.listener)
+  let core: SessionCore
+  let listener: ListenerBase
+  init<Element>(_ handle: ListenerHandle<Element>) {
+    core = handle.core
+    listener = handle.listener
+    core.iteratorStarted(listener)
   }
-  deinit { handle.core.iteratorEnded(handle.listener) }
+  deinit { core.iteratorEnded(listener) }
 }
 
 /// Keeps a live listener registered while its sequence or an iterator exists.
-final class ListenerHandle: Sendable {
+final class ListenerHandle<Element: Sendable>: Sendable {
   let core: SessionCore
-  let listener: Listener
-  init(core: SessionCore, listener: Listener) {
+  let listener: Listener<Element>
+  init(core: SessionCore, listener: Listener<Element>) {
     self.core = core
     self.listener = listener
   }

@@ -81,4 +81,28 @@ struct APISurfaceTests {
     #expect(payload["notificationType"] as? String == "DID_RENEW")
     #expect(last.signedDate == Kit.date("2026-03-01T00:00:00Z"))
   }
+
+  @Test(.timeLimit(.minutes(1)))
+  func statusUpdatesFollowTheSubscription() async throws {
+    let session = try SKTestSession(contentsOf: Kit.premium)
+    try await session.run {
+      let statuses = Product.SubscriptionInfo.Status.updates
+      let listener = Task.detached { () -> [RenewalState] in
+        var seen: [RenewalState] = []
+        for await status in statuses {
+          seen.append(status.state)
+          if seen.count == 4 { break }
+        }
+        return seen
+      }
+      let monthly = try #require(try await Product.products(for: ["com.example.premium.monthly"]).first)
+      _ = try await monthly.purchase()
+      session.shouldEnterBillingRetryOnRenewal = true
+      session.billingGracePeriodIsEnabled = true
+      try session.advance(by: 7 * Kit.day)  // renewal fails: grace
+      try session.advance(by: 16 * Kit.day)  // grace ends: billing retry
+      try session.advance(by: 60 * Kit.day)  // retry runs out: expired
+      #expect(await listener.value == [.subscribed, .inGracePeriod, .inBillingRetryPeriod, .expired])
+    }
+  }
 }
