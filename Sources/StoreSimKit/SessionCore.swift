@@ -191,8 +191,10 @@ final class SessionCore: @unchecked Sendable {
       let waiter = listener.waiter
       listener.waiter = nil
       listener.finished = true
+      let wakeups = settleIfIdle()
       lock.unlock()
       waiter?.resume(returning: nil)
+      for wake in wakeups { wake() }
     }
   }
 

@@ -161,3 +161,25 @@ struct CreatingSessionsTests {
     }
   }
 }
+
+@Suite("Cancellation")
+struct CancellationTests {
+  @Test(.timeLimit(.minutes(1)))
+  func aCancelledListenerEndsAndIsNotWaitedFor() async throws {
+    let session = try SKTestSession(contentsOf: Kit.appleSample)
+    try await session.run {
+      let updates = Transaction.updates
+      let listener = Task.detached { () -> Int in
+        var count = 0
+        for await _ in updates { count += 1 }
+        return count
+      }
+      try await session.buyProduct(identifier: "nonconsumable.car")
+      await session.waitForTransactionUpdates()
+      listener.cancel()
+      #expect(await listener.value == 1)
+      try await session.buyProduct(identifier: "nonconsumable.racecar")
+      await session.waitForTransactionUpdates()
+    }
+  }
+}
