@@ -39,6 +39,10 @@ struct Flow1StoreTests {
       let fuelTransaction = try #require(try await store.purchase(fuel, options: [.quantity(3)]))
       #expect(fuelTransaction.purchasedQuantity == 3)
       #expect(store.fuelCount[fuel.id] == 3)
+      // Fuel bought outside the app arrives on updates; the listener counts and finishes it.
+      try await session.buyProduct(identifier: fuel.id, options: [.quantity(2)])
+      await session.waitForTransactionUpdates()
+      #expect(store.fuelCount[fuel.id] == 5)
       #expect(!(await collect(Transaction.currentEntitlements).contains { $0.productID == fuel.id }))
 
       // A subscription: its service level.
