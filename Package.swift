@@ -7,11 +7,13 @@ let package = Package(
   products: [
     .executable(name: "storesim", targets: ["storesim"]),
     .library(name: "StoreSim", targets: ["StoreSim"]),
+    .library(name: "StoreSimKit", targets: ["StoreSimKit"]),
   ],
   dependencies: [],
   targets: [
     .target(name: "StoreSim"),
     .target(name: "StoreSimCLI", dependencies: ["StoreSim"]),
+    .target(name: "StoreSimKit", dependencies: ["StoreSim"]),
     .executableTarget(name: "storesim", dependencies: ["StoreSimCLI"]),
     .executableTarget(name: "storesim-bench", dependencies: ["StoreSim"]),
     .testTarget(
@@ -19,5 +21,6 @@ let package = Package(
       dependencies: ["StoreSim", "StoreSimCLI"],
       exclude: ["Golden"]
     ),
+    .testTarget(name: "StoreSimKitTests", dependencies: ["StoreSimKit", "StoreSimCLI"]),
   ]
 )

@@ -1,0 +1,277 @@
+import Foundation
+import StoreSim
+
+/// A product of the session's configuration, as StoreKit 2's `Product`.
+///
+/// A product carries its session, so `purchase(options:)` and `subscription?.status` reach it
+/// from any task.
+public struct Product: Identifiable, Sendable, Hashable {
+  public typealias ID = String
+
+  public let id: String
+  public let type: ProductType
+  public let displayName: String
+  public let description: String
+  public let price: Decimal
+  public let displayPrice: String
+  public let isFamilyShareable: Bool
+  public let subscription: SubscriptionInfo?
+  let core: SessionCore
+
+  init(_ p: StoreSim.Product, store: Store, core: SessionCore) {
+    id = p.id
+    type = ProductType(p.type)
+    let localization = p.localization(for: store.settings.locale)
+    displayName = localization?.displayName ?? p.referenceName
+    description = localization?.description ?? ""
+    price = p.price
+    let currency = (StoreSim.Storefront.named(store.settings.storefront) ?? .usa).currency
+    displayPrice = Self.format(p.price, currency: currency)
+    isFamilyShareable = p.isFamilyShareable
+    subscription = p.subscription.map { SubscriptionInfo($0, store: store, currency: currency, core: core) }
+    self.core = core
+  }
+
+  public static func == (a: Product, b: Product) -> Bool {
+    a.id == b.id && a.price == b.price && a.displayName == b.displayName && a.displayPrice == b.displayPrice
+  }
+
+  public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+
+  /// `$1.99`, `€1.99`, `CHF 1.99`: the price with the storefront currency's symbol (not localized).
+  static func format(_ price: Decimal, currency: String) -> String {
+    let formatter = NumberFormatter()
+    formatter.numberStyle = .decimal
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    let digits = currency == "JPY" || currency == "KRW" ? 0 : 2
+    formatter.minimumFractionDigits = digits
+    formatter.maximumFractionDigits = digits
+    formatter.usesGroupingSeparator = true
+    formatter.groupingSeparator = ","
+    formatter.groupingSize = 3
+    let number = formatter.string(from: price as NSDecimalNumber) ?? "\(price)"
+    let symbols = ["USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "CNY": "¥", "KRW": "₩", "INR": "₹"]
+    return symbols[currency].map { $0 + number } ?? currency + " " + number
+  }
+
+  /// The products with these identifiers; unknown identifiers are left out.
+  public static func products<Identifiers: Collection>(for identifiers: Identifiers) async throws -> [Product]
+  where Identifiers.Element == Product.ID {
+    guard let core = SessionResolver.resolve() else { throw StoreKitError.unknown }
+    let wanted = Set(identifiers)
+    return try core.read { store in
+      if let error = store.settings.simulatedError(forAPI: .loadProducts) { throw StoreKitError(simulated: error.name) }
+      return store.configuration.products.filter { wanted.contains($0.id) }.map { Product($0, store: store, core: core) }
+    }
+  }
+
+  /// Buys the product.
+  ///
+  /// - Returns: `.success` with the transaction (not also delivered on `Transaction.updates`),
+  ///   `.pending` for Ask to Buy or an interrupted purchase, `.userCancelled`.
+  /// - Throws: `Product.PurchaseError` or `StoreKitError`, as StoreKit (simulated errors,
+  ///   ineligible or unknown offers, a quantity outside 1...10).
+  public func purchase(options: Set<PurchaseOption> = []) async throws -> PurchaseResult {
+    let engineOptions = try PurchaseOption.engineOptions(options)
+    let cancel = core.userCancelsPurchases
+    let outcome: StoreSim.PurchaseOutcome
+    do {
+      outcome = try core.mutate { (store: inout Store) throws(StoreError) in
+        let o = try store.purchase(id, options: engineOptions.options, customer: core.customer, cancel: cancel, at: engineOptions.date)
+        return (o, o.events)
+      }
+    } catch {
+      throw StoreKitError.unknown
+    }
+    switch outcome.result {
+    case .success(let t, _):
+      return .success(core.read { core.verified($0.customer(core.customer)?.transaction(t.id) ?? t, in: $0) })
+    case .pending: return .pending
+    case .userCancelled: return .userCancelled
+    case .failed(let text): throw Self.purchaseFailure(text)
+    }
+  }
+
+  static func purchaseFailure(_ text: String) -> any Error {
+    let parts = text.split(separator: ".", maxSplits: 1).map(String.init)
+    let name = parts.last ?? text
+    switch parts.first {
+    case "purchase": return PurchaseError(simulated: name)
+    case "generic": return StoreKitError(simulated: name)
+    default: return StoreKitError.unknown
+    }
+  }
+
+  // MARK: Nested types
+
+  /// The four product types.
+  public struct ProductType: RawRepresentable, Hashable, Sendable {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public static let consumable = ProductType(rawValue: "Consumable")
+    public static let nonConsumable = ProductType(rawValue: "Non-Consumable")
+    public static let autoRenewable = ProductType(rawValue: "Auto-Renewable Subscription")
+    public static let nonRenewable = ProductType(rawValue: "Non-Renewing Subscription")
+
+    init(_ t: StoreSim.ProductType) { self.init(rawValue: t.rawValue) }
+  }
+
+  /// What `purchase(options:)` returned.
+  public enum PurchaseResult: Sendable {
+    case success(VerificationResult<Transaction>)
+    case userCancelled
+    case pending
+  }
+
+  /// Errors a purchase throws.
+  public enum PurchaseError: Error, Sendable, Hashable {
+    case invalidQuantity
+    case productUnavailable
+    case purchaseNotAllowed
+    case ineligibleForOffer
+    case invalidOfferIdentifier
+    case invalidOfferPrice
+    case invalidOfferSignature
+    case missingOfferParameters
+
+    init(simulated name: String) {
+      switch name {
+      case "invalidQuantity": self = .invalidQuantity
+      case "productUnavailable": self = .productUnavailable
+      case "purchaseNotAllowed": self = .purchaseNotAllowed
+      case "ineligibleForOffer": self = .ineligibleForOffer
+      case "invalidOfferIdentifier": self = .invalidOfferIdentifier
+      case "invalidOfferPrice": self = .invalidOfferPrice
+      case "invalidOfferSignature": self = .invalidOfferSignature
+      default: self = .missingOfferParameters
+      }
+    }
+  }
+
+  /// A purchase option.
+  public struct PurchaseOption: Hashable, Sendable {
+    enum Kind: Hashable, Sendable {
+      case appAccountToken(UUID)
+      case quantity(Int)
+      case promotionalOffer(String)
+      case codeOffer(String)
+      case winBackOffer(String)
+      case purchaseDate(Date)
+      case simulatesAskToBuyInSandbox(Bool)
+      case custom(String, String)
+    }
+    let kind: Kind
+
+    /// Ties the transaction to an account of the app.
+    public static func appAccountToken(_ token: UUID) -> PurchaseOption { .init(kind: .appAccountToken(token)) }
+    /// How many to buy (consumables; 1...10).
+    public static func quantity(_ quantity: Int) -> PurchaseOption { .init(kind: .quantity(quantity)) }
+    /// A signed promotional offer (the signature is not checked by the simulator).
+    public static func promotionalOffer(offerID: String, keyID: String, nonce: UUID, signature: Data, timestamp: Int) -> PurchaseOption {
+      .init(kind: .promotionalOffer(offerID))
+    }
+    /// A promotional offer with a compact JWS signature (not checked by the simulator).
+    public static func promotionalOffer(_ offerID: String, compactJWS: String) -> PurchaseOption {
+      .init(kind: .promotionalOffer(offerID))
+    }
+    /// Test environment: a promotional offer without a signature.
+    public static func promotionalOffer(id: String) -> PurchaseOption { .init(kind: .promotionalOffer(id)) }
+    /// Test environment: redeems an offer code of the configuration (by its offer id).
+    public static func codeOffer(referenceName: String) -> PurchaseOption { .init(kind: .codeOffer(referenceName)) }
+    /// A win-back offer.
+    public static func winBackOffer(_ offer: Product.SubscriptionOffer) -> PurchaseOption { .init(kind: .winBackOffer(offer.id ?? "")) }
+    /// Test environment: a back-dated purchase; renewals are filled in up to now.
+    public static func purchaseDate(_ date: Date) -> PurchaseOption { .init(kind: .purchaseDate(date)) }
+    /// Sandbox only; no effect here (use `SKTestSession.askToBuyEnabled`).
+    public static func simulatesAskToBuyInSandbox(_ value: Bool) -> PurchaseOption { .init(kind: .simulatesAskToBuyInSandbox(value)) }
+    /// A custom key and value; no effect.
+    public static func custom(key: String, value: String) -> PurchaseOption { .init(kind: .custom(key, value)) }
+
+    static func engineOptions(_ options: Set<PurchaseOption>) throws -> (options: PurchaseOptions, date: Date?) {
+      var result = PurchaseOptions()
+      var date: Date?
+      var offers = 0
+      for option in options {
+        switch option.kind {
+        case .appAccountToken(let t): result.appAccountToken = t
+        case .quantity(let q): result.quantity = q
+        case .promotionalOffer(let id): result.offer = .promotional(id); offers += 1
+        case .codeOffer(let id): result.offer = .code(id); offers += 1
+        case .winBackOffer(let id): result.offer = .winBack(id); offers += 1
+        case .purchaseDate(let d): date = d
+        case .simulatesAskToBuyInSandbox, .custom: break
+        }
+      }
+      if offers > 1 { throw PurchaseError.invalidOfferIdentifier }
+      return (result, date)
+    }
+  }
+
+  /// A subscription period.
+  public struct SubscriptionPeriod: Hashable, Sendable {
+    public let unit: Unit
+    public let value: Int
+
+    public enum Unit: Int, Hashable, Sendable {
+      case day, week, month, year
+    }
+
+    init(value: Int, unit: Unit) {
+      self.value = value
+      self.unit = unit
+    }
+
+    public static let everyThreeDays = SubscriptionPeriod(value: 3, unit: .day)
+    public static let weekly = SubscriptionPeriod(value: 1, unit: .week)
+    public static let everyTwoWeeks = SubscriptionPeriod(value: 2, unit: .week)
+    public static let monthly = SubscriptionPeriod(value: 1, unit: .month)
+    public static let everyTwoMonths = SubscriptionPeriod(value: 2, unit: .month)
+    public static let everyThreeMonths = SubscriptionPeriod(value: 3, unit: .month)
+    public static let everySixMonths = SubscriptionPeriod(value: 6, unit: .month)
+    public static let yearly = SubscriptionPeriod(value: 1, unit: .year)
+
+    init(_ p: StoreSim.SubscriptionPeriod) {
+      value = p.value
+      switch p.unit {
+      case .day: unit = .day
+      case .week: unit = .week
+      case .month: unit = .month
+      case .year: unit = .year
+      }
+    }
+  }
+
+  /// A subscription offer of the configuration.
+  public struct SubscriptionOffer: Hashable, Sendable {
+    public typealias OfferType = Transaction.OfferType
+
+    public let id: String?
+    public let type: OfferType
+    public let price: Decimal
+    public let displayPrice: String
+    public let period: SubscriptionPeriod
+    public let periodCount: Int
+    public let paymentMode: PaymentMode
+
+    /// How an offer is paid.
+    public struct PaymentMode: RawRepresentable, Hashable, Sendable {
+      public let rawValue: String
+      public init(rawValue: String) { self.rawValue = rawValue }
+      public static let freeTrial = PaymentMode(rawValue: "FREE_TRIAL")
+      public static let payAsYouGo = PaymentMode(rawValue: "PAY_AS_YOU_GO")
+      public static let payUpFront = PaymentMode(rawValue: "PAY_UP_FRONT")
+
+      init(_ m: StoreSim.PaymentMode) { self.init(rawValue: m.rawValue) }
+    }
+
+    init(_ o: StoreSim.SubscriptionOffer, currency: String) {
+      id = o.id
+      type = OfferType(rawValue: o.type.rawValue)
+      price = o.price
+      displayPrice = Product.format(o.price, currency: currency)
+      period = SubscriptionPeriod(o.period)
+      periodCount = o.periodCount
+      paymentMode = PaymentMode(o.paymentMode)
+    }
+  }
+}

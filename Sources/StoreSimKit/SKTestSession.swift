@@ -1,0 +1,443 @@
+import Foundation
+import StoreSim
+
+/// Test control over one simulated App Store, shaped like StoreKitTest's `SKTestSession`.
+///
+/// Unlike Apple's single device-wide test environment, every session is its own store, so
+/// tests run in parallel. Code reaches a session through `run(_:)` (a task-local, inherited by
+/// `Task {}` and child tasks), through values that came from it (`Product`, `Transaction`,
+/// a `Transaction.updates` sequence) and, in a task that iterates such a sequence, through
+/// that sequence. Every control call is synchronous with respect to the store: when it returns,
+/// what it caused is visible to queries and queued on every `Transaction.updates` listener.
+public final class SKTestSession: Sendable {
+  let core: SessionCore
+  /// Where the configuration came from, kept for `save(to:)`.
+  let origin: SessionOrigin
+
+  /// The clock of a new session starts here unless told otherwise: 2026-01-01T00:00:00Z.
+  public static let defaultStartDate = Date(timeIntervalSince1970: 1_767_225_600)
+
+  /// A session over a `.storekit` file.
+  public convenience init(contentsOf url: URL, startDate: Date = SKTestSession.defaultStartDate) throws {
+    guard url.isFileURL else { throw SKTestError(.invalidURL, "\(url) is not a file URL") }
+    let data: Data
+    do { data = try Data(contentsOf: url) } catch { throw SKTestError(.fileNotFound, "cannot read \(url.path)") }
+    try self.init(configurationData: data, startDate: startDate, path: url.path)
+  }
+
+  /// A session over `<name>.storekit` in a bundle (StoreKitTest looks in the main bundle; pass
+  /// `Bundle.module` for a test target's resources).
+  public convenience init(configurationFileNamed name: String, bundle: Bundle = .main, startDate: Date = SKTestSession.defaultStartDate) throws {
+    let base = name.hasSuffix(".storekit") ? String(name.dropLast(".storekit".count)) : name
+    guard let url = bundle.url(forResource: base, withExtension: "storekit") else {
+      throw SKTestError(.fileNotFound, "no \(base).storekit in \(bundle.bundlePath)")
+    }
+    try self.init(contentsOf: url, startDate: startDate)
+  }
+
+  /// A session over the contents of a `.storekit` file.
+  public convenience init(configurationData data: Data, startDate: Date = SKTestSession.defaultStartDate) throws {
+    try self.init(configurationData: data, startDate: startDate, path: "")
+  }
+
+  convenience init(configurationData data: Data, startDate: Date, path: String) throws {
+    let loaded: LoadedConfiguration
+    do { loaded = try ConfigurationReader.read([UInt8](data)) } catch {
+      throw SKTestError(.invalidAction, "invalid configuration: \(error)")
+    }
+    self.init(store: Store(configuration: loaded.configuration, start: startDate),
+              origin: SessionOrigin(configurationPath: path, configurationDigest: SessionFileCodec.digest(data)))
+  }
+
+  init(store: Store, origin: SessionOrigin) {
+    core = SessionCore(store: store)
+    self.origin = origin
+  }
+
+  // MARK: Scope
+
+  /// Runs `body` with this session as the current one for StoreKit calls made in it and in the
+  /// tasks it creates with `Task {}` (not `Task.detached`; see the README).
+  /// `body` runs on the caller's actor.
+  public func run<T>(isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T) async rethrows -> T {
+    try await SessionResolver.$current.withValue(core, operation: body, isolation: isolation)
+  }
+
+  /// Waits until every `Transaction.updates` loop has handled everything queued for it and is
+  /// waiting for more. Use it before asserting on what an app's listener does.
+  ///
+  /// A sequence that was read but whose loop has not started yet is waited for only if
+  /// something is queued for it; one whose loops all ended is not waited for.
+  public func waitForTransactionUpdates() async { await core.settle() }
+
+  // MARK: Properties
+
+  public var askToBuyEnabled: Bool {
+    get { core.read { $0.settings.askToBuyEnabled } }
+    set { core.updateSettings { $0.askToBuyEnabled = newValue } }
+  }
+  public var disableDialogs: Bool {
+    get { core.read { $0.settings.disableDialogs } }
+    set { core.updateSettings { $0.disableDialogs = newValue } }
+  }
+  public var interruptedPurchasesEnabled: Bool {
+    get { core.read { $0.settings.interruptedPurchasesEnabled } }
+    set { core.updateSettings { $0.interruptedPurchasesEnabled = newValue } }
+  }
+  public var failTransactionsEnabled: Bool {
+    get { core.read { $0.settings.failTransactionsEnabled } }
+    set { core.updateSettings { $0.failTransactionsEnabled = newValue } }
+  }
+  public var shouldEnterBillingRetryOnRenewal: Bool {
+    get { core.read { $0.settings.shouldEnterBillingRetryOnRenewal } }
+    set { core.updateSettings { $0.shouldEnterBillingRetryOnRenewal = newValue } }
+  }
+  public var billingGracePeriodIsEnabled: Bool {
+    get { core.read { $0.settings.billingGracePeriodIsEnabled } }
+    set { core.updateSettings { $0.billingGracePeriodIsEnabled = newValue } }
+  }
+  /// ISO 3166-1 alpha-3 storefront code.
+  public var storefront: String {
+    get { core.read { $0.settings.storefront } }
+    set { core.updateSettings { $0.storefront = newValue } }
+  }
+  public var locale: Locale {
+    get { Locale(identifier: core.read { $0.settings.locale }) }
+    set { core.updateSettings { $0.locale = newValue.identifier } }
+  }
+  public typealias TimeRate = StoreSim.TimeRate
+  /// Recorded; the virtual clock moves only with `advance(by:)`.
+  public var timeRate: TimeRate {
+    get { core.read { $0.settings.timeRate } }
+    set { core.updateSettings { $0.timeRate = newValue } }
+  }
+
+  /// Not in StoreKitTest: purchases are dismissed by the customer (`.userCancelled`) while true.
+  public var userCancelsPurchases: Bool {
+    get { core.userCancelsPurchases }
+    set { core.userCancelsPurchases = newValue }
+  }
+
+  // MARK: Clock
+
+  /// The virtual date.
+  public var now: Date { core.read { $0.now } }
+
+  /// Moves the virtual clock forward; renewals, expiries, grace and retry happen on the way.
+  public func advance(by seconds: TimeInterval) throws {
+    try control { (store: inout Store) throws(StoreError) in try store.advance(by: seconds) }
+  }
+
+  /// Moves the virtual clock to a date.
+  public func advance(to date: Date) throws {
+    try control { (store: inout Store) throws(StoreError) in try store.advance(to: date) }
+  }
+
+  // MARK: Methods
+
+  /// Restores every setting to the configuration's values.
+  public func resetToDefaultState() {
+    _ = try? core.mutate { (store: inout Store) throws(StoreError) in (store.resetToDefaultState(), []) }
+  }
+
+  /// Removes every transaction; intro offers become available again.
+  public func clearTransactions() {
+    _ = try? core.mutate { (store: inout Store) throws(StoreError) in ((), store.clearTransactions()) }
+  }
+
+  /// A purchase made outside the app: the app sees it on `Transaction.updates`.
+  @discardableResult
+  public func buyProduct(identifier: String, options: Set<Product.PurchaseOption> = []) async throws -> Transaction {
+    try await buy(identifier, options: options, customer: core.customer)
+  }
+
+  /// Not in StoreKitTest: a purchase by a family member (see `addFamilyMember(_:)`); shareable
+  /// products reach the app's customer as family-shared transactions on `Transaction.updates`.
+  @discardableResult
+  public func buyProduct(identifier: String, options: Set<Product.PurchaseOption> = [], familyMember: String) async throws -> Transaction {
+    try await buy(identifier, options: options, customer: familyMember)
+  }
+
+  private func buy(_ identifier: String, options: Set<Product.PurchaseOption>, customer: String) async throws -> Transaction {
+    let engineOptions = try Product.PurchaseOption.engineOptions(options)
+    let outcome: PurchaseOutcome
+    do {
+      outcome = try core.mutate(purchasesOnUpdates: true) { (store: inout Store) throws(StoreError) in
+        let o = try store.purchase(identifier, options: engineOptions.options, customer: customer, at: engineOptions.date)
+        return (o, o.events)
+      }
+    } catch {
+      throw Self.testError(error)
+    }
+    switch outcome.result {
+    case .success(let t, _):
+      return core.read { store in Transaction(t, store: store, customer: customer, core: core) }
+    case .pending: throw SKTestError(.invalidAction, "the purchase is pending (Ask to Buy or interrupted)")
+    case .userCancelled: throw StoreKitError.userCancelled
+    case .failed(let text): throw Product.purchaseFailure(text)
+    }
+  }
+
+  /// Not in StoreKitTest: puts a customer in the app customer's Family Sharing group.
+  public func addFamilyMember(_ name: String) throws {
+    try control { (store: inout Store) throws(StoreError) in
+      if !store.hasCustomer(name) { try store.addCustomer(name) }
+      return try store.addFamilyMember(name, to: core.customer)
+    }
+  }
+
+  public func approveAskToBuyTransaction(identifier: UInt) throws {
+    try control { (store: inout Store) throws(StoreError) in try store.approveAskToBuyTransaction(identifier: String(identifier)).1 }
+  }
+
+  public func declineAskToBuyTransaction(identifier: UInt) throws {
+    try control { (store: inout Store) throws(StoreError) in try store.declineAskToBuyTransaction(identifier: String(identifier)) }
+  }
+
+  public func expireSubscription(productIdentifier: String) throws {
+    try control { (store: inout Store) throws(StoreError) in try store.expireSubscription(productID: productIdentifier, customer: core.customer) }
+  }
+
+  public func forceRenewalOfSubscription(productIdentifier: String) throws {
+    try control { (store: inout Store) throws(StoreError) in try store.forceRenewal(productID: productIdentifier, customer: core.customer) }
+  }
+
+  public func refundTransaction(identifier: UInt) throws {
+    try control { (store: inout Store) throws(StoreError) in try store.refund(TransactionID(identifier), customer: core.customer) }
+  }
+
+  public func deleteTransaction(identifier: UInt) throws {
+    try control { (store: inout Store) throws(StoreError) in try store.deleteTransaction(TransactionID(identifier), customer: core.customer) }
+  }
+
+  public func enableAutoRenewForTransaction(identifier: UInt) throws {
+    let product = try productID(of: identifier)
+    try control { (store: inout Store) throws(StoreError) in try store.enableAutoRenew(productID: product, customer: core.customer) }
+  }
+
+  public func disableAutoRenewForTransaction(identifier: UInt) throws {
+    let product = try productID(of: identifier)
+    try control { (store: inout Store) throws(StoreError) in try store.disableAutoRenew(productID: product, customer: core.customer) }
+  }
+
+  /// Resolves an interrupted purchase (by its `SKTestTransaction` identifier) or a billing issue.
+  public func resolveIssueForTransaction(identifier: UInt) throws {
+    let product = try productID(of: identifier)
+    try control { (store: inout Store) throws(StoreError) in try store.resolveIssue(productID: product, customer: core.customer) }
+  }
+
+  /// Asks the customer to consent to a price increase. Not in StoreKitTest: `newPrice` (the
+  /// renewal price from now on) and `needsConsent: false` (an increase agreed at once).
+  public func requestPriceIncreaseConsentForTransaction(identifier: UInt, newPrice: Decimal? = nil, needsConsent: Bool = true) throws {
+    let product = try productID(of: identifier)
+    try control { (store: inout Store) throws(StoreError) in
+      try store.requestPriceIncreaseConsent(productID: product, price: newPrice, needsConsent: needsConsent, customer: core.customer)
+    }
+  }
+
+  public func consentToPriceIncreaseForTransaction(identifier: UInt) throws {
+    let product = try productID(of: identifier)
+    try control { (store: inout Store) throws(StoreError) in try store.consentToPriceIncrease(productID: product, customer: core.customer) }
+  }
+
+  public func declinePriceIncreaseForTransaction(identifier: UInt) throws {
+    let product = try productID(of: identifier)
+    try control { (store: inout Store) throws(StoreError) in try store.declinePriceIncrease(productID: product, customer: core.customer) }
+  }
+
+  /// Every record of the app's customer: transactions and open Ask to Buy or interrupted requests.
+  public func allTransactions() -> [SKTestTransaction] {
+    core.read { store in
+      let customer = core.customer
+      let subscriptions = store.customer(customer)?.subscriptions ?? []
+      var result = store.customer(customer)?.transactions.map { t -> SKTestTransaction in
+        let sub = subscriptions.first { $0.latestTransactionID == t.id }
+        return SKTestTransaction(
+          identifier: UInt(t.id), originalTransactionIdentifier: UInt(t.originalID), productIdentifier: t.productID,
+          state: .purchased, purchaseDate: t.purchaseDate, expirationDate: t.expirationDate, cancelDate: t.revocationDate,
+          autoRenewingEnabled: sub?.willAutoRenew ?? false, hasPurchaseIssue: sub.map { $0.isInBillingRetry } ?? false,
+          isPendingPriceIncreaseConsent: sub?.priceIncreaseStatus == .pending, pendingAskToBuyConfirmation: false)
+      } ?? []
+      for r in store.pendingRequests(customer: customer) {
+        result.append(SKTestTransaction(
+          identifier: UInt(r.id) ?? 0, originalTransactionIdentifier: UInt(r.id) ?? 0, productIdentifier: r.productID,
+          state: r.kind == .askToBuy ? .deferred : .failed, purchaseDate: r.date, expirationDate: nil, cancelDate: nil,
+          autoRenewingEnabled: false, hasPurchaseIssue: r.kind == .interrupted, isPendingPriceIncreaseConsent: false,
+          pendingAskToBuyConfirmation: r.kind == .askToBuy))
+      }
+      return result
+    }
+  }
+
+  // MARK: Simulated errors
+
+  /// Makes every later call of a StoreKit API fail with `error`; nil clears it.
+  public func setSimulatedError<API: FailableStoreKitAPI>(_ error: API.Failure?, forAPI api: API) async throws {
+    core.updateSettings { $0.setSimulatedError(error.map(API.simulated), forAPI: api.engineAPI) }
+  }
+
+  /// The error set for an API, as its engine name (`family.case`), or nil.
+  public func simulatedErrorName<API: FailableStoreKitAPI>(forAPI api: API) async -> String? {
+    core.read { $0.settings.simulatedError(forAPI: api.engineAPI)?.description }
+  }
+
+  // MARK: Notifications
+
+  /// The App Store Server Notifications V2 the session sent, oldest first.
+  public var notifications: [Notification] {
+    core.read { store in
+      store.notifications.map { n in
+        Notification(
+          notificationType: n.notificationType, subtype: n.subtype, signedDate: n.signedDate,
+          signedPayload: JWS.sign(store.payload(n), bundleID: store.state.bundleID),
+          payload: store.payload(n).rendered(pretty: false))
+      }
+    }
+  }
+
+  /// One server notification.
+  public struct Notification: Hashable, Sendable {
+    /// `notificationType`, e.g. `DID_RENEW`.
+    public let notificationType: String
+    /// `subtype`, e.g. `GRACE_PERIOD`.
+    public let subtype: String?
+    public let signedDate: Date
+    /// The compact JWS Apple would POST as `signedPayload`.
+    public let signedPayload: String
+    /// The `ResponseBodyV2DecodedPayload` JSON text.
+    public let payload: String
+
+    /// `TYPE` or `TYPE/SUBTYPE`.
+    public var name: String { notificationType + (subtype.map { "/\($0)" } ?? "") }
+  }
+
+  // MARK: Helpers
+
+  private func control(_ body: (inout Store) throws(StoreError) -> [StoreEvent]) throws {
+    do {
+      try core.mutate { (store: inout Store) throws(StoreError) in ((), try body(&store)) }
+    } catch {
+      throw Self.testError(error)
+    }
+  }
+
+  private func productID(of identifier: UInt) throws -> String {
+    let found: String? = core.read { store in
+      if let r = store.pendingRequests(customer: core.customer).first(where: { $0.id == String(identifier) }) { return r.productID }
+      return store.customer(core.customer)?.transaction(TransactionID(identifier))?.productID
+    }
+    guard let found else { throw SKTestError(.noTransactionFound, "no transaction with id \(identifier)") }
+    return found
+  }
+
+  static func testError(_ error: StoreError) -> SKTestError {
+    let code: SKTestError.Code
+    switch error {
+    case .productNotFound: code = .invalidProductIdentifier
+    case .invalidProductType: code = .invalidProductType
+    case .transactionNotFound, .alreadyRefunded, .notRefunded, .cannotRefundFamilyShared: code = .noTransactionFound
+    case .noSubscriptionFound, .subscriptionNotActive: code = .noSubscriptionFound
+    default: code = .invalidAction
+    }
+    return SKTestError(code, error.description)
+  }
+}
+
+/// A record of the test environment, as StoreKitTest's `SKTestTransaction`.
+public struct SKTestTransaction: Hashable, Sendable {
+  /// `SKPaymentTransactionState`.
+  public enum State: Hashable, Sendable { case purchasing, purchased, failed, restored, deferred }
+
+  public let identifier: UInt
+  public let originalTransactionIdentifier: UInt
+  public let productIdentifier: String
+  public let state: State
+  public let purchaseDate: Date
+  public let expirationDate: Date?
+  public let cancelDate: Date?
+  public let autoRenewingEnabled: Bool
+  public let hasPurchaseIssue: Bool
+  public let isPendingPriceIncreaseConsent: Bool
+  public let pendingAskToBuyConfirmation: Bool
+}
+
+// MARK: Simulated errors, as StoreKitTest's `FailableStoreKitAPI` and `SKTestFailures`
+
+/// A StoreKit API that `setSimulatedError(_:forAPI:)` can make fail.
+public protocol FailableStoreKitAPI: Sendable {
+  associatedtype Failure: Sendable
+  var engineAPI: StoreKitAPI { get }
+  static func simulated(_ failure: Failure) -> SimulatedError
+}
+
+/// The errors each failable API accepts.
+public enum SKTestFailures {
+  public enum LoadProducts: Sendable { case generic(StoreKitError) }
+  public enum Purchase: Sendable { case generic(StoreKitError), purchase(Product.PurchaseError) }
+  public enum Verification: Sendable { case verification(VerificationResult<Transaction>.VerificationError) }
+  public enum AppStoreSync: Sendable { case generic(StoreKitError) }
+  public enum SubscriptionStatus: Sendable { case generic(StoreKitError) }
+
+  static func generic(_ e: StoreKitError) -> SimulatedError {
+    let name: String
+    switch e {
+    case .unknown: name = "unknown"
+    case .userCancelled: name = "userCancelled"
+    case .networkError: name = "networkError"
+    case .systemError: name = "systemError"
+    case .notAvailableInStorefront: name = "notAvailableInStorefront"
+    case .notEntitled: name = "notEntitled"
+    case .unsupported: name = "unsupported"
+    }
+    return SimulatedError(family: .generic, name: name)
+  }
+}
+
+public struct StoreKitLoadProductsAPI: FailableStoreKitAPI {
+  public init() {}
+  public var engineAPI: StoreKitAPI { .loadProducts }
+  public static func simulated(_ f: SKTestFailures.LoadProducts) -> SimulatedError {
+    switch f { case .generic(let e): return SKTestFailures.generic(e) }
+  }
+}
+
+public struct StoreKitPurchaseAPI: FailableStoreKitAPI {
+  public init() {}
+  public var engineAPI: StoreKitAPI { .purchase }
+  public static func simulated(_ f: SKTestFailures.Purchase) -> SimulatedError {
+    switch f {
+    case .generic(let e): return SKTestFailures.generic(e)
+    case .purchase(let e): return SimulatedError(family: .purchase, name: String(describing: e))
+    }
+  }
+}
+
+public struct StoreKitVerificationAPI: FailableStoreKitAPI {
+  public init() {}
+  public var engineAPI: StoreKitAPI { .verification }
+  public static func simulated(_ f: SKTestFailures.Verification) -> SimulatedError {
+    switch f { case .verification(let e): return SimulatedError(family: .verification, name: String(describing: e)) }
+  }
+}
+
+public struct StoreKitAppStoreSyncAPI: FailableStoreKitAPI {
+  public init() {}
+  public var engineAPI: StoreKitAPI { .appStoreSync }
+  public static func simulated(_ f: SKTestFailures.AppStoreSync) -> SimulatedError {
+    switch f { case .generic(let e): return SKTestFailures.generic(e) }
+  }
+}
+
+public struct StoreKitSubscriptionStatusAPI: FailableStoreKitAPI {
+  public init() {}
+  public var engineAPI: StoreKitAPI { .subscriptionStatus }
+  public static func simulated(_ f: SKTestFailures.SubscriptionStatus) -> SimulatedError {
+    switch f { case .generic(let e): return SKTestFailures.generic(e) }
+  }
+}
+
+extension FailableStoreKitAPI where Self == StoreKitLoadProductsAPI { public static var loadProducts: Self { .init() } }
+extension FailableStoreKitAPI where Self == StoreKitPurchaseAPI { public static var purchase: Self { .init() } }
+extension FailableStoreKitAPI where Self == StoreKitVerificationAPI { public static var verification: Self { .init() } }
+extension FailableStoreKitAPI where Self == StoreKitAppStoreSyncAPI { public static var appStoreSync: Self { .init() } }
+extension FailableStoreKitAPI where Self == StoreKitSubscriptionStatusAPI { public static var subscriptionStatus: Self { .init() } }

@@ -1,0 +1,74 @@
+import Foundation
+import StoreSimCLI
+import StoreSimKit
+import Testing
+
+/// The CLI's session files and StoreSimKit share the engine: a state prepared with the CLI (or
+/// a scenario) loads into a test session, and a test session saves back for the CLI.
+@Suite("Session files shared with the CLI")
+struct SessionFileTests {
+  /// Runs the CLI in-process in a folder; returns stdout and the exit code.
+  final class Folder: @unchecked Sendable {
+    let path = NSTemporaryDirectory() + "storesimkit-" + UUID().uuidString
+    private let lock = NSLock()
+    private var out = ""
+
+    init() throws {
+      try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    var session: URL { URL(fileURLWithPath: path + "/session.json") }
+
+    @discardableResult
+    func cli(_ line: String) -> (String, Int32) {
+      lock.withLock { out = "" }
+      let env = CLIEnvironment(
+        writeOut: { [self] s in lock.withLock { out += s } }, writeErr: { _ in }, variables: [:],
+        currentDirectory: path, now: { Kit.start }, isTerminal: false)
+      let code = CLI.run(line.split(separator: " ").map(String.init) + ["--session", session.path], environment: env)
+      return (lock.withLock { out }, code)
+    }
+  }
+
+  @Test func aStatePreparedWithTheCLILoadsAndSavesBack() async throws {
+    let folder = try Folder()
+    #expect(folder.cli("init \(Kit.premium.path) --start 2026-01-01T00:00:00Z").1 == 0)
+    #expect(folder.cli("buy com.example.premium.monthly").1 == 0)
+    #expect(folder.cli("advance 1w").1 == 0)
+
+    let session = try SKTestSession(sessionFileURL: folder.session)
+    #expect(session.now == Kit.date("2026-01-08T00:00:00Z"))
+    try await session.run {
+      let entitled = await collect(Transaction.currentEntitlements)
+      #expect(entitled.map(\.productID) == ["com.example.premium.monthly"])
+      #expect(entitled.first?.reason == .renewal)
+      // The unfinished transactions the CLI left are replayed to the app's first listener.
+      var updates = Transaction.updates.makeAsyncIterator()
+      #expect(await updates.next()?.unsafePayloadValue.reason == .purchase)
+      let lifetime = try #require(try await Product.products(for: ["com.example.premium.lifetime"]).first)
+      _ = try await lifetime.purchase()
+    }
+    try session.advance(by: 31 * Kit.day)
+    try session.save(to: folder.session)
+
+    let (text, code) = folder.cli("entitlements")
+    #expect(code == 0)
+    #expect(text.contains("com.example.premium.lifetime"))
+    #expect(folder.cli("now").0.contains("2026-02-08"))
+    #expect(folder.cli("buy com.example.coins.100").1 == 0)
+    let reloaded = try SKTestSession(sessionFileURL: folder.session)
+    #expect(reloaded.allTransactions().map(\.productIdentifier).contains("com.example.coins.100"))
+  }
+
+  @Test func aSessionCreatedByAKitTestOpensInTheCLI() async throws {
+    let folder = try Folder()
+    let session = try SKTestSession(contentsOf: Kit.appleSample)
+    try await session.buyProduct(identifier: "subscription.premium")
+    try session.save(to: folder.session)
+    let (text, code) = folder.cli("status")
+    #expect(code == 0)
+    #expect(text.contains("subscription.premium"))
+    #expect(throws: SKTestError.self) { try SKTestSession(sessionFileURL: URL(fileURLWithPath: folder.path + "/none.json")) }
+  }
+}
