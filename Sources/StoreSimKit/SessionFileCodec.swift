@@ -7,61 +7,31 @@ struct SessionOrigin: Sendable {
   var configurationDigest: String
 }
 
-/// Reads and writes the CLI's session files (version 1 and 2), so a session prepared with
-/// scenarios can be loaded into a test and saved back. Kept small and isolated: the format
-/// belongs to the CLI (Sources/StoreSimCLI/SessionFile.swift); this mirrors its header.
+/// Reads and writes the CLI's session files through the engine's `SessionFileFormat` (every
+/// version the CLI reads; checksums verified), so a session prepared with scenarios can be
+/// loaded into a test and saved back.
 enum SessionFileCodec {
-  static let formatName = "storesim-session"
-  static let version = 2
-
-  /// FNV-1a 64 of the configuration bytes, as the CLI's `SessionFile.digest`.
-  static func digest(_ data: Data) -> String {
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    for byte in data {
-      hash ^= UInt64(byte)
-      hash = hash &* 0x100_0000_01b3
-    }
-    return String(format: "%016llx", hash)
-  }
+  /// FNV-1a 64 of the configuration bytes, as the CLI's.
+  static func digest(_ data: Data) -> String { SessionFileFormat.digest(data) }
 
   static func read(_ data: Data) throws -> (StoreState, SessionOrigin) {
-    let newline = data.firstIndex(of: 0x0A)
-    let headerBytes = newline.map { data[data.startIndex..<$0] } ?? data[...]
-    guard let header = try? JSONSerialization.jsonObject(with: headerBytes) as? [String: Any],
-      header["format"] as? String == formatName
-    else { throw SKTestError(.invalidAction, "not a storesim session file") }
-    let version = header["version"] as? Int ?? 0
-    let origin = SessionOrigin(
-      configurationPath: header["configurationPath"] as? String ?? "",
-      configurationDigest: header["configurationDigest"] as? String ?? "")
-    if version == 1 {
-      struct V1: Decodable { var state: StoreState }
-      let decoder = JSONDecoder()
-      decoder.dateDecodingStrategy = .millisecondsSince1970
-      do { return (try decoder.decode(V1.self, from: data).state, origin) } catch {
-        throw SKTestError(.invalidAction, "session file is corrupt")
-      }
-    }
-    guard version == 2, let newline else {
-      throw SKTestError(.invalidAction, "session file version \(version) is not supported (\(self.version) is)")
-    }
     do {
-      return (try StateCodec.decode([UInt8](data[data.index(after: newline)...])), origin)
+      let (header, state) = try SessionFileFormat.decode(data)
+      return (state, SessionOrigin(configurationPath: header.configurationPath, configurationDigest: header.configurationDigest))
     } catch {
-      throw SKTestError(.invalidAction, "session file is corrupt or truncated: \(error)")
+      switch error {
+      case .notJSON, .notASession: throw SKTestError(.invalidAction, "not a storesim session file")
+      case .newer(let version):
+        throw SKTestError(.invalidAction, "session file version \(version) is newer than this StoreSimKit reads (\(SessionFileFormat.currentVersion))")
+      case .incompleteHeader: throw SKTestError(.invalidAction, "session file is corrupt: incomplete header")
+      case .checksumMismatch: throw SKTestError(.invalidAction, "session file is corrupt (checksum mismatch)")
+      case .corrupt(_, let reason): throw SKTestError(.invalidAction, "session file is corrupt or truncated: \(reason)")
+      }
     }
   }
 
   static func write(_ state: StoreState, origin: SessionOrigin) throws -> Data {
-    let header: [String: Any] = [
-      "format": formatName, "version": version, "codec": StateCodec.name,
-      "configurationPath": origin.configurationPath, "configurationDigest": origin.configurationDigest,
-    ]
-    var data = try JSONSerialization.data(withJSONObject: header, options: [.sortedKeys])
-    data.append(0x0A)
-    data.append(contentsOf: try StateCodec.encode(state))
-    data.append(0x0A)
-    return data
+    try SessionFileFormat.encode(state, configurationPath: origin.configurationPath, configurationDigest: origin.configurationDigest)
   }
 }
 

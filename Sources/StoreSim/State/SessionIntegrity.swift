@@ -14,19 +14,19 @@ import StoreSim
 ///     {"checksum":"…","codec":"compact-1","configurationDigest":"…","configurationPath":"…",
 ///      "format":"storesim-session","outboxChecksum":"…","outboxLength":N,
 ///      "stateChecksum":"…","stateLength":N,"version":3}
-struct SessionIntegrity: Equatable {
-  static let keys = ["checksum", "stateLength", "stateChecksum", "outboxLength", "outboxChecksum"]
+package struct SessionIntegrity: Equatable {
+  package static let keys = ["checksum", "stateLength", "stateChecksum", "outboxLength", "outboxChecksum"]
 
   /// Bytes of the state line before the outbox (from just after the header's newline).
-  var stateLength: Int
-  var stateChecksum: String
+  package var stateLength: Int
+  package var stateChecksum: String
   /// Bytes from the outbox to the end of the file (the final newline included).
-  var outboxLength: Int
-  var outboxChecksum: String
+  package var outboxLength: Int
+  package var outboxChecksum: String
 
   /// The checksums of a state line (the bytes after the header's newline, to the end of the
   /// file) whose outbox part starts at `outboxStart`.
-  init(stateLine: UnsafeRawBufferPointer, outboxStart: Int) {
+  package init(stateLine: UnsafeRawBufferPointer, outboxStart: Int) {
     stateLength = outboxStart
     stateChecksum = Checksum64.hex(Checksum64.hash(UnsafeRawBufferPointer(rebasing: stateLine[..<outboxStart])))
     outboxLength = stateLine.count - outboxStart
@@ -34,7 +34,7 @@ struct SessionIntegrity: Equatable {
   }
 
   /// The values read from a header; nil when one is missing or of the wrong kind.
-  init?(header: [String: Any]) {
+  package init?(header: [String: Any]) {
     guard let stateLength = header["stateLength"] as? Int, let stateChecksum = header["stateChecksum"] as? String,
       let outboxLength = header["outboxLength"] as? Int, let outboxChecksum = header["outboxChecksum"] as? String,
       stateLength >= 0, outboxLength >= 0
@@ -46,16 +46,16 @@ struct SessionIntegrity: Equatable {
   }
 
   /// The checksum of the header: its other fields and the four values above.
-  func headerChecksum(version: Int, codec: String, configurationPath: String, configurationDigest: String) -> String {
+  package func headerChecksum(version: Int, codec: String, configurationPath: String, configurationDigest: String) -> String {
     Checksum64.hex(
       Checksum64.hash(fields: [
-        SessionDocument.formatName, String(version), codec, configurationPath, configurationDigest,
+        SessionFileFormat.formatName, String(version), codec, configurationPath, configurationDigest,
         String(stateLength), stateChecksum, String(outboxLength), outboxChecksum,
       ]))
   }
 
   /// The header fields to add to a version-3 header that has the others.
-  func headerFields(version: Int, codec: String, configurationPath: String, configurationDigest: String) -> [String: Any] {
+  package func headerFields(version: Int, codec: String, configurationPath: String, configurationDigest: String) -> [String: Any] {
     [
       "checksum": headerChecksum(version: version, codec: codec, configurationPath: configurationPath, configurationDigest: configurationDigest),
       "stateLength": stateLength, "stateChecksum": stateChecksum, "outboxLength": outboxLength, "outboxChecksum": outboxChecksum,
@@ -64,7 +64,7 @@ struct SessionIntegrity: Equatable {
 
   /// Whether a state line matches: header checksum, lengths, and the state part's checksum;
   /// the outbox's too unless `skippingOutbox`.
-  func verifies(
+  package func verifies(
     _ stateLine: UnsafeRawBufferPointer, checksum: String, version: Int, codec: String, configurationPath: String,
     configurationDigest: String, skippingOutbox: Bool
   ) -> Bool {
