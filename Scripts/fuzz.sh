@@ -16,7 +16,7 @@ CORE=$(find Sources/StoreSim -name '*.swift' | sort)
 CLI=$(find Sources/StoreSimCLI -name '*.swift' | sort)
 strip_imports() { mkdir -p "$OUT/src"; for f in "$@"; do sed 's/^import StoreSim$//' "$f" > "$OUT/src/$(echo "$f" | tr '/' '_')"; done; }
 rm -rf "$OUT/src"; strip_imports $CORE $CLI
-FLAGS=(-sanitize=fuzzer,address -parse-as-library -O -module-name StoreSimFuzz -swift-version 6)
+FLAGS=(-sanitize=fuzzer,address -parse-as-library -O -module-name StoreSimFuzz -package-name storesim -swift-version 6)
 quiet() { "$@" 2> >(grep -v 'Cannot export local symbol' >&2); }
 if [ ! -x "$OUT/fuzz-configuration" ] || [ -n "$(find Sources Fuzz -newer "$OUT/fuzz-configuration" -name '*.swift' | head -1)" ]; then
   echo "== building the fuzz targets (a few minutes)"
