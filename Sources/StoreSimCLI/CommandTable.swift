@@ -58,10 +58,11 @@ struct CommandTable: Sendable {
     for option in globalOptions {
       text += "  " + optionLabel(option).padding(toLength: 22, withPad: " ", startingAt: 0) + option.help + "\n"
     }
+    text += "\nEXIT CODES:\n"
+    for (code, meaning) in ExitCode.table {
+      text += "  " + String(code.rawValue).padding(toLength: 4, withPad: " ", startingAt: 0) + meaning + "\n"
+    }
     text += """
-
-      EXIT CODES: 0 success, 1 refused or not purchased, 64 usage error, 65 bad data,
-                  66 missing input file or session
 
       See 'storesim help <command>' for a command's options and an example.
 

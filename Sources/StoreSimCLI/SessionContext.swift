@@ -45,7 +45,7 @@ enum SessionContext {
         if mutating { autoDeliver(inv, &store, since: count) }
         return code
       } catch let error as StoreError {
-        throw CLIError.failed(error.description)
+        throw CLIError(error)
       }
     }
     let location = try SessionLocation(shown: path(inv), environment: inv.environment)
@@ -80,7 +80,7 @@ enum SessionContext {
     do {
       code = try body(&store)
     } catch let error as StoreError {
-      throw CLIError.failed(error.description)
+      throw CLIError(error)
     }
     if mutating { planned = plannedDeliveries(inv, store, since: before.notifications.count) }
     if mutating && store.state != before {
@@ -178,8 +178,11 @@ extension SessionContext {
     guard mutating else {
       var message = "no customer named '\(customer)'"
       if let near = Suggest.closest(to: customer, in: store.customerNames) { message += "; did you mean '\(near)'?" }
-      throw CLIError.failed(message)
+      throw CLIError.notFound(message)
     }
+    var note = "note: new customer '\(customer)'"
+    if let near = Suggest.closest(to: customer, in: store.customerNames) { note += "; did you mean '\(near)'?" }
+    inv.err(note)
     _ = try? store.addCustomer(customer)
   }
 }

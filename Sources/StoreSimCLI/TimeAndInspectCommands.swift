@@ -56,7 +56,7 @@ let priceIncreaseCommand = CommandSpec(
       if inv.arguments.value("transaction") != nil {
         guard args.count == 1 else { throw CLIError.usage("give a product or --transaction, not both", command: "price-increase") }
         let id = try ValueParsing.transactionID(inv.arguments.value("transaction")!)
-        guard let t = store.customer(SessionContext.customer(inv))?.transaction(id) else { throw CLIError.failed(StoreError.transactionNotFound(id).description) }
+        guard let t = store.customer(SessionContext.customer(inv))?.transaction(id) else { throw CLIError(StoreError.transactionNotFound(id)) }
         product = t.productID
       } else {
         guard args.count == 2 else { throw CLIError.usage("missing action: request, accept or decline", command: "price-increase") }
@@ -256,7 +256,7 @@ let statusCommand = CommandSpec(
           let names = store.configuration.subscriptionGroups.flatMap { [$0.id, $0.name] } + store.configuration.products.filter { $0.subscription != nil }.map(\.id)
           var message = "'\(arg)' is neither a subscription group nor an auto-renewable product"
           if let near = Suggest.closest(to: arg, in: names) { message += "; did you mean '\(near)'?" }
-          throw CLIError.failed(message)
+          throw CLIError.notFound(message)
         }
       }
       let statuses = groups.flatMap { store.statuses(forGroup: $0, customer: customer) }

@@ -21,7 +21,7 @@ let timelineCommand = CommandSpec(
         guard let g = store.configuration.group(named: arg) ?? store.configuration.product(arg)?.subscription.flatMap({ store.configuration.group($0.groupID) }) else {
           var message = "no subscription group '\(arg)'"
           if let near = Suggest.closest(to: arg, in: groups.flatMap { [$0.id, $0.name] }) { message += "; did you mean '\(near)'?" }
-          throw CLIError.failed(message)
+          throw CLIError.notFound(message)
         }
         groups = [g]
       }
