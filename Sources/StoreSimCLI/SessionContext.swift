@@ -31,6 +31,7 @@ enum SessionContext {
   /// the outbox is then not decoded (on a large session it is most of the file).
   static func with(_ inv: Invocation, mutating: Bool, needsNotifications: Bool = true, _ body: (inout Store) throws -> ExitCode) throws -> ExitCode {
     if let memory = inv.memory {
+      if memory.checking { try ScenarioCheck.reached(inv, memory) }
       guard var store = memory.store else {
         throw CLIError.noInput("no session yet; start the scenario with 'init CONFIG.storekit'")
       }
@@ -221,6 +222,8 @@ final class MemorySession {
   var unexpectedError: (line: Int, message: String)?
   /// The shell: a failed command is reported at once instead of awaiting an expectation.
   var isInteractive = false
+  /// A scenario being checked before it runs: commands stop where they would touch the store.
+  var checking = false
   /// `run --environment`: overrides the environment of every `init`.
   var environmentOverride: StoreEnvironment?
 }
