@@ -111,6 +111,10 @@ public enum CLI {
     }
     if name == "help" {
       if let target = parsed.positionals.first {
+        if let text = ScenarioOnlyHelp.text(target) {
+          environment.writeOut(text)
+          return .success
+        }
         guard let spec = table.spec(named: target) else { throw unknownCommand(target, table: table) }
         environment.writeOut(table.help(for: spec))
       } else {
@@ -135,7 +139,11 @@ public enum CLI {
 
   static func unknownCommand(_ name: String, table: CommandTable) -> CLIError {
     var message = "unknown command '\(name)'"
-    if let near = Suggest.closest(to: name, in: table.names + ["help"]) { message += "; did you mean '\(near)'?" }
+    if let near = Suggest.closest(to: name, in: table.names + ["help"]) {
+      message += "; did you mean '\(near)'?"
+    } else if ScenarioOnlyHelp.names.contains(name) {
+      message += "; '\(name)' works in scenarios and the shell (see 'storesim help \(name)')"
+    }
     return CLIError(code: .usage, message: message, usageOf: "")
   }
 
@@ -155,5 +163,5 @@ public enum CLI {
 
 extension CommandTable {
   /// Every command storesim has.
-  static let standard = CommandTable(commands: [initCommand, validateCommand, productsCommand, settingsCommand, resetCommand, familyCommand] + purchaseCommands + subscriptionCommands + [nowCommand] + inspectCommands + [timelineCommand, runCommand, shellCommand])
+  static let standard = CommandTable(commands: [initCommand, validateCommand, productsCommand, settingsCommand, resetCommand, familyCommand] + purchaseCommands + subscriptionCommands + [nowCommand] + inspectCommands + [timelineCommand, runCommand, shellCommand, versionCommand])
 }

@@ -52,6 +52,9 @@ struct CommandTable: Sendable {
       for spec in members {
         text += "  " + spec.name.padding(toLength: 16, withPad: " ", startingAt: 0) + spec.abstract + "\n"
       }
+      if group == "Scripts and exploration" {
+        text += "  " + "expect, echo".padding(toLength: 16, withPad: " ", startingAt: 0) + "scenario and shell lines: checks and notes (see 'storesim help expect')\n"
+      }
       text += "\n"
     }
     text += "GLOBAL OPTIONS:\n"
@@ -72,12 +75,14 @@ struct CommandTable: Sendable {
 
   /// `storesim help CMD`.
   func help(for spec: CommandSpec) -> String {
-    var text = "OVERVIEW: \(spec.abstract)\n\nUSAGE: \(spec.usage)\n"
-    if !spec.discussion.isEmpty { text += "\n" + spec.discussion + "\n" }
+    var text = "OVERVIEW: \(spec.abstract)\n\n" + HelpText.wrapLine("USAGE: " + spec.usage, hangingIndent: 7 + spec.name.count + 10) + "\n"
+    if !spec.discussion.isEmpty { text += "\n" + HelpText.wrap(spec.discussion) + "\n" }
     if !spec.options.isEmpty {
       text += "\nOPTIONS:\n"
       for option in spec.options {
-        text += "  " + optionLabel(option).padding(toLength: 30, withPad: " ", startingAt: 0) + option.help + "\n"
+        let label = optionLabel(option)
+        let line = "  " + label.padding(toLength: max(30, label.count + 1), withPad: " ", startingAt: 0) + option.help
+        text += HelpText.wrapLine(line, hangingIndent: 32) + "\n"
       }
     }
     text += "\nGLOBAL OPTIONS: --session <path>, --customer <name>, --json, -h/--help\n"

@@ -27,10 +27,12 @@ let buyCommand = CommandSpec(
     OptionSpec(name: "at", value: "<date>", help: "back-date the purchase; renewals are filled in up to now"),
   ],
   discussion: """
-    Prints the outcome: purchased (a transaction), pending (an Ask to Buy or interrupted request
-    id; exit 0), userCancelled (exit 1), or failed (an error name; exit 1). Buying an owned non-consumable or the
-    active plan returns the existing transaction. Buying another plan of a subscribed group is
-    an upgrade (now), a downgrade or different-duration crossgrade (at the next renewal).
+    Prints the outcome: purchased (a transaction), pending (an Ask to Buy or interrupted
+    request id; exit 0), userCancelled (exit 1), or failed (an error name; exit 1). Buying an
+    owned non-consumable or the active plan returns the existing transaction ('already
+    purchased', 'already subscribed'). Buying another plan of a subscribed group is an upgrade
+    (now), or a downgrade or different-duration crossgrade at the next renewal ('scheduled NEW
+    from DATE'). --quantity is refused for non-consumables and auto-renewables.
     """,
   example: "storesim buy subscription.pro --offer intro",
   run: { inv in

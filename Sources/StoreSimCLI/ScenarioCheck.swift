@@ -65,7 +65,7 @@ struct ExpectForm {
 
       """
     for form in all {
-      text += "  expect \(form.name) \(form.arguments)\n      \(form.help)\n"
+      text += "  expect \(form.name) \(form.arguments)\n" + HelpText.wrapLine("      \(form.help)") + "\n"
     }
     text += "\nEXAMPLE:\n  expect latest com.example.premium.monthly expiresDate 2026-02-07T00:00:00Z\n"
     return text
@@ -90,7 +90,7 @@ struct ExpectForm {
   static func problem(_ words: [String], store: Store?) -> String? {
     guard words.count >= 2 else { return "expect needs a form: \(all.map(\.name).joined(separator: ", "))" }
     guard let form = named(words[1]) else {
-      var message = "unknown expectation '\(words[1])'"
+      let message = "unknown expectation '\(words[1])'"
       if let near = Suggest.closest(to: words[1], in: all.map(\.name)) { return message + "; did you mean '\(near)'?" }
       return message + "; use one of \(all.map(\.name).joined(separator: ", "))"
     }
