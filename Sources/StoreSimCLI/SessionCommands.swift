@@ -116,6 +116,30 @@ enum SettingKey: String, CaseIterable {
   }
 }
 
+extension SettingKey {
+  /// The value with its type for --json: switches are booleans, the time rate is
+  /// `{"name", "value"}`, simulated errors are an object per API, an unset value is null.
+  func json(_ store: Store) -> JSONOutput {
+    let s = store.settings
+    switch self {
+    case .deliverURL: return store.state.deliveryURL.map(JSONOutput.string) ?? .null
+    case .askToBuy: return .bool(s.askToBuyEnabled)
+    case .interruptedPurchases: return .bool(s.interruptedPurchasesEnabled)
+    case .failTransactions: return s.failTransactionsEnabled ? .string(s.failureError) : .null
+    case .billingRetry: return .bool(s.shouldEnterBillingRetryOnRenewal)
+    case .gracePeriod: return .bool(s.billingGracePeriodIsEnabled)
+    case .storefront: return .string(s.storefront)
+    case .locale: return .string(s.locale)
+    case .timeRate: return .object(["name": .string(s.timeRate.name), "value": .int(Int64(s.timeRate.rawValue))])
+    case .disableDialogs: return .bool(s.disableDialogs)
+    case .error:
+      var errors: [String: JSONOutput] = [:]
+      for api in StoreKitAPI.allCases { if let e = s.simulatedError(forAPI: api) { errors[api.name] = .string(e.description) } }
+      return .object(errors)
+    }
+  }
+}
+
 func parseSwitch(_ text: String, key: String) throws -> Bool {
   switch text.lowercased() {
   case "on", "true", "yes", "1", "enabled": return true
@@ -229,7 +253,7 @@ let settingsCommand = CommandSpec(
       guard let keyText = args.first else {
         if inv.json {
           var d: [String: JSONOutput] = [:]
-          for key in SettingKey.allCases { d[key.rawValue] = .string(key.value(store)) }
+          for key in SettingKey.allCases { d[key.rawValue] = key.json(store) }
           inv.printJSON(.object(d))
         } else {
           inv.out(Table.render(SettingKey.allCases.map { [$0.rawValue, $0.value(store)] }))
@@ -238,7 +262,7 @@ let settingsCommand = CommandSpec(
       }
       let key = try settingKey(keyText)
       if args.count == 1 {
-        inv.out(inv.json ? JSONOutput.object([key.rawValue: .string(key.value(store))]).rendered() : key.value(store))
+        inv.out(inv.json ? JSONOutput.object([key.rawValue: key.json(store)]).rendered() : key.value(store))
         return .success
       }
       var s = store.settings
@@ -246,12 +270,12 @@ let settingsCommand = CommandSpec(
       if key == .deliverURL {
         guard args.count == 2 else { throw CLIError.usage("unexpected argument '\(args[2])'", command: "settings") }
         store.setDeliveryURL(value.lowercased() == "off" ? nil : try Delivery.validate(value, command: "settings"))
-        inv.out(inv.json ? JSONOutput.object([key.rawValue: .string(key.value(store))]).rendered() : "\(key.rawValue) = \(key.value(store))")
+        inv.out(inv.json ? JSONOutput.object([key.rawValue: key.json(store)]).rendered() : "\(key.rawValue) = \(key.value(store))")
         return .success
       }
       try applySetting(key, args, to: &s)
       store.settings = s
-      inv.out(inv.json ? JSONOutput.object([key.rawValue: .string(key.value(store))]).rendered() : "\(key.rawValue) = \(key.value(store))")
+      inv.out(inv.json ? JSONOutput.object([key.rawValue: key.json(store)]).rendered() : "\(key.rawValue) = \(key.value(store))")
       return .success
     }
   })

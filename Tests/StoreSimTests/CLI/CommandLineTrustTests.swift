@@ -117,4 +117,30 @@ import Testing
     let again = cli.run("buy nonconsumable.car --json")
     #expect(again.stdout.contains("\"alreadyOwned\": true"))
   }
+
+  @Test func settingsJSONHasTypedValues() throws {
+    let cli = try session()
+    let json = try JSONSerialization.jsonObject(with: Data(cli.run("settings --json").stdout.utf8)) as? [String: Any]
+    #expect(json?["ask-to-buy"] as? Bool == false)
+    #expect((json?["time-rate"] as? [String: Any])?["name"] as? String == "realTime")
+    #expect((json?["time-rate"] as? [String: Any])?["value"] as? Int == 0)
+    #expect(json?["deliver-url"] is NSNull)
+    let changed = try JSONSerialization.jsonObject(with: Data(cli.run("settings grace-period on --json").stdout.utf8)) as? [String: Any]
+    #expect(changed?["grace-period"] as? Bool == true)
+  }
+
+  @Test func timelineJSONGivesThePeriodsAsData() throws {
+    let cli = try session()
+    cli.run("buy subscription.pro")
+    cli.run("settings billing-retry on")
+    cli.run("settings grace-period on")
+    cli.run("advance 3mo")
+    let json = try JSONSerialization.jsonObject(with: Data(cli.run("timeline --json").stdout.utf8)) as? [String: Any]
+    let group = (json?["groups"] as? [[String: Any]])?.first
+    #expect(group?["subscriptionGroupIdentifier"] as? String == "5A1E6001")
+    let periods = ((group?["customers"] as? [[String: Any]])?.first?["periods"] as? [[String: Any]]) ?? []
+    #expect(periods.map { $0["kind"] as? String } == ["offer", "grace", "billingRetry"])
+    #expect(periods.first?["start"] as? Int == 1_767_225_600_000)
+    #expect(periods.first?["productId"] as? String == "subscription.pro")
+  }
 }
