@@ -143,4 +143,14 @@ import Testing
     #expect(periods.first?["start"] as? Int == 1_767_225_600_000)
     #expect(periods.first?["productId"] as? String == "subscription.pro")
   }
+
+  @Test func expectationFieldNamesAreTheSchemasFields() throws {
+    func properties(_ name: String) throws -> Set<String> {
+      let url = CLIHarness.projectRoot.appendingPathComponent("docs/schema/\(name).schema.json")
+      let schema = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any]
+      return Set((schema?["properties"] as? [String: Any])?.keys.map { $0 } ?? [])
+    }
+    #expect(try properties("transaction") == Set(WireFields.transaction))
+    #expect(try properties("renewal-info") == Set(WireFields.renewalInfo))
+  }
 }
