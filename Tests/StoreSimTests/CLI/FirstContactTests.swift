@@ -75,4 +75,20 @@ import Testing
     #expect(r.stdout.contains("> status\n"))
     #expect(r.stdout.contains("notification DID_RENEW"))
   }
+
+  @Test func theCIRecipeRunsWhatCIRuns() throws {
+    let recipe = try String(contentsOf: CLIHarness.projectRoot.appendingPathComponent("docs/ci.md"), encoding: .utf8)
+    let ci = try String(contentsOf: CLIHarness.projectRoot.appendingPathComponent(".ci/run"), encoding: .utf8)
+    let ciLines = Set(ci.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) })
+    let commands = recipe.split(separator: "\n").compactMap { line -> String? in
+      let t = line.trimmingCharacters(in: .whitespaces)
+      return t.hasPrefix("- run: ") ? String(t.dropFirst(7)) : nil
+    }
+    #expect(commands.count >= 3)
+    for command in commands {
+      #expect(ciLines.contains(command), ".ci/run does not run '\(command)'")
+    }
+    #expect(recipe.contains("--junit"))
+    #expect(Self.readme.contains("docs/ci.md"))
+  }
 }
