@@ -161,7 +161,7 @@ func askToBuyCommand(_ name: String, approve: Bool) -> CommandSpec {
           if inv.json {
             inv.printJSON(.object(["result": .string("declined"), "requestId": .string(requestID), "productId": .string(product)]))
           } else {
-            inv.out("declined   request \(requestID) for \(product): nothing is delivered")
+            // The event line names the request and product: "Ask to Buy request 1 for P declined".
             reportEvents(inv, events, store: store)
           }
         }

@@ -44,7 +44,15 @@ let initCommand = CommandSpec(
       if let forced = memory.environmentOverride { environment = forced }
       let store = Store(configuration: loaded.configuration, start: start, bundleID: bundleID, environment: environment)
       memory.store = store
-      if !inv.json { inv.out("session in memory: \(config), \(loaded.configuration.products.count) products, starts \(ISO8601.string(store.now)), environment \(environment.rawValue)") }
+      if inv.json {
+        inv.printJSON(.object([
+          "session": .string("memory"), "configuration": .string(config), "products": .int(Int64(loaded.configuration.products.count)),
+          "now": .int(Int64((store.now.timeIntervalSince1970 * 1000).rounded())), "environment": .string(environment.rawValue),
+          "bundleId": .string(bundleID), "warnings": .int(Int64(loaded.warnings.count)),
+        ]))
+      } else {
+        inv.out("session in memory: \(config), \(loaded.configuration.products.count) products, starts \(ISO8601.string(store.now)), environment \(environment.rawValue)")
+      }
       return .success
     }
     let location = try SessionLocation(shown: SessionContext.path(inv), environment: inv.environment)
