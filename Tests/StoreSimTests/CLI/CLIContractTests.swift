@@ -74,6 +74,8 @@ import Testing
     SessionCase(line: "cancel consumable.fuel.octane87", code: 64, stderrContains: "is not"),
     SessionCase(line: "cancel --transaction 99", code: 64, stderrContains: "no transaction with id 99"),
     SessionCase(line: "settings storefront XYZ", code: 64, stderrContains: "unknown storefront 'XYZ'"),
+    SessionCase(line: "notifications --retry", code: 64, stderrContains: "--retry goes with 'notifications deliver'"),
+    SessionCase(line: "transactions --signed --format api", code: 64, stderrContains: "give --signed or --format api, not both"),
   ]
 
   // refund-by-product-includes-finished-transactions
