@@ -331,7 +331,10 @@ let runCommand = CommandSpec(
       }
       let folder = (path as NSString).deletingLastPathComponent
       var result = ScenarioResult(file: file, folder: folder)
-      if let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) {
+      let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+      if size > WorkLimits.maximumScenarioSize {
+        result.errors = [ScenarioFailure(line: 0, message: "the file has \(size.formatted()) bytes, more than the \(WorkLimits.maximumScenarioSize.formatted()) a scenario may have")]
+      } else if let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) {
         (result.lines, result.errors) = ScenarioCheck.check(text, file: file, folder: folder, table: inv.table, environment: inv.environment)
       } else {
         result.errors = [ScenarioFailure(line: 0, message: "not a UTF-8 text file")]
