@@ -138,7 +138,9 @@ public enum CLI {
   }
 
   static func unknownCommand(_ name: String, table: CommandTable) -> CLIError {
-    var message = "unknown command '\(name)'"
+    // A name is shown whole up to 60 characters: a binary file run as a scenario stays readable.
+    let shown = name.count > 60 ? String(name.prefix(60)) + "…" : name
+    var message = "unknown command '\(shown)'"
     if let near = Suggest.closest(to: name, in: table.names + ["help"]) {
       message += "; did you mean '\(near)'?"
     } else if ScenarioOnlyHelp.names.contains(name) {

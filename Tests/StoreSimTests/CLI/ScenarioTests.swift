@@ -108,6 +108,17 @@ import Testing
     #expect(scenarios?.last?["passed"] as? Bool == true)
   }
 
+  @Test func aMissingConfigurationIsOneErrorAtTheInitLine() throws {
+    let cli = try CLIHarness()
+    let file = try write("init Nope.storekit\nbuy nonconsumable.car\nexpect pending 0\n", in: cli, name: "m.storesim")
+    let r = cli.run("run \(file)")
+    #expect(r.code == 65)
+    #expect(r.stderr.hasPrefix("m.storesim:1: error: "), "\(r.stderr)")
+    #expect(r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
+    let noInit = try write("buy nonconsumable.car\n", in: cli, name: "n.storesim")
+    #expect(cli.run("run \(noInit)").stderr == "n.storesim:1: error: no session yet; start the scenario with 'init CONFIG.storekit'\n")
+  }
+
   @Test func failuresReadLikeTheExpectationInLineOrderWithRightCounts() throws {
     let cli = try CLIHarness()
     let file = try write("""
