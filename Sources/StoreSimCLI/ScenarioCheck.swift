@@ -18,6 +18,17 @@ enum WireFields {
     "offerType", "offerIdentifier", "offerDiscountType", "offerPeriod", "eligibleWinBackOfferIds", "renewalPrice", "currency",
     "signedDate", "environment", "appAccountToken", "appTransactionId",
   ]
+  /// Apple's `NotificationTypeV2` and `Subtype` values.
+  static let notificationTypes = [
+    "SUBSCRIBED", "DID_CHANGE_RENEWAL_PREF", "DID_CHANGE_RENEWAL_STATUS", "OFFER_REDEEMED", "DID_RENEW", "EXPIRED",
+    "DID_FAIL_TO_RENEW", "GRACE_PERIOD_EXPIRED", "PRICE_INCREASE", "REFUND", "REFUND_DECLINED", "CONSUMPTION_REQUEST",
+    "RENEWAL_EXTENDED", "REVOKE", "TEST", "RENEWAL_EXTENSION", "REFUND_REVERSED", "EXTERNAL_PURCHASE_TOKEN", "ONE_TIME_CHARGE",
+  ]
+  static let notificationSubtypes = [
+    "INITIAL_BUY", "RESUBSCRIBE", "DOWNGRADE", "UPGRADE", "AUTO_RENEW_ENABLED", "AUTO_RENEW_DISABLED", "VOLUNTARY",
+    "BILLING_RETRY", "PRICE_INCREASE", "GRACE_PERIOD", "PENDING", "ACCEPTED", "BILLING_RECOVERY", "PRODUCT_NOT_FOR_SALE",
+    "SUMMARY", "FAILURE", "UNREPORTED",
+  ]
   /// Fields holding dates (epoch milliseconds on the wire; ISO 8601 in expectations).
   static let dates: Set<String> = [
     "purchaseDate", "originalPurchaseDate", "expiresDate", "signedDate", "revocationDate", "gracePeriodExpiresDate",
@@ -153,6 +164,15 @@ struct ExpectForm {
       return product(args[0]) ?? field(args[1], value: args[2], in: WireFields.transaction, of: "a transaction (JWSTransactionDecodedPayload)")
     case "renewal":
       return groupOrProduct(args[0]) ?? field(args[1], value: args[2], in: WireFields.renewalInfo, of: "renewal info (JWSRenewalInfoDecodedPayload)")
+    case "notification":
+      let parts = args[0].split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+      for (part, known, what) in [(parts[0], WireFields.notificationTypes, "notification type")] + (parts.count > 1 ? [(parts[1], WireFields.notificationSubtypes, "notification subtype")] : []) {
+        guard !known.contains(part) else { continue }
+        var message = "unknown \(what) '\(part)'"
+        if let near = Suggest.closest(to: part, in: known) { message += "; did you mean '\(near)'?" }
+        return message
+      }
+      if parts.count > 2 { return "use 'expect notification TYPE[/SUBTYPE]'" }
     case "now":
       do { _ = try ValueParsing.date(args[0]) } catch { return (error as? CLIError)?.message ?? "invalid date '\(args[0])'" }
     case "receipt":

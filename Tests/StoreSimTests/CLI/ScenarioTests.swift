@@ -72,6 +72,7 @@ import Testing
       expect now 2026-02-30
       expect latest nonconsumable.car purchaseDate yesterday
       expect pending many
+      expect notification DID_RENEWW
       """, in: cli, name: "bad.storesim")
     let other = try write("init AppleSample.storekit\nbad line 'open\n", in: cli, name: "other.storesim")
     let good = try write("init AppleSample.storekit\necho the good file runs\nexpect pending 0\n", in: cli, name: "good.storesim")
@@ -90,20 +91,21 @@ import Testing
       "bad.storesim:13: error: invalid date '2026-02-30'",
       "bad.storesim:14: error: purchaseDate is a date: invalid date 'yesterday'",
       "bad.storesim:15: error: expect pending takes a count, not 'many'",
+      "bad.storesim:16: error: unknown notification type 'DID_RENEWW'; did you mean 'DID_RENEW'?",
       "other.storesim:2: error: unterminated quote",
     ]
     for line in expected { #expect(r.stderr.contains(line), "missing: \(line)\n\(r.stderr)") }
     #expect(r.stderr.components(separatedBy: ": error: ").count - 1 == expected.count, "\(r.stderr)")
     #expect(!r.stdout.contains("must not print"))
     #expect(r.stdout.contains("the good file runs"))
-    #expect(r.stdout.contains("ERROR bad.storesim  (12 errors; not run)"))
+    #expect(r.stdout.contains("ERROR bad.storesim  (13 errors; not run)"))
     #expect(r.stdout.contains("PASS  good.storesim  (1 expectation)"))
     let xml = try String(contentsOfFile: cli.folder + "/report.xml", encoding: .utf8)
     #expect(xml.contains(#"tests="3" failures="0" errors="2""#))
-    #expect(xml.contains(#"<error type="scenario error" message="12 errors; not run">bad.storesim:4: error: unknown field"#))
+    #expect(xml.contains(#"<error type="scenario error" message="13 errors; not run">bad.storesim:4: error: unknown field"#))
     let json = try JSONSerialization.jsonObject(with: Data(cli.run("run \(bad) \(good) --json").stdout.utf8)) as? [String: Any]
     let scenarios = json?["scenarios"] as? [[String: Any]]
-    #expect((scenarios?.first?["errors"] as? [Any])?.count == 12)
+    #expect((scenarios?.first?["errors"] as? [Any])?.count == 13)
     #expect(scenarios?.first?["passed"] as? Bool == false)
     #expect(scenarios?.last?["passed"] as? Bool == true)
   }
