@@ -85,7 +85,9 @@ enum ArgumentScanner {
         }
         continue
       }
-      if !optionsEnded && token.hasPrefix("-") && token.count > 1 && Double(token) == nil {
+      // A negative number or duration (`-3`, `-1d`) is a value, refused by whoever reads it.
+      let negativeValue = token.count > 1 && token.dropFirst().first.map { $0.isASCII && $0.isNumber } == true
+      if !optionsEnded && token.hasPrefix("-") && token.count > 1 && !negativeValue {
         throw .usage("unknown option '\(token)'", command: parsed.command)
       }
       if parsed.command == nil {

@@ -66,14 +66,35 @@ public enum CLI {
       let parsed = try ArgumentScanner.scan(argv, commands: table)
       return try dispatch(parsed, environment: environment, table: table, memory: memory).rawValue
     } catch let error as CLIError {
+      // The command's held output is dropped first: under --json the error object is then the
+      // only thing on stdout.
       environment.discardOut()
       report(error, environment: environment, table: table)
+      if wantsJSON(argv) { environment.writeOut(errorJSON(error)) }
       return error.code.rawValue
     } catch {
       environment.discardOut()
-      environment.writeErr("error: \(TerminalText.field(String(describing: error)))\n")
+      let failure = CLIError(code: .failure, message: String(describing: error))
+      report(failure, environment: environment, table: table)
+      if wantsJSON(argv) { environment.writeOut(errorJSON(failure)) }
       return ExitCode.failure.rawValue
     }
+  }
+
+  /// Whether the command line asks for JSON (`--json` before any `--`).
+  static func wantsJSON(_ argv: [String]) -> Bool {
+    for token in argv {
+      if token == "--" { return false }
+      if token == "--json" { return true }
+    }
+    return false
+  }
+
+  /// `{"error": "...", "code": "usage", "exitCode": 64}`: an error under --json, on stdout.
+  static func errorJSON(_ error: CLIError) -> String {
+    JSONOutput.object([
+      "error": .string(error.message), "code": .string(error.code.name), "exitCode": .int(Int64(error.code.rawValue)),
+    ]).rendered(pretty: true) + "\n"
   }
 
   static func dispatch(_ parsed: ParsedArguments, environment: CLIEnvironment, table: CommandTable, memory: MemorySession? = nil) throws -> ExitCode {
@@ -90,6 +111,10 @@ public enum CLI {
     }
     if name == "help" {
       if let target = parsed.positionals.first {
+        if let text = ScenarioOnlyHelp.text(target) {
+          environment.writeOut(text)
+          return .success
+        }
         guard let spec = table.spec(named: target) else { throw unknownCommand(target, table: table) }
         environment.writeOut(table.help(for: spec))
       } else {
@@ -103,28 +128,42 @@ public enum CLI {
       return .success
     }
     var invocation = Invocation(arguments: parsed, environment: environment, table: table, memory: memory)
-    return try spec.run(&invocation)
+    do {
+      return try spec.run(&invocation)
+    } catch var error as CLIError where error.usageOf == "" {
+      // A value parser does not know its command: the usage shown is the running command's.
+      error.usageOf = name
+      throw error
+    }
   }
 
   static func unknownCommand(_ name: String, table: CommandTable) -> CLIError {
-    var message = "unknown command '\(name)'"
-    if let near = Suggest.closest(to: name, in: table.names + ["help"]) { message += "; did you mean '\(near)'?" }
+    // A name is shown whole up to 60 characters: a binary file run as a scenario stays readable.
+    let shown = name.count > 60 ? String(name.prefix(60)) + "…" : name
+    var message = "unknown command '\(shown)'"
+    if let near = Suggest.closest(to: name, in: table.names + ["help"]) {
+      message += "; did you mean '\(near)'?"
+    } else if ScenarioOnlyHelp.names.contains(name) {
+      message += "; '\(name)' works in scenarios and the shell (see 'storesim help \(name)')"
+    }
     return CLIError(code: .usage, message: message, usageOf: "")
   }
 
+  /// One line on stderr: `error: MESSAGE`, and for a usage error where to read more.
   static func report(_ error: CLIError, environment: CLIEnvironment, table: CommandTable) {
-    environment.writeErr("error: \(TerminalText.field(error.message))\n")
-    if let command = error.usageOf {
+    var line = "error: \(TerminalText.field(error.message))"
+    if let command = error.usageOf, !error.message.contains("did you mean") {
       if let spec = table.spec(named: command) {
-        environment.writeErr("usage: \(spec.usage)\nsee 'storesim help \(spec.name)'\n")
+        line += " (see 'storesim help \(spec.name)')"
       } else {
-        environment.writeErr("usage: storesim <command> [arguments] [options]\nsee 'storesim --help'\n")
+        line += " (see 'storesim --help')"
       }
     }
+    environment.writeErr(line + "\n")
   }
 }
 
 extension CommandTable {
   /// Every command storesim has.
-  static let standard = CommandTable(commands: [initCommand, validateCommand, productsCommand, settingsCommand, resetCommand, familyCommand] + purchaseCommands + subscriptionCommands + [nowCommand] + inspectCommands + [timelineCommand, runCommand, shellCommand])
+  static let standard = CommandTable(commands: [initCommand, validateCommand, productsCommand, settingsCommand, resetCommand, familyCommand] + purchaseCommands + subscriptionCommands + [nowCommand] + inspectCommands + [timelineCommand, runCommand, shellCommand, completionsCommand, versionCommand])
 }

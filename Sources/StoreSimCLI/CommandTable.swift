@@ -52,16 +52,20 @@ struct CommandTable: Sendable {
       for spec in members {
         text += "  " + spec.name.padding(toLength: 16, withPad: " ", startingAt: 0) + spec.abstract + "\n"
       }
+      if group == "Scripts and exploration" {
+        text += "  " + "expect, echo".padding(toLength: 16, withPad: " ", startingAt: 0) + "scenario and shell lines: checks and notes (see 'storesim help expect')\n"
+      }
       text += "\n"
     }
     text += "GLOBAL OPTIONS:\n"
     for option in globalOptions {
       text += "  " + optionLabel(option).padding(toLength: 22, withPad: " ", startingAt: 0) + option.help + "\n"
     }
+    text += "\nEXIT CODES:\n"
+    for (code, meaning) in ExitCode.table {
+      text += "  " + String(code.rawValue).padding(toLength: 4, withPad: " ", startingAt: 0) + meaning + "\n"
+    }
     text += """
-
-      EXIT CODES: 0 success, 1 refused or not purchased, 64 usage error, 65 bad data,
-                  66 missing input file or session
 
       See 'storesim help <command>' for a command's options and an example.
 
@@ -71,12 +75,14 @@ struct CommandTable: Sendable {
 
   /// `storesim help CMD`.
   func help(for spec: CommandSpec) -> String {
-    var text = "OVERVIEW: \(spec.abstract)\n\nUSAGE: \(spec.usage)\n"
-    if !spec.discussion.isEmpty { text += "\n" + spec.discussion + "\n" }
+    var text = "OVERVIEW: \(spec.abstract)\n\n" + HelpText.wrapLine("USAGE: " + spec.usage, hangingIndent: 7 + spec.name.count + 10) + "\n"
+    if !spec.discussion.isEmpty { text += "\n" + HelpText.wrap(spec.discussion) + "\n" }
     if !spec.options.isEmpty {
       text += "\nOPTIONS:\n"
       for option in spec.options {
-        text += "  " + optionLabel(option).padding(toLength: 30, withPad: " ", startingAt: 0) + option.help + "\n"
+        let label = optionLabel(option)
+        let line = "  " + label.padding(toLength: max(30, label.count + 1), withPad: " ", startingAt: 0) + option.help
+        text += HelpText.wrapLine(line, hangingIndent: 32) + "\n"
       }
     }
     text += "\nGLOBAL OPTIONS: --session <path>, --customer <name>, --json, -h/--help\n"

@@ -123,6 +123,7 @@ func shellCompletions(_ text: String, table: CommandTable, productIDs: [String])
   if current.hasPrefix("--"), let spec = table.spec(named: words[0]) {
     return (spec.options + globalOptions).map { "--" + $0.name }.filter { $0.hasPrefix(current) }
   }
-  if words[0] == "help" { return table.names.filter { $0.hasPrefix(current) } }
+  if words[0] == "help" { return (table.names + ScenarioOnlyHelp.names).filter { $0.hasPrefix(current) } }
+  if words[0] == "settings" && words.count == 2 { return SettingKey.allCases.map(\.rawValue).filter { $0.hasPrefix(current) } }
   return productIDs.filter { $0.hasPrefix(current) }.sorted()
 }

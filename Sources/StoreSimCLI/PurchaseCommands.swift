@@ -27,10 +27,12 @@ let buyCommand = CommandSpec(
     OptionSpec(name: "at", value: "<date>", help: "back-date the purchase; renewals are filled in up to now"),
   ],
   discussion: """
-    Prints the outcome: purchased (a transaction), pending (an Ask to Buy or interrupted request
-    id; exit 0), userCancelled (exit 1), or failed (an error name; exit 1). Buying an owned non-consumable or the
-    active plan returns the existing transaction. Buying another plan of a subscribed group is
-    an upgrade (now), a downgrade or different-duration crossgrade (at the next renewal).
+    Prints the outcome: purchased (a transaction), pending (an Ask to Buy or interrupted
+    request id; exit 0), userCancelled (exit 1), or failed (an error name; exit 1). Buying an
+    owned non-consumable or the active plan returns the existing transaction ('already
+    purchased', 'already subscribed'). Buying another plan of a subscribed group is an upgrade
+    (now), or a downgrade or different-duration crossgrade at the next renewal ('scheduled NEW
+    from DATE'). --quantity is refused for non-consumables and auto-renewables.
     """,
   example: "storesim buy subscription.pro --offer intro",
   run: { inv in
@@ -53,6 +55,11 @@ let buyCommand = CommandSpec(
     let at = try inv.arguments.value("at").map { try ValueParsing.date($0, note: inv.warning) }
     return try SessionContext.with(inv, mutating: true) { store in
       let customer = SessionContext.customer(inv)
+      if options.quantity != 1, let product = store.configuration.product(productID),
+        product.type != .consumable && product.type != .nonRenewable
+      {
+        throw CLIError.usage("--quantity applies to consumables and non-renewing subscriptions; '\(productID)' is \(product.type.rawValue.lowercased()) and is bought one at a time", command: "buy")
+      }
       let outcome = try store.purchase(productID, options: options, customer: customer, cancel: inv.arguments.has("cancel"), at: at)
       inv.memory?.lastPurchaseResult = outcome.result.name
       var json: [String: JSONOutput] = ["result": .string(outcome.result.name)]
@@ -61,10 +68,30 @@ let buyCommand = CommandSpec(
       case .success(let t, let verification):
         json["transaction"] = store.payload(t, customer: customer)
         if let verification { json["verificationError"] = .string(verification) }
-        line = "purchased  \(t.productID)  transaction \(t.id)  \(Render.price(t))"
-        if let e = t.expirationDate { line += "  expires \(ISO8601.string(e))" }
-        let notes = Render.flags(t)
-        if !notes.isEmpty { line += "  (\(notes))" }
+        let created = outcome.events.contains {
+          if case .transactionCreated(let id, _, _) = $0.kind { return id == t.id }
+          return false
+        }
+        if t.productID != productID {
+          // A downgrade or crossgrade at the next renewal: the current plan stays until then.
+          let when = t.expirationDate.map(ISO8601.string) ?? "the next renewal"
+          json["scheduledChange"] = .object([
+            "productId": .string(productID), "fromProductId": .string(t.productID),
+            "effectiveDate": t.expirationDate.map { .int(Int64(($0.timeIntervalSince1970 * 1000).rounded())) } ?? .null,
+          ])
+          line = "scheduled  \(productID)  from \(when), when \(t.productID) renews  (transaction \(t.id) of \(t.productID) stays until then)"
+        } else if !created {
+          json["alreadyOwned"] = .bool(true)
+          let what = t.productType == .autoRenewable ? "already subscribed" : "already purchased"
+          line = "\(what)  \(t.productID)  transaction \(t.id)"
+          if let e = t.expirationDate { line += "  expires \(ISO8601.string(e))" }
+          line += "  (no new purchase)"
+        } else {
+          line = "purchased  \(t.productID)  transaction \(t.id)  \(Render.price(t))"
+          if let e = t.expirationDate { line += "  expires \(ISO8601.string(e))" }
+          let notes = Render.flags(t)
+          if !notes.isEmpty { line += "  (\(notes))" }
+        }
         if let verification { line += "  unverified: \(verification)" }
       case .pending(let id):
         json["requestId"] = .string(id)
@@ -111,16 +138,32 @@ func askToBuyCommand(_ name: String, approve: Bool) -> CommandSpec {
     run: { inv in
       let id = try inv.positionals(0...1, "request id").first
       return try SessionContext.with(inv, mutating: true) { store in
+        // The request answered, found before the answer removes it (the newest without an id).
+        let request = store.state.pendingRequests.last { $0.kind == .askToBuy && (id == nil || $0.id == id) }
+        let requestID = request?.id ?? id ?? ""
+        let product = request?.productID ?? ""
+        if request == nil, let id, let n = Int(id), n >= 1, n < store.state.nextRequestNumber {
+          throw CLIError.failed("request \(id) is no longer pending: it was answered already, or it is not an Ask to Buy request")
+        }
         if approve {
           let (t, events) = try store.approveAskToBuyTransaction(identifier: id)
           if inv.json {
-            inv.printJSON(.object(["result": .string("purchased"), "transaction": store.payload(t, customer: t.sharedFrom ?? SessionContext.customer(inv))]))
+            inv.printJSON(.object([
+              "result": .string("purchased"), "requestId": .string(requestID), "productId": .string(product),
+              "transaction": store.payload(t, customer: t.sharedFrom ?? SessionContext.customer(inv)),
+            ]))
           } else {
+            inv.out("approved   request \(requestID) for \(product): transaction \(t.id)")
             reportEvents(inv, events, store: store)
           }
         } else {
           let events = try store.declineAskToBuyTransaction(identifier: id)
-          if inv.json { inv.printJSON(.object(["result": .string("declined")])) } else { reportEvents(inv, events, store: store) }
+          if inv.json {
+            inv.printJSON(.object(["result": .string("declined"), "requestId": .string(requestID), "productId": .string(product)]))
+          } else {
+            // The event line names the request and product: "Ask to Buy request 1 for P declined".
+            reportEvents(inv, events, store: store)
+          }
         }
         return .success
       }
@@ -135,7 +178,7 @@ func productArgument(_ inv: Invocation, _ store: Store, command: String) throws 
   if let text = inv.arguments.value("transaction") {
     let id = try ValueParsing.transactionID(text)
     let customer = SessionContext.customer(inv)
-    guard let t = store.customer(customer)?.transaction(id) else { throw CLIError.failed(StoreError.transactionNotFound(id).description) }
+    guard let t = store.customer(customer)?.transaction(id) else { throw CLIError(StoreError.transactionNotFound(id)) }
     if !inv.arguments.positionals.isEmpty { throw CLIError.usage("give a product or --transaction, not both", command: command) }
     return t.productID
   }

@@ -45,6 +45,8 @@ struct ScenarioLine {
 struct ScenarioFailure {
   var line: Int
   var message: String
+  /// A command that failed unexpected (not an expectation).
+  var isCommand = false
 }
 
 /// Runs `.storesim` scenario files (README.md, "Scenarios").
@@ -52,9 +54,33 @@ struct ScenarioRunner {
   var environment: CLIEnvironment
   var verbose: Bool
 
-  static let expectForms = ["result", "entitled", "not-entitled", "state", "pending", "transactions", "latest", "renewal", "notification", "error", "now", "receipt"]
+  static var expectForms: [String] { ExpectForm.all.map(\.name) }
 
-  /// Parses a whole file and checks every line's syntax before anything runs.
+  /// The problem with one line that needs no session to see (the words of a command line, an
+  /// expectation's form and values), or nil. `store` checks product and group names.
+  static func lineProblem(_ words: [String], table: CommandTable, store: Store?) -> String? {
+    switch words[0] {
+    case "storesim": return "write commands without 'storesim'"
+    case "expect": return ExpectForm.problem(words, store: store)
+    case "echo": return nil
+    case "run", "shell": return "'\(words[0])' cannot be used inside a scenario"
+    default:
+      do {
+        let parsed = try ArgumentScanner.scan(words, commands: table)
+        if let name = parsed.command, table.spec(named: name) == nil, name != "help" {
+          throw CLI.unknownCommand(name, table: table)
+        }
+      } catch let error as CLIError {
+        return error.message
+      } catch {
+        return String(describing: error)
+      }
+      return nil
+    }
+  }
+
+  /// Parses a file line by line, without running anything; the first problem is thrown as
+  /// `file:line: error: ...` (the shell checks a line at a time; `run` uses `ScenarioCheck`).
   static func parse(_ text: String, file: String, table: CommandTable) throws -> [ScenarioLine] {
     var lines: [ScenarioLine] = []
     for (i, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -63,51 +89,11 @@ struct ScenarioRunner {
       do {
         words = try ScriptLineSplitter.split(String(raw))
       } catch {
-        throw CLIError.data("\(file):\(number): syntax error: \((error as? ScriptLineSplitter.SyntaxError)?.message ?? "bad line")")
+        throw CLIError.data("\(file):\(number): error: \((error as? ScriptLineSplitter.SyntaxError)?.message ?? "bad line")")
       }
-      guard let first = words.first else { continue }
-      if first == "storesim" {
-        throw CLIError.data("\(file):\(number): syntax error: write commands without 'storesim'")
-      }
-      if first == "expect" {
-        guard words.count >= 2, expectForms.contains(words[1]) else {
-          throw CLIError.data("\(file):\(number): syntax error: unknown expectation '\(words.dropFirst().first ?? "")'; use one of \(expectForms.joined(separator: ", "))")
-        }
-        let need: [String: ClosedRange<Int>] = [
-          "result": 1...1, "entitled": 1...1, "not-entitled": 1...1, "state": 2...2, "pending": 1...1,
-          "transactions": 1...3, "latest": 3...3, "renewal": 3...3, "notification": 1...1, "error": 1...Int.max, "now": 1...1,
-          "receipt": 1...2,
-        ]
-        let args = words.count - 2
-        if !(need[words[1]]!.contains(args)) {
-          throw CLIError.data("\(file):\(number): syntax error: 'expect \(words[1])' takes \(need[words[1]]!.lowerBound == need[words[1]]!.upperBound ? "\(need[words[1]]!.lowerBound)" : "\(need[words[1]]!.lowerBound) or more") argument(s)")
-        }
-        if words[1] == "result", !["purchased", "pending", "userCancelled", "failed"].contains(words[2]) {
-          throw CLIError.data("\(file):\(number): syntax error: expect result takes purchased, pending, userCancelled or failed")
-        }
-        if words[1] == "state", RenewalState(rawValue: words[3]) == nil {
-          throw CLIError.data("\(file):\(number): syntax error: unknown state '\(words[3])'; use \(RenewalState.allCases.map(\.rawValue).joined(separator: ", "))")
-        }
-        if ["pending"].contains(words[1]), Int(words[2]) == nil {
-          throw CLIError.data("\(file):\(number): syntax error: expect \(words[1]) takes a number")
-        }
-        if words[1] == "transactions", Int(words[2]) == nil || (args > 1 && (args != 3 || words[3] != "--product")) {
-          throw CLIError.data("\(file):\(number): syntax error: use 'expect transactions N [--product ID]'")
-        }
-        if words[1] == "now" { _ = try? ValueParsing.date(words[2]) }
-      } else if first == "echo" {
-        // free text
-      } else if first == "run" || first == "shell" {
-        throw CLIError.data("\(file):\(number): syntax error: '\(first)' cannot be used inside a scenario")
-      } else {
-        do {
-          let parsed = try ArgumentScanner.scan(words, commands: table)
-          if let name = parsed.command, table.spec(named: name) == nil, name != "help" {
-            throw CLI.unknownCommand(name, table: table)
-          }
-        } catch let error as CLIError {
-          throw CLIError.data("\(file):\(number): syntax error: \(error.message)")
-        }
+      guard !words.isEmpty else { continue }
+      if let problem = lineProblem(words, table: table, store: nil) {
+        throw CLIError.data("\(file):\(number): error: \(problem)")
       }
       lines.append(ScenarioLine(number: number, words: words, text: String(raw)))
     }
@@ -146,11 +132,19 @@ struct ScenarioRunner {
   func runLines(_ lines: [ScenarioLine], file: String, folder: String, memory: MemorySession) -> (failures: [ScenarioFailure], expectations: Int) {
     var failures: [ScenarioFailure] = []
     var expectations = 0
-    func fail(_ line: Int, _ message: String) {
-      failures.append(ScenarioFailure(line: line, message: message))
+    func fail(_ line: Int, _ message: String, command: Bool = false) {
+      failures.append(ScenarioFailure(line: line, message: message, isCommand: command))
       environment.writeErr(TerminalText.field("\(file):\(line): \(message)") + "\n")
     }
-    for line in lines {
+    /// Whether an `expect error` or `expect result` right after line `index` answers a failure.
+    func answered(after index: Int) -> Bool {
+      for next in lines[(index + 1)...] {
+        guard next.words[0] == "expect" else { return false }
+        if next.words.count > 1, next.words[1] == "error" || next.words[1] == "result" { return true }
+      }
+      return memory.isInteractive
+    }
+    for (index, line) in lines.enumerated() {
       let words = line.words
       if words[0] == "expect" {
         expectations += 1
@@ -159,7 +153,7 @@ struct ScenarioRunner {
         continue
       }
       if let p = memory.unexpectedError {
-        fail(p.line, "command failed: \(p.message)")
+        fail(p.line, "command failed: \(p.message)", command: true)
         memory.unexpectedError = nil
       }
       if verbose { environment.writeOut(TerminalText.field("> \(words.joined(separator: " "))") + "\n") }
@@ -180,13 +174,18 @@ struct ScenarioRunner {
       if code != 0 {
         let message = box.err.split(separator: "\n").first { $0.hasPrefix("error: ") }.map { String($0.dropFirst(7)) } ?? "exit \(code)"
         memory.lastError = (line.number, message)
-        memory.unexpectedError = memory.lastError
+        if answered(after: index) {
+          memory.unexpectedError = memory.lastError
+        } else {
+          // Reported now, so failures come out in line order.
+          fail(line.number, "command failed: \(message)", command: true)
+        }
       } else {
         memory.lastError = nil
       }
     }
     if let p = memory.unexpectedError, !memory.isInteractive {
-      fail(p.line, "command failed: \(p.message)")
+      fail(p.line, "command failed: \(p.message)", command: true)
       memory.unexpectedError = nil
     }
     return (failures, expectations)
@@ -224,6 +223,14 @@ struct ScenarioRunner {
       }
       return false
     }
+    /// The actual value in the form the expectation used: a date written as ISO 8601 is
+    /// answered in ISO 8601 (as a day when the expectation gave a day and it is midnight).
+    func shown(_ expected: String, _ actual: String) -> String {
+      guard Int64(expected) == nil, (try? ValueParsing.date(expected)) != nil, let ms = Int64(actual) else { return actual }
+      let text = ISO8601.string(Date(timeIntervalSince1970: Double(ms) / 1000))
+      if !expected.contains("T") && !expected.contains(" "), text.hasSuffix("T00:00:00Z") { return String(text.prefix(10)) }
+      return text
+    }
     switch form {
     case "result":
       let got = memory.lastPurchaseResult ?? "no purchase yet"
@@ -234,27 +241,28 @@ struct ScenarioRunner {
       if form == "entitled" { return entitled ? nil : "expected \(words[2]) to be entitled, got not entitled" }
       return entitled ? "expected \(words[2]) not to be entitled, got entitled" : nil
     case "state":
-      guard let g = group(words[2]) else { return "expected state of \(words[2]), got no such group or subscription" }
+      guard let g = group(words[2]) else { return "expected \(words[2]) to be \(words[3]), got no such group or subscription" }
       let statuses = store.statuses(forGroup: g, customer: customer)
       let got = (statuses.first { !$0.isFamilyShared } ?? statuses.first)?.state.rawValue ?? "never subscribed"
-      return got == words[3] ? nil : "expected state \(words[3]), got \(got)"
+      return got == words[3] ? nil : "expected \(words[2]) to be \(words[3]), got \(got)"
     case "pending":
       let got = store.pendingRequests(customer: customer).count + store.refundRequests(customer: customer).count
       return got == Int(words[2]) ? nil : "expected \(words[2]) pending, got \(got)"
     case "transactions":
       var list = store.allTransactions(customer: customer)
       if words.count == 5 { list = list.filter { $0.productID == words[4] } }
-      return list.count == Int(words[2]) ? nil : "expected \(words[2]) transactions, got \(list.count)"
+      let of = words.count == 5 ? " of \(words[4])" : ""
+      return list.count == Int(words[2]) ? nil : "expected \(words[2]) transactions\(of), got \(list.count)"
     case "latest":
       guard let t = store.latestTransaction(for: words[2], customer: customer) else { return "expected latest \(words[2]) \(words[3]) \(words[4]), got no transaction" }
       let got = field(store.payload(t, customer: customer), words[3])
-      return same(words[4], got) ? nil : "expected latest \(words[2]) \(words[3]) \(words[4]), got \(got)"
+      return same(words[4], got) ? nil : "expected latest \(words[2]) \(words[3]) \(words[4]), got \(shown(words[4], got))"
     case "renewal":
       guard let g = group(words[2]), let s = store.statuses(forGroup: g, customer: customer).first else {
         return "expected renewal \(words[2]) \(words[3]) \(words[4]), got no subscription"
       }
       let got = field(store.payload(s.renewalInfo, customer: customer), words[3])
-      return same(words[4], got) ? nil : "expected renewal \(words[2]) \(words[3]) \(words[4]), got \(got)"
+      return same(words[4], got) ? nil : "expected renewal \(words[2]) \(words[3]) \(words[4]), got \(shown(words[4], got))"
     case "notification":
       guard let n = store.notifications.last else { return "expected notification \(words[2]), got none" }
       let got = n.notificationType + (n.subtype.map { "/\($0)" } ?? "")
@@ -289,76 +297,96 @@ let runCommand = CommandSpec(
   ],
   discussion: """
     One command per line, as on the command line without 'storesim'; '#' starts a comment;
-    paths are relative to the scenario file. Expectations: expect result|entitled|not-entitled|
-    state|pending|transactions|latest|renewal|notification|error|now. A failed expectation prints
-    file:line: expected ..., got ...; the run goes on; the exit code is 1. A command that fails
-    without a following 'expect error' or 'expect result' counts as a failure. Syntax errors are
-    reported with their line before anything runs (exit 65).
+    paths are relative to the scenario file. Expectations: see 'storesim help expect' (result,
+    entitled, not-entitled, state, pending, transactions, latest, renewal, notification, error,
+    now, receipt); 'echo TEXT' prints a line.
+    Every line of every file is checked before anything runs, with the code that runs it:
+    commands, options, values, products, expectation forms and field names. Each error is
+    reported as file:line: error: ...; a file with errors does not run and is a failing test
+    case (JUnit <error>), and the other files still run. A failed expectation prints
+    file:line: expected ..., got ...; the run goes on. A command that fails without a following
+    'expect error' or 'expect result' fails the scenario. Exit code: 65 when any file had
+    errors, else 1 when any failed, else 0.
     """,
   example: "storesim run Scripts/tour.storesim",
   run: { inv in
     let files = try inv.positionals(1...Int.max, "scenario file")
-    var parsed: [(String, [ScenarioLine], String)] = []
+    // Under --json stdout holds the report only: what the scenarios print goes to stderr.
+    var scenarioEnvironment = inv.environment
+    if inv.json { scenarioEnvironment.writeOut = inv.environment.writeErr }
+    let runner = ScenarioRunner(environment: scenarioEnvironment, verbose: inv.arguments.has("verbose"))
+    var forced: StoreEnvironment?
+    if let text = inv.arguments.value("environment") {
+      guard let e = StoreEnvironment(userInput: text) else { throw CLIError.usage("unknown environment '\(text)'; use Xcode, LocalTesting, Sandbox or Production", command: "run") }
+      forced = e
+    }
+    // Every file is read and checked before anything runs; a file with errors is reported with
+    // all of them and does not run, and the other files still do.
+    var checked: [ScenarioResult] = []
     for file in files {
       let path = inv.environment.resolve(file)
       var isDirectory: ObjCBool = false
       guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
         throw CLIError.noInput("no such scenario file: \(file)")
       }
-      var info = stat()
-      if stat(path, &info) == 0 && Int(info.st_size) > WorkLimits.maximumScenarioSize {
-        throw CLIError.data("\(file): a scenario file of at most \(WorkLimits.maximumScenarioSize / 1024 / 1024) MiB is read; this one is \(Int(info.st_size) / 1024 / 1024) MiB")
+      let folder = (path as NSString).deletingLastPathComponent
+      var result = ScenarioResult(file: file, folder: folder)
+      let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+      if size > WorkLimits.maximumScenarioSize {
+        result.errors = [ScenarioFailure(line: 0, message: "the file has \(size.formatted()) bytes, more than the \(WorkLimits.maximumScenarioSize.formatted()) a scenario may have")]
+      } else if let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) {
+        (result.lines, result.errors) = ScenarioCheck.check(text, file: file, folder: folder, table: inv.table, environment: inv.environment)
+      } else {
+        result.errors = [ScenarioFailure(line: 0, message: "not a UTF-8 text file")]
       }
-      guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
-        throw CLIError.data("\(file): not a UTF-8 text file")
+      for e in result.errors {
+        inv.err(e.line > 0 ? "\(file):\(e.line): error: \(e.message)" : "\(file): error: \(e.message)")
       }
-      let lines = try ScenarioRunner.parse(text, file: file, table: inv.table)
-      parsed.append((file, lines, (path as NSString).deletingLastPathComponent))
-    }
-    let runner = ScenarioRunner(environment: inv.environment, verbose: inv.arguments.has("verbose"))
-    var forced: StoreEnvironment?
-    if let text = inv.arguments.value("environment") {
-      guard let e = StoreEnvironment(userInput: text) else { throw CLIError.usage("unknown environment '\(text)'; use Xcode, LocalTesting, Sandbox or Production", command: "run") }
-      forced = e
+      checked.append(result)
     }
     let artifactsFolder = inv.arguments.value("artifacts").map { inv.environment.resolve($0) }
     if let folder = artifactsFolder {
       do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) } catch {
-        throw CLIError.noInput("cannot create the artifacts folder \(folder)")
+        throw CLIError(code: .cannotCreate, message: "cannot create the artifacts folder \(folder)")
       }
     }
-    var results: [(String, [ScenarioFailure], Int, TimeInterval)] = []
-    var failedFiles = 0
-    for (file, lines, folder) in parsed {
-      let started = Date()
-      let (failures, count, memory) = runner.run(lines, file: file, folder: folder, environment: forced)
-      if let out = artifactsFolder, let store = memory.store {
-        let name = ((file as NSString).lastPathComponent as NSString).deletingPathExtension + ".json"
-        try? ScenarioRunner.artifacts(store).rendered(pretty: false).write(toFile: (out as NSString).appendingPathComponent(name), atomically: true, encoding: .utf8)
+    var results: [ScenarioResult] = []
+    for var r in checked {
+      if r.errors.isEmpty {
+        let started = Date()
+        let (failures, count, memory) = runner.run(r.lines, file: r.file, folder: r.folder, environment: forced)
+        if let out = artifactsFolder, let store = memory.store {
+          let name = ((r.file as NSString).lastPathComponent as NSString).deletingPathExtension + ".json"
+          try? ScenarioRunner.artifacts(store).rendered(pretty: false).write(toFile: (out as NSString).appendingPathComponent(name), atomically: true, encoding: .utf8)
+        }
+        r.failures = failures
+        r.expectations = count
+        r.elapsed = Date().timeIntervalSince(started)
       }
-      let elapsed = Date().timeIntervalSince(started)
-      results.append((file, failures, count, elapsed))
-      if !failures.isEmpty { failedFiles += 1 }
-      if !inv.json {
-        inv.out(failures.isEmpty ? "PASS  \(file)  (\(count) expectations)" : "FAIL  \(file)  (\(failures.count) of \(count) expectations or commands failed)")
-      }
+      results.append(r)
+      if !inv.json { inv.out(r.summary) }
     }
+    let erroneous = results.filter { !$0.errors.isEmpty }.count
+    let failed = results.filter { !$0.passed }.count
     if inv.json {
-      inv.printJSON(.object(["scenarios": .array(results.map { r in
-        .object(["file": .string(r.0), "passed": .bool(r.1.isEmpty), "expectations": .int(Int64(r.2)),
-                 "failures": .array(r.1.map { .object(["line": .int(Int64($0.line)), "message": .string($0.message)]) })])
-      })]))
+      inv.printJSON(.object([
+        "scenarios": .array(results.map(\.json)),
+        "passed": .int(Int64(results.count - failed)), "failed": .int(Int64(failed)),
+      ]))
     } else {
-      inv.out("\(results.count - failedFiles) passed, \(failedFiles) failed")
+      inv.out("\(results.count - failed) passed, \(failed) failed" + (erroneous > 0 ? " (\(erroneous) with errors, not run)" : ""))
     }
     if let junit = inv.arguments.value("junit") {
       var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
-      xml += #"<testsuite name="storesim" tests="\#(results.count)" failures="\#(failedFiles)">"# + "\n"
+      xml += #"<testsuite name="storesim" tests="\#(results.count)" failures="\#(failed - erroneous)" errors="\#(erroneous)">"# + "\n"
       for r in results {
-        xml += #"  <testcase classname="storesim.scenario" name="\#(xmlEscape(r.0))" time="\#(String(format: "%.3f", r.3))">"#
-        if !r.1.isEmpty {
-          let body = r.1.map { "\(r.0):\($0.line): \($0.message)" }.joined(separator: "\n")
-          xml += "\n" + #"    <failure message="\#(xmlEscape(r.1[0].message))">\#(xmlEscape(body))</failure>"# + "\n  "
+        xml += #"  <testcase classname="storesim.scenario" name="\#(xmlEscape(r.file))" time="\#(String(format: "%.3f", r.elapsed))">"#
+        if !r.errors.isEmpty {
+          let body = r.errors.map { "\(r.file):\($0.line): error: \($0.message)" }.joined(separator: "\n")
+          xml += "\n" + #"    <error type="scenario error" message="\#(r.errors.count) error\#(r.errors.count == 1 ? "" : "s"); not run">\#(xmlEscape(body))</error>"# + "\n  "
+        } else if !r.failures.isEmpty {
+          let body = r.failures.map { "\(r.file):\($0.line): \($0.message)" }.joined(separator: "\n")
+          xml += "\n" + #"    <failure message="\#(xmlEscape(r.failures[0].message))">\#(xmlEscape(body))</failure>"# + "\n  "
         }
         xml += "</testcase>\n"
       }
@@ -366,11 +394,47 @@ let runCommand = CommandSpec(
       do {
         try xml.write(toFile: inv.environment.resolve(junit), atomically: true, encoding: .utf8)
       } catch {
-        throw CLIError.noInput("cannot write JUnit report to \(junit)")
+        throw CLIError(code: .cannotCreate, message: "cannot write JUnit report to \(junit)")
       }
     }
-    return failedFiles == 0 ? .success : .failure
+    if erroneous > 0 { return .dataError }
+    return failed == 0 ? .success : .failure
   })
+
+/// One scenario file of a run: its errors (found before anything ran) or its failures.
+struct ScenarioResult {
+  var file: String
+  var folder: String
+  var lines: [ScenarioLine] = []
+  var errors: [ScenarioFailure] = []
+  var failures: [ScenarioFailure] = []
+  var expectations = 0
+  var elapsed: TimeInterval = 0
+
+  var passed: Bool { errors.isEmpty && failures.isEmpty }
+
+  /// `PASS  f  (6 expectations)`, `FAIL  f  (2 of 6 expectations failed, 1 command failed)`,
+  /// `ERROR  f  (3 errors; not run)`.
+  var summary: String {
+    if !errors.isEmpty { return "ERROR \(file)  (\(errors.count) error\(errors.count == 1 ? "" : "s"); not run)" }
+    let plural = expectations == 1 ? "" : "s"
+    if failures.isEmpty { return "PASS  \(file)  (\(expectations) expectation\(plural))" }
+    let commands = failures.filter(\.isCommand).count
+    var parts = ["\(failures.count - commands) of \(expectations) expectation\(plural) failed"]
+    if commands > 0 { parts.append("\(commands) command\(commands == 1 ? "" : "s") failed") }
+    return "FAIL  \(file)  (\(parts.joined(separator: ", ")))"
+  }
+
+  var json: JSONOutput {
+    .object([
+      "file": .string(file), "passed": .bool(passed), "expectations": .int(Int64(expectations)),
+      "errors": .array(errors.map { .object(["line": .int(Int64($0.line)), "message": .string($0.message)]) }),
+      "failures": .array(failures.map {
+        .object(["line": .int(Int64($0.line)), "message": .string($0.message), "kind": .string($0.isCommand ? "command" : "expectation")])
+      }),
+    ])
+  }
+}
 
 func xmlEscape(_ s: String) -> String {
   s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")

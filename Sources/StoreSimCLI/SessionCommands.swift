@@ -44,7 +44,15 @@ let initCommand = CommandSpec(
       if let forced = memory.environmentOverride { environment = forced }
       let store = Store(configuration: loaded.configuration, start: start, bundleID: bundleID, environment: environment)
       memory.store = store
-      if !inv.json { inv.out("session in memory: \(config), \(loaded.configuration.products.count) products, starts \(ISO8601.string(store.now)), environment \(environment.rawValue)") }
+      if inv.json {
+        inv.printJSON(.object([
+          "session": .string("memory"), "configuration": .string(config), "products": .int(Int64(loaded.configuration.products.count)),
+          "now": .int(Int64((store.now.timeIntervalSince1970 * 1000).rounded())), "environment": .string(environment.rawValue),
+          "bundleId": .string(bundleID), "warnings": .int(Int64(loaded.warnings.count)),
+        ]))
+      } else {
+        inv.out("session in memory: \(config), \(loaded.configuration.products.count) products, starts \(ISO8601.string(store.now)), environment \(environment.rawValue)")
+      }
       return .success
     }
     let location = try SessionLocation(shown: SessionContext.path(inv), environment: inv.environment)
@@ -116,12 +124,109 @@ enum SettingKey: String, CaseIterable {
   }
 }
 
+extension SettingKey {
+  /// The value with its type for --json: switches are booleans, the time rate is
+  /// `{"name", "value"}`, simulated errors are an object per API, an unset value is null.
+  func json(_ store: Store) -> JSONOutput {
+    let s = store.settings
+    switch self {
+    case .deliverURL: return store.state.deliveryURL.map(JSONOutput.string) ?? .null
+    case .askToBuy: return .bool(s.askToBuyEnabled)
+    case .interruptedPurchases: return .bool(s.interruptedPurchasesEnabled)
+    case .failTransactions: return s.failTransactionsEnabled ? .string(s.failureError) : .null
+    case .billingRetry: return .bool(s.shouldEnterBillingRetryOnRenewal)
+    case .gracePeriod: return .bool(s.billingGracePeriodIsEnabled)
+    case .storefront: return .string(s.storefront)
+    case .locale: return .string(s.locale)
+    case .timeRate: return .object(["name": .string(s.timeRate.name), "value": .int(Int64(s.timeRate.rawValue))])
+    case .disableDialogs: return .bool(s.disableDialogs)
+    case .error:
+      var errors: [String: JSONOutput] = [:]
+      for api in StoreKitAPI.allCases { if let e = s.simulatedError(forAPI: api) { errors[api.name] = .string(e.description) } }
+      return .object(errors)
+    }
+  }
+}
+
 func parseSwitch(_ text: String, key: String) throws -> Bool {
   switch text.lowercased() {
   case "on", "true", "yes", "1", "enabled": return true
   case "off", "false", "no", "0", "disabled": return false
   default: throw CLIError.usage("setting '\(key)' takes on or off, not '\(text)'", command: "settings")
   }
+}
+
+/// Reads a setting's value onto `s`, or refuses it: the same code checks a scenario line and
+/// changes the session.
+func applySetting(_ key: SettingKey, _ args: [String], to s: inout StoreKitSettings) throws {
+  let value = args[1]
+  if key != .error && args.count > 2 { throw CLIError.usage("unexpected argument '\(args[2])'", command: "settings") }
+  switch key {
+  case .deliverURL: break
+  case .askToBuy: s.askToBuyEnabled = try parseSwitch(value, key: key.rawValue)
+  case .interruptedPurchases: s.interruptedPurchasesEnabled = try parseSwitch(value, key: key.rawValue)
+  case .billingRetry: s.shouldEnterBillingRetryOnRenewal = try parseSwitch(value, key: key.rawValue)
+  case .gracePeriod: s.billingGracePeriodIsEnabled = try parseSwitch(value, key: key.rawValue)
+  case .disableDialogs: s.disableDialogs = try parseSwitch(value, key: key.rawValue)
+  case .failTransactions:
+    if let on = try? parseSwitch(value, key: key.rawValue) {
+      s.failTransactionsEnabled = on
+    } else {
+      let names = ["unknown", "invalidOfferIdentifier", "invalidSignature", "missingOfferParams", "invalidOfferPrice"]
+      guard let name = names.first(where: { $0.lowercased() == value.lowercased() }) else {
+        throw CLIError.usage("fail-transactions takes off, on, or one of \(names.joined(separator: ", "))", command: "settings")
+      }
+      s.failTransactionsEnabled = true
+      s.failureError = name
+    }
+  case .storefront:
+    guard Storefront.named(value) != nil else {
+      var message = "unknown storefront '\(value)'"
+      if let near = Suggest.closest(to: value.uppercased(), in: Storefront.knownCodes) { message += "; did you mean '\(near)'?" }
+      throw CLIError.usage(message, command: "settings")
+    }
+    s.storefront = value.uppercased()
+  case .locale:
+    guard value.range(of: #"^[A-Za-z]{2,3}([_-][A-Za-z0-9]{2,4})*$"#, options: .regularExpression) != nil else {
+      throw CLIError.usage("invalid locale '\(value)'; use an identifier like en_US or ja", command: "settings")
+    }
+    s.locale = value
+  case .timeRate:
+    guard let rate = TimeRate(userInput: value) else {
+      var message = "unknown time rate '\(value)'"
+      if let near = Suggest.closest(to: value, in: TimeRate.allCases.map(\.name)) { message += "; did you mean '\(near)'?" }
+      throw CLIError.usage(message, command: "settings")
+    }
+    s.timeRate = rate
+  case .error:
+    guard let api = StoreKitAPI(userInput: value) else {
+      var message = "unknown StoreKit API '\(value)'"
+      if let near = Suggest.closest(to: value, in: StoreKitAPI.allCases.map(\.name)) { message += "; did you mean '\(near)'?" }
+      throw CLIError.usage(message + "; APIs: " + StoreKitAPI.allCases.map(\.name).joined(separator: ", "), command: "settings")
+    }
+    guard args.count == 3 else { throw CLIError.usage("usage: settings error <api> <error>|none", command: "settings") }
+    if args[2].lowercased() == "none" {
+      s.setSimulatedError(nil, forAPI: api)
+    } else {
+      guard let error = SimulatedError(userInput: args[2], for: api) else {
+        let all = api.families.flatMap { f in f.cases.map { "\(f.rawValue).\($0)" } }
+        var message = "'\(args[2])' is not an error \(api.name) can throw"
+        if let near = Suggest.closest(to: args[2], in: all + all.map { String($0.split(separator: ".")[1]) }) { message += "; did you mean '\(near)'?" }
+        throw CLIError.usage(message, command: "settings")
+      }
+      s.setSimulatedError(error, forAPI: api)
+    }
+  }
+}
+
+/// The setting a key names, or a usage error with a "did you mean".
+func settingKey(_ keyText: String) throws -> SettingKey {
+  guard let key = SettingKey(rawValue: keyText.lowercased()) else {
+    var message = "unknown setting '\(keyText)'"
+    if let near = Suggest.closest(to: keyText, in: SettingKey.allCases.map(\.rawValue)) { message += "; did you mean '\(near)'?" }
+    throw CLIError.usage(message, command: "settings")
+  }
+  return key
 }
 
 let settingsCommand = CommandSpec(
@@ -139,24 +244,33 @@ let settingsCommand = CommandSpec(
   run: { inv in
     let args = inv.arguments.positionals
     let mutating = args.count >= 2
+    // Keys and values are checked before the session is touched (and so in a scenario's check).
+    if let keyText = args.first {
+      let key = try settingKey(keyText)
+      if args.count >= 2 {
+        if key == .deliverURL {
+          guard args.count == 2 else { throw CLIError.usage("unexpected argument '\(args[2])'", command: "settings") }
+          if args[1].lowercased() != "off" { _ = try Delivery.validate(args[1], command: "settings") }
+        } else {
+          var scratch = StoreKitSettings()
+          try applySetting(key, args, to: &scratch)
+        }
+      }
+    }
     return try SessionContext.with(inv, mutating: mutating) { store in
       guard let keyText = args.first else {
         if inv.json {
           var d: [String: JSONOutput] = [:]
-          for key in SettingKey.allCases { d[key.rawValue] = .string(key.value(store)) }
+          for key in SettingKey.allCases { d[key.rawValue] = key.json(store) }
           inv.printJSON(.object(d))
         } else {
           inv.out(Table.render(SettingKey.allCases.map { [$0.rawValue, $0.value(store)] }))
         }
         return .success
       }
-      guard let key = SettingKey(rawValue: keyText.lowercased()) else {
-        var message = "unknown setting '\(keyText)'"
-        if let near = Suggest.closest(to: keyText, in: SettingKey.allCases.map(\.rawValue)) { message += "; did you mean '\(near)'?" }
-        throw CLIError.usage(message, command: "settings")
-      }
+      let key = try settingKey(keyText)
       if args.count == 1 {
-        inv.out(inv.json ? JSONOutput.object([key.rawValue: .string(key.value(store))]).rendered() : key.value(store))
+        inv.out(inv.json ? JSONOutput.object([key.rawValue: key.json(store)]).rendered() : key.value(store))
         return .success
       }
       var s = store.settings
@@ -164,68 +278,12 @@ let settingsCommand = CommandSpec(
       if key == .deliverURL {
         guard args.count == 2 else { throw CLIError.usage("unexpected argument '\(args[2])'", command: "settings") }
         store.setDeliveryURL(value.lowercased() == "off" ? nil : try Delivery.validate(value, command: "settings"))
-        inv.out(inv.json ? JSONOutput.object([key.rawValue: .string(key.value(store))]).rendered() : "\(key.rawValue) = \(key.value(store))")
+        inv.out(inv.json ? JSONOutput.object([key.rawValue: key.json(store)]).rendered() : "\(key.rawValue) = \(key.value(store))")
         return .success
       }
-      if key != .error && args.count > 2 { throw CLIError.usage("unexpected argument '\(args[2])'", command: "settings") }
-      switch key {
-      case .deliverURL: break
-      case .askToBuy: s.askToBuyEnabled = try parseSwitch(value, key: key.rawValue)
-      case .interruptedPurchases: s.interruptedPurchasesEnabled = try parseSwitch(value, key: key.rawValue)
-      case .billingRetry: s.shouldEnterBillingRetryOnRenewal = try parseSwitch(value, key: key.rawValue)
-      case .gracePeriod: s.billingGracePeriodIsEnabled = try parseSwitch(value, key: key.rawValue)
-      case .disableDialogs: s.disableDialogs = try parseSwitch(value, key: key.rawValue)
-      case .failTransactions:
-        if let on = try? parseSwitch(value, key: key.rawValue) {
-          s.failTransactionsEnabled = on
-        } else {
-          let names = ["unknown", "invalidOfferIdentifier", "invalidSignature", "missingOfferParams", "invalidOfferPrice"]
-          guard let name = names.first(where: { $0.lowercased() == value.lowercased() }) else {
-            throw CLIError.usage("fail-transactions takes off, on, or one of \(names.joined(separator: ", "))", command: "settings")
-          }
-          s.failTransactionsEnabled = true
-          s.failureError = name
-        }
-      case .storefront:
-        guard Storefront.named(value) != nil else {
-          var message = "unknown storefront '\(value)'"
-          if let near = Suggest.closest(to: value.uppercased(), in: Storefront.knownCodes) { message += "; did you mean '\(near)'?" }
-          throw CLIError.usage(message, command: "settings")
-        }
-        s.storefront = value.uppercased()
-      case .locale:
-        guard value.range(of: #"^[A-Za-z]{2,3}([_-][A-Za-z0-9]{2,4})*$"#, options: .regularExpression) != nil else {
-          throw CLIError.usage("invalid locale '\(value)'; use an identifier like en_US or ja", command: "settings")
-        }
-        s.locale = value
-      case .timeRate:
-        guard let rate = TimeRate(userInput: value) else {
-          var message = "unknown time rate '\(value)'"
-          if let near = Suggest.closest(to: value, in: TimeRate.allCases.map(\.name)) { message += "; did you mean '\(near)'?" }
-          throw CLIError.usage(message, command: "settings")
-        }
-        s.timeRate = rate
-      case .error:
-        guard let api = StoreKitAPI(userInput: value) else {
-          var message = "unknown StoreKit API '\(value)'"
-          if let near = Suggest.closest(to: value, in: StoreKitAPI.allCases.map(\.name)) { message += "; did you mean '\(near)'?" }
-          throw CLIError.usage(message + "; APIs: " + StoreKitAPI.allCases.map(\.name).joined(separator: ", "), command: "settings")
-        }
-        guard args.count == 3 else { throw CLIError.usage("usage: settings error <api> <error>|none", command: "settings") }
-        if args[2].lowercased() == "none" {
-          s.setSimulatedError(nil, forAPI: api)
-        } else {
-          guard let error = SimulatedError(userInput: args[2], for: api) else {
-            let all = api.families.flatMap { f in f.cases.map { "\(f.rawValue).\($0)" } }
-            var message = "'\(args[2])' is not an error \(api.name) can throw"
-            if let near = Suggest.closest(to: args[2], in: all + all.map { String($0.split(separator: ".")[1]) }) { message += "; did you mean '\(near)'?" }
-            throw CLIError.usage(message, command: "settings")
-          }
-          s.setSimulatedError(error, forAPI: api)
-        }
-      }
+      try applySetting(key, args, to: &s)
       store.settings = s
-      inv.out(inv.json ? JSONOutput.object([key.rawValue: .string(key.value(store))]).rendered() : "\(key.rawValue) = \(key.value(store))")
+      inv.out(inv.json ? JSONOutput.object([key.rawValue: key.json(store)]).rendered() : "\(key.rawValue) = \(key.value(store))")
       return .success
     }
   })

@@ -31,6 +31,7 @@ enum SessionContext {
   /// the outbox is then not decoded (on a large session it is most of the file).
   static func with(_ inv: Invocation, mutating: Bool, needsNotifications: Bool = true, _ body: (inout Store) throws -> ExitCode) throws -> ExitCode {
     if let memory = inv.memory {
+      if memory.checking { try ScenarioCheck.reached(inv, memory) }
       guard var store = memory.store else {
         throw CLIError.noInput("no session yet; start the scenario with 'init CONFIG.storekit'")
       }
@@ -45,7 +46,7 @@ enum SessionContext {
         if mutating { autoDeliver(inv, &store, since: count) }
         return code
       } catch let error as StoreError {
-        throw CLIError.failed(error.description)
+        throw CLIError(error)
       }
     }
     let location = try SessionLocation(shown: path(inv), environment: inv.environment)
@@ -80,7 +81,7 @@ enum SessionContext {
     do {
       code = try body(&store)
     } catch let error as StoreError {
-      throw CLIError.failed(error.description)
+      throw CLIError(error)
     }
     if mutating { planned = plannedDeliveries(inv, store, since: before.notifications.count) }
     if mutating && store.state != before {
@@ -178,8 +179,11 @@ extension SessionContext {
     guard mutating else {
       var message = "no customer named '\(customer)'"
       if let near = Suggest.closest(to: customer, in: store.customerNames) { message += "; did you mean '\(near)'?" }
-      throw CLIError.failed(message)
+      throw CLIError.notFound(message)
     }
+    var note = "note: new customer '\(customer)'"
+    if let near = Suggest.closest(to: customer, in: store.customerNames) { note += "; did you mean '\(near)'?" }
+    inv.err(note)
     _ = try? store.addCustomer(customer)
   }
 }
@@ -218,6 +222,8 @@ final class MemorySession {
   var unexpectedError: (line: Int, message: String)?
   /// The shell: a failed command is reported at once instead of awaiting an expectation.
   var isInteractive = false
+  /// A scenario being checked before it runs: commands stop where they would touch the store.
+  var checking = false
   /// `run --environment`: overrides the environment of every `init`.
   var environmentOverride: StoreEnvironment?
 }

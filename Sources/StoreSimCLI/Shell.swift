@@ -100,7 +100,7 @@ struct Shell {
       do {
         lines = try ScenarioRunner.parse(raw, file: "<stdin>", table: inv.table).map { ScenarioLine(number: number, words: $0.words, text: $0.text) }
       } catch let error as CLIError {
-        inv.err("error: " + error.message.replacingOccurrences(of: "<stdin>:1:", with: "<stdin>:\(number):"))
+        inv.err(error.message.replacingOccurrences(of: "<stdin>:1:", with: "<stdin>:\(number):"))
         continue
       }
       do {

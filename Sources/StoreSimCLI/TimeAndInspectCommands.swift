@@ -56,7 +56,7 @@ let priceIncreaseCommand = CommandSpec(
       if inv.arguments.value("transaction") != nil {
         guard args.count == 1 else { throw CLIError.usage("give a product or --transaction, not both", command: "price-increase") }
         let id = try ValueParsing.transactionID(inv.arguments.value("transaction")!)
-        guard let t = store.customer(SessionContext.customer(inv))?.transaction(id) else { throw CLIError.failed(StoreError.transactionNotFound(id).description) }
+        guard let t = store.customer(SessionContext.customer(inv))?.transaction(id) else { throw CLIError(StoreError.transactionNotFound(id)) }
         product = t.productID
       } else {
         guard args.count == 2 else { throw CLIError.usage("missing action: request, accept or decline", command: "price-increase") }
@@ -152,6 +152,9 @@ let formatOption = OptionSpec(name: "format", value: "<format>", help: "api: the
 func apiFormat(_ inv: Invocation) throws -> Bool {
   guard let f = inv.arguments.value("format") else { return false }
   guard f.lowercased() == "api" else { throw CLIError.usage("unknown format '\(f)'; the only format is api", command: inv.arguments.command) }
+  if inv.arguments.has("signed") {
+    throw CLIError.usage("give --signed or --format api, not both (the API response already holds signed data)", command: inv.arguments.command)
+  }
   return true
 }
 
@@ -184,6 +187,7 @@ let transactionsCommand = CommandSpec(
   ],
   example: "storesim transactions --product subscription.pro",
   run: { inv in
+    _ = try apiFormat(inv)  // checked before the session (and so in a scenario's check)
     _ = try inv.positionals(0...0, "")
     return try SessionContext.with(inv, mutating: false, needsNotifications: false) { store in
       let customer = SessionContext.customer(inv)
@@ -214,6 +218,7 @@ let latestCommand = CommandSpec(
   discussion: "Prints null (JSON) or '(none)' when the product was never bought; exit 0 either way. --format api prints the App Store Server API TransactionInfoResponse.",
   example: "storesim latest subscription.pro --json",
   run: { inv in
+    _ = try apiFormat(inv)  // checked before the session (and so in a scenario's check)
     let p = try inv.positionals(1...1, "product id")[0]
     return try SessionContext.with(inv, mutating: false, needsNotifications: false) { store in
       _ = try store.checkedProduct(p)
@@ -240,6 +245,7 @@ let statusCommand = CommandSpec(
   discussion: "--signed replaces transaction and renewalInfo with signedTransactionInfo and signedRenewalInfo (JWS); --format api prints the App Store Server API StatusResponse. state is subscribed, expired, inBillingRetryPeriod, inGracePeriod or revoked; status is the server's 1–5. JSON gives one object per status (own and family shared).",
   example: "storesim status --json",
   run: { inv in
+    _ = try apiFormat(inv)  // checked before the session (and so in a scenario's check)
     let arg = try inv.positionals(0...1, "group or product").first
     return try SessionContext.with(inv, mutating: false, needsNotifications: false) { store in
       if let error = store.settings.simulatedError(forAPI: .subscriptionStatus) {
@@ -256,7 +262,7 @@ let statusCommand = CommandSpec(
           let names = store.configuration.subscriptionGroups.flatMap { [$0.id, $0.name] } + store.configuration.products.filter { $0.subscription != nil }.map(\.id)
           var message = "'\(arg)' is neither a subscription group nor an auto-renewable product"
           if let near = Suggest.closest(to: arg, in: names) { message += "; did you mean '\(near)'?" }
-          throw CLIError.failed(message)
+          throw CLIError.notFound(message)
         }
       }
       let statuses = groups.flatMap { store.statuses(forGroup: $0, customer: customer) }
@@ -357,6 +363,9 @@ let notificationsCommand = CommandSpec(
     if let s = inv.arguments.value("since") {
       guard let n = Int(s), n >= 0 else { throw CLIError.usage("--since takes a count of notifications, not '\(s)'", command: "notifications") }
       since = n
+    }
+    if args.first == nil, inv.arguments.has("retry") {
+      throw CLIError.usage("--retry goes with 'notifications deliver'", command: "notifications")
     }
     if let action = args.first {
       guard action == "deliver" else {

@@ -21,13 +21,13 @@ let timelineCommand = CommandSpec(
         guard let g = store.configuration.group(named: arg) ?? store.configuration.product(arg)?.subscription.flatMap({ store.configuration.group($0.groupID) }) else {
           var message = "no subscription group '\(arg)'"
           if let near = Suggest.closest(to: arg, in: groups.flatMap { [$0.id, $0.name] }) { message += "; did you mean '\(near)'?" }
-          throw CLIError.failed(message)
+          throw CLIError.notFound(message)
         }
         groups = [g]
       }
       let text = Timeline.render(store: store, groups: groups, width: width, colour: inv.environment.isTerminal)
       if inv.json {
-        inv.printJSON(.object(["timeline": .string(text)]))
+        inv.printJSON(Timeline.json(store: store, groups: groups))
       } else {
         // Names are escaped where they are drawn; the colours are ours.
         inv.environment.writeOut(text + "\n")
@@ -92,6 +92,52 @@ enum Timeline {
     }
     out.append(legend)
     return out.joined(separator: "\n")
+  }
+
+  /// The same periods as data: per group and customer, each period's kind, product,
+  /// transaction and start and end (epoch milliseconds, like the wire shapes).
+  static func json(store: Store, groups: [SubscriptionGroup]) -> JSONOutput {
+    func ms(_ d: Date) -> JSONOutput { .int(Int64((d.timeIntervalSince1970 * 1000).rounded())) }
+    var items: [JSONOutput] = []
+    for group in groups {
+      var customers: [JSONOutput] = []
+      for name in store.customerNames {
+        let sorted = store.allTransactions(customer: name).filter { $0.subscriptionGroupID == group.id }.sorted { $0.purchaseDate < $1.purchaseDate }
+        guard !sorted.isEmpty else { continue }
+        var periods: [JSONOutput] = []
+        for (i, t) in sorted.enumerated() {
+          var stop = t.expirationDate ?? store.now
+          if t.isUpgraded, i + 1 < sorted.count { stop = min(stop, sorted[i + 1].purchaseDate) }
+          let kind = t.isRevoked ? "refunded" : t.offer?.paymentMode == .freeTrial ? "trial" : t.offer != nil ? "offer" : "paid"
+          periods.append(.object([
+            "kind": .string(kind), "productId": .string(t.productID), "transactionId": .string(String(t.id)),
+            "start": ms(t.purchaseDate), "end": ms(stop),
+          ]))
+        }
+        var failingSince: (Date, String)?
+        func close(_ end: Date) {
+          if let (from, kind) = failingSince { periods.append(.object(["kind": .string(kind), "start": ms(from), "end": ms(end)])) }
+        }
+        for n in store.notifications where n.customer == name && n.transaction?.subscriptionGroupID == group.id {
+          switch (n.notificationType, n.subtype) {
+          case ("DID_FAIL_TO_RENEW", let sub): failingSince = (n.signedDate, sub == "GRACE_PERIOD" ? "grace" : "billingRetry")
+          case ("GRACE_PERIOD_EXPIRED", _):
+            close(n.signedDate)
+            failingSince = (n.signedDate, "billingRetry")
+          case ("DID_RENEW", _), ("EXPIRED", _), ("REFUND", _):
+            close(n.signedDate)
+            failingSince = nil
+          default: break
+          }
+        }
+        close(store.now)
+        customers.append(.object(["customer": .string(name), "periods": .array(periods)]))
+      }
+      items.append(.object([
+        "subscriptionGroupIdentifier": .string(group.id), "name": .string(group.name), "customers": .array(customers),
+      ]))
+    }
+    return .object(["now": ms(store.now), "groups": .array(items)])
   }
 
   static func paint(_ cells: inout [Character], _ a: Int, _ b: Int, _ ch: Character) {

@@ -26,6 +26,9 @@ enum ValueParsing {
     var result = TypedDuration()
     var rest = Substring(t.lowercased())
     guard !rest.isEmpty else { throw CLIError.usage("empty duration") }
+    if rest.hasPrefix("-") {
+      throw CLIError.usage("duration '\(text)' is negative; the clock only moves forward")
+    }
     var seen: Set<String> = []
     while !rest.isEmpty {
       let digits = rest.prefix { $0.isASCII && ($0.isNumber || $0 == ".") }

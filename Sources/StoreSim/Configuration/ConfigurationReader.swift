@@ -196,6 +196,11 @@ private struct Reader {
       }
       for (level, ids) in byLevel.sorted(by: { $0.key < $1.key }) where ids.count > 1 {
         let list = ids.map { "'\($0)'" }.joined(separator: ", ")
+        // Located at the second product of the level: the one that makes it shared.
+        if let second = products.first(where: { $0.0.id == ids[1] }) {
+          warn(second.1, second.2, "in group '\(group.name)' \(list) share level \(level): switching between them is a crossgrade (immediate when their periods match, at the next renewal otherwise)")
+          continue
+        }
         warn("subscriptionGroups[\(groupIndex)]", nil, "in group '\(group.name)' \(list) share level \(level): switching between them is a crossgrade (immediate when their periods match, at the next renewal otherwise)")
       }
     }

@@ -40,8 +40,8 @@ import Testing
   }
 
   static let sessionCases: [SessionCase] = [
-    SessionCase(line: "buy nonconsumable.cra", code: 1, stderrContains: "did you mean 'nonconsumable.car'?"),
-    SessionCase(line: "refund 123", code: 1, stderrContains: "no transaction with id 123"),
+    SessionCase(line: "buy nonconsumable.cra", code: 64, stderrContains: "did you mean 'nonconsumable.car'?"),
+    SessionCase(line: "refund 123", code: 64, stderrContains: "no transaction with id 123"),
     SessionCase(line: "refund abc", code: 64, stderrContains: "invalid transaction id 'abc'"),
     SessionCase(line: "approve", code: 1, stderrContains: "no pending Ask to Buy request"),
     SessionCase(line: "settings ask-to-by on", code: 64, stderrContains: "did you mean 'ask-to-buy'?"),
@@ -52,19 +52,30 @@ import Testing
     SessionCase(line: "advance 2026-13-01", code: 64, stderrContains: "use 'advance --to DATE'"),
     SessionCase(line: "cancel subscription.pro", code: 1, stderrContains: "no subscription to 'subscription.pro'"),
     SessionCase(line: "init AppleSample.storekit", code: 1, stderrContains: "pass --force"),
-    SessionCase(line: "entitlements --customer nobody", code: 1, stderrContains: "no customer named 'nobody'"),
+    SessionCase(line: "entitlements --customer nobody", code: 64, stderrContains: "no customer named 'nobody'"),
     SessionCase(line: "buy consumable.fuel.octane87 --quantity 11", code: 1, stderrContains: "purchase.invalidQuantity"),
     SessionCase(line: "buy nonconsumable.car --cancel", code: 1, stderrContains: "the customer cancelled"),
     SessionCase(line: "refund request", code: 64, stderrContains: "missing transaction id or product id after 'request'"),
-    SessionCase(line: "refund request 123", code: 1, stderrContains: "no transaction with id 123"),
+    SessionCase(line: "refund request 123", code: 64, stderrContains: "no transaction with id 123"),
     SessionCase(line: "refund request nonconsumable.car --reason angry", code: 64, stderrContains: "unknown refund request reason 'angry'"),
     SessionCase(line: "refund aprove 1", code: 64, stderrContains: "did you mean 'approve'?"),
-    SessionCase(line: "refund approve 7", code: 1, stderrContains: "no refund request with id '7'"),
+    SessionCase(line: "refund approve 7", code: 64, stderrContains: "no refund request with id '7'"),
     SessionCase(line: "refund decline 7 --reason other", code: 64, stderrContains: "--reason is not an option of 'refund decline'"),
-    SessionCase(line: "refund reverse 123", code: 1, stderrContains: "no transaction with id 123"),
+    SessionCase(line: "refund reverse 123", code: 64, stderrContains: "no transaction with id 123"),
     SessionCase(line: "refund --product consumable.fuel.octane87", code: 1, stderrContains: "no transaction for 'consumable.fuel.octane87'"),
     SessionCase(line: "price-increase subscription.pro request --price -3", code: 64, stderrContains: "price must be a positive amount"),
     SessionCase(line: "price-increase subscription.pro accept --no-consent", code: 64, stderrContains: "--price and --no-consent go with 'request'"),
+    // Issue 15: 64 for a name that does not exist or a bad value, 1 only for what the store answered.
+    SessionCase(line: "buy nonconsumable.car --quantity 2", code: 64, stderrContains: "--quantity applies to consumables and non-renewing subscriptions"),
+    SessionCase(line: "advance -1d", code: 64, stderrContains: "duration '-1d' is negative"),
+    SessionCase(line: "status Nope", code: 64, stderrContains: "'Nope' is neither a subscription group"),
+    SessionCase(line: "timeline Nope", code: 64, stderrContains: "no subscription group 'Nope'"),
+    SessionCase(line: "approve 5", code: 64, stderrContains: "no pending request with id '5'"),
+    SessionCase(line: "cancel consumable.fuel.octane87", code: 64, stderrContains: "is not"),
+    SessionCase(line: "cancel --transaction 99", code: 64, stderrContains: "no transaction with id 99"),
+    SessionCase(line: "settings storefront XYZ", code: 64, stderrContains: "unknown storefront 'XYZ'"),
+    SessionCase(line: "notifications --retry", code: 64, stderrContains: "--retry goes with 'notifications deliver'"),
+    SessionCase(line: "transactions --signed --format api", code: 64, stderrContains: "give --signed or --format api, not both"),
   ]
 
   // refund-by-product-includes-finished-transactions

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Validates the real --json output of every command, and of every scenario run, against the
+JSON Schemas in docs/schema/ (Python `jsonschema`, pinned in .ci/run).
+
+    python Scripts/schema_check.py .build/debug/storesim
+
+Every command listed by `storesim --help` must have a schema here (shell and completions print
+no JSON); a command that fails under --json must print the error object (error.schema.json).
+"""
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import jsonschema
+from referencing import Registry, Resource
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SCHEMAS = os.path.join(ROOT, "docs", "schema")
+NO_JSON = {"shell", "completions"}
+SCHEMA_OF = {
+    "buy": "buy", "approve": "buy", "entitlements": "transactions", "restore": "transactions",
+    "advance": "events", "cancel": "events", "resume": "events", "expire": "events", "renew": "events",
+    "resolve": "events", "price-increase": "events",
+}
+
+schemas = {}
+for path in glob.glob(os.path.join(SCHEMAS, "*.schema.json")):
+    with open(path, encoding="utf-8") as f:
+        schema = json.load(f)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    schemas[os.path.basename(path)[: -len(".schema.json")]] = schema
+registry = Registry().with_resources((s["$id"], Resource.from_contents(s)) for s in schemas.values())
+
+def validator(name):
+    return jsonschema.Draft202012Validator(schemas[name], registry=registry)
+
+checked = {}
+failures = []
+
+def check(binary, args, cwd, expect_error=False):
+    proc = subprocess.run([binary] + args + ["--json"], cwd=cwd, capture_output=True, text=True)
+    command = args[0]
+    try:
+        value = json.loads(proc.stdout)
+    except json.JSONDecodeError as e:
+        failures.append(f"storesim {' '.join(args)} --json: not JSON ({e}): {proc.stdout[:200]!r}")
+        return
+    is_error = isinstance(value, dict) and "exitCode" in value
+    if expect_error and not is_error:
+        failures.append(f"storesim {' '.join(args)} --json: exit {proc.returncode} without the error object")
+    if is_error and value.get("exitCode") != proc.returncode:
+        failures.append(f"storesim {' '.join(args)} --json: exitCode {value.get('exitCode')} but the process exited {proc.returncode}")
+    name = "error" if is_error else SCHEMA_OF.get(command, command)
+    errors = sorted(validator(name).iter_errors(value), key=lambda e: list(e.path))
+    for e in errors[:3]:
+        failures.append(f"storesim {' '.join(args)} --json against {name}.schema.json: {e.message} at {list(e.absolute_path)}")
+    checked[command] = checked.get(command, 0) + 1
+    print(f"{'ok  ' if not errors else 'FAIL'}  {name:<14} storesim {' '.join(args)} --json")
+
+def main():
+    binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build", "debug", "storesim"))
+    work = tempfile.mkdtemp()
+    try:
+        for name in ("AppleSample.storekit", "Premium.storekit"):
+            shutil.copy(os.path.join(ROOT, "Configurations", name), work)
+        story = [
+            ["version"], ["validate", "AppleSample.storekit", "Premium.storekit"],
+            ["init", "AppleSample.storekit", "--start", "2026-01-01T00:00:00Z"],
+            ["products"], ["products", "--ids", "subscription.pro,nope"], ["settings"],
+            ["buy", "subscription.pro"], ["buy", "nonconsumable.car"], ["buy", "consumable.fuel.octane87", "--quantity", "2"],
+            ["buy", "subscription.standard"], ["buy", "subscription.pro"], ["buy", "nonconsumable.car", "--cancel"],
+            ["settings", "ask-to-buy", "on"], ["buy", "nonconsumable.racecar"], ["buy", "nonconsumable.utilityvehicle"],
+            ["pending"], ["approve"], ["decline"], ["settings", "ask-to-buy", "off"],
+            ["settings", "time-rate", "oneRenewalEveryTwoSeconds"], ["settings", "time-rate", "realTime"],
+            ["settings", "error", "purchase", "networkError"], ["buy", "nonconsumable.utilityvehicle"],
+            ["settings", "error", "purchase", "none"], ["finish", "2000000000000002"], ["finish", "--all"],
+            ["settings", "billing-retry", "on"], ["settings", "grace-period", "on"], ["advance", "2mo"],
+            ["status"], ["status", "--signed"], ["status", "--format", "api"], ["timeline"],
+            ["settings", "billing-retry", "off"], ["resolve", "subscription.pro"],
+            ["cancel", "subscription.pro"], ["resume", "subscription.pro"],
+            ["price-increase", "subscription.pro", "request", "--price", "5.99"], ["price-increase", "subscription.pro", "accept"],
+            ["renew", "subscription.pro"], ["refund", "2000000000000002"],
+            ["refund", "request", "consumable.fuel.octane87"], ["refund", "approve", "4"],
+            ["refund", "reverse", "2000000000000002"], ["refund", "request", "2000000000000001"], ["refund", "decline", "5"],
+            ["entitlements"], ["transactions"], ["transactions", "--signed"], ["transactions", "--format", "api"],
+            ["latest", "subscription.pro"], ["latest", "subscription.pro", "--signed"], ["latest", "subscription.pro", "--format", "api"],
+            ["notifications"], ["notifications", "--signed"], ["notifications", "--decoded", "--since", "3"],
+            ["receipt"], ["receipt", "--endpoint", "Production"], ["now"], ["family"], ["family", "add", "kid"],
+            ["restore"], ["expire", "subscription.pro"], ["advance", "--next"], ["advance", "1d"],
+            ["reset", "--settings"], ["reset", "--transactions"],
+        ]
+        for args in story:
+            check(binary, args, work)
+        for args in (["buy", "nonconsumable.cra"], ["refund", "42"], ["frobnicate"], ["advance", "1m"], ["decline"]):
+            check(binary, args, work, expect_error=True)
+        scenarios = sorted(glob.glob(os.path.join(ROOT, "Scripts", "*.storesim")))
+        check(binary, ["run"] + scenarios, work)
+        bad = os.path.join(work, "bad.storesim")
+        with open(bad, "w") as f:
+            f.write("init AppleSample.storekit\nexpect entitle car\nadvance 1m\n")
+        check(binary, ["run", bad] + scenarios[:1], work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    help_text = subprocess.run([binary, "--help"], capture_output=True, text=True).stdout
+    commands = re.findall(r"^  ([a-z][a-z-]+)  ", help_text, re.M)
+    for command in commands:
+        if command in NO_JSON:
+            continue
+        if SCHEMA_OF.get(command, command) not in schemas:
+            failures.append(f"{command}: no schema in docs/schema/")
+        if command not in checked:
+            failures.append(f"{command}: its --json output was not checked")
+    if failures:
+        print("\n".join(failures), file=sys.stderr)
+        sys.exit(1)
+    print(f"schemas: {sum(checked.values())} outputs of {len(checked)} commands valid against {len(schemas)} schemas")
+
+main()

@@ -1,0 +1,82 @@
+import Foundation
+import StoreSim
+
+let versionCommand = CommandSpec(
+  name: "version", group: "Scripts and exploration",
+  abstract: "Print storesim's version (also --version)",
+  example: "storesim version",
+  run: { inv in
+    _ = try inv.positionals(0...0, "")
+    if inv.json {
+      inv.printJSON(.object(["version": .string(storesimVersion)]))
+    } else {
+      inv.out("storesim \(storesimVersion)")
+    }
+    return .success
+  })
+
+/// Help for the lines that exist only in scenarios and the shell.
+enum ScenarioOnlyHelp {
+  static let names = ["expect", "echo"]
+
+  static func text(_ name: String) -> String? {
+    switch name {
+    case "expect": return ExpectForm.helpText
+    case "echo": return ExpectForm.echoHelp
+    default: return nil
+    }
+  }
+}
+
+/// Help text folded to a width: long lines break at spaces, continuing under their indent.
+enum HelpText {
+  static let width = 100
+
+  static func wrap(_ text: String, hangingIndent: Int? = nil) -> String {
+    text.split(separator: "\n", omittingEmptySubsequences: false).map { wrapLine(String($0), hangingIndent: hangingIndent) }.joined(separator: "\n")
+  }
+
+  static func wrapLine(_ line: String, hangingIndent: Int? = nil) -> String {
+    guard line.count > width else { return line }
+    let leading = line.prefix { $0 == " " }.count
+    let indent = String(repeating: " ", count: hangingIndent ?? leading)
+    var lines: [String] = []
+    var current = ""
+    for word in line.split(separator: " ", omittingEmptySubsequences: false).map(String.init) {
+      if current.isEmpty && lines.isEmpty {
+        current = word
+        continue
+      }
+      if current.count + 1 + word.count > width, current.trimmingCharacters(in: .whitespaces).count > 0, !word.isEmpty {
+        lines.append(current)
+        current = indent + word
+      } else {
+        current += " " + word
+      }
+    }
+    lines.append(current)
+    return lines.joined(separator: "\n")
+  }
+}
+
+extension CommandTable {
+  /// The README's command table, generated from the table so the two cannot drift (a test
+  /// compares them).
+  func markdownTable() -> String {
+    var text = "| group | commands |\n|---|---|\n"
+    for group in Self.groupOrder + commands.map(\.group).filter({ !Self.groupOrder.contains($0) }).uniqued() {
+      let members = commands.filter { $0.group == group }
+      guard !members.isEmpty else { continue }
+      text += "| \(group.lowercased()) | " + members.map { "`\($0.name)`" }.joined(separator: ", ") + " |\n"
+    }
+    text += "| scenario and shell lines | " + ScenarioOnlyHelp.names.map { "`\($0)`" }.joined(separator: ", ") + " |\n"
+    return text
+  }
+}
+
+extension Array where Element: Hashable {
+  func uniqued() -> [Element] {
+    var seen: Set<Element> = []
+    return filter { seen.insert($0).inserted }
+  }
+}
