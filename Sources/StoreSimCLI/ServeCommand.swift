@@ -1,0 +1,134 @@
+import Foundation
+import StoreSim
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The session behind the server: read under its lock for every request, kept in memory while
+/// the file is unchanged (`SessionFileClient`), saved under the lock when a request changes it.
+final class SessionService: @unchecked Sendable {
+  private let lock = NSLock()
+  private var client: SessionFileClient
+  private let inv: Invocation
+  private let now: @Sendable () -> Date
+
+  init(_ inv: Invocation, location: SessionLocation) {
+    self.inv = inv
+    client = SessionFileClient(location: location)
+    now = inv.environment.now
+  }
+
+  /// Loads the session once, so a missing or damaged file is reported before listening.
+  func check() throws {
+    try lock.withLock { _ = try client.withLock(inv, forWriting: false) { $0 } }
+  }
+
+  func answer(_ request: APIRequest) -> (status: Int, body: String) {
+    do {
+      if ServerAPI.isMutating(request) {
+        var response = APIResponse(status: 500, body: "")
+        try lock.withLock {
+          _ = try client.withLock(inv, forWriting: true) { store in
+            response = ServerAPI.handle(request, store: store, now: now())
+            return response.changed ?? store
+          }
+        }
+        return (response.status, response.body)
+      }
+      // Reading: the store is a value, answered outside the lock (other requests go on).
+      let store = try lock.withLock { try client.withLock(inv, forWriting: false) { $0 } }
+      let response = ServerAPI.handle(request, store: store, now: now())
+      return (response.status, response.body)
+    } catch let error as CLIError {
+      return (500, HTTPServer.Connection.errorBody(5_000_000, "The session could not be read: \(error.message)"))
+    } catch {
+      return (500, HTTPServer.Connection.errorBody(5_000_000, "The session could not be read: \(error)"))
+    }
+  }
+}
+
+/// SIGINT and SIGTERM stop the server: the handler writes to the server's wake pipe.
+enum ServeSignals {
+  nonisolated(unsafe) static var wakeFD: Int32 = -1
+
+  static func install(_ server: HTTPServer) {
+    wakeFD = server.wakeWrite
+    signal(SIGINT, serveSignalHandler)
+    signal(SIGTERM, serveSignalHandler)
+  }
+
+  static func restore() {
+    signal(SIGINT, SIG_DFL)
+    signal(SIGTERM, SIG_DFL)
+  }
+}
+
+/// Async-signal-safe: one write to the server's wake pipe.
+private func serveSignalHandler(_ code: Int32) {
+  var byte: UInt8 = 1
+  _ = write(ServeSignals.wakeFD, &byte, 1)
+}
+
+let serveCommand = CommandSpec(
+  name: "serve", group: "Server",
+  abstract: "Serve the session as the App Store Server API on loopback",
+  options: [
+    OptionSpec(name: "port", value: "<n>", help: "the port (default 8080; 0 picks a free one)"),
+    OptionSpec(name: "host", value: "<address>", help: "the address to listen on (default 127.0.0.1)"),
+    OptionSpec(name: "quiet", value: nil, help: "no log line per request on stderr"),
+  ],
+  discussion: """
+    Prints the base URL (http://127.0.0.1:PORT) on the first line of standard output and answers
+    Apple's App Store Server API paths (/inApps/v1/transactions/{id}, /inApps/v1|v2/history/{id},
+    /inApps/v1/subscriptions/{id}, /inApps/v1/lookup/{orderId}, /inApps/v2/refund/lookup/{id},
+    POST /inApps/v1/notifications/history, /inApps/v1/transactions/appTransactions/{id}) with
+    Apple's response shapes and error codes, until SIGINT or SIGTERM. The session file stays the
+    database: every request reads it under its lock (kept in memory while the file is
+    unchanged), so 'storesim buy' in another terminal shows in the next answer.
+    Every request needs 'Authorization: Bearer JWT' shaped as Apple requires: header alg ES256
+    with a kid; claims iss, aud appstoreconnect-v1, bid equal to the session's bundle id, exp in
+    the future and at most an hour after iat (or from now when there is no iat, as Apple's
+    libraries send none). A missing, expired or mismatched token answers 401. The signature is
+    not checked: that needs the team's public key, which only the App Store has (the same
+    reason storesim's own JWS are HS256). HTTP/1.1 with keep-alive; 16 KiB of header fields, 1
+    MiB of body, 30 s idle, 10 s per request, 64 connections at once. 'storesim api' answers
+    the same requests without a port.
+    """,
+  example: "storesim serve --port 0 --session demo.json",
+  run: { inv in try runServe(inv) })
+
+func runServe(_ inv: Invocation) throws -> ExitCode {
+    _ = try inv.positionals(0...0, "")
+    let portText = inv.arguments.value("port") ?? "8080"
+    guard let port = Int(portText), (0...65535).contains(port) else {
+      throw CLIError.usage("invalid port '\(portText)'; give a number from 0 to 65535", command: "serve")
+    }
+    let host = inv.arguments.value("host") ?? "127.0.0.1"
+    let location = try SessionLocation(shown: SessionContext.path(inv), environment: inv.environment)
+    guard FileManager.default.fileExists(atPath: location.file) else {
+      throw CLIError.noInput("no session at \(location.shown); start one with 'storesim init CONFIG.storekit'")
+    }
+    let service = SessionService(inv, location: location)
+    try service.check()
+    let environment = inv.environment
+    let write: @Sendable (String) -> Void = { environment.writeErr($0) }
+  let log: (@Sendable (String) -> Void)? = inv.arguments.has("quiet") ? nil : write
+    let server: HTTPServer
+    do {
+      server = try HTTPServer(host: host, port: port, log: log) { service.answer($0) }
+    } catch let error as HTTPServer.StartError {
+      if case .address = error { throw CLIError.usage(error.description, command: "serve") }
+      throw CLIError.failed(error.description)
+    }
+    ServeSignals.install(server)
+    defer { ServeSignals.restore() }
+    inv.out(server.baseURL)
+    inv.environment.flushOut()
+    inv.err("serving \(location.shown) at \(server.baseURL); Ctrl-C stops")
+    server.run()
+    inv.err("stopped")
+    return .success
+}
