@@ -201,6 +201,11 @@ enum ServerAPI {
     for c in store.state.customers {
       if let t = c.transaction(id) { return (c.name, t) }
     }
+    // Apple accepts an appTransactionId wherever "any transaction id" is asked for.
+    let text = String(id)
+    if let c = store.state.customers.first(where: { $0.appTransactionID == text }), let t = c.transactions.first {
+      return (c.name, t)
+    }
     return nil
   }
 
@@ -237,7 +242,7 @@ enum ServerAPI {
       return o
     }
     let revoked = try r.value("revoked").map { v in
-      switch v {
+      switch v.lowercased() {
       case "true": return true
       case "false": return false
       default: throw APIError.invalidRevoked
