@@ -13,10 +13,12 @@ final class SessionService: @unchecked Sendable {
   private let lock = NSLock()
   private var client: SessionFileClient
   private let inv: Invocation
+  private let location: SessionLocation
   private let now: @Sendable () -> Date
 
   init(_ inv: Invocation, location: SessionLocation) {
     self.inv = inv
+    self.location = location
     client = SessionFileClient(location: location)
     now = inv.environment.now
   }
@@ -30,10 +32,20 @@ final class SessionService: @unchecked Sendable {
     do {
       if ServerAPI.isMutating(request) {
         var response = APIResponse(status: 500, body: "")
+        var planned: [PlannedDelivery] = []
         try lock.withLock {
           _ = try client.withLock(inv, forWriting: true) { store in
             response = ServerAPI.handle(request, store: store, now: now())
-            return response.changed ?? store
+            guard let changed = response.changed else { return store }
+            planned = SessionContext.plannedDeliveries(inv, changed, since: store.notifications.count)
+            return changed
+          }
+        }
+        // Notifications the request caused go to the delivery URL with no lock held; their
+        // attempts are recorded before the answer, so the next request sees them.
+        if !planned.isEmpty {
+          for a in try SessionContext.deliver(inv, location, planned) where !a.succeeded {
+            inv.warning("notification #\(a.index) was not delivered to \(a.url) (\(a.outcome)); kept for 'notifications deliver --retry'")
           }
         }
         return (response.status, response.body)

@@ -181,6 +181,27 @@ enum ServerAPI {
     case ("v1", 3, "transactions") where rest[1] == "appTransactions":
       try only("GET")
       return try appTransaction(rest[2], store: store)
+    case ("v1", 3, "transactions") where rest[2] == "appAccountToken":
+      try only("PUT")
+      return try setAppAccountToken(rest[1], r, store: store)
+    case ("v1", 3, "transactions") where rest[1] == "consumption", ("v2", 3, "transactions") where rest[1] == "consumption":
+      try only("PUT")
+      return try consumption(rest[2], r, store: store, version: version == "v1" ? 1 : 2)
+    case ("v1", 3, "subscriptions") where rest[1] == "extend" && rest[2] == "mass":
+      try only("POST")
+      return try massExtend(r, store: store)
+    case ("v1", 3, "subscriptions") where rest[1] == "extend":
+      try only("PUT")
+      return try extend(rest[2], r, store: store)
+    case ("v1", 5, "subscriptions") where rest[1] == "extend" && rest[2] == "mass":
+      try only("GET")
+      return try massExtendStatus(productID: rest[3], requestIdentifier: rest[4], store: store)
+    case ("v1", 2, "notifications") where rest[1] == "test":
+      try only("POST")
+      return try requestTestNotification(store: store)
+    case ("v1", 3, "notifications") where rest[1] == "test":
+      try only("GET")
+      return try testNotificationStatus(rest[2], store: store)
     default:
       throw APIError.notFound(r.path)
     }
@@ -372,6 +393,240 @@ enum ServerAPI {
       "originalPlatform": .string("iOS"),
     ])
     return .json(.object(["signedAppTransactionInfo": .string(JWS.sign(payload, bundleID: store.state.bundleID))]))
+  }
+
+  // MARK: Writing endpoints
+
+  /// A request body that must be a JSON object.
+  struct Body {
+    let node: JSONNode
+
+    init(_ bytes: [UInt8]) throws {
+      guard let node = try? JSONParser.parse(bytes), case .object = node.value else { throw APIError.generalBadRequest }
+      self.node = node
+    }
+
+    func has(_ key: String) -> Bool {
+      if let v = node[key], v.value != .null { return true }
+      return false
+    }
+
+    /// An integer member in `range`; nil when absent; `invalid` when of another type or range.
+    func int(_ key: String, _ range: ClosedRange<Int>, _ invalid: APIError, required: Bool = false) throws -> Int? {
+      guard let v = node[key], v.value != .null else {
+        if required { throw invalid }
+        return nil
+      }
+      guard case .number(let text) = v.value, let n = Int(text), range.contains(n) else { throw invalid }
+      return n
+    }
+
+    func bool(_ key: String, _ invalid: APIError, required: Bool = false) throws -> Bool? {
+      guard let v = node[key], v.value != .null else {
+        if required { throw invalid }
+        return nil
+      }
+      guard case .bool(let b) = v.value else { throw invalid }
+      return b
+    }
+
+    func string(_ key: String, _ invalid: APIError, required: Bool = false) throws -> String? {
+      guard let v = node[key], v.value != .null else {
+        if required { throw invalid }
+        return nil
+      }
+      guard case .string(let s) = v.value else { throw invalid }
+      return s
+    }
+
+    /// The member as JSON text (for the consumption record).
+    func text(_ key: String) -> String? {
+      guard let v = node[key] else { return nil }
+      switch v.value {
+      case .null: return nil
+      case .bool(let b): return b ? "true" : "false"
+      case .number(let n): return n
+      case .string(let s): return JSONOutput.string(s).rendered(pretty: false)
+      default: return nil
+      }
+    }
+  }
+
+  static func empty(_ status: Int, _ store: Store) -> APIResponse {
+    APIResponse(status: status, body: "", changed: store)
+  }
+
+  /// Set App Account Token: on a purchase's original transaction id.
+  static func setAppAccountToken(_ text: String, _ r: APIRequest, store: Store) throws -> APIResponse {
+    let id = try transactionID(text, invalid: .invalidOriginalTransactionID)
+    let body = try Body(r.body)
+    let invalidToken = APIError(status: 400, code: 4_000_183, message: "Invalid app account token: not a UUID.")
+    guard let tokenText = try body.string("appAccountToken", invalidToken, required: true) else { throw invalidToken }
+    let token: UUID?
+    if tokenText.isEmpty {
+      token = nil
+    } else {
+      guard let uuid = UUID(uuidString: tokenText) else { throw invalidToken }
+      token = uuid
+    }
+    guard let (_, t) = find(id, in: store) else { throw APIError.transactionIDNotFound }
+    if t.ownershipType == .familyShared {
+      throw APIError(status: 400, code: 4_000_185, message: "Family-shared transactions are not supported.")
+    }
+    guard t.originalID == t.id else {
+      throw APIError(status: 400, code: 4_000_187, message: "The transaction id is not an original transaction id.")
+    }
+    var changed = store
+    _ = changed.setAppAccountToken(token, originalTransactionID: id)
+    return empty(200, changed)
+  }
+
+  static let deliveryStatusesV2: Set<String> = ["DELIVERED", "UNDELIVERED_QUALITY_ISSUE", "UNDELIVERED_WRONG_ITEM", "UNDELIVERED_SERVER_OUTAGE", "UNDELIVERED_OTHER"]
+  static let refundPreferencesV2: Set<String> = ["DECLINE", "GRANT_FULL", "GRANT_PRORATED"]
+
+  /// Send Consumption Information (v1 and v2 bodies), validated field by field with Apple's
+  /// codes; recorded, answering the transaction's pending refund request when there is one.
+  static func consumption(_ text: String, _ r: APIRequest, store: Store, version: Int) throws -> APIResponse {
+    let id = try transactionID(text)
+    guard let (customer, _) = find(id, in: store) else { throw APIError.transactionIDNotFound }
+    let body = try Body(r.body)
+    let consented = APIError(status: 400, code: 4_000_035, message: "Invalid customer consented: it must be true.")
+    guard try body.bool("customerConsented", consented, required: true) == true else { throw consented }
+    let sample = APIError(status: 400, code: 4_000_041, message: "Invalid sample content provided.")
+    let delivery = APIError(status: 400, code: 4_000_036, message: "Invalid delivery status.")
+    var keys: [String]
+    if version == 1 {
+      _ = try body.int("consumptionStatus", 0...3, APIError(status: 400, code: 4_000_034, message: "Invalid consumption status."), required: true)
+      _ = try body.int("platform", 0...2, APIError(status: 400, code: 4_000_039, message: "Invalid platform."), required: true)
+      _ = try body.bool("sampleContentProvided", sample, required: true)
+      _ = try body.int("deliveryStatus", 0...5, delivery, required: true)
+      let tokenError = APIError(status: 400, code: 4_000_033, message: "Invalid app account token.")
+      if let token = try body.string("appAccountToken", tokenError, required: true), !token.isEmpty, UUID(uuidString: token) == nil { throw tokenError }
+      _ = try body.int("accountTenure", 0...7, APIError(status: 400, code: 4_000_032, message: "Invalid account tenure."), required: true)
+      _ = try body.int("playTime", 0...7, APIError(status: 400, code: 4_000_040, message: "Invalid play time."), required: true)
+      _ = try body.int("lifetimeDollarsRefunded", 0...7, APIError(status: 400, code: 4_000_038, message: "Invalid lifetime dollars refunded."), required: true)
+      _ = try body.int("lifetimeDollarsPurchased", 0...7, APIError(status: 400, code: 4_000_037, message: "Invalid lifetime dollars purchased."), required: true)
+      _ = try body.int("userStatus", 0...4, APIError(status: 400, code: 4_000_042, message: "Invalid user status."), required: true)
+      _ = try body.int("refundPreference", 0...3, APIError(status: 400, code: 4_000_000, message: "Invalid refund preference."))
+      keys = [
+        "customerConsented", "consumptionStatus", "platform", "sampleContentProvided", "deliveryStatus", "appAccountToken", "accountTenure",
+        "playTime", "lifetimeDollarsRefunded", "lifetimeDollarsPurchased", "userStatus", "refundPreference",
+      ]
+    } else {
+      _ = try body.bool("sampleContentProvided", sample, required: true)
+      guard let status = try body.string("deliveryStatus", delivery, required: true), deliveryStatusesV2.contains(status) else { throw delivery }
+      _ = try body.int("consumptionPercentage", 0...100_000, APIError(status: 400, code: 4_000_000, message: "Invalid consumption percentage: 0 to 100000 milliunits."))
+      let preference = APIError(status: 400, code: 4_000_000, message: "Invalid refund preference.")
+      if let p = try body.string("refundPreference", preference), !refundPreferencesV2.contains(p) { throw preference }
+      keys = ["customerConsented", "sampleContentProvided", "deliveryStatus", "consumptionPercentage", "refundPreference"]
+    }
+    var fields: [String: String] = [:]
+    for k in keys { if let v = body.text(k) { fields[k] = v } }
+    var changed = store
+    changed.recordConsumption(transactionID: id, customer: customer, version: version, fields: fields)
+    return empty(202, changed)
+  }
+
+  static func extensionParameters(_ body: Body) throws -> (days: Int, reason: Int, request: String) {
+    let days = try body.int("extendByDays", 1...90, .invalidExtendByDays, required: true)!
+    let reason = try body.int("extendReasonCode", 0...3, .invalidExtendReasonCode, required: true)!
+    guard let request = try body.string("requestIdentifier", .invalidRequestIdentifier, required: true), !request.isEmpty, request.count <= 128 else {
+      throw APIError.invalidRequestIdentifier
+    }
+    return (days, reason, request)
+  }
+
+  /// Extend a Subscription Renewal Date (RENEWAL_EXTENDED): 1–90 days, reason 0–3, at most two
+  /// per subscription in 365 days, active subscriptions only, never a family member's copy.
+  static func extend(_ text: String, _ r: APIRequest, store: Store) throws -> APIResponse {
+    let id = try transactionID(text, invalid: .invalidOriginalTransactionID)
+    let body = try Body(r.body)
+    let (days, reason, request) = try extensionParameters(body)
+    var changed = store
+    let record: RenewalExtension
+    do {
+      record = try changed.extendRenewalDate(originalTransactionID: id, days: days, reason: reason, requestIdentifier: request)
+    } catch {
+      switch error {
+      case .notFound: throw APIError.originalTransactionIDNotFound
+      case .ineligible: throw APIError(status: 403, code: 4_030_004, message: "Subscription extension ineligible: the subscription is not active.")
+      case .maximumReached: throw APIError(status: 403, code: 4_030_005, message: "Subscription extended the maximum number of times (2 in 365 days).")
+      case .familyShared: throw APIError(status: 403, code: 4_030_007, message: "Family-shared subscriptions are ineligible for extension; extend the purchaser's.")
+      }
+    }
+    let webOrder = changed.customer(record.customer)?.transaction(record.transactionID)?.webOrderLineItemID
+    var response = APIResponse.json(.object([
+      "originalTransactionId": .string(String(record.originalTransactionID)),
+      "webOrderLineItemId": webOrder.map { .string(String($0)) },
+      "success": .bool(true),
+      "effectiveDate": .int(Int64((record.effectiveDate.timeIntervalSince1970 * 1000).rounded())),
+    ]))
+    response.changed = changed
+    return response
+  }
+
+  /// Extend Subscription Renewal Dates for All Active Subscribers (completed at once).
+  static func massExtend(_ r: APIRequest, store: Store) throws -> APIResponse {
+    let body = try Body(r.body)
+    let (days, reason, request) = try extensionParameters(body)
+    guard let product = try body.string("productId", .invalidProductID, required: true), let p = store.configuration.product(product), p.type == .autoRenewable else {
+      throw APIError.invalidProductID
+    }
+    var storefronts: [String]?
+    if let node = body.node["storefrontCountryCodes"], node.value != .null {
+      guard case .array(let items) = node.value else { throw APIError(status: 400, code: 4_000_028, message: "Invalid storefront country code.") }
+      if items.isEmpty { throw APIError(status: 400, code: 4_000_027, message: "Invalid empty storefront country code list.") }
+      storefronts = try items.map { item in
+        guard case .string(let code) = item.value, code.count == 3, code.allSatisfy({ $0.isASCII && $0.isUppercase }) else {
+          throw APIError(status: 400, code: 4_000_028, message: "Invalid storefront country code.")
+        }
+        return code
+      }
+    }
+    var changed = store
+    changed.massExtendRenewalDate(productID: product, days: days, reason: reason, requestIdentifier: request, storefronts: storefronts)
+    var response = APIResponse.json(.object(["requestIdentifier": .string(request)]))
+    response.changed = changed
+    return response
+  }
+
+  /// Get Status of Subscription Renewal Date Extensions.
+  static func massExtendStatus(productID: String, requestIdentifier: String, store: Store) throws -> APIResponse {
+    guard let m = store.serverRecords.massExtensions.first(where: { $0.requestIdentifier == requestIdentifier && $0.productID == productID }) else {
+      throw APIError.statusRequestNotFound
+    }
+    return .json(.object([
+      "requestIdentifier": .string(m.requestIdentifier),
+      "complete": .bool(true),
+      "completeDate": .int(Int64((m.date.timeIntervalSince1970 * 1000).rounded())),
+      "succeededCount": .int(Int64(m.succeeded)),
+      "failedCount": .int(Int64(m.failed)),
+    ]))
+  }
+
+  /// Request a Test Notification: a TEST notification, delivered to the session's delivery URL.
+  static func requestTestNotification(store: Store) throws -> APIResponse {
+    guard store.state.deliveryURL != nil else { throw APIError.serverNotificationURLNotFound }
+    var changed = store
+    let token = changed.sendTestNotification()
+    var response = APIResponse.json(.object(["testNotificationToken": .string(token)]))
+    response.changed = changed
+    return response
+  }
+
+  /// Get Test Notification Status: the signed TEST notification and its send attempts.
+  static func testNotificationStatus(_ token: String, store: Store) throws -> APIResponse {
+    guard !token.isEmpty, token.count <= 128 else { throw APIError.invalidTestNotificationToken }
+    guard let record = store.serverRecords.testNotifications.first(where: { $0.token == token }), record.index < store.notifications.count else {
+      throw APIError.testNotificationNotFound
+    }
+    let attempts = (store.state.deliveryLog ?? []).filter { $0.index == record.index }
+    return .json(.object([
+      "signedPayload": .string(JWS.sign(store.payload(store.notifications[record.index]), bundleID: store.state.bundleID)),
+      "sendAttempts": .array(attempts.map { d in
+        .object(["attemptDate": .int(Int64((d.date.timeIntervalSince1970 * 1000).rounded())), "sendAttemptResult": .string(sendAttemptResult(d))])
+      }),
+    ]))
   }
 
   // MARK: Notification history
