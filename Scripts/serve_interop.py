@@ -7,7 +7,9 @@ Starts `storesim serve --port 0` on a session with history (LocalTesting environ
 Apple's `AppStoreServerAPIClient` (PyPI `app-store-server-library`) at it, and calls every
 method storesim serves: transaction info, transaction history v1 and v2 (every page, filters),
 all subscription statuses (with status filters), refund history, order lookup, notification
-history (every page), app transaction info. Every signed item is decoded with
+history (every page), app transaction info, test notification (delivered to a receiver on
+127.0.0.1) and its status, renewal-date extension, mass extension and its status, consumption
+information v1 and v2 (answering a refund request), app account token. Every signed item is decoded with
 `SignedDataVerifier` and compared with `storesim transactions --json` and `status --json`. A
 purchase made with the CLI between two calls must show in the second; a bad token must answer
 401 and unknown or invalid ids Apple's codes, each as the library's `APIException`. SIGTERM
@@ -17,20 +19,28 @@ How the client is pointed at storesim: in `Environment.LOCAL_TESTING` the librar
 `https://local-testing-base-url`; the client keeps it in its `_base_url` attribute, which this
 script sets to the URL `storesim serve` prints (`http://127.0.0.1:PORT`).
 """
-import base64
 import enum
+import http.server
 import json
 import os
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
+import uuid
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from appstoreserverlibrary.api_client import APIException, AppStoreServerAPIClient, GetTransactionHistoryVersion
+from appstoreserverlibrary.models.ConsumptionRequest import ConsumptionRequest, DeliveryStatus
+from appstoreserverlibrary.models.ConsumptionRequestV1 import ConsumptionRequestV1
 from appstoreserverlibrary.models.Environment import Environment
+from appstoreserverlibrary.models.ExtendReasonCode import ExtendReasonCode
+from appstoreserverlibrary.models.ExtendRenewalDateRequest import ExtendRenewalDateRequest
+from appstoreserverlibrary.models.MassExtendRenewalDateRequest import MassExtendRenewalDateRequest
+from appstoreserverlibrary.models.UpdateAppAccountTokenRequest import UpdateAppAccountTokenRequest
 from appstoreserverlibrary.models.NotificationHistoryRequest import NotificationHistoryRequest
 from appstoreserverlibrary.models.Status import Status
 from appstoreserverlibrary.models.TransactionHistoryRequest import Order, ProductType, TransactionHistoryRequest
@@ -253,6 +263,67 @@ def run_checks(work, url):
     calls += 1
     app = verifier.verify_and_decode_app_transaction(client.get_app_transaction_info(first).signedAppTransactionInfo)
     check(app.bundleId == BUNDLE and app.appTransactionId == transactions[0].get("appTransactionId"), "app transaction")
+
+    # Writing endpoints. A receiver on 127.0.0.1 takes the notifications they cause.
+    received = []
+
+    class Receiver(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            received.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    receiver = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=receiver.serve_forever, daemon=True).start()
+    try:
+        storesim("settings", "deliver-url", f"http://127.0.0.1:{receiver.server_address[1]}/", cwd=work)
+        calls += 1
+        token = client.request_test_notification().testNotificationToken
+        calls += 1
+        test = client.get_test_notification_status(token)
+        check(plain(verifier.verify_and_decode_notification(test.signedPayload).notificationType) == "TEST", "test notification type")
+        check([plain(a.sendAttemptResult) for a in test.sendAttempts] == ["SUCCESS"], f"test notification attempts {test.sendAttempts}")
+        check(any(verifier.verify_and_decode_notification(r["signedPayload"]).notificationUUID == verifier.verify_and_decode_notification(test.signedPayload).notificationUUID for r in received), "the TEST notification did not arrive")
+        expect_api_error(lambda: client.get_test_notification_status("no-such-token"), 404, 4040008, "unknown test notification token")
+
+        subscription = next(s for s in statuses if s["status"] == 1)
+        original = subscription["transaction"]["originalTransactionId"]
+        calls += 1
+        extended = client.extend_subscription_renewal_date(original, ExtendRenewalDateRequest(extendByDays=7, extendReasonCode=ExtendReasonCode.CUSTOMER_SATISFACTION, requestIdentifier="ext-1"))
+        check(extended.success and extended.originalTransactionId == original, "extension success")
+        check(extended.effectiveDate == subscription["transaction"]["expiresDate"] + 7 * 86400000, "extension effectiveDate")
+        now_status = [s for s in json.loads(storesim("status", "--json", cwd=work)) if s["transaction"]["originalTransactionId"] == original][0]
+        check(now_status["transaction"]["expiresDate"] == extended.effectiveDate, "status --json after the extension")
+        check(verifier.verify_and_decode_notification(received[-1]["signedPayload"]).rawNotificationType == "RENEWAL_EXTENDED", "RENEWAL_EXTENDED delivered")
+        expect_api_error(lambda: client.extend_subscription_renewal_date(original, ExtendRenewalDateRequest(extendByDays=91, extendReasonCode=ExtendReasonCode.OTHER, requestIdentifier="ext-2")), 400, 4000009, "extendByDays 91")
+        product = subscription["transaction"]["productId"]
+        calls += 1
+        client.extend_renewal_date_for_all_active_subscribers(MassExtendRenewalDateRequest(extendByDays=3, extendReasonCode=ExtendReasonCode.SERVICE_ISSUE_OR_OUTAGE, requestIdentifier="mass-1", productId=product))
+        calls += 1
+        mass = client.get_status_of_subscription_renewal_date_extensions("mass-1", product)
+        check(mass.complete and mass.succeededCount == 1 and mass.failedCount == 0, f"mass extension status {mass}")
+        expect_api_error(lambda: client.extend_subscription_renewal_date(original, ExtendRenewalDateRequest(extendByDays=1, extendReasonCode=ExtendReasonCode.OTHER, requestIdentifier="ext-3")), 403, 4030005, "a third extension in a year")
+
+        consumable = next(t for t in transactions if t["type"] == "Consumable")["transactionId"]
+        storesim("refund", "request", consumable, cwd=work)
+        calls += 1
+        client.send_consumption_information(consumable, ConsumptionRequest(customerConsented=True, sampleContentProvided=False, deliveryStatus=DeliveryStatus.DELIVERED, consumptionPercentage=25000))
+        calls += 1
+        client.send_consumption_data(consumable, ConsumptionRequestV1(customerConsented=True, rawConsumptionStatus=1, rawPlatform=1, sampleContentProvided=False, rawDeliveryStatus=0, appAccountToken="", rawAccountTenure=1, rawPlayTime=2, rawLifetimeDollarsRefunded=0, rawLifetimeDollarsPurchased=3, rawUserStatus=1, rawRefundPreference=2))
+        recorded = json.loads(storesim("consumption", "--json", cwd=work))
+        check([c["version"] for c in recorded] == [2, 1] and all(c.get("refundRequestId") for c in recorded), f"consumption records {recorded}")
+        expect_api_error(lambda: client.send_consumption_information(consumable, ConsumptionRequest(customerConsented=False, sampleContentProvided=False, deliveryStatus=DeliveryStatus.DELIVERED)), 400, 4000035, "customerConsented false")
+
+        token = str(uuid.uuid4())
+        calls += 1
+        client.set_app_account_token(original, UpdateAppAccountTokenRequest(appAccountToken=token))
+        mine = [t for t in json.loads(storesim("transactions", "--json", cwd=work)) if t["originalTransactionId"] == original]
+        check(mine and all(t.get("appAccountToken") == token for t in mine), "app account token on every transaction of the subscription")
+    finally:
+        receiver.shutdown()
 
     # Errors as the library's APIException with Apple's codes.
     expect_api_error(lambda: client.get_transaction_info("9999"), 404, 4040010, "unknown transaction id")
