@@ -151,6 +151,9 @@ struct SessionFileClient {
   let location: SessionLocation
   private var document: SessionDocument?
   private var identity: FileIdentity?
+  /// The store over `document.state`, kept so an unchanged file costs no rebuild of the
+  /// store's indexes (the server answers thousands of requests from one load).
+  private var store: Store?
 
   init(location: SessionLocation) { self.location = location }
 
@@ -163,14 +166,18 @@ struct SessionFileClient {
       let (loaded, reloaded) = try SessionContext.load(inv, location, partial: false)
       document = loaded
       identity = FileIdentity(location.file)
+      store = nil
       if reloaded, forWriting { try save(loaded) }
     }
     let before = document!.state
-    let after = try body(Store(state: before))
+    let current = store ?? Store(state: before)
+    store = current
+    let after = try body(current)
     if forWriting && after.state != before {
       var changed = document!
       changed.state = after.state
       try save(changed)
+      store = after
     }
     return after
   }
