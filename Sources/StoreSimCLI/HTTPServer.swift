@@ -295,7 +295,7 @@ final class HTTPServer: @unchecked Sendable {
           respond(status: 431, body: Self.errorBody(4_310_000, "Request header fields too large (limit \(limits.headerBytes) bytes)."), keepAlive: false, request: nil, started: started)
           return
         }
-        guard let head = Head(String(decoding: buffer[0..<end], as: UTF8.self)) else {
+        guard let head = Head(buffer[0..<end]) else {
           respond(status: 400, body: Self.errorBody(4_000_000, "Malformed HTTP request."), keepAlive: false, request: nil, started: started)
           return
         }
@@ -394,18 +394,36 @@ final class HTTPServer: @unchecked Sendable {
     var version: String
     var headers: [String: String] = [:]
 
-    init?(_ text: String) {
-      let lines = text.components(separatedBy: "\r\n")
-      let parts = lines[0].split(separator: " ", omittingEmptySubsequences: false)
-      guard parts.count == 3, !parts[0].isEmpty, parts[1].hasPrefix("/"), parts[2] == "HTTP/1.1" || parts[2] == "HTTP/1.0" else { return nil }
-      method = String(parts[0])
-      target = String(parts[1])
-      version = String(parts[2])
+    /// Parses the head (without its final CRLF CRLF) from bytes: request line, then fields.
+    init?(_ bytes: ArraySlice<UInt8>) {
+      var lines: [ArraySlice<UInt8>] = []
+      var start = bytes.startIndex
+      var i = bytes.startIndex
+      while i < bytes.endIndex {
+        if bytes[i] == 13, i + 1 < bytes.endIndex, bytes[i + 1] == 10 {
+          lines.append(bytes[start..<i])
+          i += 2
+          start = i
+        } else {
+          i += 1
+        }
+      }
+      lines.append(bytes[start..<bytes.endIndex])
+      let parts = lines[0].split(separator: 32, omittingEmptySubsequences: false)
+      guard parts.count == 3, !parts[0].isEmpty, parts[1].first == UInt8(ascii: "/") else { return nil }
+      version = String(decoding: parts[2], as: UTF8.self)
+      guard version == "HTTP/1.1" || version == "HTTP/1.0" else { return nil }
+      method = String(decoding: parts[0], as: UTF8.self)
+      target = String(decoding: parts[1], as: UTF8.self)
       for line in lines.dropFirst() {
-        guard let colon = line.firstIndex(of: ":") else { return nil }
-        let name = line[..<colon].lowercased()
-        guard !name.isEmpty, !name.contains(" ") else { return nil }
-        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > line.startIndex else { return nil }
+        let nameBytes = line[line.startIndex..<colon]
+        guard !nameBytes.contains(32), !nameBytes.contains(9) else { return nil }
+        let name = String(decoding: nameBytes.map { (65...90).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
+        var v = line[(colon + 1)...]
+        while let f = v.first, f == 32 || f == 9 { v = v.dropFirst() }
+        while let l = v.last, l == 32 || l == 9 { v = v.dropLast() }
+        let value = String(decoding: v, as: UTF8.self)
         headers[name] = headers[name].map { "\($0), \(value)" } ?? value
       }
     }

@@ -15,6 +15,7 @@ final class SessionService: @unchecked Sendable {
   private let inv: Invocation
   private let location: SessionLocation
   private let now: @Sendable () -> Date
+  private let cache = AnswerCache()
 
   init(_ inv: Invocation, location: SessionLocation) {
     self.inv = inv
@@ -51,13 +52,44 @@ final class SessionService: @unchecked Sendable {
         return (response.status, response.body)
       }
       // Reading: the store is a value, answered outside the lock (other requests go on).
-      let store = try lock.withLock { try client.withLock(inv, forWriting: false) { $0 } }
-      let response = ServerAPI.handle(request, store: store, now: now())
+      let (store, generation) = try lock.withLock { (try client.withLock(inv, forWriting: false) { $0 }, client.generation) }
+      if let failure = Authentication.check(request.headers["authorization"], bundleID: store.state.bundleID, now: now()) {
+        return (401, ServerAPI.unauthenticated(failure).body)
+      }
+      // A reading answer depends only on the request and the store: the same request on the
+      // same generation of the session gets the same bytes, computed once.
+      let key = request.method + " " + request.target
+      if let hit = cache.answer(key, generation: generation) { return hit }
+      let response = ServerAPI.handle(request, store: store, now: now(), trusted: true)
+      cache.keep(key, generation: generation, (response.status, response.body))
       return (response.status, response.body)
     } catch let error as CLIError {
       return (500, HTTPServer.Connection.errorBody(5_000_000, "The session could not be read: \(error.message)"))
     } catch {
       return (500, HTTPServer.Connection.errorBody(5_000_000, "The session could not be read: \(error)"))
+    }
+  }
+}
+
+/// Reading answers of one generation of the session, by method and target (at most 4,096).
+final class AnswerCache: @unchecked Sendable {
+  private let lock = NSLock()
+  private var generation = -1
+  private var answers: [String: (status: Int, body: String)] = [:]
+
+  func answer(_ key: String, generation: Int) -> (status: Int, body: String)? {
+    lock.withLock { self.generation == generation ? answers[key] : nil }
+  }
+
+  func keep(_ key: String, generation: Int, _ answer: (status: Int, body: String)) {
+    lock.withLock {
+      if self.generation != generation {
+        guard generation > self.generation else { return }
+        self.generation = generation
+        answers = [:]
+      }
+      if answers.count >= 4096 { answers = [:] }
+      answers[key] = answer
     }
   }
 }

@@ -11,10 +11,13 @@ struct APIRequest: Sendable {
   /// Header fields with lowercased names.
   var headers: [String: String] = [:]
   var body: [UInt8] = []
+  /// The request target as sent (path and query).
+  var target: String
 
   /// Splits `target` (`/path?a=1&b=2`) into path and query.
   init(method: String, target: String, headers: [String: String] = [:], body: [UInt8] = []) {
     self.method = method
+    self.target = target
     self.headers = headers
     self.body = body
     if let q = target.firstIndex(of: "?") {
@@ -139,7 +142,7 @@ enum ServerAPI {
 
   static func handle(_ request: APIRequest, store: Store, now: Date, trusted: Bool = false) -> APIResponse {
     if !trusted, let failure = Authentication.check(request.headers["authorization"], bundleID: store.state.bundleID, now: now) {
-      return APIResponse(status: 401, body: JSONOutput.object(["errorMessage": .string("Unauthenticated: \(failure)")]).rendered(pretty: false))
+      return unauthenticated(failure)
     }
     do {
       return try route(request, store: store)
@@ -148,6 +151,11 @@ enum ServerAPI {
     } catch {
       return .error(.generalInternal)
     }
+  }
+
+  /// The 401 answer: `{"errorMessage": "Unauthenticated: REASON"}`.
+  static func unauthenticated(_ reason: String) -> APIResponse {
+    APIResponse(status: 401, body: JSONOutput.object(["errorMessage": .string("Unauthenticated: \(reason)")]).rendered(pretty: false))
   }
 
   static func route(_ r: APIRequest, store: Store) throws -> APIResponse {
@@ -773,8 +781,10 @@ enum Authentication {
   /// nil when the header carries an acceptable token, else the reason it does not.
   static func check(_ header: String?, bundleID: String, now: Date) -> String? {
     guard let header, !header.isEmpty else { return "missing Authorization header" }
-    guard header.lowercased().hasPrefix("bearer ") else { return "the Authorization header is not a Bearer token" }
-    let token = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
+    guard header.utf8.count > 7, header.utf8.prefix(7).map({ (65...90).contains($0) ? $0 + 32 : $0 }) == Array("bearer ".utf8) else {
+      return "the Authorization header is not a Bearer token"
+    }
+    let token = header.dropFirst(7).drop { $0 == " " }
     let parts = token.split(separator: ".", omittingEmptySubsequences: false)
     guard parts.count == 3, !parts[2].isEmpty else { return "the token is not a compact JWS" }
     guard let headerBytes = base64URL(parts[0]), let h = try? JSONParser.parse(headerBytes) else { return "the token header is not base64url JSON" }
@@ -804,8 +814,6 @@ enum Authentication {
   }
 
   static func base64URL(_ s: Substring) -> [UInt8]? {
-    var t = s.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-    while t.count % 4 != 0 { t += "=" }
-    return Data(base64Encoded: t).map { Array($0) }
+    JWS.decodeBase64URL(s)
   }
 }

@@ -154,6 +154,9 @@ struct SessionFileClient {
   /// The store over `document.state`, kept so an unchanged file costs no rebuild of the
   /// store's indexes (the server answers thousands of requests from one load).
   private var store: Store?
+  /// Changes whenever the store this client answers from changes (reloaded or saved), so
+  /// answers computed from one generation can be reused until the next.
+  private(set) var generation = 0
 
   init(location: SessionLocation) { self.location = location }
 
@@ -167,6 +170,7 @@ struct SessionFileClient {
       document = loaded
       identity = FileIdentity(location.file)
       store = nil
+      generation += 1
       if reloaded, forWriting { try save(loaded) }
     }
     let before = document!.state
@@ -187,6 +191,7 @@ struct SessionFileClient {
     try SessionFile.write(changed, to: location)
     document = changed
     identity = FileIdentity(location.file)
+    generation += 1
   }
 }
 

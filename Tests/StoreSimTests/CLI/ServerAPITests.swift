@@ -325,3 +325,18 @@ import Testing
     #expect(T.call(changed, "GET", "/inApps/v1/notifications/test/unknown").0 == 404)
   }
 }
+
+@Suite struct Base64URLTests {
+  @Test func encodingAndDecodingMatchFoundationForEveryLength() {
+    for length in 0..<70 {
+      let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ length) }
+      let expected = Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+        .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+      #expect(JWS.base64URL(bytes) == expected)
+      #expect(JWS.decodeBase64URL(expected) == bytes)
+      #expect(JWS.decodeBase64URL(Data(bytes).base64EncodedString()) == bytes)
+    }
+    #expect(JWS.decodeBase64URL("a") == nil)
+    #expect(JWS.decodeBase64URL("ab!c") == nil)
+  }
+}
