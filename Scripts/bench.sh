@@ -152,18 +152,29 @@ else
   MISSED=1
 fi
 
-# 8. The server on a session of 100,000 transactions: the first request (the server loads the
-# session at start and answers it from memory; the start itself is printed, not judged) and the
-# median of 20 later requests, each on a fresh connection.
-start_us=$(now_us)
-start_server "$WORK/big.json"
-STARTED=$(( ($(now_us) - start_us) / 1000 ))
-FIRST=$(curl_ms 2000000000000001)
+# 8. The server on a session of 100,000 transactions: the first answer, timed from starting
+# `storesim serve` (the session is read at start, without its notification outbox, which only
+# notification history, test notifications and changes read) to the answer of its first
+# request, median of 3 starts; then the median of 20 later requests, each on a new connection
+# (curl's own time for the request, not its process start).
+: > "$WORK/first"
+for run in 1 2 3; do
+  start_us=$(now_us)
+  rm -f "$WORK/url"
+  "$S" serve --port 0 --quiet --session "$WORK/big.json" > "$WORK/url" 2> "$WORK/serve.err" &
+  SERVER_PID=$!
+  while [ ! -s "$WORK/url" ] && kill -0 "$SERVER_PID" 2>/dev/null; do sleep 0.002; done
+  URL=$(head -1 "$WORK/url")
+  curl -s -o /dev/null -H "Authorization: Bearer $TOKEN" "$URL/inApps/v1/transactions/2000000000000001"
+  echo $(( ($(now_us) - start_us) / 1000 )) >> "$WORK/first"
+  [ "$run" = 3 ] || stop_server
+done
+FIRST=$(median < "$WORK/first")
 : > "$WORK/later"
 for i in $(seq 20); do curl_ms $((2000000000000001 + i * 7)) >> "$WORK/later"; echo >> "$WORK/later"; done
 LATER=$(grep . "$WORK/later" | median)
 stop_server
-verdict "8. serve on $N5 transactions: first request (start $STARTED ms)" "$FIRST ms" "< 300 ms" "$(awk -v a="$FIRST" 'BEGIN {print (a < 300) ? 1 : 0}')"
+verdict "8. serve on $N5 transactions: start to first answer" "$FIRST ms" "< 300 ms" "$(le "$FIRST" 299)"
 verdict "8. serve on $N5 transactions: later requests, median" "$LATER ms" "< 5 ms" "$(awk -v a="$LATER" 'BEGIN {print (a < 5) ? 1 : 0}')"
 
 if [ "$QUICK" = 1 ]; then echo "bench quick: all figures measured"; exit 0; fi

@@ -26,7 +26,7 @@ final class SessionService: @unchecked Sendable {
 
   /// Loads the session once, so a missing or damaged file is reported before listening.
   func check() throws {
-    try lock.withLock { _ = try client.withLock(inv, forWriting: false) { $0 } }
+    try lock.withLock { _ = try client.withLock(inv, forWriting: false, needsNotifications: false) { $0 } }
   }
 
   func answer(_ request: APIRequest) -> (status: Int, body: String) {
@@ -52,7 +52,8 @@ final class SessionService: @unchecked Sendable {
         return (response.status, response.body)
       }
       // Reading: the store is a value, answered outside the lock (other requests go on).
-      let (store, generation) = try lock.withLock { (try client.withLock(inv, forWriting: false) { $0 }, client.generation) }
+      let needs = ServerAPI.needsNotifications(request)
+      let (store, generation) = try lock.withLock { (try client.withLock(inv, forWriting: false, needsNotifications: needs) { $0 }, client.generation) }
       if let failure = Authentication.check(request.headers["authorization"], bundleID: store.state.bundleID, now: now()) {
         return (401, ServerAPI.unauthenticated(failure).body)
       }

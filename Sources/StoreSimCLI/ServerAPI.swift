@@ -140,6 +140,12 @@ enum ServerAPI {
     request.method == "PUT" || (request.method == "POST" && !request.path.hasSuffix("/notifications/history"))
   }
 
+  /// Whether answering needs the notification outbox (notification history, test
+  /// notifications, and every request that may change the session).
+  static func needsNotifications(_ request: APIRequest) -> Bool {
+    isMutating(request) || request.path.contains("/notifications/")
+  }
+
   static func handle(_ request: APIRequest, store: Store, now: Date, trusted: Bool = false) -> APIResponse {
     if !trusted, let failure = Authentication.check(request.headers["authorization"], bundleID: store.state.bundleID, now: now) {
       return unauthenticated(failure)

@@ -157,17 +157,24 @@ struct SessionFileClient {
   /// Changes whenever the store this client answers from changes (reloaded or saved), so
   /// answers computed from one generation can be reused until the next.
   private(set) var generation = 0
+  /// Whether `document` was read without its notifications.
+  private var partial = false
 
   init(location: SessionLocation) { self.location = location }
 
   /// Runs `body` on the current store under the lock; saves when it returns a different state.
+  /// A reader that never looks at notifications says `needsNotifications: false`: the
+  /// notification outbox (most of a large session) is then not read until a use needs it.
   @discardableResult
-  mutating func withLock(_ inv: Invocation, forWriting: Bool, _ body: (Store) throws -> Store) throws -> Store {
+  mutating func withLock(_ inv: Invocation, forWriting: Bool, needsNotifications: Bool = true, _ body: (Store) throws -> Store) throws -> Store {
     let lock = try SessionLock(location, forWriting: forWriting)
     defer { withExtendedLifetime(lock) {} }
-    if document == nil || identity != FileIdentity(location.file) {
-      let (loaded, reloaded) = try SessionContext.load(inv, location, partial: false)
+    if document == nil || identity != FileIdentity(location.file) || (partial && (forWriting || needsNotifications)) {
+      let skip = !forWriting && !needsNotifications
+      let (loaded, reloaded) = try SessionContext.load(inv, location, partial: skip)
       document = loaded
+      // A reloaded configuration makes `load` read the whole file.
+      partial = skip && !reloaded
       identity = FileIdentity(location.file)
       store = nil
       generation += 1
@@ -191,6 +198,7 @@ struct SessionFileClient {
     try SessionFile.write(changed, to: location)
     document = changed
     identity = FileIdentity(location.file)
+    partial = false
     generation += 1
   }
 }

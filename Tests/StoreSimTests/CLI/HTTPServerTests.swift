@@ -211,6 +211,12 @@ import Testing
     #expect(get("/inApps/v1/transactions/2000000000000002")?.status == 404)
     #expect(cli.run("buy nonconsumable.car").code == 0)
     #expect(get("/inApps/v1/transactions/2000000000000002")?.status == 200)
+    // Read without the outbox so far: notification history needs it and must see it all.
+    let history = #"{"startDate":0,"endDate":9999999999999}"#
+    client.send("POST /inApps/v1/notifications/history HTTP/1.1\r\nAuthorization: \(auth)\r\nContent-Length: \(history.utf8.count)\r\n\r\n\(history)")
+    let answer = try #require(client.response())
+    #expect(answer.status == 200)
+    #expect(answer.body.components(separatedBy: "signedPayload").count - 1 == 2)
     client.send("GET /inApps/v1/transactions/2000000000000001 HTTP/1.1\r\n\r\n")
     #expect(client.response()?.status == 401)
   }
