@@ -29,6 +29,24 @@ final class SessionService: @unchecked Sendable {
     try lock.withLock { _ = try client.withLock(inv, forWriting: false, needsNotifications: false) { $0 } }
   }
 
+  private let tokenLock = NSLock()
+  /// The last token accepted, for its bundle id, and until when (its exp).
+  private var accepted: (header: String, bundleID: String, until: Double)?
+
+  /// The bearer-token check; a token accepted once is accepted again until its exp without
+  /// decoding it again (clients send the same token for many requests).
+  func authenticate(_ header: String?, bundleID: String) -> String? {
+    let date = now()
+    if let header, let a = tokenLock.withLock({ accepted }), a.header == header, a.bundleID == bundleID, date.timeIntervalSince1970 < a.until {
+      return nil
+    }
+    if let failure = Authentication.check(header, bundleID: bundleID, now: date) { return failure }
+    if let header, let exp = Authentication.expiry(header) {
+      tokenLock.withLock { accepted = (header, bundleID, exp) }
+    }
+    return nil
+  }
+
   func answer(_ request: APIRequest) -> (status: Int, body: String) {
     do {
       if ServerAPI.isMutating(request) {
@@ -53,8 +71,11 @@ final class SessionService: @unchecked Sendable {
       }
       // Reading: the store is a value, answered outside the lock (other requests go on).
       let needs = ServerAPI.needsNotifications(request)
-      let (store, generation) = try lock.withLock { (try client.withLock(inv, forWriting: false, needsNotifications: needs) { $0 }, client.generation) }
-      if let failure = Authentication.check(request.headers["authorization"], bundleID: store.state.bundleID, now: now()) {
+      let (store, generation) = try lock.withLock {
+        if let fast = client.storeIfUnchanged(needsNotifications: needs) { return fast }
+        return (try client.withLock(inv, forWriting: false, needsNotifications: needs) { $0 }, client.generation)
+      }
+      if let failure = authenticate(request.headers["authorization"], bundleID: store.state.bundleID) {
         return (401, ServerAPI.unauthenticated(failure).body)
       }
       // A reading answer depends only on the request and the store: the same request on the
@@ -127,12 +148,15 @@ let serveCommand = CommandSpec(
   ],
   discussion: """
     Prints the base URL (http://127.0.0.1:PORT) on the first line of standard output and answers
-    Apple's App Store Server API paths (/inApps/v1/transactions/{id}, /inApps/v1|v2/history/{id},
-    /inApps/v1/subscriptions/{id}, /inApps/v1/lookup/{orderId}, /inApps/v2/refund/lookup/{id},
-    POST /inApps/v1/notifications/history, /inApps/v1/transactions/appTransactions/{id}) with
-    Apple's response shapes and error codes, until SIGINT or SIGTERM. The session file stays the
-    database: every request reads it under its lock (kept in memory while the file is
-    unchanged), so 'storesim buy' in another terminal shows in the next answer.
+    Apple's App Store Server API paths with Apple's response shapes and error codes, until
+    SIGINT or SIGTERM: transactions/{id}, history/{id} (v1 and v2, every query parameter, pages
+    of 20), subscriptions/{id} (status filters), lookup/{orderId}, v2 refund/lookup/{id},
+    notifications/history, notifications/test (delivered to 'settings deliver-url') and
+    notifications/test/{token}, subscriptions/extend/{id}, subscriptions/extend/mass and its
+    status, v1 and v2 transactions/consumption/{id}, transactions/{id}/appAccountToken and
+    transactions/appTransactions/{id}. The session file stays the database: every request
+    reads it under its lock (kept in memory while the file is unchanged), so 'storesim buy' in
+    another terminal shows in the next answer; requests that change it save it.
     Every request needs 'Authorization: Bearer JWT' shaped as Apple requires: header alg ES256
     with a kid; claims iss, aud appstoreconnect-v1, bid equal to the session's bundle id, exp in
     the future and at most an hour after iat (or from now when there is no iat, as Apple's

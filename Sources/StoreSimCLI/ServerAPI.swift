@@ -814,6 +814,13 @@ enum Authentication {
     return nil
   }
 
+  /// The `exp` claim of a bearer token (already checked by `check`).
+  static func expiry(_ header: String) -> Double? {
+    let parts = header.dropFirst(7).drop { $0 == " " }.split(separator: ".", omittingEmptySubsequences: false)
+    guard parts.count == 3, let bytes = base64URL(parts[1]), let p = try? JSONParser.parse(bytes) else { return nil }
+    return seconds(p["exp"])
+  }
+
   static func seconds(_ node: JSONNode?) -> Double? {
     guard let node, case .number(let n) = node.value else { return nil }
     return Double(n)

@@ -163,6 +163,16 @@ struct SessionFileClient {
   init(location: SessionLocation) { self.location = location }
 
   /// Runs `body` on the current store under the lock; saves when it returns a different state.
+  /// The store when the file is still the one this client last read (same device, inode, size
+  /// and change time), without taking the lock: a session is only ever replaced whole by an
+  /// atomic rename, so an unchanged file is exactly the state held in memory, and a change in
+  /// progress under another process's lock is not yet part of the session. nil when the file
+  /// changed or was never read (or was read without the notifications a use needs).
+  mutating func storeIfUnchanged(needsNotifications: Bool) -> (Store, Int)? {
+    guard let store, document != nil, !(partial && needsNotifications), identity == FileIdentity(location.file) else { return nil }
+    return (store, generation)
+  }
+
   /// A reader that never looks at notifications says `needsNotifications: false`: the
   /// notification outbox (most of a large session) is then not read until a use needs it.
   @discardableResult
