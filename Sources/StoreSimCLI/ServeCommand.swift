@@ -155,8 +155,9 @@ let serveCommand = CommandSpec(
     notifications/test/{token}, subscriptions/extend/{id}, subscriptions/extend/mass and its
     status, v1 and v2 transactions/consumption/{id}, transactions/{id}/appAccountToken and
     transactions/appTransactions/{id}. The session file stays the database: every request
-    reads it under its lock (kept in memory while the file is unchanged), so 'storesim buy' in
-    another terminal shows in the next answer; requests that change it save it.
+    checks it, answers from memory while it is unchanged and re-reads it under its lock when
+    it changed, so 'storesim buy' in another terminal shows in the next answer; requests that
+    change it take the lock and save it.
     Every request needs 'Authorization: Bearer JWT' shaped as Apple requires: header alg ES256
     with a kid; claims iss, aud appstoreconnect-v1, bid equal to the session's bundle id, exp in
     the future and at most an hour after iat (or from now when there is no iat, as Apple's
