@@ -88,6 +88,14 @@ row "replace a session without --force" init sample.storekit
 row "scenario syntax error" run syntax.storesim
 row "scenario with a failed expectation" run failing.storesim
 row "missing scenario" run nope.storesim
+row "serve on a port out of range" serve --port 70000
+row "serve on a host that is not an address" serve --host example.com
+row "api with an unknown method" api FETCH /inApps/v1/transactions/1
+row "api path without a leading slash" api GET inApps/v1/transactions/1
+row "api body file missing" api POST /inApps/v1/notifications/history --body nope.json
+row "extend by more than 90 days" extend 2000000000000001 --days 91
+row "extend an unknown subscription" extend 999 --days 3
+row "extend-all a product that is not a subscription" extend-all nonconsumable.car --days 3
 row "empty session path" now --session ""
 row "a folder as the session" now --session .
 row "advance past the year 9999" advance 99999y

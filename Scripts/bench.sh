@@ -14,7 +14,7 @@ BIN="$(swift build -c release --show-bin-path)"
 S="$BIN/storesim"
 B="$BIN/storesim-bench"
 WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
+trap 'rm -rf "$WORK"' EXIT  # (replaced below once the server helpers exist)
 MISSED=0
 
 now_us() { echo $(( $(date +%s%N) / 1000 )); }
@@ -101,6 +101,82 @@ P1=$(awk -v m="$M1" -v n="$SMALL" 'BEGIN {printf "%.1f", m * 1024 / n}')
 P2=$(awk -v m="$M2" -v n="$LARGE" 'BEGIN {printf "%.1f", m * 1024 / n}')
 R6=$(awk -v a="$P1" -v b="$P2" 'BEGIN {printf "%.2f", b / a}')
 verdict "6. peak memory $M1 MiB / $M2 MiB; KiB per subscriber $P1 -> $P2" "$R6" "<= 1.5 (linear)" "$(le "$R6" 1.5)"
+
+# 7. The server (storesim serve): GET /inApps/v1/transactions/{id} with keep-alive and 8
+# connections, measured with wrk (Debian's package, installed here when missing) on the same
+# 2 cores as the server, so the load generator's own work is included.
+if ! command -v wrk >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    apt-get update -qq >/dev/null && apt-get install -y -qq wrk >/dev/null 2>&1 || true
+  fi
+fi
+# A bearer token shaped as Apple requires (ES256 header with kid; iss, aud, bid, exp within the
+# hour). storesim cannot check the signature without the team's key, so any bytes stand for it.
+b64url() { base64 -w0 | tr '+/' '-_' | tr -d '='; }
+token() { # BUNDLE
+  local h p
+  h=$(printf '{"alg":"ES256","kid":"BENCHKEY","typ":"JWT"}' | b64url)
+  p=$(printf '{"iss":"bench","aud":"appstoreconnect-v1","bid":"%s","exp":%d}' "$1" $(( $(date +%s) + 1800 )) | b64url)
+  echo "$h.$p.c2lnbmF0dXJl"
+}
+SERVER_PID=""
+stop_server() { if [ -n "$SERVER_PID" ]; then kill -TERM "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; SERVER_PID=""; fi; }
+trap 'stop_server; rm -rf "$WORK"' EXIT
+start_server() { # SESSION: starts storesim serve --port 0 --quiet, sets URL
+  "$S" serve --port 0 --quiet --session "$1" > "$WORK/url" 2> "$WORK/serve.err" &
+  SERVER_PID=$!
+  local i
+  for i in $(seq 600); do [ -s "$WORK/url" ] && break; sleep 0.05; done
+  URL=$(head -1 "$WORK/url")
+}
+ms_of() { # a wrk latency like 512.00us / 1.20ms / 1.01s -> milliseconds
+  awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n += 0; else if (v ~ /s$/) n *= 1000; printf "%.2f", n }'
+}
+# Milliseconds of one request on a fresh connection (curl), and the ID of the first transaction.
+curl_ms() { curl -s -o /dev/null -w '%{time_total}' -H "Authorization: Bearer $TOKEN" "$URL/inApps/v1/transactions/$1" | awk '{printf "%.2f", $1 * 1000}'; }
+N7=$([ "$QUICK" = 1 ] && echo 200 || echo 1000)
+"$B" session "$N7" > "$WORK/serve-small.json"
+TOKEN=$(token com.example.app)
+if command -v wrk >/dev/null 2>&1; then
+  start_server "$WORK/serve-small.json"
+  DURATION=$([ "$QUICK" = 1 ] && echo 3s || echo 15s)
+  wrk -t 2 -c 8 -d "$DURATION" --latency -H "Authorization: Bearer $TOKEN" "$URL/inApps/v1/transactions/2000000000000001" > "$WORK/wrk" 2>&1 || true
+  stop_server
+  RPS=$(awk '/^Requests\/sec:/ {printf "%d", $2}' "$WORK/wrk")
+  P99=$(ms_of "$(awk '$1 == "99%" {print $2}' "$WORK/wrk")")
+  NON2XX=$(awk '/Non-2xx/ {print $NF}' "$WORK/wrk")
+  [ -n "$NON2XX" ] && { echo "wrk saw $NON2XX non-2xx answers:"; cat "$WORK/wrk"; MISSED=1; }
+  verdict "7. serve: GET transaction, 8 keep-alive connections, $N7 txns" "${RPS:-0} req/s" ">= 10000" "$(ge "${RPS:-0}" 10000)"
+  verdict "7. serve: p99 latency of the same run" "$P99 ms" "< 5 ms" "$(awk -v a="$P99" 'BEGIN {print (a < 5) ? 1 : 0}')"
+else
+  printf '%-58s %14s\n' "7. serve (wrk not installed; apt-get install wrk)" "not measured"
+  MISSED=1
+fi
+
+# 8. The server on a session of 100,000 transactions: the first answer, timed from starting
+# `storesim serve` (the session is read at start, without its notification outbox, which only
+# notification history, test notifications and changes read) to the answer of its first
+# request, median of 3 starts; then the median of 20 later requests, each on a new connection
+# (curl's own time for the request, not its process start).
+: > "$WORK/first"
+for run in 1 2 3; do
+  start_us=$(now_us)
+  rm -f "$WORK/url"
+  "$S" serve --port 0 --quiet --session "$WORK/big.json" > "$WORK/url" 2> "$WORK/serve.err" &
+  SERVER_PID=$!
+  while [ ! -s "$WORK/url" ] && kill -0 "$SERVER_PID" 2>/dev/null; do sleep 0.002; done
+  URL=$(head -1 "$WORK/url")
+  curl -s -o /dev/null -H "Authorization: Bearer $TOKEN" "$URL/inApps/v1/transactions/2000000000000001"
+  echo $(( ($(now_us) - start_us) / 1000 )) >> "$WORK/first"
+  [ "$run" = 3 ] || stop_server
+done
+FIRST=$(median < "$WORK/first")
+: > "$WORK/later"
+for i in $(seq 20); do curl_ms $((2000000000000001 + i * 7)) >> "$WORK/later"; echo >> "$WORK/later"; done
+LATER=$(grep . "$WORK/later" | median)
+stop_server
+verdict "8. serve on $N5 transactions: start to first answer" "$FIRST ms" "< 300 ms" "$(le "$FIRST" 299)"
+verdict "8. serve on $N5 transactions: later requests, median" "$LATER ms" "< 5 ms" "$(awk -v a="$LATER" 'BEGIN {print (a < 5) ? 1 : 0}')"
 
 if [ "$QUICK" = 1 ]; then echo "bench quick: all figures measured"; exit 0; fi
 [ "$MISSED" = 0 ] && echo "bench: every target met" || echo "bench: some targets missed"

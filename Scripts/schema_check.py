@@ -21,7 +21,8 @@ from referencing import Registry, Resource
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCHEMAS = os.path.join(ROOT, "docs", "schema")
-NO_JSON = {"shell", "completions"}
+# serve and api answer with Apple's own response shapes (checked by serve_interop.py), not storesim JSON.
+NO_JSON = {"shell", "completions", "serve", "api"}
 SCHEMA_OF = {
     "buy": "buy", "approve": "buy", "entitlements": "transactions", "restore": "transactions",
     "advance": "events", "cancel": "events", "resume": "events", "expire": "events", "renew": "events",
@@ -92,6 +93,8 @@ def main():
             ["notifications"], ["notifications", "--signed"], ["notifications", "--decoded", "--since", "3"],
             ["receipt"], ["receipt", "--endpoint", "Production"], ["now"], ["family"], ["family", "add", "kid"],
             ["restore"], ["expire", "subscription.pro"], ["advance", "--next"], ["advance", "1d"],
+            ["buy", "subscription.pro"], ["extend", "2000000000000014", "--days", "3"],
+            ["extend-all", "subscription.pro", "--days", "2"], ["consumption"],
             ["reset", "--settings"], ["reset", "--transactions"],
         ]
         for args in story:

@@ -165,5 +165,5 @@ public enum CLI {
 
 extension CommandTable {
   /// Every command storesim has.
-  static let standard = CommandTable(commands: [initCommand, validateCommand, productsCommand, settingsCommand, resetCommand, familyCommand] + purchaseCommands + subscriptionCommands + [nowCommand] + inspectCommands + [timelineCommand, runCommand, shellCommand, completionsCommand, versionCommand])
+  static let standard = CommandTable(commands: [initCommand, validateCommand, productsCommand, settingsCommand, resetCommand, familyCommand] + purchaseCommands + subscriptionCommands + [nowCommand] + inspectCommands + [timelineCommand, runCommand, shellCommand, serveCommand, apiCommand, consumptionCommand, extendCommand, extendAllCommand, completionsCommand, versionCommand])
 }

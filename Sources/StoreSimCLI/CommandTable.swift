@@ -28,7 +28,7 @@ struct CommandSpec: Sendable {
 /// The single list of commands that dispatch, help, scenarios and the shell all read.
 struct CommandTable: Sendable {
   var commands: [CommandSpec]
-  static let groupOrder = ["Session and catalogue", "Purchases", "Subscriptions and time", "Inspection", "Scripts and exploration"]
+  static let groupOrder = ["Session and catalogue", "Purchases", "Subscriptions and time", "Inspection", "Scripts and exploration", "Server"]
 
   func spec(named name: String) -> CommandSpec? {
     commands.first { $0.name == name }

@@ -21,11 +21,12 @@ enum Render {
     return f.joined(separator: ", ")
   }
 
-  static func transactions(_ list: [Transaction]) -> String {
+  /// A table of transactions; `orders` adds each purchase's order id (Look Up Order ID).
+  static func transactions(_ list: [Transaction], orders: Bool = false) -> String {
     if list.isEmpty { return "(none)" }
-    var rows = [["TRANSACTION", "PRODUCT", "PURCHASED", "EXPIRES", "PRICE", "NOTES"]]
+    var rows = [["TRANSACTION", "PRODUCT", "PURCHASED", "EXPIRES", "PRICE"] + (orders ? ["ORDER"] : []) + ["NOTES"]]
     for t in list {
-      rows.append([String(t.id), t.productID, date(t.purchaseDate), t.expirationDate.map(ISO8601.string) ?? "", price(t), flags(t)])
+      rows.append([String(t.id), t.productID, date(t.purchaseDate), t.expirationDate.map(ISO8601.string) ?? "", price(t)] + (orders ? [OrderID.of(t) ?? "-"] : []) + [flags(t)])
     }
     return Table.render(rows)
   }

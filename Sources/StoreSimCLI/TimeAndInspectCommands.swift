@@ -185,6 +185,7 @@ let transactionsCommand = CommandSpec(
     OptionSpec(name: "unfinished", value: nil, help: "only unfinished transactions"),
     signedOption, formatOption,
   ],
+  discussion: "The text table shows each purchase's order id (ORDER), which 'GET /inApps/v1/lookup/{orderId}' finds; renewals and family copies have none.",
   example: "storesim transactions --product subscription.pro",
   run: { inv in
     _ = try apiFormat(inv)  // checked before the session (and so in a scenario's check)
@@ -204,7 +205,7 @@ let transactionsCommand = CommandSpec(
       } else if inv.json {
         inv.printJSON(.array(list.map { store.payload($0, customer: customer) }))
       } else {
-        inv.out(Render.transactions(list))
+        inv.out(Render.transactions(list, orders: true))
       }
       return .success
     }

@@ -463,6 +463,8 @@ public struct StoreState: Sendable, Hashable, Codable {
   public var deliveryLog: [NotificationDelivery]?
   /// Refund requests the App Store has not answered yet (absent in older session files).
   public var refundRequests: [RefundRequest]?
+  /// What the App Store Server API's writing endpoints recorded (absent until one is used).
+  public var serverRecords: ServerRecords?
 }
 
 /// Why a customer asked for a refund, as `consumptionRequestReason` (raw values: the wire strings).

@@ -87,6 +87,12 @@ public indirect enum JSONOutput: Sendable, Equatable {
 
   static func escape(_ s: String, into out: inout String) {
     out += "\""
+    // Most strings need no escape: appended whole, not scalar by scalar.
+    if s.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) {
+      out += s
+      out += "\""
+      return
+    }
     for scalar in s.unicodeScalars {
       switch scalar {
       case "\"": out += "\\\""

@@ -1,0 +1,245 @@
+import Foundation
+
+/// What the App Store Server API's writing endpoints left in a session.
+public struct ServerRecords: Sendable, Hashable, Codable {
+  /// Consumption information sent (Send Consumption Information v1 and v2), in order.
+  public var consumption: [ConsumptionRecord] = []
+  /// Renewal-date extensions, one per subscription extended, in order.
+  public var extensions: [RenewalExtension] = []
+  /// Mass extension requests, in order.
+  public var massExtensions: [MassExtension] = []
+  /// Test notifications requested: token and the notification's index.
+  public var testNotifications: [TestNotificationRecord] = []
+
+  /// Nothing recorded.
+  public init() {}
+}
+
+/// Consumption information sent for a transaction.
+public struct ConsumptionRecord: Sendable, Hashable, Codable {
+  /// The transaction.
+  public var transactionID: TransactionID
+  /// Its customer.
+  public var customer: String
+  /// When it was sent (virtual date).
+  public var date: Date
+  /// 1 (`/inApps/v1/...`, deprecated) or 2.
+  public var version: Int
+  /// The request's fields as sent (wire names; values as JSON text).
+  public var fields: [String: String]
+  /// The pending refund request (CONSUMPTION_REQUEST) it answered, if any.
+  public var refundRequestID: String?
+
+  /// Creates a record.
+  public init(transactionID: TransactionID, customer: String, date: Date, version: Int, fields: [String: String], refundRequestID: String?) {
+    self.transactionID = transactionID
+    self.customer = customer
+    self.date = date
+    self.version = version
+    self.fields = fields
+    self.refundRequestID = refundRequestID
+  }
+}
+
+/// One subscription's renewal date moved later.
+public struct RenewalExtension: Sendable, Hashable, Codable {
+  /// The subscription.
+  public var originalTransactionID: TransactionID
+  /// Its customer.
+  public var customer: String
+  /// Days added.
+  public var days: Int
+  /// Apple's `extendReasonCode` (0 undeclared, 1 customer satisfaction, 2 other, 3 service issue).
+  public var reason: Int
+  /// The caller's request identifier (a mass extension's for its subscriptions).
+  public var requestIdentifier: String
+  /// When (virtual date).
+  public var date: Date
+  /// The new renewal date.
+  public var effectiveDate: Date
+  /// The latest transaction, whose `expiresDate` moved.
+  public var transactionID: TransactionID
+  /// Whether it was part of a mass extension.
+  public var mass: Bool
+}
+
+/// A mass extension request and its outcome.
+public struct MassExtension: Sendable, Hashable, Codable {
+  /// The caller's request identifier.
+  public var requestIdentifier: String
+  /// The product whose active subscribers were extended.
+  public var productID: ProductID
+  /// Days added.
+  public var days: Int
+  /// Apple's `extendReasonCode`.
+  public var reason: Int
+  /// Storefronts it was limited to (nil: all).
+  public var storefronts: [String]?
+  /// When it ran (virtual date); storesim completes a mass extension at once.
+  public var date: Date
+  /// Subscriptions extended.
+  public var succeeded: Int
+  /// Subscriptions that could not be (the yearly limit).
+  public var failed: Int
+}
+
+/// A TEST notification requested through the API.
+public struct TestNotificationRecord: Sendable, Hashable, Codable {
+  /// The token returned to the caller.
+  public var token: String
+  /// The index of the notification in the outbox.
+  public var index: Int
+}
+
+/// Why a renewal-date extension was refused (Apple's error conditions).
+public enum ExtensionRefusal: Error, Sendable, Equatable {
+  /// No subscription has this original transaction id.
+  case notFound
+  /// The subscription is not active (expired, revoked, in billing retry or grace).
+  case ineligible
+  /// Two extensions in the last 365 days already.
+  case maximumReached
+  /// The id is a family member's shared copy; only the purchaser's can be extended.
+  case familyShared
+}
+
+extension Store {
+  /// Apple's limit: at most two extensions per subscription in 365 days.
+  public static let extensionsPerYear = 2
+
+  /// The records of the writing endpoints (empty when there are none).
+  public var serverRecords: ServerRecords { state.serverRecords ?? ServerRecords() }
+
+  /// Sets (or clears) the app account token of a purchase: every transaction with this
+  /// original transaction id, and the subscription's future renewals.
+  public mutating func setAppAccountToken(_ token: UUID?, originalTransactionID id: TransactionID) -> Bool {
+    for ci in state.customers.indices {
+      guard state.customers[ci].transactions.contains(where: { $0.originalID == id && $0.ownershipType == .purchased }) else { continue }
+      for ti in state.customers[ci].transactions.indices where state.customers[ci].transactions[ti].originalID == id {
+        state.customers[ci].transactions[ti].appAccountToken = token
+      }
+      for si in state.customers[ci].subscriptions.indices where state.customers[ci].subscriptions[si].originalID == id {
+        state.customers[ci].subscriptions[si].appAccountToken = token
+      }
+      return true
+    }
+    return false
+  }
+
+  /// Extends a subscription's renewal date by `days` (Extend a Subscription Renewal Date):
+  /// the latest transaction's `expiresDate` and the renewal date move, renewals continue from
+  /// the new date, and RENEWAL_EXTENDED is sent. A request identifier already used for this
+  /// subscription answers the earlier extension again without extending twice.
+  @discardableResult
+  public mutating func extendRenewalDate(
+    originalTransactionID id: TransactionID, days: Int, reason: Int, requestIdentifier: String, mass: Bool = false
+  ) throws(ExtensionRefusal) -> RenewalExtension {
+    if let earlier = serverRecords.extensions.last(where: { $0.originalTransactionID == id && $0.requestIdentifier == requestIdentifier }) {
+      return earlier
+    }
+    guard let (ci, si) = subscriptionIndex(originalID: id) else {
+      if state.customers.contains(where: { c in c.transactions.contains { $0.originalID == id || $0.sharedTransactionID == id } }) {
+        throw .familyShared
+      }
+      throw .notFound
+    }
+    let sub = state.customers[ci].subscriptions[si]
+    guard !sub.isExpired, !sub.isRevoked, case .healthy = sub.billing, sub.expirationDate > state.now else { throw .ineligible }
+    let yearAgo = state.now.addingTimeInterval(-365 * 86_400)
+    let recent = serverRecords.extensions.filter { $0.originalTransactionID == id && $0.date > yearAgo }.count
+    guard recent < Self.extensionsPerYear else { throw .maximumReached }
+    let newDate = sub.expirationDate.addingTimeInterval(TimeInterval(days) * 86_400)
+    let latestID = sub.latestTransactionID
+    if let ti = state.customers[ci].transactions.lastIndex(where: { $0.id == latestID }) {
+      state.customers[ci].transactions[ti].expirationDate = newDate
+    }
+    updateSubscription(ci, si) { s in
+      s.expirationDate = newDate
+      // Renewals go on from the new date: a new anniversary chain.
+      s.anniversaryDate = nil
+    }
+    scheduleDeadline(ci, si)
+    let record = RenewalExtension(
+      originalTransactionID: id, customer: state.customers[ci].name, days: days, reason: reason, requestIdentifier: requestIdentifier,
+      date: state.now, effectiveDate: newDate, transactionID: latestID, mass: mass)
+    var records = serverRecords
+    records.extensions.append(record)
+    state.serverRecords = records
+    let latest = state.customers[ci].transaction(latestID)
+    notify(ci, "RENEWAL_EXTENDED", nil, transaction: latest, group: sub.groupID)
+    return record
+  }
+
+  /// Extends every active subscription to `productID` (limited to `storefronts` when given) by
+  /// `days` (Extend Subscription Renewal Dates for All Active Subscribers). storesim completes
+  /// it at once: each subscription extended gets RENEWAL_EXTENDED, each that reached the yearly
+  /// limit RENEWAL_EXTENSION/FAILURE. A request identifier already used returns that request.
+  @discardableResult
+  public mutating func massExtendRenewalDate(
+    productID: ProductID, days: Int, reason: Int, requestIdentifier: String, storefronts: [String]?
+  ) -> MassExtension {
+    if let earlier = serverRecords.massExtensions.first(where: { $0.requestIdentifier == requestIdentifier }) { return earlier }
+    var succeeded = 0
+    var failed = 0
+    var targets: [(Int, TransactionID)] = []
+    for ci in state.customers.indices {
+      for sub in state.customers[ci].subscriptions where sub.currentProductID == productID && !sub.isExpired && !sub.isRevoked {
+        guard case .healthy = sub.billing, sub.expirationDate > state.now else { continue }
+        if let storefronts, let t = state.customers[ci].transaction(sub.latestTransactionID), !storefronts.contains(t.storefront) { continue }
+        targets.append((ci, sub.originalID))
+      }
+    }
+    for (ci, id) in targets {
+      do {
+        try extendRenewalDate(originalTransactionID: id, days: days, reason: reason, requestIdentifier: requestIdentifier, mass: true)
+        succeeded += 1
+      } catch {
+        failed += 1
+        if let (_, si) = subscriptionIndex(originalID: id) {
+          let sub = state.customers[ci].subscriptions[si]
+          notify(ci, "RENEWAL_EXTENSION", "FAILURE", transaction: state.customers[ci].transaction(sub.latestTransactionID), group: sub.groupID)
+        }
+      }
+    }
+    let request = MassExtension(
+      requestIdentifier: requestIdentifier, productID: productID, days: days, reason: reason, storefronts: storefronts, date: state.now,
+      succeeded: succeeded, failed: failed)
+    var records = serverRecords
+    records.massExtensions.append(request)
+    state.serverRecords = records
+    return request
+  }
+
+  /// Records consumption information for a transaction; it answers the transaction's pending
+  /// refund request (its CONSUMPTION_REQUEST) when there is one.
+  @discardableResult
+  public mutating func recordConsumption(transactionID: TransactionID, customer: String, version: Int, fields: [String: String]) -> ConsumptionRecord {
+    let request = refundRequests().first { $0.transactionID == transactionID && $0.customer == customer }
+    let record = ConsumptionRecord(
+      transactionID: transactionID, customer: customer, date: state.now, version: version, fields: fields, refundRequestID: request?.id)
+    var records = serverRecords
+    records.consumption.append(record)
+    state.serverRecords = records
+    return record
+  }
+
+  /// Sends a TEST notification (Request a Test Notification) and returns its token.
+  public mutating func sendTestNotification() -> String {
+    let index = state.notifications.count
+    notify(0, "TEST", nil, transaction: nil, renewalInfo: nil, status: nil)
+    let n = state.notifications[index]
+    let token = "\(n.notificationUUID)_\(Int64((n.signedDate.timeIntervalSince1970 * 1000).rounded()))"
+    var records = serverRecords
+    records.testNotifications.append(TestNotificationRecord(token: token, index: index))
+    state.serverRecords = records
+    return token
+  }
+
+  /// The customer and subscription whose original transaction id is `id` (own subscriptions).
+  func subscriptionIndex(originalID id: TransactionID) -> (Int, Int)? {
+    for ci in state.customers.indices {
+      if let si = state.customers[ci].subscriptions.firstIndex(where: { $0.originalID == id }) { return (ci, si) }
+    }
+    return nil
+  }
+}

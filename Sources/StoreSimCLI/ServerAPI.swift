@@ -1,0 +1,832 @@
+import Foundation
+import StoreSim
+
+/// One App Store Server API request, as the transport or `storesim api` read it.
+struct APIRequest: Sendable {
+  var method: String
+  /// The path without the query (`/inApps/v1/transactions/2000000000000001`).
+  var path: String
+  /// Query parameters in order, percent-decoded; a name may repeat.
+  var query: [(String, String)] = []
+  /// Header fields with lowercased names.
+  var headers: [String: String] = [:]
+  var body: [UInt8] = []
+  /// The request target as sent (path and query).
+  var target: String
+
+  /// Splits `target` (`/path?a=1&b=2`) into path and query.
+  init(method: String, target: String, headers: [String: String] = [:], body: [UInt8] = []) {
+    self.method = method
+    self.target = target
+    self.headers = headers
+    self.body = body
+    if let q = target.firstIndex(of: "?") {
+      path = String(target[..<q])
+      for pair in target[target.index(after: q)...].split(separator: "&") where !pair.isEmpty {
+        let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        let name = Self.decode(parts[0])
+        let value = parts.count > 1 ? Self.decode(parts[1]) : ""
+        query.append((name, value))
+      }
+    } else {
+      path = target
+    }
+  }
+
+  static func decode(_ s: Substring) -> String {
+    let plus = s.replacingOccurrences(of: "+", with: " ")
+    return plus.removingPercentEncoding ?? plus
+  }
+
+  func values(_ name: String) -> [String] { query.filter { $0.0 == name }.map(\.1) }
+  func value(_ name: String) -> String? { query.last { $0.0 == name }?.1 }
+}
+
+/// An answer: HTTP status and JSON body, with the changed store when the request changed it.
+struct APIResponse: Sendable {
+  var status: Int
+  var body: String
+  var changed: Store? = nil
+
+  static func json(_ value: JSONOutput, status: Int = 200) -> APIResponse {
+    APIResponse(status: status, body: value.rendered(pretty: false))
+  }
+
+  /// Apple's error body `{"errorCode": N, "errorMessage": "..."}`.
+  static func error(_ e: APIError) -> APIResponse {
+    json(.object(["errorCode": .int(Int64(e.code)), "errorMessage": .string(e.message)]), status: e.status)
+  }
+
+  /// The reason phrase of a status.
+  static func reason(_ status: Int) -> String {
+    switch status {
+    case 200: return "OK"
+    case 202: return "Accepted"
+    case 400: return "Bad Request"
+    case 401: return "Unauthorized"
+    case 403: return "Forbidden"
+    case 404: return "Not Found"
+    case 405: return "Method Not Allowed"
+    case 408: return "Request Timeout"
+    case 413: return "Content Too Large"
+    case 429: return "Too Many Requests"
+    case 431: return "Request Header Fields Too Large"
+    case 500: return "Internal Server Error"
+    case 501: return "Not Implemented"
+    case 503: return "Service Unavailable"
+    default: return "Status \(status)"
+    }
+  }
+}
+
+/// Apple's App Store Server API errors (the `APIError` codes of Apple's libraries).
+struct APIError: Error, Sendable, Equatable {
+  var status: Int
+  var code: Int
+  var message: String
+
+  static let generalBadRequest = APIError(status: 400, code: 4_000_000, message: "Bad request.")
+  static let invalidRequestRevision = APIError(status: 400, code: 4_000_005, message: "Invalid request revision.")
+  static let invalidTransactionID = APIError(status: 400, code: 4_000_006, message: "Invalid transaction id.")
+  static let invalidOriginalTransactionID = APIError(status: 400, code: 4_000_008, message: "Invalid original transaction id.")
+  static let invalidExtendByDays = APIError(status: 400, code: 4_000_009, message: "Invalid extend by days value.")
+  static let invalidExtendReasonCode = APIError(status: 400, code: 4_000_010, message: "Invalid extend reason code.")
+  static let invalidRequestIdentifier = APIError(status: 400, code: 4_000_011, message: "Invalid request identifier.")
+  static let startDateTooFarInPast = APIError(status: 400, code: 4_000_012, message: "Start date too far in past.")
+  static let startDateAfterEndDate = APIError(status: 400, code: 4_000_013, message: "Start date after end date.")
+  static let invalidPaginationToken = APIError(status: 400, code: 4_000_014, message: "Invalid pagination token.")
+  static let invalidStartDate = APIError(status: 400, code: 4_000_015, message: "Invalid start date.")
+  static let invalidEndDate = APIError(status: 400, code: 4_000_016, message: "Invalid end date.")
+  static let invalidNotificationType = APIError(status: 400, code: 4_000_018, message: "Invalid notification type.")
+  static let multipleFiltersSupplied = APIError(status: 400, code: 4_000_019, message: "Multiple filters supplied.")
+  static let invalidTestNotificationToken = APIError(status: 400, code: 4_000_020, message: "Invalid test notification token.")
+  static let invalidSort = APIError(status: 400, code: 4_000_021, message: "Invalid sort.")
+  static let invalidProductType = APIError(status: 400, code: 4_000_022, message: "Invalid product type.")
+  static let invalidProductID = APIError(status: 400, code: 4_000_023, message: "Invalid product id.")
+  static let invalidSubscriptionGroupIdentifier = APIError(status: 400, code: 4_000_024, message: "Invalid subscription group identifier.")
+  static let invalidInAppOwnershipType = APIError(status: 400, code: 4_000_026, message: "Invalid in-app ownership type.")
+  static let invalidRevoked = APIError(status: 400, code: 4_000_030, message: "Invalid revoked.")
+  static let invalidStatus = APIError(status: 400, code: 4_000_031, message: "Invalid status.")
+  static let invalidAppAccountToken = APIError(status: 400, code: 4_000_183, message: "Invalid app account token.")
+  static let accountNotFound = APIError(status: 404, code: 4_040_001, message: "Account not found.")
+  static let originalTransactionIDNotFound = APIError(status: 404, code: 4_040_005, message: "Original transaction id not found.")
+  static let serverNotificationURLNotFound = APIError(status: 404, code: 4_040_007, message: "No App Store Server Notifications V2 URL configured.")
+  static let testNotificationNotFound = APIError(status: 404, code: 4_040_008, message: "Test notification not found.")
+  static let statusRequestNotFound = APIError(status: 404, code: 4_040_009, message: "Mass extension request not found.")
+  static let transactionIDNotFound = APIError(status: 404, code: 4_040_010, message: "Transaction id not found.")
+  static let generalInternal = APIError(status: 500, code: 5_000_000, message: "An unknown error occurred.")
+
+  static func notFound(_ path: String) -> APIError {
+    APIError(status: 404, code: 4_040_000, message: "Not found: \(path) is not an App Store Server API endpoint.")
+  }
+  static func methodNotAllowed(_ method: String, _ path: String) -> APIError {
+    APIError(status: 405, code: 4_050_000, message: "Method \(method) is not allowed on \(path).")
+  }
+  static func notSupported(_ what: String) -> APIError {
+    APIError(status: 501, code: 5_010_000, message: "storesim does not support \(what).")
+  }
+}
+
+/// The App Store Server API over a session: a pure function of the request, the store and the
+/// wall clock (for the bearer token's expiry). `storesim serve` and `storesim api` both call it.
+enum ServerAPI {
+  /// Transactions per page of history and refund lookup, as Apple's.
+  static let pageSize = 20
+  /// Notification history entries per page.
+  static let notificationPageSize = 20
+
+  /// Whether a request may change the session (it is then answered under the write lock).
+  static func isMutating(_ request: APIRequest) -> Bool {
+    request.method == "PUT" || (request.method == "POST" && !request.path.hasSuffix("/notifications/history"))
+  }
+
+  /// Whether answering needs the notification outbox (notification history, test
+  /// notifications, and every request that may change the session).
+  static func needsNotifications(_ request: APIRequest) -> Bool {
+    isMutating(request) || request.path.contains("/notifications/")
+  }
+
+  static func handle(_ request: APIRequest, store: Store, now: Date, trusted: Bool = false) -> APIResponse {
+    if !trusted, let failure = Authentication.check(request.headers["authorization"], bundleID: store.state.bundleID, now: now) {
+      return unauthenticated(failure)
+    }
+    do {
+      return try route(request, store: store)
+    } catch let e as APIError {
+      return .error(e)
+    } catch {
+      return .error(.generalInternal)
+    }
+  }
+
+  /// The 401 answer: `{"errorMessage": "Unauthenticated: REASON"}`.
+  static func unauthenticated(_ reason: String) -> APIResponse {
+    APIResponse(status: 401, body: JSONOutput.object(["errorMessage": .string("Unauthenticated: \(reason)")]).rendered(pretty: false))
+  }
+
+  static func route(_ r: APIRequest, store: Store) throws -> APIResponse {
+    let parts = r.path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+    // "", "inApps", "v1", ...
+    guard parts.count >= 4, parts[0].isEmpty, parts[1] == "inApps" else { throw APIError.notFound(r.path) }
+    let version = parts[2]
+    let rest = Array(parts[3...])
+    func only(_ method: String) throws {
+      guard r.method == method else { throw APIError.methodNotAllowed(r.method, r.path) }
+    }
+    switch (version, rest.count, rest.first) {
+    case ("v1", 2, "transactions"):
+      try only("GET")
+      return try transactionInfo(rest[1], store: store)
+    case ("v1", 2, "history"), ("v2", 2, "history"):
+      try only("GET")
+      return try history(rest[1], r, store: store, version: version)
+    case ("v1", 2, "subscriptions"):
+      try only("GET")
+      return try subscriptionStatuses(rest[1], r, store: store)
+    case ("v1", 2, "lookup"):
+      try only("GET")
+      return try orderLookup(rest[1], store: store)
+    case ("v2", 3, "refund") where rest[1] == "lookup":
+      try only("GET")
+      return try refundHistory(rest[2], r, store: store)
+    case ("v1", 2, "notifications") where rest[1] == "history":
+      try only("POST")
+      return try notificationHistory(r, store: store)
+    case ("v1", 3, "transactions") where rest[1] == "appTransactions":
+      try only("GET")
+      return try appTransaction(rest[2], store: store)
+    case ("v1", 3, "transactions") where rest[2] == "appAccountToken":
+      try only("PUT")
+      return try setAppAccountToken(rest[1], r, store: store)
+    case ("v1", 3, "transactions") where rest[1] == "consumption", ("v2", 3, "transactions") where rest[1] == "consumption":
+      try only("PUT")
+      return try consumption(rest[2], r, store: store, version: version == "v1" ? 1 : 2)
+    case ("v1", 3, "subscriptions") where rest[1] == "extend" && rest[2] == "mass":
+      try only("POST")
+      return try massExtend(r, store: store)
+    case ("v1", 3, "subscriptions") where rest[1] == "extend":
+      try only("PUT")
+      return try extend(rest[2], r, store: store)
+    case ("v1", 5, "subscriptions") where rest[1] == "extend" && rest[2] == "mass":
+      try only("GET")
+      return try massExtendStatus(productID: rest[3], requestIdentifier: rest[4], store: store)
+    case ("v1", 2, "notifications") where rest[1] == "test":
+      try only("POST")
+      return try requestTestNotification(store: store)
+    case ("v1", 3, "notifications") where rest[1] == "test":
+      try only("GET")
+      return try testNotificationStatus(rest[2], store: store)
+    default:
+      throw APIError.notFound(r.path)
+    }
+  }
+
+  // MARK: Lookups
+
+  /// A transaction id as Apple accepts it: decimal digits only.
+  static func transactionID(_ text: String, invalid: APIError = .invalidTransactionID) throws -> TransactionID {
+    guard !text.isEmpty, text.utf8.count <= 20, text.utf8.allSatisfy({ (48...57).contains($0) }), let id = TransactionID(text) else {
+      throw invalid
+    }
+    return id
+  }
+
+  /// The customer holding a transaction (own or family copy) and the transaction.
+  static func find(_ id: TransactionID, in store: Store) -> (customer: String, transaction: Transaction)? {
+    for c in store.state.customers {
+      if let t = c.transaction(id) { return (c.name, t) }
+    }
+    // Apple accepts an appTransactionId wherever "any transaction id" is asked for.
+    let text = String(id)
+    if let c = store.state.customers.first(where: { $0.appTransactionID == text }), let t = c.transactions.first {
+      return (c.name, t)
+    }
+    return nil
+  }
+
+  static func transactionInfo(_ text: String, store: Store) throws -> APIResponse {
+    let id = try transactionID(text)
+    guard let (customer, t) = find(id, in: store) else { throw APIError.transactionIDNotFound }
+    return .json(.object(["signedTransactionInfo": .string(store.signed(t, customer: customer))]))
+  }
+
+  // MARK: History
+
+  static let productTypes: [String: ProductType] = [
+    "AUTO_RENEWABLE": .autoRenewable, "NON_RENEWABLE": .nonRenewable, "CONSUMABLE": .consumable, "NON_CONSUMABLE": .nonConsumable,
+  ]
+
+  /// Get Transaction History (v1 and v2): the customer's transactions, filtered and sorted by
+  /// purchase date, 20 a page; `revision` is the position after the last one returned.
+  static func history(_ text: String, _ r: APIRequest, store: Store, version: String) throws -> APIResponse {
+    let id = try transactionID(text)
+    guard let (customer, _) = find(id, in: store) else { throw APIError.transactionIDNotFound }
+    let startDate = try r.value("startDate").map { try date($0, invalid: .invalidStartDate) }
+    let endDate = try r.value("endDate").map { try date($0, invalid: .invalidEndDate) }
+    if let s = startDate, let e = endDate, s > e { throw APIError.startDateAfterEndDate }
+    let products = Set(r.values("productId"))
+    for p in products where p.isEmpty { throw APIError.invalidProductID }
+    let types = try Set(r.values("productType").map { v in
+      guard let t = productTypes[v] else { throw APIError.invalidProductType }
+      return t
+    })
+    let groups = Set(r.values("subscriptionGroupIdentifier"))
+    for g in groups where g.isEmpty { throw APIError.invalidSubscriptionGroupIdentifier }
+    let ownership = try r.value("inAppOwnershipType").map { v in
+      guard let o = OwnershipType(rawValue: v) else { throw APIError.invalidInAppOwnershipType }
+      return o
+    }
+    let revoked = try r.value("revoked").map { v in
+      switch v.lowercased() {
+      case "true": return true
+      case "false": return false
+      default: throw APIError.invalidRevoked
+      }
+    }
+    let descending: Bool
+    switch r.value("sort") ?? "ASCENDING" {
+    case "ASCENDING": descending = false
+    case "DESCENDING": descending = true
+    default: throw APIError.invalidSort
+    }
+    var list = store.allTransactions(customer: customer).filter { t in
+      if let s = startDate, t.purchaseDate < s { return false }
+      if let e = endDate, t.purchaseDate >= e { return false }
+      if !products.isEmpty && !products.contains(t.productID) { return false }
+      if !types.isEmpty && !types.contains(t.productType) { return false }
+      if !groups.isEmpty && !groups.contains(t.subscriptionGroupID ?? "") { return false }
+      if let ownership, t.ownershipType != ownership { return false }
+      if let revoked, t.isRevoked != revoked { return false }
+      return true
+    }
+    list.sort { ($0.purchaseDate, $0.id) < ($1.purchaseDate, $1.id) }
+    if descending { list.reverse() }
+    let offset = try revision(r.value("revision"))
+    let page = offset < list.count ? Array(list[offset..<min(offset + pageSize, list.count)]) : []
+    let next = min(offset + page.count, max(list.count, offset))
+    return .json(.object([
+      "revision": .string(revisionToken(next)),
+      "bundleId": .string(store.state.bundleID),
+      "environment": .string(store.state.environment.rawValue),
+      "hasMore": .bool(next < list.count),
+      "signedTransactions": .array(page.map { .string(store.signed($0, customer: customer)) }),
+    ]))
+  }
+
+  static func date(_ text: String, invalid: APIError) throws -> Date {
+    guard let ms = Int64(text), ms >= 0 else { throw invalid }
+    return Date(timeIntervalSince1970: Double(ms) / 1000)
+  }
+
+  /// Revision tokens: `storesim-N`, the number of transactions already returned.
+  static func revisionToken(_ offset: Int) -> String { "storesim-\(offset)" }
+
+  static func revision(_ token: String?) throws -> Int {
+    guard let token else { return 0 }
+    guard token.hasPrefix("storesim-"), let n = Int(token.dropFirst(9)), n >= 0 else { throw APIError.invalidRequestRevision }
+    return n
+  }
+
+  // MARK: Subscription statuses
+
+  /// Get All Subscription Statuses: every group of the transaction's customer, with `status`
+  /// filters (1–5).
+  static func subscriptionStatuses(_ text: String, _ r: APIRequest, store: Store) throws -> APIResponse {
+    let id = try transactionID(text)
+    guard let (customer, _) = find(id, in: store) else { throw APIError.transactionIDNotFound }
+    let wanted = try Set(r.values("status").map { v in
+      guard let n = Int(v), (1...5).contains(n) else { throw APIError.invalidStatus }
+      return n
+    })
+    var data: [JSONOutput] = []
+    for g in store.configuration.subscriptionGroups.map(\.id) {
+      let list = store.statuses(forGroup: g, customer: customer).filter { wanted.isEmpty || wanted.contains($0.state.serverStatus) }
+      guard !list.isEmpty else { continue }
+      data.append(.object([
+        "subscriptionGroupIdentifier": .string(g),
+        "lastTransactions": .array(list.map { s in
+          .object([
+            "status": .int(Int64(s.state.serverStatus)),
+            "originalTransactionId": .string(String(s.transaction.originalID)),
+            "signedTransactionInfo": .string(store.signed(s.transaction, customer: customer)),
+            "signedRenewalInfo": .string(store.signed(s.renewalInfo, customer: customer)),
+          ])
+        }),
+      ]))
+    }
+    return .json(.object([
+      "bundleId": .string(store.state.bundleID),
+      "environment": .string(store.state.environment.rawValue),
+      "data": .array(data),
+    ]))
+  }
+
+  // MARK: Orders and refunds
+
+  /// Look Up Order ID: `status` 0 with the order's transactions, or 1 when no order has the id.
+  static func orderLookup(_ orderID: String, store: Store) throws -> APIResponse {
+    guard let id = OrderID.transactionID(orderID), let (customer, t) = find(id, in: store), OrderID.hasOrder(t) else {
+      return .json(.object(["status": .int(1), "signedTransactions": .array([])]))
+    }
+    return .json(.object(["status": .int(0), "signedTransactions": .array([.string(store.signed(t, customer: customer))])]))
+  }
+
+  /// Get Refund History (v2): the customer's refunded transactions, 20 a page.
+  static func refundHistory(_ text: String, _ r: APIRequest, store: Store) throws -> APIResponse {
+    let id = try transactionID(text)
+    guard let (customer, _) = find(id, in: store) else { throw APIError.transactionIDNotFound }
+    let list = store.allTransactions(customer: customer)
+      .filter { $0.isRevoked && !$0.isFamilyRevocation }
+      .sorted { ($0.revocationDate!, $0.id) < ($1.revocationDate!, $1.id) }
+    let offset = try revision(r.value("revision"))
+    let page = offset < list.count ? Array(list[offset..<min(offset + pageSize, list.count)]) : []
+    let next = min(offset + page.count, max(list.count, offset))
+    return .json(.object([
+      "signedTransactions": .array(page.map { .string(store.signed($0, customer: customer)) }),
+      "revision": .string(revisionToken(next)),
+      "hasMore": .bool(next < list.count),
+    ]))
+  }
+
+  /// Get App Transaction Info: the app transaction of the customer holding the transaction.
+  /// storesim models the app download only by its id, bundle id, environment and the session's
+  /// start (as the original purchase date); versions are "1" and the platform iOS.
+  static func appTransaction(_ text: String, store: Store) throws -> APIResponse {
+    let id = try transactionID(text)
+    guard let (customer, _) = find(id, in: store), let c = store.customer(customer) else {
+      throw APIError(status: 404, code: 4_040_019, message: "No app transaction exists for the customer.")
+    }
+    let payload = JSONOutput.object([
+      "receiptType": .string(store.state.environment.rawValue),
+      "bundleId": .string(store.state.bundleID),
+      "appTransactionId": .string(c.appTransactionID),
+      "applicationVersion": .string("1"),
+      "originalApplicationVersion": .string("1"),
+      "originalPurchaseDate": .int(Int64((store.state.startDate.timeIntervalSince1970 * 1000).rounded())),
+      "receiptCreationDate": .int(Int64((store.now.timeIntervalSince1970 * 1000).rounded())),
+      "originalPlatform": .string("iOS"),
+    ])
+    return .json(.object(["signedAppTransactionInfo": .string(JWS.sign(payload, bundleID: store.state.bundleID))]))
+  }
+
+  // MARK: Writing endpoints
+
+  /// A request body that must be a JSON object.
+  struct Body {
+    let node: JSONNode
+
+    init(_ bytes: [UInt8]) throws {
+      guard let node = try? JSONParser.parse(bytes), case .object = node.value else { throw APIError.generalBadRequest }
+      self.node = node
+    }
+
+    func has(_ key: String) -> Bool {
+      if let v = node[key], v.value != .null { return true }
+      return false
+    }
+
+    /// An integer member in `range`; nil when absent; `invalid` when of another type or range.
+    func int(_ key: String, _ range: ClosedRange<Int>, _ invalid: APIError, required: Bool = false) throws -> Int? {
+      guard let v = node[key], v.value != .null else {
+        if required { throw invalid }
+        return nil
+      }
+      guard case .number(let text) = v.value, let n = Int(text), range.contains(n) else { throw invalid }
+      return n
+    }
+
+    func bool(_ key: String, _ invalid: APIError, required: Bool = false) throws -> Bool? {
+      guard let v = node[key], v.value != .null else {
+        if required { throw invalid }
+        return nil
+      }
+      guard case .bool(let b) = v.value else { throw invalid }
+      return b
+    }
+
+    func string(_ key: String, _ invalid: APIError, required: Bool = false) throws -> String? {
+      guard let v = node[key], v.value != .null else {
+        if required { throw invalid }
+        return nil
+      }
+      guard case .string(let s) = v.value else { throw invalid }
+      return s
+    }
+
+    /// The member as JSON text (for the consumption record).
+    func text(_ key: String) -> String? {
+      guard let v = node[key] else { return nil }
+      switch v.value {
+      case .null: return nil
+      case .bool(let b): return b ? "true" : "false"
+      case .number(let n): return n
+      case .string(let s): return JSONOutput.string(s).rendered(pretty: false)
+      default: return nil
+      }
+    }
+  }
+
+  static func empty(_ status: Int, _ store: Store) -> APIResponse {
+    APIResponse(status: status, body: "", changed: store)
+  }
+
+  /// Set App Account Token: on a purchase's original transaction id.
+  static func setAppAccountToken(_ text: String, _ r: APIRequest, store: Store) throws -> APIResponse {
+    let id = try transactionID(text, invalid: .invalidOriginalTransactionID)
+    let body = try Body(r.body)
+    let invalidToken = APIError(status: 400, code: 4_000_183, message: "Invalid app account token: not a UUID.")
+    guard let tokenText = try body.string("appAccountToken", invalidToken, required: true) else { throw invalidToken }
+    let token: UUID?
+    if tokenText.isEmpty {
+      token = nil
+    } else {
+      guard let uuid = UUID(uuidString: tokenText) else { throw invalidToken }
+      token = uuid
+    }
+    guard let (_, t) = find(id, in: store) else { throw APIError.transactionIDNotFound }
+    if t.ownershipType == .familyShared {
+      throw APIError(status: 400, code: 4_000_185, message: "Family-shared transactions are not supported.")
+    }
+    guard t.originalID == t.id else {
+      throw APIError(status: 400, code: 4_000_187, message: "The transaction id is not an original transaction id.")
+    }
+    var changed = store
+    _ = changed.setAppAccountToken(token, originalTransactionID: id)
+    return empty(200, changed)
+  }
+
+  static let deliveryStatusesV2: Set<String> = ["DELIVERED", "UNDELIVERED_QUALITY_ISSUE", "UNDELIVERED_WRONG_ITEM", "UNDELIVERED_SERVER_OUTAGE", "UNDELIVERED_OTHER"]
+  static let refundPreferencesV2: Set<String> = ["DECLINE", "GRANT_FULL", "GRANT_PRORATED"]
+
+  /// Send Consumption Information (v1 and v2 bodies), validated field by field with Apple's
+  /// codes; recorded, answering the transaction's pending refund request when there is one.
+  static func consumption(_ text: String, _ r: APIRequest, store: Store, version: Int) throws -> APIResponse {
+    let id = try transactionID(text)
+    guard let (customer, _) = find(id, in: store) else { throw APIError.transactionIDNotFound }
+    let body = try Body(r.body)
+    let consented = APIError(status: 400, code: 4_000_035, message: "Invalid customer consented: it must be true.")
+    guard try body.bool("customerConsented", consented, required: true) == true else { throw consented }
+    let sample = APIError(status: 400, code: 4_000_041, message: "Invalid sample content provided.")
+    let delivery = APIError(status: 400, code: 4_000_036, message: "Invalid delivery status.")
+    var keys: [String]
+    if version == 1 {
+      _ = try body.int("consumptionStatus", 0...3, APIError(status: 400, code: 4_000_034, message: "Invalid consumption status."), required: true)
+      _ = try body.int("platform", 0...2, APIError(status: 400, code: 4_000_039, message: "Invalid platform."), required: true)
+      _ = try body.bool("sampleContentProvided", sample, required: true)
+      _ = try body.int("deliveryStatus", 0...5, delivery, required: true)
+      let tokenError = APIError(status: 400, code: 4_000_033, message: "Invalid app account token.")
+      if let token = try body.string("appAccountToken", tokenError, required: true), !token.isEmpty, UUID(uuidString: token) == nil { throw tokenError }
+      _ = try body.int("accountTenure", 0...7, APIError(status: 400, code: 4_000_032, message: "Invalid account tenure."), required: true)
+      _ = try body.int("playTime", 0...7, APIError(status: 400, code: 4_000_040, message: "Invalid play time."), required: true)
+      _ = try body.int("lifetimeDollarsRefunded", 0...7, APIError(status: 400, code: 4_000_038, message: "Invalid lifetime dollars refunded."), required: true)
+      _ = try body.int("lifetimeDollarsPurchased", 0...7, APIError(status: 400, code: 4_000_037, message: "Invalid lifetime dollars purchased."), required: true)
+      _ = try body.int("userStatus", 0...4, APIError(status: 400, code: 4_000_042, message: "Invalid user status."), required: true)
+      _ = try body.int("refundPreference", 0...3, APIError(status: 400, code: 4_000_000, message: "Invalid refund preference."))
+      keys = [
+        "customerConsented", "consumptionStatus", "platform", "sampleContentProvided", "deliveryStatus", "appAccountToken", "accountTenure",
+        "playTime", "lifetimeDollarsRefunded", "lifetimeDollarsPurchased", "userStatus", "refundPreference",
+      ]
+    } else {
+      _ = try body.bool("sampleContentProvided", sample, required: true)
+      guard let status = try body.string("deliveryStatus", delivery, required: true), deliveryStatusesV2.contains(status) else { throw delivery }
+      _ = try body.int("consumptionPercentage", 0...100_000, APIError(status: 400, code: 4_000_000, message: "Invalid consumption percentage: 0 to 100000 milliunits."))
+      let preference = APIError(status: 400, code: 4_000_000, message: "Invalid refund preference.")
+      if let p = try body.string("refundPreference", preference), !refundPreferencesV2.contains(p) { throw preference }
+      keys = ["customerConsented", "sampleContentProvided", "deliveryStatus", "consumptionPercentage", "refundPreference"]
+    }
+    var fields: [String: String] = [:]
+    for k in keys { if let v = body.text(k) { fields[k] = v } }
+    var changed = store
+    changed.recordConsumption(transactionID: id, customer: customer, version: version, fields: fields)
+    return empty(202, changed)
+  }
+
+  static func extensionParameters(_ body: Body) throws -> (days: Int, reason: Int, request: String) {
+    let days = try body.int("extendByDays", 1...90, .invalidExtendByDays, required: true)!
+    let reason = try body.int("extendReasonCode", 0...3, .invalidExtendReasonCode, required: true)!
+    guard let request = try body.string("requestIdentifier", .invalidRequestIdentifier, required: true), !request.isEmpty, request.count <= 128 else {
+      throw APIError.invalidRequestIdentifier
+    }
+    return (days, reason, request)
+  }
+
+  /// Extend a Subscription Renewal Date (RENEWAL_EXTENDED): 1–90 days, reason 0–3, at most two
+  /// per subscription in 365 days, active subscriptions only, never a family member's copy.
+  static func extend(_ text: String, _ r: APIRequest, store: Store) throws -> APIResponse {
+    let id = try transactionID(text, invalid: .invalidOriginalTransactionID)
+    let body = try Body(r.body)
+    let (days, reason, request) = try extensionParameters(body)
+    var changed = store
+    let record: RenewalExtension
+    do {
+      record = try changed.extendRenewalDate(originalTransactionID: id, days: days, reason: reason, requestIdentifier: request)
+    } catch {
+      switch error {
+      case .notFound: throw APIError.originalTransactionIDNotFound
+      case .ineligible: throw APIError(status: 403, code: 4_030_004, message: "Subscription extension ineligible: the subscription is not active.")
+      case .maximumReached: throw APIError(status: 403, code: 4_030_005, message: "Subscription extended the maximum number of times (2 in 365 days).")
+      case .familyShared: throw APIError(status: 403, code: 4_030_007, message: "Family-shared subscriptions are ineligible for extension; extend the purchaser's.")
+      }
+    }
+    let webOrder = changed.customer(record.customer)?.transaction(record.transactionID)?.webOrderLineItemID
+    var response = APIResponse.json(.object([
+      "originalTransactionId": .string(String(record.originalTransactionID)),
+      "webOrderLineItemId": webOrder.map { .string(String($0)) },
+      "success": .bool(true),
+      "effectiveDate": .int(Int64((record.effectiveDate.timeIntervalSince1970 * 1000).rounded())),
+    ]))
+    response.changed = changed
+    return response
+  }
+
+  /// Extend Subscription Renewal Dates for All Active Subscribers (completed at once).
+  static func massExtend(_ r: APIRequest, store: Store) throws -> APIResponse {
+    let body = try Body(r.body)
+    let (days, reason, request) = try extensionParameters(body)
+    guard let product = try body.string("productId", .invalidProductID, required: true), let p = store.configuration.product(product), p.type == .autoRenewable else {
+      throw APIError.invalidProductID
+    }
+    var storefronts: [String]?
+    if let node = body.node["storefrontCountryCodes"], node.value != .null {
+      guard case .array(let items) = node.value else { throw APIError(status: 400, code: 4_000_028, message: "Invalid storefront country code.") }
+      if items.isEmpty { throw APIError(status: 400, code: 4_000_027, message: "Invalid empty storefront country code list.") }
+      storefronts = try items.map { item in
+        guard case .string(let code) = item.value, code.count == 3, code.allSatisfy({ $0.isASCII && $0.isUppercase }) else {
+          throw APIError(status: 400, code: 4_000_028, message: "Invalid storefront country code.")
+        }
+        return code
+      }
+    }
+    var changed = store
+    changed.massExtendRenewalDate(productID: product, days: days, reason: reason, requestIdentifier: request, storefronts: storefronts)
+    var response = APIResponse.json(.object(["requestIdentifier": .string(request)]))
+    response.changed = changed
+    return response
+  }
+
+  /// Get Status of Subscription Renewal Date Extensions.
+  static func massExtendStatus(productID: String, requestIdentifier: String, store: Store) throws -> APIResponse {
+    guard let m = store.serverRecords.massExtensions.first(where: { $0.requestIdentifier == requestIdentifier && $0.productID == productID }) else {
+      throw APIError.statusRequestNotFound
+    }
+    return .json(.object([
+      "requestIdentifier": .string(m.requestIdentifier),
+      "complete": .bool(true),
+      "completeDate": .int(Int64((m.date.timeIntervalSince1970 * 1000).rounded())),
+      "succeededCount": .int(Int64(m.succeeded)),
+      "failedCount": .int(Int64(m.failed)),
+    ]))
+  }
+
+  /// Request a Test Notification: a TEST notification, delivered to the session's delivery URL.
+  static func requestTestNotification(store: Store) throws -> APIResponse {
+    guard store.state.deliveryURL != nil else { throw APIError.serverNotificationURLNotFound }
+    var changed = store
+    let token = changed.sendTestNotification()
+    var response = APIResponse.json(.object(["testNotificationToken": .string(token)]))
+    response.changed = changed
+    return response
+  }
+
+  /// Get Test Notification Status: the signed TEST notification and its send attempts.
+  static func testNotificationStatus(_ token: String, store: Store) throws -> APIResponse {
+    guard !token.isEmpty, token.count <= 128 else { throw APIError.invalidTestNotificationToken }
+    guard let record = store.serverRecords.testNotifications.first(where: { $0.token == token }), record.index < store.notifications.count else {
+      throw APIError.testNotificationNotFound
+    }
+    let attempts = (store.state.deliveryLog ?? []).filter { $0.index == record.index }
+    return .json(.object([
+      "signedPayload": .string(JWS.sign(store.payload(store.notifications[record.index]), bundleID: store.state.bundleID)),
+      "sendAttempts": .array(attempts.map { d in
+        .object(["attemptDate": .int(Int64((d.date.timeIntervalSince1970 * 1000).rounded())), "sendAttemptResult": .string(sendAttemptResult(d))])
+      }),
+    ]))
+  }
+
+  // MARK: Notification history
+
+  static let sendAttemptResults = [
+    "SUCCESS", "TIMED_OUT", "TLS_ISSUE", "CIRCULAR_REDIRECT", "NO_RESPONSE", "SOCKET_ISSUE", "UNSUPPORTED_CHARSET",
+    "INVALID_RESPONSE", "PREMATURE_CLOSE", "UNSUCCESSFUL_HTTP_RESPONSE_CODE", "OTHER",
+  ]
+
+  /// Get Notification History: notifications signed between `startDate` and `endDate` (virtual
+  /// dates), filtered by type and subtype, transaction, or failures only, 20 a page.
+  static func notificationHistory(_ r: APIRequest, store: Store) throws -> APIResponse {
+    let body: JSONNode
+    do {
+      body = try JSONParser.parse(r.body)
+    } catch {
+      throw APIError.generalBadRequest
+    }
+    guard case .object = body.value else { throw APIError.generalBadRequest }
+    func number(_ key: String, _ invalid: APIError) throws -> Date? {
+      guard let node = body[key] else { return nil }
+      guard case .number(let n) = node.value, let ms = Int64(n) else { throw invalid }
+      return Date(timeIntervalSince1970: Double(ms) / 1000)
+    }
+    func string(_ key: String, _ invalid: APIError) throws -> String? {
+      guard let node = body[key] else { return nil }
+      if case .null = node.value { return nil }
+      guard case .string(let s) = node.value else { throw invalid }
+      return s
+    }
+    guard let start = try number("startDate", .invalidStartDate) else { throw APIError.invalidStartDate }
+    guard let end = try number("endDate", .invalidEndDate) else { throw APIError.invalidEndDate }
+    if start > end { throw APIError.startDateAfterEndDate }
+    let type = try string("notificationType", .invalidNotificationType)
+    let subtype = try string("notificationSubtype", .invalidNotificationType)
+    let transaction = try string("transactionId", .invalidTransactionID).map { try transactionID($0) }
+    var onlyFailures = false
+    if let node = body["onlyFailures"] {
+      switch node.value {
+      case .bool(let b): onlyFailures = b
+      case .null: break
+      default: throw APIError.generalBadRequest
+      }
+    }
+    if transaction != nil && (type != nil || subtype != nil) { throw APIError.multipleFiltersSupplied }
+    let offset: Int
+    if let token = r.value("paginationToken") {
+      guard token.hasPrefix("storesim-"), let n = Int(token.dropFirst(9)), n >= 0 else { throw APIError.invalidPaginationToken }
+      offset = n
+    } else {
+      offset = 0
+    }
+    var attempts: [Int: [NotificationDelivery]] = [:]
+    for d in store.state.deliveryLog ?? [] { attempts[d.index, default: []].append(d) }
+    let customer = transaction.flatMap { find($0, in: store)?.customer }
+    if transaction != nil && customer == nil { throw APIError.transactionIDNotFound }
+    var matches: [Int] = []
+    for (i, n) in store.notifications.enumerated() {
+      guard n.signedDate >= start, n.signedDate < end else { continue }
+      if let type, n.notificationType != type { continue }
+      if let subtype, n.subtype != subtype { continue }
+      if let customer {
+        guard n.customer == customer, let t = n.transaction, t.originalID == find(transaction!, in: store)!.transaction.originalID || t.id == transaction! else { continue }
+      }
+      if onlyFailures && !(attempts[i] ?? []).contains(where: { !$0.succeeded }) { continue }
+      matches.append(i)
+    }
+    let page = offset < matches.count ? Array(matches[offset..<min(offset + notificationPageSize, matches.count)]) : []
+    let next = offset + page.count
+    let items: [JSONOutput] = page.map { i in
+      let list = attempts[i] ?? []
+      var item: [String: JSONOutput] = [
+        "signedPayload": .string(JWS.sign(store.payload(store.notifications[i]), bundleID: store.state.bundleID)),
+        "sendAttempts": .array(list.map { d in
+          .object(["attemptDate": .int(Int64((d.date.timeIntervalSince1970 * 1000).rounded())), "sendAttemptResult": .string(sendAttemptResult(d))])
+        }),
+      ]
+      if let last = list.last { item["sendAttemptResult"] = .string(sendAttemptResult(last)) }
+      return .object(item)
+    }
+    return .json(.object([
+      "notificationHistory": .array(items),
+      "hasMore": .bool(next < matches.count),
+      "paginationToken": next < matches.count ? .string("storesim-\(next)") : nil,
+    ]))
+  }
+
+  /// Apple's `SendAttemptResult` for a recorded delivery.
+  static func sendAttemptResult(_ d: NotificationDelivery) -> String {
+    if d.succeeded { return "SUCCESS" }
+    if d.httpStatus != nil { return "UNSUCCESSFUL_HTTP_RESPONSE_CODE" }
+    let reason = (d.error ?? "").lowercased()
+    if reason.contains("timed out") { return "TIMED_OUT" }
+    if reason.contains("redirect") { return "CIRCULAR_REDIRECT" }
+    if reason.contains("tls") || reason.contains("certificate") || reason.contains("ssl") { return "TLS_ISSUE" }
+    if reason.contains("closed") { return "PREMATURE_CLOSE" }
+    if reason.contains("refused") || reason.contains("unreachable") || reason.contains("resolve") { return "SOCKET_ISSUE" }
+    if reason.contains("no response") { return "NO_RESPONSE" }
+    return "OTHER"
+  }
+}
+
+/// Order ids: every purchase (not a renewal) has one, derived from its transaction id, in the
+/// shape of Apple's (`M` and base-36 capitals: `MQ8YV0J3K1`).
+enum OrderID {
+  static let digits = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+  static func hasOrder(_ t: Transaction) -> Bool {
+    t.reason == .purchase && t.ownershipType == .purchased
+  }
+
+  static func of(_ t: Transaction) -> String? {
+    guard hasOrder(t) else { return nil }
+    return string(t.id)
+  }
+
+  static func string(_ id: TransactionID) -> String {
+    var n = id
+    var out: [Character] = []
+    repeat {
+      out.append(digits[Int(n % 36)])
+      n /= 36
+    } while n > 0
+    return "M" + String(out.reversed())
+  }
+
+  static func transactionID(_ order: String) -> TransactionID? {
+    guard order.hasPrefix("M"), order.count > 1, order.count <= 14 else { return nil }
+    var n: TransactionID = 0
+    for ch in order.dropFirst() {
+      guard let d = digits.firstIndex(of: ch) else { return nil }
+      let (m, o1) = n.multipliedReportingOverflow(by: 36)
+      let (s, o2) = m.addingReportingOverflow(TransactionID(d))
+      if o1 || o2 { return nil }
+      n = s
+    }
+    return n
+  }
+}
+
+/// The bearer token check: shape and claims as Apple requires. The ES256 signature cannot be
+/// checked without the team's public key, which the App Store holds and storesim does not.
+enum Authentication {
+  /// nil when the header carries an acceptable token, else the reason it does not.
+  static func check(_ header: String?, bundleID: String, now: Date) -> String? {
+    guard let header, !header.isEmpty else { return "missing Authorization header" }
+    guard header.utf8.count > 7, header.utf8.prefix(7).map({ (65...90).contains($0) ? $0 + 32 : $0 }) == Array("bearer ".utf8) else {
+      return "the Authorization header is not a Bearer token"
+    }
+    let token = header.dropFirst(7).drop { $0 == " " }
+    let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+    guard parts.count == 3, !parts[2].isEmpty else { return "the token is not a compact JWS" }
+    guard let headerBytes = base64URL(parts[0]), let h = try? JSONParser.parse(headerBytes) else { return "the token header is not base64url JSON" }
+    guard let payloadBytes = base64URL(parts[1]), let p = try? JSONParser.parse(payloadBytes) else { return "the token payload is not base64url JSON" }
+    guard case .string("ES256") = h["alg"]?.value else { return "the token's alg is not ES256" }
+    guard case .string(let kid) = h["kid"]?.value, !kid.isEmpty else { return "the token header has no kid" }
+    if let typ = h["typ"], typ.value != .string("JWT") { return "the token's typ is not JWT" }
+    guard case .string(let iss) = p["iss"]?.value, !iss.isEmpty else { return "the token has no iss" }
+    guard case .string("appstoreconnect-v1") = p["aud"]?.value else { return "the token's aud is not appstoreconnect-v1" }
+    guard case .string(let bid) = p["bid"]?.value else { return "the token has no bid" }
+    guard bid == bundleID else { return "the token's bid \(bid) is not the session's bundle id \(bundleID)" }
+    guard let exp = seconds(p["exp"]) else { return "the token has no exp" }
+    let nowSeconds = now.timeIntervalSince1970
+    guard exp > nowSeconds else { return "the token expired" }
+    if let iat = seconds(p["iat"]) {
+      guard exp - iat <= 3600 else { return "the token's exp is more than an hour after its iat" }
+      guard iat <= nowSeconds + 60 else { return "the token's iat is in the future" }
+    } else {
+      guard exp - nowSeconds <= 3600 else { return "the token's exp is more than an hour away" }
+    }
+    return nil
+  }
+
+  /// The `exp` claim of a bearer token (already checked by `check`).
+  static func expiry(_ header: String) -> Double? {
+    let parts = header.dropFirst(7).drop { $0 == " " }.split(separator: ".", omittingEmptySubsequences: false)
+    guard parts.count == 3, let bytes = base64URL(parts[1]), let p = try? JSONParser.parse(bytes) else { return nil }
+    return seconds(p["exp"])
+  }
+
+  static func seconds(_ node: JSONNode?) -> Double? {
+    guard let node, case .number(let n) = node.value else { return nil }
+    return Double(n)
+  }
+
+  static func base64URL(_ s: Substring) -> [UInt8]? {
+    JWS.decodeBase64URL(s)
+  }
+}
