@@ -298,7 +298,7 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
 S init evil.storekit --force >/dev/null 2>&1
 S products > out.txt 2>&1; S buy "$(printf 'x\033[2J')" >> out.txt 2>&1 || true
-if grep -q "$(printf '\033')" out.txt; then fail "raw escape sequences reached the terminal"; fi
+if grep -q "$(printf '\033')" out.txt; then fail "raw escape sequences reached the terminal: $(cat -v out.txt | grep -F '^[' | head -3)"; fi
 grep -q '^purchased  forged' out.txt && fail "a newline in an id forged a line"
 echo "row: control characters in ids are shown escaped"
 
@@ -308,7 +308,8 @@ cp .storesim/session.json before.json
 set +e; (ulimit -f 1; "$BIN" buy nonconsumable.car --json > out.json 2>err.txt); c=$?; set -e
 [ "$c" -eq 74 ] || fail "a failed save exited $c"
 grep -q "File too large" err.txt || fail "a failed save without its cause: $(cat err.txt)"
-[ ! -s out.json ] || fail "buy --json claimed a purchase it did not save: $(cat out.json)"
+grep -q '"purchased"' out.json && fail "buy --json claimed a purchase it did not save: $(cat out.json)"
+grep -q '"exitCode" *: *74' out.json || fail "buy --json did not print its error object: $(cat out.json)"
 cmp -s before.json .storesim/session.json || fail "a failed save changed the session"
 ls .storesim | grep -q tmp- && fail "a failed save left a temporary file"
 echo "row: a failed save exits 74 with the system's reason, prints no outcome, leaves no file"

@@ -60,12 +60,13 @@ struct IsolationTests {
         }
         return []
       }
-      // A detached task with nothing bound has no session: StoreKit calls see an empty store.
-      let unbound = await Task.detached { await collect(Transaction.currentEntitlements).count }.value
       try await session.buyProduct(identifier: "nonconsumable.car")
       #expect(await listener.value == ["nonconsumable.car"])
-      #expect(unbound == 0)
+      // A detached task created inside the session reaches it (StoreSimKit's Task.detached).
+      #expect(await Task.detached { await collect(Transaction.currentEntitlements).count }.value == 1)
     }
+    // One created outside every session has none: StoreKit calls see an empty store.
+    #expect(await Task.detached { await collect(Transaction.currentEntitlements).count }.value == 0)
   }
 
   @Test func productsAndTransactionsCarryTheirSession() async throws {

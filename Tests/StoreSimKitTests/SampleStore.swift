@@ -81,12 +81,10 @@ final class SampleStore {
   ]
 
   func listenForTransactions() -> Task<Void, Error> {
-    // Read here rather than inside the detached task: the sequence is bound to the session in
-    // reach now (see the README); iterating it in a detached task is fine.
-    let updates = Transaction.updates
+    // As Apple's sample writes it: `Transaction.updates` read inside the detached task.
     return Task.detached {
       // Transactions that don't come from a direct call to `purchase()`.
-      for await result in updates {
+      for await result in Transaction.updates {
         do {
           let transaction = try self.checkVerified(result)
           await self.handle(transaction)
