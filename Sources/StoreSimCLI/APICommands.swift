@@ -9,7 +9,9 @@ let apiCommand = CommandSpec(
   arguments: "<method> <path>",
   options: [
     OptionSpec(name: "body", value: "<file>", help: "the request body (JSON; '-' reads standard input)"),
-    OptionSpec(name: "authorization", value: "<value>", help: "check this Authorization header as 'serve' does (default: trusted, no check)"),
+    OptionSpec(
+      name: "authorization", value: "<value>",
+      help: "check this Authorization header as 'serve' does (default: trusted, no check)"),
   ],
   discussion: """
     Prints the status line and the JSON body that 'storesim serve' answers for the same request
@@ -57,22 +59,33 @@ let apiCommand = CommandSpec(
 
 let extensionOptions = [
   OptionSpec(name: "days", value: "<n>", help: "days to add, 1 to 90 (Apple's limit)"),
-  OptionSpec(name: "reason", value: "<code>", help: "extendReasonCode: 0 undeclared (default), 1 customer satisfaction, 2 other, 3 service issue"),
-  OptionSpec(name: "request-id", value: "<id>", help: "the request identifier (default: a new one); reusing one does not extend twice"),
+  OptionSpec(
+    name: "reason", value: "<code>",
+    help: "extendReasonCode: 0 undeclared (default), 1 customer satisfaction, 2 other, 3 service issue"),
+  OptionSpec(
+    name: "request-id", value: "<id>",
+    help: "the request identifier (default: a new one); reusing one does not extend twice"),
 ]
 
 /// `--days`, `--reason`, `--request-id` as Apple validates them.
 func extensionArguments(_ inv: Invocation, _ store: Store) throws -> (days: Int, reason: Int, request: String) {
-  guard let text = inv.arguments.value("days") else { throw CLIError.usage("missing --days", command: inv.arguments.command) }
+  guard let text = inv.arguments.value("days") else {
+    throw CLIError.usage("missing --days", command: inv.arguments.command)
+  }
   guard let days = Int(text), (1...90).contains(days) else {
     throw CLIError.usage("--days must be 1 to 90 (Apple's limit), not '\(text)'", command: inv.arguments.command)
   }
   let reasonText = inv.arguments.value("reason") ?? "0"
   guard let reason = Int(reasonText), (0...3).contains(reason) else {
-    throw CLIError.usage("--reason must be 0, 1, 2 or 3 (extendReasonCode), not '\(reasonText)'", command: inv.arguments.command)
+    throw CLIError.usage(
+      "--reason must be 0, 1, 2 or 3 (extendReasonCode), not '\(reasonText)'", command: inv.arguments.command)
   }
-  let request = inv.arguments.value("request-id") ?? "storesim-\(store.serverRecords.extensions.count + store.serverRecords.massExtensions.count + 1)"
-  guard !request.isEmpty, request.count <= 128 else { throw CLIError.usage("--request-id must be 1 to 128 characters", command: inv.arguments.command) }
+  let request =
+    inv.arguments.value("request-id")
+    ?? "storesim-\(store.serverRecords.extensions.count + store.serverRecords.massExtensions.count + 1)"
+  guard !request.isEmpty, request.count <= 128 else {
+    throw CLIError.usage("--request-id must be 1 to 128 characters", command: inv.arguments.command)
+  }
   return (days, reason, request)
 }
 
@@ -98,28 +111,39 @@ let extendCommand = CommandSpec(
       if id == nil {
         _ = try store.checkedProduct(target)
         let customer = SessionContext.customer(inv)
-        guard let s = store.configuration.product(target)?.subscription.flatMap({ store.statuses(forGroup: $0.groupID, customer: customer).first(where: { !$0.isFamilyShared }) }),
+        guard
+          let s = store.configuration.product(target)?.subscription.flatMap({
+            store.statuses(forGroup: $0.groupID, customer: customer).first(where: { !$0.isFamilyShared })
+          }),
           s.transaction.productID == target
         else { throw CLIError.failed("\(customer) has no subscription to \(target)") }
         id = s.transaction.originalID
       }
       do {
-        let record = try store.extendRenewalDate(originalTransactionID: id!, days: days, reason: reason, requestIdentifier: request)
+        let record = try store.extendRenewalDate(
+          originalTransactionID: id!, days: days, reason: reason, requestIdentifier: request)
         if inv.json {
-          inv.printJSON(.object([
-            "originalTransactionId": .string(String(record.originalTransactionID)), "success": .bool(true),
-            "effectiveDate": .int(Int64((record.effectiveDate.timeIntervalSince1970 * 1000).rounded())), "requestIdentifier": .string(record.requestIdentifier),
-          ]))
+          inv.printJSON(
+            .object([
+              "originalTransactionId": .string(String(record.originalTransactionID)), "success": .bool(true),
+              "effectiveDate": .int(Int64((record.effectiveDate.timeIntervalSince1970 * 1000).rounded())),
+              "requestIdentifier": .string(record.requestIdentifier),
+            ]))
         } else {
-          inv.out("extended \(record.originalTransactionID) by \(record.days) days: renews \(ISO8601.string(record.effectiveDate))  (request \(record.requestIdentifier))")
+          inv.out(
+            "extended \(record.originalTransactionID) by \(record.days) days: renews \(ISO8601.string(record.effectiveDate))  (request \(record.requestIdentifier))"
+          )
         }
         return .success
       } catch let refusal as ExtensionRefusal {
         switch refusal {
         case .notFound: throw CLIError.notFound("no subscription has original transaction id \(target)")
-        case .ineligible: throw CLIError.failed("subscription \(target) is not active; only active subscriptions can be extended")
-        case .maximumReached: throw CLIError.failed("subscription \(target) was extended twice in the last 365 days (Apple's limit)")
-        case .familyShared: throw CLIError.failed("\(target) is a family member's shared copy; extend the purchaser's subscription")
+        case .ineligible:
+          throw CLIError.failed("subscription \(target) is not active; only active subscriptions can be extended")
+        case .maximumReached:
+          throw CLIError.failed("subscription \(target) was extended twice in the last 365 days (Apple's limit)")
+        case .familyShared:
+          throw CLIError.failed("\(target) is a family member's shared copy; extend the purchaser's subscription")
         }
       }
     }
@@ -129,7 +153,11 @@ let extendAllCommand = CommandSpec(
   name: "extend-all", group: "Subscriptions and time",
   abstract: "Extend every active subscriber of a product (mass extension)",
   arguments: "<product-id>",
-  options: extensionOptions + [OptionSpec(name: "storefront", value: "<code>", help: "only subscribers in this storefront (ISO 3166-1 alpha-3; repeatable)", repeats: true)],
+  options: extensionOptions + [
+    OptionSpec(
+      name: "storefront", value: "<code>", help: "only subscribers in this storefront (ISO 3166-1 alpha-3; repeatable)",
+      repeats: true)
+  ],
   discussion: """
     The same as POST /inApps/v1/subscriptions/extend/mass: every active subscription to the
     product (optionally in the given storefronts) is extended as 'extend' does; those that
@@ -141,15 +169,22 @@ let extendAllCommand = CommandSpec(
     let product = try inv.positionals(1...1, "product id")[0]
     return try SessionContext.with(inv, mutating: true) { store in
       let (days, reason, request) = try extensionArguments(inv, store)
-      guard try store.checkedProduct(product).type == .autoRenewable else { throw CLIError.notFound("\(product) is not an auto-renewable subscription") }
+      guard try store.checkedProduct(product).type == .autoRenewable else {
+        throw CLIError.notFound("\(product) is not an auto-renewable subscription")
+      }
       let storefronts = inv.arguments.options["storefront"]
-      let m = store.massExtendRenewalDate(productID: product, days: days, reason: reason, requestIdentifier: request, storefronts: storefronts)
+      let m = store.massExtendRenewalDate(
+        productID: product, days: days, reason: reason, requestIdentifier: request, storefronts: storefronts)
       if inv.json {
-        inv.printJSON(.object([
-          "requestIdentifier": .string(m.requestIdentifier), "complete": .bool(true), "succeededCount": .int(Int64(m.succeeded)), "failedCount": .int(Int64(m.failed)),
-        ]))
+        inv.printJSON(
+          .object([
+            "requestIdentifier": .string(m.requestIdentifier), "complete": .bool(true),
+            "succeededCount": .int(Int64(m.succeeded)), "failedCount": .int(Int64(m.failed)),
+          ]))
       } else {
-        inv.out("extended \(m.succeeded) subscription\(m.succeeded == 1 ? "" : "s") of \(product) by \(m.days) days; \(m.failed) failed  (request \(m.requestIdentifier))")
+        inv.out(
+          "extended \(m.succeeded) subscription\(m.succeeded == 1 ? "" : "s") of \(product) by \(m.days) days; \(m.failed) failed  (request \(m.requestIdentifier))"
+        )
       }
       return .success
     }
@@ -169,20 +204,30 @@ let consumptionCommand = CommandSpec(
     return try SessionContext.with(inv, mutating: false, needsNotifications: false) { store in
       let list = store.serverRecords.consumption
       if inv.json {
-        inv.printJSON(.array(list.map { c in
-          .object([
-            "transactionId": .string(String(c.transactionID)), "customer": .string(c.customer), "version": .int(Int64(c.version)),
-            "date": .int(Int64((c.date.timeIntervalSince1970 * 1000).rounded())), "refundRequestId": c.refundRequestID.map(JSONOutput.string),
-            "fields": .object(c.fields.mapValues { JSONOutput.number($0) }),
-          ])
-        }))
+        inv.printJSON(
+          .array(
+            list.map { c in
+              .object([
+                "transactionId": .string(String(c.transactionID)), "customer": .string(c.customer),
+                "version": .int(Int64(c.version)),
+                "date": .int(Int64((c.date.timeIntervalSince1970 * 1000).rounded())),
+                "refundRequestId": c.refundRequestID.map(JSONOutput.string),
+                "fields": .object(c.fields.mapValues { JSONOutput.number($0) }),
+              ])
+            }))
       } else if list.isEmpty {
         inv.out("(none)")
       } else {
-        inv.out(Table.render([["TRANSACTION", "CUSTOMER", "SENT", "VERSION", "ANSWERS", "FIELDS"]] + list.map { c in
-          [String(c.transactionID), c.customer, ISO8601.string(c.date), "v\(c.version)", c.refundRequestID ?? "-",
-           c.fields.keys.sorted().map { "\($0)=\(c.fields[$0]!)" }.joined(separator: " ")]
-        }))
+        inv.out(
+          Table.render(
+            [["TRANSACTION", "CUSTOMER", "SENT", "VERSION", "ANSWERS", "FIELDS"]]
+              + list.map { c in
+                [
+                  String(c.transactionID), c.customer, ISO8601.string(c.date), "v\(c.version)",
+                  c.refundRequestID ?? "-",
+                  c.fields.keys.sorted().map { "\($0)=\(c.fields[$0]!)" }.joined(separator: " "),
+                ]
+              }))
       }
       return .success
     }

@@ -14,7 +14,8 @@ struct OptionSpec: Sendable {
 
 /// The global options, accepted before or after the command.
 let globalOptions: [OptionSpec] = [
-  OptionSpec(name: "session", value: "<path>", help: "session file (default .storesim/session.json, or $STORESIM_SESSION)"),
+  OptionSpec(
+    name: "session", value: "<path>", help: "session file (default .storesim/session.json, or $STORESIM_SESSION)"),
   OptionSpec(name: "customer", value: "<name>", help: "act as this customer (default 'default')"),
   OptionSpec(name: "json", value: nil, help: "print the result as JSON"),
   OptionSpec(name: "help", value: nil, help: "show help"),

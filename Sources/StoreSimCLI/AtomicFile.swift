@@ -32,7 +32,9 @@ struct SessionLocation {
     }
     self.shown = shown
     var path = environment.resolve(shown)
-    guard !path.hasSuffix("/") else { throw CLIError.refusedValue("the session path \(shown) is a folder; give a file name") }
+    guard !path.hasSuffix("/") else {
+      throw CLIError.refusedValue("the session path \(shown) is a folder; give a file name")
+    }
     // Follow symlinks of the last component (at most 32, like the kernel's own limit of 40).
     for _ in 0..<32 {
       var info = stat()
@@ -105,7 +107,9 @@ enum AtomicFile {
       let mode = String(info.st_mode & 0o7777, radix: 8)
       throw CLIError(
         code: .permissionDenied,
-        message: "session file \(location.shown) is read-only (mode \(mode)); it was left untouched — make it writable (chmod u+w) to change it")
+        message:
+          "session file \(location.shown) is read-only (mode \(mode)); it was left untouched — make it writable (chmod u+w) to change it"
+      )
     }
     if access(location.file, W_OK) != 0 && (errno == EACCES || errno == EPERM || errno == EROFS) {
       throw SystemError.error("cannot change session file \(location.shown)", errno: errno)
@@ -171,7 +175,8 @@ enum AtomicFile {
   static func removeStaleTemporaries(of path: String) {
     let folder = (path as NSString).deletingLastPathComponent
     let prefix = (path as NSString).lastPathComponent + temporaryMarker
-    for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder)) ?? [] where name.hasPrefix(prefix) {
+    for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder)) ?? []
+    where name.hasPrefix(prefix) {
       if let pid = Int32(name.dropFirst(prefix.count)), pid != getpid(), kill(pid, 0) == 0 { continue }
       unlink((folder as NSString).appendingPathComponent(name))
     }

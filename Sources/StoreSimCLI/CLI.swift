@@ -97,7 +97,9 @@ public enum CLI {
     ]).rendered(pretty: true) + "\n"
   }
 
-  static func dispatch(_ parsed: ParsedArguments, environment: CLIEnvironment, table: CommandTable, memory: MemorySession? = nil) throws -> ExitCode {
+  static func dispatch(
+    _ parsed: ParsedArguments, environment: CLIEnvironment, table: CommandTable, memory: MemorySession? = nil
+  ) throws -> ExitCode {
     guard let name = parsed.command else {
       if parsed.flags.contains("version") {
         environment.writeOut("storesim \(storesimVersion)\n")
@@ -165,5 +167,10 @@ public enum CLI {
 
 extension CommandTable {
   /// Every command storesim has.
-  static let standard = CommandTable(commands: [initCommand, validateCommand, productsCommand, settingsCommand, resetCommand, familyCommand] + purchaseCommands + subscriptionCommands + [nowCommand] + inspectCommands + [timelineCommand, runCommand, shellCommand, serveCommand, apiCommand, consumptionCommand, extendCommand, extendAllCommand, completionsCommand, versionCommand])
+  static let standard = CommandTable(
+    commands: [initCommand, validateCommand, productsCommand, settingsCommand, resetCommand, familyCommand]
+      + purchaseCommands + subscriptionCommands + [nowCommand] + inspectCommands + [
+        timelineCommand, runCommand, shellCommand, serveCommand, apiCommand, consumptionCommand, extendCommand,
+        extendAllCommand, completionsCommand, versionCommand,
+      ])
 }

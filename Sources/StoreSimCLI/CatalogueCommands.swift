@@ -1,8 +1,6 @@
 import Foundation
 import StoreSim
 
-
-
 let validateCommand = CommandSpec(
   name: "validate", group: "Session and catalogue",
   abstract: "Check .storekit configuration files without a session",
@@ -22,15 +20,17 @@ let validateCommand = CommandSpec(
         let (loaded, _) = try ConfigurationFile.load(file, environment: inv.environment)
         for w in loaded.warnings { inv.err(ConfigurationFile.diagnostic(w, file: file)) }
         let c = loaded.configuration
-        let summary = "\(c.products.count) product\(c.products.count == 1 ? "" : "s"), \(c.subscriptionGroups.count) group\(c.subscriptionGroups.count == 1 ? "" : "s"), \(loaded.warnings.count) warning\(loaded.warnings.count == 1 ? "" : "s")"
+        let summary =
+          "\(c.products.count) product\(c.products.count == 1 ? "" : "s"), \(c.subscriptionGroups.count) group\(c.subscriptionGroups.count == 1 ? "" : "s"), \(loaded.warnings.count) warning\(loaded.warnings.count == 1 ? "" : "s")"
         if inv.json {
-          reports.append(.object([
-            "file": .string(file), "valid": .bool(true),
-            "formatVersion": c.formatVersion.map { .string($0.description) },
-            "products": .int(Int64(c.products.count)),
-            "subscriptionGroups": .int(Int64(c.subscriptionGroups.count)),
-            "warnings": .array(loaded.warnings.map { issueJSON($0) }),
-          ]))
+          reports.append(
+            .object([
+              "file": .string(file), "valid": .bool(true),
+              "formatVersion": c.formatVersion.map { .string($0.description) },
+              "products": .int(Int64(c.products.count)),
+              "subscriptionGroups": .int(Int64(c.subscriptionGroups.count)),
+              "warnings": .array(loaded.warnings.map { issueJSON($0) }),
+            ]))
         } else {
           inv.out("ok     \(file): format \(c.formatVersion?.description ?? "unknown"), \(summary)")
         }
@@ -63,7 +63,8 @@ let productsCommand = CommandSpec(
   options: [
     OptionSpec(name: "config", value: "<file>", help: "read this configuration instead of the session's"),
     OptionSpec(name: "type", value: "<type>", help: "only consumable, nonConsumable, nonRenewable or autoRenewable"),
-    OptionSpec(name: "ids", value: "<id,...>", help: "request these ids; unknown ones come back as invalidProductIdentifiers"),
+    OptionSpec(
+      name: "ids", value: "<id,...>", help: "request these ids; unknown ones come back as invalidProductIdentifiers"),
     OptionSpec(name: "locale", value: "<locale>", help: "show this localization (default: the session's locale)"),
     OptionSpec(name: "sort", value: "<key>", help: "order by price, id or name (default: file order)"),
   ],
@@ -89,7 +90,9 @@ let productsCommand = CommandSpec(
     var products = configuration.products
     if let typeText = inv.arguments.value("type") {
       guard let type = ProductType(userInput: typeText) else {
-        throw CLIError.usage("unknown product type '\(typeText)'; use consumable, nonConsumable, nonRenewable or autoRenewable", command: "products")
+        throw CLIError.usage(
+          "unknown product type '\(typeText)'; use consumable, nonConsumable, nonRenewable or autoRenewable",
+          command: "products")
       }
       products = products.filter { $0.type == type }
     }
@@ -105,9 +108,15 @@ let productsCommand = CommandSpec(
     }
     switch inv.arguments.value("sort")?.lowercased() {
     case nil: break
-    case "price"?: products = products.enumerated().sorted { ($0.element.price, $0.offset) < ($1.element.price, $1.offset) }.map(\.element)
+    case "price"?:
+      products = products.enumerated().sorted { ($0.element.price, $0.offset) < ($1.element.price, $1.offset) }.map(
+        \.element)
     case "id"?: products.sort { $0.id < $1.id }
-    case "name"?: products.sort { ($0.localization(for: settings.locale)?.displayName ?? "") < ($1.localization(for: settings.locale)?.displayName ?? "") }
+    case "name"?:
+      products.sort {
+        ($0.localization(for: settings.locale)?.displayName ?? "")
+          < ($1.localization(for: settings.locale)?.displayName ?? "")
+      }
     case let other?: throw CLIError.usage("unknown sort key '\(other)'; use price, id or name", command: "products")
     }
     if fromSession, let error = settings.simulatedError(forAPI: .loadProducts) {
@@ -115,10 +124,11 @@ let productsCommand = CommandSpec(
     }
     let storefront = Storefront.named(settings.storefront) ?? .usa
     if inv.json {
-      inv.printJSON(.object([
-        "products": .array(products.map { $0.jsonRepresentation(locale: settings.locale, storefront: storefront) }),
-        "invalidProductIdentifiers": .array(invalid.map(JSONOutput.string)),
-      ]))
+      inv.printJSON(
+        .object([
+          "products": .array(products.map { $0.jsonRepresentation(locale: settings.locale, storefront: storefront) }),
+          "invalidProductIdentifiers": .array(invalid.map(JSONOutput.string)),
+        ]))
       return .success
     }
     var rows: [[String]] = [["PRODUCT", "TYPE", "PRICE", "NAME", "GROUP", "LEVEL", "PERIOD", "OFFERS"]]
@@ -129,12 +139,17 @@ let productsCommand = CommandSpec(
         group = configuration.group(s.groupID)?.name ?? s.groupID
         level = String(s.groupLevel)
         period = s.period.iso8601
-        if let intro = s.introductoryOffer { offers.append("intro \(intro.paymentMode.storeKitName) \(intro.totalPeriod)") }
+        if let intro = s.introductoryOffer {
+          offers.append("intro \(intro.paymentMode.storeKitName) \(intro.totalPeriod)")
+        }
         offers += s.promotionalOffers.map { "promotional:\($0.id ?? "")" }
         offers += s.offerCodes.map { "code:\($0.id ?? "")" }
         offers += s.winBackOffers.map { "win-back:\($0.id ?? "")" }
       }
-      rows.append([p.id, p.type.storeKitName, PriceFormatter.display(p.price, currency: storefront.currency), name, group, level, period, offers.joined(separator: ", ")])
+      rows.append([
+        p.id, p.type.storeKitName, PriceFormatter.display(p.price, currency: storefront.currency), name, group, level,
+        period, offers.joined(separator: ", "),
+      ])
     }
     inv.out(Table.render(rows))
     if !invalid.isEmpty { inv.out("invalid product identifiers: " + invalid.joined(separator: ", ")) }
@@ -149,11 +164,17 @@ enum Table {
     let rows = rows.map { $0.map(TerminalText.field) }
     guard let first = rows.first else { return "" }
     var widths = [Int](repeating: 0, count: first.count)
-    for row in rows { for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) } }
+    for row in rows {
+      for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) }
+    }
     return rows.map { row in
       var line = ""
       for (i, cell) in row.enumerated() {
-        if i == row.count - 1 { line += cell } else { line += cell.padding(toLength: widths[i] + 2, withPad: " ", startingAt: 0) }
+        if i == row.count - 1 {
+          line += cell
+        } else {
+          line += cell.padding(toLength: widths[i] + 2, withPad: " ", startingAt: 0)
+        }
       }
       while line.hasSuffix(" ") { line.removeLast() }
       return line

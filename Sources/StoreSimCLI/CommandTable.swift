@@ -28,7 +28,9 @@ struct CommandSpec: Sendable {
 /// The single list of commands that dispatch, help, scenarios and the shell all read.
 struct CommandTable: Sendable {
   var commands: [CommandSpec]
-  static let groupOrder = ["Session and catalogue", "Purchases", "Subscriptions and time", "Inspection", "Scripts and exploration", "Server"]
+  static let groupOrder = [
+    "Session and catalogue", "Purchases", "Subscriptions and time", "Inspection", "Scripts and exploration", "Server",
+  ]
 
   func spec(named name: String) -> CommandSpec? {
     commands.first { $0.name == name }
@@ -53,7 +55,9 @@ struct CommandTable: Sendable {
         text += "  " + spec.name.padding(toLength: 16, withPad: " ", startingAt: 0) + spec.abstract + "\n"
       }
       if group == "Scripts and exploration" {
-        text += "  " + "expect, echo".padding(toLength: 16, withPad: " ", startingAt: 0) + "scenario and shell lines: checks and notes (see 'storesim help expect')\n"
+        text +=
+          "  " + "expect, echo".padding(toLength: 16, withPad: " ", startingAt: 0)
+          + "scenario and shell lines: checks and notes (see 'storesim help expect')\n"
       }
       text += "\n"
     }
@@ -75,7 +79,9 @@ struct CommandTable: Sendable {
 
   /// `storesim help CMD`.
   func help(for spec: CommandSpec) -> String {
-    var text = "OVERVIEW: \(spec.abstract)\n\n" + HelpText.wrapLine("USAGE: " + spec.usage, hangingIndent: 7 + spec.name.count + 10) + "\n"
+    var text =
+      "OVERVIEW: \(spec.abstract)\n\n"
+      + HelpText.wrapLine("USAGE: " + spec.usage, hangingIndent: 7 + spec.name.count + 10) + "\n"
     if !spec.discussion.isEmpty { text += "\n" + HelpText.wrap(spec.discussion) + "\n" }
     if !spec.options.isEmpty {
       text += "\nOPTIONS:\n"

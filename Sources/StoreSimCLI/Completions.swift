@@ -9,7 +9,9 @@ let completionsCommand = CommandSpec(
   abstract: "Print a shell completion script (bash, zsh or fish)",
   arguments: "bash|zsh|fish",
   options: [
-    OptionSpec(name: "list", value: "<what>", help: "print the session's products, transactions or customers, one a line (used by the scripts)")
+    OptionSpec(
+      name: "list", value: "<what>",
+      help: "print the session's products, transactions or customers, one a line (used by the scripts)")
   ],
   discussion: """
     Commands, options, setting names and scenario files come from the command table; product
@@ -25,7 +27,9 @@ let completionsCommand = CommandSpec(
       let kinds = ["products", "transactions", "customers"]
       guard kinds.contains(what) else {
         var message = "unknown list '\(what)'; use products, transactions or customers"
-        if let near = Suggest.closest(to: what, in: kinds) { message = "unknown list '\(what)'; did you mean '\(near)'?" }
+        if let near = Suggest.closest(to: what, in: kinds) {
+          message = "unknown list '\(what)'; did you mean '\(near)'?"
+        }
         throw CLIError.usage(message, command: "completions")
       }
       return try SessionContext.with(inv, mutating: false, needsNotifications: false) { store in
@@ -47,7 +51,9 @@ let completionsCommand = CommandSpec(
     case "fish": inv.environment.writeOut(completions.fish())
     default:
       var message = "unknown shell '\(shell)'; use bash, zsh or fish"
-      if let near = Suggest.closest(to: shell, in: ["bash", "zsh", "fish"]) { message = "unknown shell '\(shell)'; did you mean '\(near)'?" }
+      if let near = Suggest.closest(to: shell, in: ["bash", "zsh", "fish"]) {
+        message = "unknown shell '\(shell)'; did you mean '\(near)'?"
+      }
       throw CLIError.usage(message, command: "completions")
     }
     return .success
@@ -68,7 +74,8 @@ struct Completions {
   var commandNames: [String] { table.names + ["help"] }
   var globalOptionWords: [String] { globalOptions.map { "--\($0.name)" } + ["-h"] }
   var valueOptions: [String] {
-    Array(Set((globalOptions + table.commands.flatMap(\.options)).filter { $0.value != nil }.map { "--\($0.name)" })).sorted()
+    Array(Set((globalOptions + table.commands.flatMap(\.options)).filter { $0.value != nil }.map { "--\($0.name)" }))
+      .sorted()
   }
 
   func bash() -> String {
@@ -152,20 +159,26 @@ struct Completions {
       complete -c storesim -f
 
       """
-    func quoted(_ s: String) -> String { "'" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'" }
+    func quoted(_ s: String) -> String {
+      "'" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
+    }
     for option in globalOptions {
       text += "complete -c storesim -l \(option.name)\(option.value == nil ? "" : " -r") -d \(quoted(option.help))\n"
     }
     for spec in table.commands {
       text += "complete -c storesim -n '__fish_use_subcommand' -a \(spec.name) -d \(quoted(spec.abstract))\n"
       for option in spec.options {
-        text += "complete -c storesim -n '__fish_seen_subcommand_from \(spec.name)' -l \(option.name)\(option.value == nil ? "" : " -r") -d \(quoted(option.help))\n"
+        text +=
+          "complete -c storesim -n '__fish_seen_subcommand_from \(spec.name)' -l \(option.name)\(option.value == nil ? "" : " -r") -d \(quoted(option.help))\n"
       }
     }
-    text += "complete -c storesim -n '__fish_seen_subcommand_from \(Self.productCommands.joined(separator: " "))' -a '(storesim completions --list products 2>/dev/null)'\n"
-    text += "complete -c storesim -n '__fish_seen_subcommand_from \(Self.transactionCommands.joined(separator: " "))' -a '(storesim completions --list transactions 2>/dev/null)'\n"
+    text +=
+      "complete -c storesim -n '__fish_seen_subcommand_from \(Self.productCommands.joined(separator: " "))' -a '(storesim completions --list products 2>/dev/null)'\n"
+    text +=
+      "complete -c storesim -n '__fish_seen_subcommand_from \(Self.transactionCommands.joined(separator: " "))' -a '(storesim completions --list transactions 2>/dev/null)'\n"
     text += "complete -c storesim -n '__fish_seen_subcommand_from settings' -a \(quoted(settingNames))\n"
-    text += "complete -c storesim -n '__fish_seen_subcommand_from help' -a \(quoted((table.names + ScenarioOnlyHelp.names).joined(separator: " ")))\n"
+    text +=
+      "complete -c storesim -n '__fish_seen_subcommand_from help' -a \(quoted((table.names + ScenarioOnlyHelp.names).joined(separator: " ")))\n"
     text += "complete -c storesim -n '__fish_seen_subcommand_from completions' -a 'bash zsh fish'\n"
     text += "complete -c storesim -n '__fish_seen_subcommand_from \(Self.fileCommands.joined(separator: " "))' -F\n"
     return text

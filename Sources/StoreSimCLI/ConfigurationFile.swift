@@ -44,7 +44,9 @@ enum ConfigurationFile {
     var info = stat()
     guard stat(path, &info) == 0 else { return nil }
     guard info.st_mode & S_IFMT == S_IFREG, Int(info.st_size) <= maximumSize else {
-      warn("configuration \(path) is not a file of at most \(maximumSize / 1024 / 1024) MiB any more; using the copy saved in the session")
+      warn(
+        "configuration \(path) is not a file of at most \(maximumSize / 1024 / 1024) MiB any more; using the copy saved in the session"
+      )
       return nil
     }
     return try? bytes(path, shownAs: path)

@@ -35,7 +35,9 @@ enum Delivery {
   }
 
   /// POSTs `body` to `url` once. Touches no store; safe to call from any thread.
-  static func post(_ body: String, to url: DeliveryURL, timeout: TimeInterval = defaultTimeout, bodyLimit: Int = bodyLimit) -> Attempt {
+  static func post(
+    _ body: String, to url: DeliveryURL, timeout: TimeInterval = defaultTimeout, bodyLimit: Int = bodyLimit
+  ) -> Attempt {
     let timeout = max(timeout, 0.001)
     let attempt: Attempt
     switch url.scheme {
@@ -69,7 +71,8 @@ enum Delivery {
     while start < planned.count {
       var end = start + 1
       while end < planned.count && planned[end].url == planned[start].url { end += 1 }
-      attempts += post(bodies: planned[start..<end].map { (index: $0.index, body: $0.body) }, to: planned[start].url, timeout: timeout)
+      attempts += post(
+        bodies: planned[start..<end].map { (index: $0.index, body: $0.body) }, to: planned[start].url, timeout: timeout)
       start = end
     }
     return attempts
@@ -83,7 +86,9 @@ enum Delivery {
   /// POSTs each body to `url` in order; touches no store. An invalid `url` fails every attempt
   /// with the reason. After an attempt times out, the rest of the batch is not sent (each would
   /// wait the full timeout) and fails with a reason saying so, so all stay kept for retry.
-  static func post(bodies: [(index: Int, body: String)], to url: String, timeout: TimeInterval = defaultTimeout) -> [Attempt] {
+  static func post(
+    bodies: [(index: Int, body: String)], to url: String, timeout: TimeInterval = defaultTimeout
+  ) -> [Attempt] {
     let target: DeliveryURL
     do { target = try DeliveryURL(url) } catch {
       return bodies.map { _ in Attempt(status: nil, error: "invalid URL: \(error.reason)") }
@@ -103,9 +108,12 @@ enum Delivery {
   }
 
   /// Records `attempts` (made for `indexes`, in order) in the store.
-  static func record(_ attempts: [Attempt], for indexes: [Int], to url: String, store: inout Store) -> [NotificationDelivery] {
+  static func record(
+    _ attempts: [Attempt], for indexes: [Int], to url: String, store: inout Store
+  ) -> [NotificationDelivery] {
     zip(indexes, attempts).map { index, result in
-      let record = NotificationDelivery(index: index, url: url, httpStatus: result.status, error: result.error, date: store.now)
+      let record = NotificationDelivery(
+        index: index, url: url, httpStatus: result.status, error: result.error, date: store.now)
       store.recordDelivery(record)
       return record
     }
@@ -113,7 +121,9 @@ enum Delivery {
 
   /// Delivers the given notifications to `url`, recording every attempt in the store
   /// (`bodies`, then `post(bodies:to:)`, then `record`).
-  static func deliver(_ indexes: [Int], to url: String, store: inout Store, timeout: TimeInterval = defaultTimeout) -> [NotificationDelivery] {
+  static func deliver(
+    _ indexes: [Int], to url: String, store: inout Store, timeout: TimeInterval = defaultTimeout
+  ) -> [NotificationDelivery] {
     let items = bodies(indexes, in: store)
     let attempts = post(bodies: items, to: url, timeout: timeout)
     return record(attempts, for: items.map(\.index), to: url, store: &store)

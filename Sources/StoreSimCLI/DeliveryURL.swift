@@ -72,7 +72,9 @@ struct DeliveryURL: Sendable, Hashable, CustomStringConvertible {
     }
     let schemeText = text[..<schemeEnd.lowerBound]
     guard let scheme = Scheme(rawValue: schemeText.lowercased()) else {
-      throw refuse(schemeText.isEmpty ? "missing scheme (use http:// or https://)" : "unsupported scheme '\(schemeText)' (use http or https)")
+      throw refuse(
+        schemeText.isEmpty
+          ? "missing scheme (use http:// or https://)" : "unsupported scheme '\(schemeText)' (use http or https)")
     }
     self.scheme = scheme
 
@@ -109,7 +111,9 @@ struct DeliveryURL: Sendable, Hashable, CustomStringConvertible {
         hostPart = authority
       }
       if hostPart.isEmpty { throw refuse("missing host") }
-      if let bad = hostPart.first(where: { !($0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "." || $0 == "_")) }) {
+      if let bad = hostPart.first(where: {
+        !($0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "." || $0 == "_"))
+      }) {
         throw refuse("invalid character '\(bad)' in host '\(hostPart)'")
       }
       if hostPart.allSatisfy({ $0.isNumber || $0 == "." }) {

@@ -7,12 +7,14 @@ import StoreSim
 extension StoreError {
   var exitCode: ExitCode {
     switch self {
-    case .productNotFound, .transactionNotFound, .customerNotFound, .noRefundRequest, .invalidProductType, .invalidPrice:
+    case .productNotFound, .transactionNotFound, .customerNotFound, .noRefundRequest, .invalidProductType,
+      .invalidPrice:
       return .usage
     case .noPendingRequest(let id):
       return id == nil ? .failure : .usage
     case .noSubscriptionFound, .subscriptionNotActive, .noIssueToResolve, .alreadyRefunded, .cannotRefundFamilyShared,
-      .clockCannotMoveBackward, .purchaseDateInFuture, .customerExists, .noPriceIncreasePending, .duplicateRefundRequest,
+      .clockCannotMoveBackward, .purchaseDateInFuture, .customerExists, .noPriceIncreasePending,
+      .duplicateRefundRequest,
       .notRefunded:
       return .failure
     }

@@ -33,7 +33,9 @@ enum HelpText {
   static let width = 100
 
   static func wrap(_ text: String, hangingIndent: Int? = nil) -> String {
-    text.split(separator: "\n", omittingEmptySubsequences: false).map { wrapLine(String($0), hangingIndent: hangingIndent) }.joined(separator: "\n")
+    text.split(separator: "\n", omittingEmptySubsequences: false).map {
+      wrapLine(String($0), hangingIndent: hangingIndent)
+    }.joined(separator: "\n")
   }
 
   static func wrapLine(_ line: String, hangingIndent: Int? = nil) -> String {

@@ -52,7 +52,9 @@ enum HTTPClient {
       }
       return attempt
     }
-    if case .failed(let reason)? = sendFailure { return .init(status: nil, error: "sending the request failed: \(reason)") }
+    if case .failed(let reason)? = sendFailure {
+      return .init(status: nil, error: "sending the request failed: \(reason)")
+    }
     switch outcome {
     case .timedOut: return .init(status: nil, error: "\(timedOut) waiting for the response")
     case .failed(let reason): return .init(status: nil, error: reason)
@@ -180,7 +182,9 @@ enum HTTPClient {
         let n = chunk.withUnsafeMutableBytes { Glue.recv(fd, $0.baseAddress!, min($0.count, max(room, 1)), 0) }
         if n == 0 {
           if status != nil { return .done }
-          return .failed(head.isEmpty ? "connection closed without a response" : "connection closed in the middle of the response headers")
+          return .failed(
+            head.isEmpty
+              ? "connection closed without a response" : "connection closed in the middle of the response headers")
         }
         if n < 0 {
           let code = errno
@@ -218,7 +222,9 @@ enum HTTPClient {
         }
         let statusLine = lines.removeFirst()
         let parts = statusLine.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), parts[1].count == 3, let code = Int(parts[1]), code >= 100 else {
+        guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), parts[1].count == 3, let code = Int(parts[1]),
+          code >= 100
+        else {
           return notHTTP()
         }
         if (100..<200).contains(code) && code != 101 {
@@ -253,7 +259,9 @@ enum HTTPClient {
       guard bytes.count >= 2 else { return nil }
       for i in 0..<(bytes.count - 1) where bytes[i] == UInt8(ascii: "\n") {
         if bytes[i + 1] == UInt8(ascii: "\n") { return (i, i + 2) }
-        if i + 2 < bytes.count, bytes[i + 1] == UInt8(ascii: "\r"), bytes[i + 2] == UInt8(ascii: "\n") { return (i, i + 3) }
+        if i + 2 < bytes.count, bytes[i + 1] == UInt8(ascii: "\r"), bytes[i + 2] == UInt8(ascii: "\n") {
+          return (i, i + 3)
+        }
       }
       return nil
     }
@@ -395,7 +403,8 @@ struct SocketAddress: Sendable {
     var result: [SocketAddress] = []
     var node: UnsafeMutablePointer<addrinfo>? = first
     while let entry = node {
-      if let address = entry.pointee.ai_addr, entry.pointee.ai_family == AF_INET || entry.pointee.ai_family == AF_INET6 {
+      if let address = entry.pointee.ai_addr, entry.pointee.ai_family == AF_INET || entry.pointee.ai_family == AF_INET6
+      {
         let bytes = Array(UnsafeRawBufferPointer(start: address, count: Int(entry.pointee.ai_addrlen)))
         result.append(SocketAddress(family: entry.pointee.ai_family, bytes: bytes))
       }

@@ -58,10 +58,17 @@ enum HTTPSClient {
     #if canImport(FoundationNetworking)
       if code == NSURLErrorBadURL && url.isIPv6Literal {
         // swift-corelibs-foundation#5496: URLSession on Linux refuses IPv6 literal hosts.
-        return .init(status: nil, error: "URLSession on Linux cannot reach an IPv6 literal over https (swift-corelibs-foundation#5496); use a host name")
+        return .init(
+          status: nil,
+          error:
+            "URLSession on Linux cannot reach an IPv6 literal over https (swift-corelibs-foundation#5496); use a host name"
+        )
       }
     #endif
-    return .init(status: nil, error: Delivery.printable(error.localizedDescription.prefix(1).lowercased() + error.localizedDescription.dropFirst()))
+    return .init(
+      status: nil,
+      error: Delivery.printable(
+        error.localizedDescription.prefix(1).lowercased() + error.localizedDescription.dropFirst()))
   }
 
   /// Records the status, refuses redirects, counts (and drops) body bytes, cancels past the limit.

@@ -54,7 +54,9 @@ final class HTTPServer: @unchecked Sendable {
   }
 
   /// Binds and listens on `host` (a numeric IPv4 or IPv6 address, or `localhost`) and `port`.
-  init(host: String, port: Int, limits: Limits = Limits(), log: (@Sendable (String) -> Void)?, handler: @escaping Handler) throws {
+  init(
+    host: String, port: Int, limits: Limits = Limits(), log: (@Sendable (String) -> Void)?, handler: @escaping Handler
+  ) throws {
     self.limits = limits
     self.handler = handler
     self.log = log
@@ -82,14 +84,20 @@ final class HTTPServer: @unchecked Sendable {
       #endif
       v4.sin_family = sa_family_t(AF_INET)
       v4.sin_port = in_port_t(UInt16(port).bigEndian)
-      bound = withUnsafePointer(to: &v4) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+      bound = withUnsafePointer(to: &v4) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+      }
     } else {
       #if canImport(Darwin)
         v6.sin6_len = UInt8(MemoryLayout<sockaddr_in6>.size)
       #endif
       v6.sin6_family = sa_family_t(AF_INET6)
       v6.sin6_port = in_port_t(UInt16(port).bigEndian)
-      bound = withUnsafePointer(to: &v6) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) } }
+      bound = withUnsafePointer(to: &v6) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+        }
+      }
     }
     guard bound == 0, listen(fd, 128) == 0 else {
       let reason = HTTPClient.errorText(errno)
@@ -98,7 +106,9 @@ final class HTTPServer: @unchecked Sendable {
     }
     var storage = sockaddr_storage()
     var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-    _ = withUnsafeMutablePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+    _ = withUnsafeMutablePointer(to: &storage) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
     let boundPort = withUnsafePointer(to: &storage) { p -> UInt16 in
       family == AF_INET
         ? p.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
@@ -136,7 +146,10 @@ final class HTTPServer: @unchecked Sendable {
   /// Accepts connections until `stop()`, then waits for the open ones to finish their request.
   func run() {
     while true {
-      var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+      var fds = [
+        pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
+        pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+      ]
       let rc = poll(&fds, 2, -1)
       if rc < 0 {
         if errno == EINTR { continue }
@@ -146,7 +159,9 @@ final class HTTPServer: @unchecked Sendable {
       guard fds[0].revents != 0 else { continue }
       var peer = sockaddr_storage()
       var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-      let conn = withUnsafeMutablePointer(to: &peer) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(listener, $0, &length) } }
+      let conn = withUnsafeMutablePointer(to: &peer) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(listener, $0, &length) }
+      }
       guard conn >= 0 else { continue }
       _ = fcntl(conn, F_SETFD, FD_CLOEXEC)
       _ = fcntl(conn, F_SETFL, fcntl(conn, F_GETFL) | O_NONBLOCK)
@@ -162,7 +177,9 @@ final class HTTPServer: @unchecked Sendable {
       state.unlock()
       guard admitted else {
         let connection = Connection(fd: conn, peer: client, server: self)
-        connection.respond(status: 503, body: #"{"errorCode":5030000,"errorMessage":"Too many connections."}"#, keepAlive: false, request: nil, started: Deadline(seconds: 0))
+        connection.respond(
+          status: 503, body: #"{"errorCode":5030000,"errorMessage":"Too many connections."}"#, keepAlive: false,
+          request: nil, started: Deadline(seconds: 0))
         close(conn)
         continue
       }
@@ -239,7 +256,9 @@ final class HTTPServer: @unchecked Sendable {
       while true {
         let remaining = deadline.remainingMilliseconds
         if remaining <= 0 { return .timedOut }
-        var fds = [pollfd(fd: fd, events: events, revents: 0), pollfd(fd: server.wakeRead, events: Int16(POLLIN), revents: 0)]
+        var fds = [
+          pollfd(fd: fd, events: events, revents: 0), pollfd(fd: server.wakeRead, events: Int16(POLLIN), revents: 0),
+        ]
         let rc = poll(&fds, 2, remaining)
         if rc < 0 {
           if errno == EINTR { continue }
@@ -271,20 +290,28 @@ final class HTTPServer: @unchecked Sendable {
       while true {
         // Idle: wait for the first byte of the next request.
         if buffer.isEmpty {
-          guard wait(Int16(POLLIN), Deadline(seconds: limits.idleSeconds)) == .ready, fill(), !buffer.isEmpty else { return }
+          guard wait(Int16(POLLIN), Deadline(seconds: limits.idleSeconds)) == .ready, fill(), !buffer.isEmpty else {
+            return
+          }
         }
         let started = Deadline(seconds: limits.requestSeconds)
         // The head.
         var headEnd: Int? = Self.find(buffer)
         while headEnd == nil {
           if buffer.count > limits.headerBytes {
-            respond(status: 431, body: Self.errorBody(4_310_000, "Request header fields too large (limit \(limits.headerBytes) bytes)."), keepAlive: false, request: nil, started: started)
+            respond(
+              status: 431,
+              body: Self.errorBody(4_310_000, "Request header fields too large (limit \(limits.headerBytes) bytes)."),
+              keepAlive: false, request: nil, started: started)
             return
           }
           switch wait(Int16(POLLIN), started) {
           case .ready: guard fill() else { return }
           case .timedOut:
-            respond(status: 408, body: Self.errorBody(4_080_000, "The request did not arrive within \(Int(limits.requestSeconds)) s."), keepAlive: false, request: nil, started: started)
+            respond(
+              status: 408,
+              body: Self.errorBody(4_080_000, "The request did not arrive within \(Int(limits.requestSeconds)) s."),
+              keepAlive: false, request: nil, started: started)
             return
           case .stopped, .failed: return
           }
@@ -292,22 +319,31 @@ final class HTTPServer: @unchecked Sendable {
         }
         let end = headEnd!
         if end > limits.headerBytes {
-          respond(status: 431, body: Self.errorBody(4_310_000, "Request header fields too large (limit \(limits.headerBytes) bytes)."), keepAlive: false, request: nil, started: started)
+          respond(
+            status: 431,
+            body: Self.errorBody(4_310_000, "Request header fields too large (limit \(limits.headerBytes) bytes)."),
+            keepAlive: false, request: nil, started: started)
           return
         }
         guard let head = Head(buffer[0..<end]) else {
-          respond(status: 400, body: Self.errorBody(4_000_000, "Malformed HTTP request."), keepAlive: false, request: nil, started: started)
+          respond(
+            status: 400, body: Self.errorBody(4_000_000, "Malformed HTTP request."), keepAlive: false, request: nil,
+            started: started)
           return
         }
         buffer.removeFirst(end + 4)
         if head.headers["transfer-encoding"] != nil {
-          respond(status: 501, body: Self.errorBody(5_010_000, "Transfer-Encoding is not supported; send Content-Length."), keepAlive: false, request: head, started: started)
+          respond(
+            status: 501, body: Self.errorBody(5_010_000, "Transfer-Encoding is not supported; send Content-Length."),
+            keepAlive: false, request: head, started: started)
           return
         }
         let length: Int
         if let text = head.headers["content-length"] {
           guard let n = Int(text.trimmingCharacters(in: .whitespaces)), n >= 0 else {
-            respond(status: 400, body: Self.errorBody(4_000_000, "Invalid Content-Length."), keepAlive: false, request: head, started: started)
+            respond(
+              status: 400, body: Self.errorBody(4_000_000, "Invalid Content-Length."), keepAlive: false, request: head,
+              started: started)
             return
           }
           length = n
@@ -315,7 +351,9 @@ final class HTTPServer: @unchecked Sendable {
           length = 0
         }
         if length > limits.bodyBytes {
-          respond(status: 413, body: Self.errorBody(4_130_000, "Request body too large (limit \(limits.bodyBytes) bytes)."), keepAlive: false, request: head, started: started)
+          respond(
+            status: 413, body: Self.errorBody(4_130_000, "Request body too large (limit \(limits.bodyBytes) bytes)."),
+            keepAlive: false, request: head, started: started)
           return
         }
         if length > buffer.count, head.headers["expect"]?.lowercased() == "100-continue" {
@@ -325,7 +363,11 @@ final class HTTPServer: @unchecked Sendable {
           switch wait(Int16(POLLIN), started) {
           case .ready: guard fill() else { return }
           case .timedOut:
-            respond(status: 408, body: Self.errorBody(4_080_000, "The request body did not arrive within \(Int(limits.requestSeconds)) s."), keepAlive: false, request: head, started: started)
+            respond(
+              status: 408,
+              body: Self.errorBody(
+                4_080_000, "The request body did not arrive within \(Int(limits.requestSeconds)) s."), keepAlive: false,
+              request: head, started: started)
             return
           case .stopped, .failed: return
           }
@@ -335,7 +377,9 @@ final class HTTPServer: @unchecked Sendable {
         let request = APIRequest(method: head.method, target: head.target, headers: head.headers, body: body)
         let answer = server.handler(request)
         let keepAlive = head.keepAlive && !server.stopRequested
-        guard respond(status: answer.status, body: answer.body, keepAlive: keepAlive, request: head, started: started), keepAlive else { return }
+        guard respond(status: answer.status, body: answer.body, keepAlive: keepAlive, request: head, started: started),
+          keepAlive
+        else { return }
       }
     }
 
@@ -354,7 +398,9 @@ final class HTTPServer: @unchecked Sendable {
       if let log = server.log {
         let elapsed = server.limits.requestSeconds - started.remainingSeconds
         let line = request.map { "\"\($0.method) \($0.target)\"" } ?? "\"-\""
-        log("\(peer) \(TerminalText.field(line)) \(status) \(bytes.count) \(String(format: "%.1f", max(0, elapsed) * 1000))ms\n")
+        log(
+          "\(peer) \(TerminalText.field(line)) \(status) \(bytes.count) \(String(format: "%.1f", max(0, elapsed) * 1000))ms\n"
+        )
       }
       return sent
     }
@@ -362,7 +408,9 @@ final class HTTPServer: @unchecked Sendable {
     func send(_ bytes: [UInt8], _ deadline: Deadline) -> Bool {
       var offset = 0
       while offset < bytes.count {
-        let n = bytes.withUnsafeBytes { Glue.send(fd, $0.baseAddress! + offset, bytes.count - offset, HTTPClient.sendFlags) }
+        let n = bytes.withUnsafeBytes {
+          Glue.send(fd, $0.baseAddress! + offset, bytes.count - offset, HTTPClient.sendFlags)
+        }
         if n > 0 {
           offset += n
           continue
@@ -380,7 +428,8 @@ final class HTTPServer: @unchecked Sendable {
     /// The index of `\r\n\r\n` in the buffer.
     static func find(_ buffer: [UInt8]) -> Int? {
       guard buffer.count >= 4 else { return nil }
-      for i in 0...(buffer.count - 4) where buffer[i] == 13 && buffer[i + 1] == 10 && buffer[i + 2] == 13 && buffer[i + 3] == 10 {
+      for i in 0...(buffer.count - 4)
+      where buffer[i] == 13 && buffer[i + 1] == 10 && buffer[i + 2] == 13 && buffer[i + 3] == 10 {
         return i
       }
       return nil

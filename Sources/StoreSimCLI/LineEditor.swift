@@ -124,6 +124,8 @@ func shellCompletions(_ text: String, table: CommandTable, productIDs: [String])
     return (spec.options + globalOptions).map { "--" + $0.name }.filter { $0.hasPrefix(current) }
   }
   if words[0] == "help" { return (table.names + ScenarioOnlyHelp.names).filter { $0.hasPrefix(current) } }
-  if words[0] == "settings" && words.count == 2 { return SettingKey.allCases.map(\.rawValue).filter { $0.hasPrefix(current) } }
+  if words[0] == "settings" && words.count == 2 {
+    return SettingKey.allCases.map(\.rawValue).filter { $0.hasPrefix(current) }
+  }
   return productIDs.filter { $0.hasPrefix(current) }.sorted()
 }

@@ -12,7 +12,11 @@ func reportEvents(_ inv: Invocation, _ events: [StoreEvent], store: Store) {
 
 /// Prints events as text lines, or as `{"events": [...]}` under --json.
 func printEvents(_ inv: Invocation, _ events: [StoreEvent], store: Store) {
-  if inv.json { inv.printJSON(.object(["events": .array(events.map(Render.eventJSON))])) } else { reportEvents(inv, events, store: store) }
+  if inv.json {
+    inv.printJSON(.object(["events": .array(events.map(Render.eventJSON))]))
+  } else {
+    reportEvents(inv, events, store: store)
+  }
 }
 
 let buyCommand = CommandSpec(
@@ -43,12 +47,15 @@ let buyCommand = CommandSpec(
       options.quantity = n
     }
     if let token = inv.arguments.value("app-account-token") {
-      guard let uuid = UUID(uuidString: token) else { throw CLIError.usage("app account token '\(token)' is not a UUID", command: "buy") }
+      guard let uuid = UUID(uuidString: token) else {
+        throw CLIError.usage("app account token '\(token)' is not a UUID", command: "buy")
+      }
       options.appAccountToken = uuid
     }
     if let offer = inv.arguments.value("offer") {
       guard let o = OfferRequest(userInput: offer) else {
-        throw CLIError.usage("invalid offer '\(offer)'; use intro, promotional:ID, code:REFERENCE or win-back:ID", command: "buy")
+        throw CLIError.usage(
+          "invalid offer '\(offer)'; use intro, promotional:ID, code:REFERENCE or win-back:ID", command: "buy")
       }
       options.offer = o
     }
@@ -58,9 +65,12 @@ let buyCommand = CommandSpec(
       if options.quantity != 1, let product = store.configuration.product(productID),
         product.type != .consumable && product.type != .nonRenewable
       {
-        throw CLIError.usage("--quantity applies to consumables and non-renewing subscriptions; '\(productID)' is \(product.type.rawValue.lowercased()) and is bought one at a time", command: "buy")
+        throw CLIError.usage(
+          "--quantity applies to consumables and non-renewing subscriptions; '\(productID)' is \(product.type.rawValue.lowercased()) and is bought one at a time",
+          command: "buy")
       }
-      let outcome = try store.purchase(productID, options: options, customer: customer, cancel: inv.arguments.has("cancel"), at: at)
+      let outcome = try store.purchase(
+        productID, options: options, customer: customer, cancel: inv.arguments.has("cancel"), at: at)
       inv.memory?.lastPurchaseResult = outcome.result.name
       var json: [String: JSONOutput] = ["result": .string(outcome.result.name)]
       var line: String
@@ -79,7 +89,8 @@ let buyCommand = CommandSpec(
             "productId": .string(productID), "fromProductId": .string(t.productID),
             "effectiveDate": t.expirationDate.map { .int(Int64(($0.timeIntervalSince1970 * 1000).rounded())) } ?? .null,
           ])
-          line = "scheduled  \(productID)  from \(when), when \(t.productID) renews  (transaction \(t.id) of \(t.productID) stays until then)"
+          line =
+            "scheduled  \(productID)  from \(when), when \(t.productID) renews  (transaction \(t.id) of \(t.productID) stays until then)"
         } else if !created {
           json["alreadyOwned"] = .bool(true)
           let what = t.productType == .autoRenewable ? "already subscribed" : "already purchased"
@@ -129,7 +140,9 @@ let buyCommand = CommandSpec(
 func askToBuyCommand(_ name: String, approve: Bool) -> CommandSpec {
   CommandSpec(
     name: name, group: "Purchases",
-    abstract: approve ? "Approve an Ask to Buy request (the newest without an id)" : "Decline an Ask to Buy request (the newest without an id)",
+    abstract: approve
+      ? "Approve an Ask to Buy request (the newest without an id)"
+      : "Decline an Ask to Buy request (the newest without an id)",
     arguments: "[<request-id>]",
     discussion: approve
       ? "The transaction is created now and delivered through Transaction.updates."
@@ -143,15 +156,17 @@ func askToBuyCommand(_ name: String, approve: Bool) -> CommandSpec {
         let requestID = request?.id ?? id ?? ""
         let product = request?.productID ?? ""
         if request == nil, let id, let n = Int(id), n >= 1, n < store.state.nextRequestNumber {
-          throw CLIError.failed("request \(id) is no longer pending: it was answered already, or it is not an Ask to Buy request")
+          throw CLIError.failed(
+            "request \(id) is no longer pending: it was answered already, or it is not an Ask to Buy request")
         }
         if approve {
           let (t, events) = try store.approveAskToBuyTransaction(identifier: id)
           if inv.json {
-            inv.printJSON(.object([
-              "result": .string("purchased"), "requestId": .string(requestID), "productId": .string(product),
-              "transaction": store.payload(t, customer: t.sharedFrom ?? SessionContext.customer(inv)),
-            ]))
+            inv.printJSON(
+              .object([
+                "result": .string("purchased"), "requestId": .string(requestID), "productId": .string(product),
+                "transaction": store.payload(t, customer: t.sharedFrom ?? SessionContext.customer(inv)),
+              ]))
           } else {
             inv.out("approved   request \(requestID) for \(product): transaction \(t.id)")
             reportEvents(inv, events, store: store)
@@ -159,7 +174,8 @@ func askToBuyCommand(_ name: String, approve: Bool) -> CommandSpec {
         } else {
           let events = try store.declineAskToBuyTransaction(identifier: id)
           if inv.json {
-            inv.printJSON(.object(["result": .string("declined"), "requestId": .string(requestID), "productId": .string(product)]))
+            inv.printJSON(
+              .object(["result": .string("declined"), "requestId": .string(requestID), "productId": .string(product)]))
           } else {
             // The event line names the request and product: "Ask to Buy request 1 for P declined".
             reportEvents(inv, events, store: store)
@@ -179,21 +195,27 @@ func productArgument(_ inv: Invocation, _ store: Store, command: String) throws 
     let id = try ValueParsing.transactionID(text)
     let customer = SessionContext.customer(inv)
     guard let t = store.customer(customer)?.transaction(id) else { throw CLIError(StoreError.transactionNotFound(id)) }
-    if !inv.arguments.positionals.isEmpty { throw CLIError.usage("give a product or --transaction, not both", command: command) }
+    if !inv.arguments.positionals.isEmpty {
+      throw CLIError.usage("give a product or --transaction, not both", command: command)
+    }
     return t.productID
   }
-  guard let p = inv.arguments.positionals.first else { throw CLIError.usage("missing product id (or --transaction ID)", command: command) }
+  guard let p = inv.arguments.positionals.first else {
+    throw CLIError.usage("missing product id (or --transaction ID)", command: command)
+  }
   return p
 }
 
-let transactionOption = OptionSpec(name: "transaction", value: "<id>", help: "name the product by one of its transactions")
+let transactionOption = OptionSpec(
+  name: "transaction", value: "<id>", help: "name the product by one of its transactions")
 
 let resolveCommand = CommandSpec(
   name: "resolve", group: "Purchases",
   abstract: "Resolve an interrupted purchase or a billing issue (resolveIssueForTransaction)",
   arguments: "<product-id>",
   options: [transactionOption],
-  discussion: "Completes an interrupted purchase, or recovers a subscription in grace or billing retry (DID_RENEW/BILLING_RECOVERY); the new transaction arrives on Transaction.updates.",
+  discussion:
+    "Completes an interrupted purchase, or recovers a subscription in grace or billing retry (DID_RENEW/BILLING_RECOVERY); the new transaction arrives on Transaction.updates.",
   example: "storesim resolve subscription.pro",
   run: { inv in
     _ = try inv.positionals(0...1, "product id")
@@ -218,9 +240,14 @@ let finishCommand = CommandSpec(
       if inv.arguments.has("all") {
         guard args.isEmpty else { throw CLIError.usage("give a transaction id or --all, not both", command: "finish") }
         let n = try store.finishAll(customer: customer)
-        inv.out(inv.json ? JSONOutput.object(["finished": .int(Int64(n))]).rendered() : "finished \(n) transaction\(n == 1 ? "" : "s")")
+        inv.out(
+          inv.json
+            ? JSONOutput.object(["finished": .int(Int64(n))]).rendered()
+            : "finished \(n) transaction\(n == 1 ? "" : "s")")
       } else {
-        guard let text = args.first else { throw CLIError.usage("missing transaction id (or --all)", command: "finish") }
+        guard let text = args.first else {
+          throw CLIError.usage("missing transaction id (or --all)", command: "finish")
+        }
         let id = try ValueParsing.transactionID(text)
         try store.finish(id, customer: customer)
         inv.out(inv.json ? JSONOutput.object(["finished": .int(1)]).rendered() : "finished transaction \(id)")
@@ -234,9 +261,14 @@ let refundActions = ["request", "approve", "decline", "reverse"]
 let refundCommand = CommandSpec(
   name: "refund", group: "Purchases",
   abstract: "Refund a transaction at once, or request a refund and answer it later",
-  arguments: "<transaction-id> | --product <id> | request <transaction-id|product-id> | approve <request-id> | decline <request-id> | reverse <transaction-id>",
+  arguments:
+    "<transaction-id> | --product <id> | request <transaction-id|product-id> | approve <request-id> | decline <request-id> | reverse <transaction-id>",
   options: [
-    OptionSpec(name: "reason", value: "<reason>", help: "refund and approve: developer-issue or other (default); request: unintended-purchase, fulfillment-issue, unsatisfied-with-purchase, legal or other (default)"),
+    OptionSpec(
+      name: "reason", value: "<reason>",
+      help:
+        "refund and approve: developer-issue or other (default); request: unintended-purchase, fulfillment-issue, unsatisfied-with-purchase, legal or other (default)"
+    ),
     OptionSpec(name: "product", value: "<id>", help: "refund the latest transaction of this product, finished or not"),
   ],
   discussion: """
@@ -264,13 +296,17 @@ let refundCommand = CommandSpec(
     }
     guard args.count <= 1 else {
       var message = "unexpected argument '\(args[1])'"
-      if let near = Suggest.closest(to: args[0], in: refundActions) { message = "unknown refund action '\(args[0])'; did you mean '\(near)'?" }
+      if let near = Suggest.closest(to: args[0], in: refundActions) {
+        message = "unknown refund action '\(args[0])'; did you mean '\(near)'?"
+      }
       throw CLIError.usage(message, command: "refund")
     }
     let given = args.first
     let byProduct = inv.arguments.value("product")
     guard (given == nil) != (byProduct == nil) else {
-      throw CLIError.usage(given == nil ? "missing transaction id (or --product ID)" : "give a transaction id or --product, not both", command: "refund")
+      throw CLIError.usage(
+        given == nil ? "missing transaction id (or --product ID)" : "give a transaction id or --product, not both",
+        command: "refund")
     }
     let reason = try revocationReason(inv)
     return try SessionContext.with(inv, mutating: true) { store in
@@ -289,7 +325,9 @@ let refundCommand = CommandSpec(
 
 func revocationReason(_ inv: Invocation) throws -> RevocationReason {
   guard let text = inv.arguments.value("reason") else { return .other }
-  guard let r = RevocationReason(userInput: text) else { throw CLIError.usage("unknown refund reason '\(text)'; use developer-issue or other", command: "refund") }
+  guard let r = RevocationReason(userInput: text) else {
+    throw CLIError.usage("unknown refund reason '\(text)'; use developer-issue or other", command: "refund")
+  }
   return r
 }
 
@@ -302,7 +340,10 @@ func latestRefundable(_ productID: ProductID, store: Store, customer: String) th
   return t.id
 }
 
-func printRefund(_ inv: Invocation, store: Store, id: TransactionID, customer: String, events: [StoreEvent], extra: [String: JSONOutput] = [:]) {
+func printRefund(
+  _ inv: Invocation, store: Store, id: TransactionID, customer: String, events: [StoreEvent],
+  extra: [String: JSONOutput] = [:]
+) {
   if inv.json {
     let owner = store.customerNames.first { store.customer($0)?.transaction(id) != nil } ?? customer
     var json = extra
@@ -317,18 +358,24 @@ func printRefund(_ inv: Invocation, store: Store, id: TransactionID, customer: S
 /// `refund request|approve|decline|reverse`.
 func refundAction(_ inv: Invocation, _ action: String, _ rest: [String]) throws -> ExitCode {
   guard rest.count == 1 else {
-    let what = action == "request" ? "transaction id or product id" : action == "reverse" ? "transaction id" : "refund request id"
+    let what =
+      action == "request"
+      ? "transaction id or product id" : action == "reverse" ? "transaction id" : "refund request id"
     if rest.isEmpty { throw CLIError.usage("missing \(what) after '\(action)'", command: "refund") }
     throw CLIError.usage("unexpected argument '\(rest[1])'", command: "refund")
   }
-  if inv.arguments.value("product") != nil { throw CLIError.usage("--product is not an option of 'refund \(action)'", command: "refund") }
+  if inv.arguments.value("product") != nil {
+    throw CLIError.usage("--product is not an option of 'refund \(action)'", command: "refund")
+  }
   let target = rest[0]
   switch action {
   case "request":
     var reason = ConsumptionRequestReason.other
     if let text = inv.arguments.value("reason") {
       guard let r = ConsumptionRequestReason(userInput: text) else {
-        throw CLIError.usage("unknown refund request reason '\(text)'; use unintended-purchase, fulfillment-issue, unsatisfied-with-purchase, legal or other", command: "refund")
+        throw CLIError.usage(
+          "unknown refund request reason '\(text)'; use unintended-purchase, fulfillment-issue, unsatisfied-with-purchase, legal or other",
+          command: "refund")
       }
       reason = r
     }
@@ -341,24 +388,36 @@ func refundAction(_ inv: Invocation, _ action: String, _ rest: [String]) throws 
         id = try latestRefundable(target, store: store, customer: customer)
       }
       let (request, events) = try store.requestRefund(id, reason: reason, customer: customer)
-      if !inv.json { inv.out("refund request \(request.id) for transaction \(id) (\(request.productID)): waiting for the App Store") }
-      printRefund(inv, store: store, id: id, customer: customer, events: events.filter {
-        if case .refundRequested = $0.kind { return inv.json }
-        return true
-      }, extra: ["requestId": .string(request.id), "consumptionRequestReason": .string(reason.rawValue)])
+      if !inv.json {
+        inv.out("refund request \(request.id) for transaction \(id) (\(request.productID)): waiting for the App Store")
+      }
+      printRefund(
+        inv, store: store, id: id, customer: customer,
+        events: events.filter {
+          if case .refundRequested = $0.kind { return inv.json }
+          return true
+        }, extra: ["requestId": .string(request.id), "consumptionRequestReason": .string(reason.rawValue)])
       return .success
     }
   case "approve", "decline":
-    if action == "decline", inv.arguments.value("reason") != nil { throw CLIError.usage("--reason is not an option of 'refund decline'", command: "refund") }
+    if action == "decline", inv.arguments.value("reason") != nil {
+      throw CLIError.usage("--reason is not an option of 'refund decline'", command: "refund")
+    }
     let reason = try revocationReason(inv)
     return try SessionContext.with(inv, mutating: true) { store in
       let customer = SessionContext.customer(inv)
-      let (id, events) = action == "approve" ? try store.approveRefundRequest(target, reason: reason) : try store.declineRefundRequest(target)
-      printRefund(inv, store: store, id: id, customer: customer, events: events, extra: ["requestId": .string(target), "result": .string(action == "approve" ? "refunded" : "declined")])
+      let (id, events) =
+        action == "approve"
+        ? try store.approveRefundRequest(target, reason: reason) : try store.declineRefundRequest(target)
+      printRefund(
+        inv, store: store, id: id, customer: customer, events: events,
+        extra: ["requestId": .string(target), "result": .string(action == "approve" ? "refunded" : "declined")])
       return .success
     }
   default:  // reverse
-    if inv.arguments.value("reason") != nil { throw CLIError.usage("--reason is not an option of 'refund reverse'", command: "refund") }
+    if inv.arguments.value("reason") != nil {
+      throw CLIError.usage("--reason is not an option of 'refund reverse'", command: "refund")
+    }
     let id = try ValueParsing.transactionID(target)
     return try SessionContext.with(inv, mutating: true) { store in
       let customer = SessionContext.customer(inv)
@@ -372,7 +431,8 @@ func refundAction(_ inv: Invocation, _ action: String, _ rest: [String]) throws 
 let restoreCommand = CommandSpec(
   name: "restore", group: "Purchases",
   abstract: "StoreKit 1 restore: list restorable transactions",
-  discussion: "Lists the non-consumables and auto-renewable subscription transactions a restore would deliver with state 'restored' (not refunded).",
+  discussion:
+    "Lists the non-consumables and auto-renewable subscription transactions a restore would deliver with state 'restored' (not refunded).",
   example: "storesim restore",
   run: { inv in
     _ = try inv.positionals(0...0, "")

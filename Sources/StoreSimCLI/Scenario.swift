@@ -89,7 +89,8 @@ struct ScenarioRunner {
       do {
         words = try ScriptLineSplitter.split(String(raw))
       } catch {
-        throw CLIError.data("\(file):\(number): error: \((error as? ScriptLineSplitter.SyntaxError)?.message ?? "bad line")")
+        throw CLIError.data(
+          "\(file):\(number): error: \((error as? ScriptLineSplitter.SyntaxError)?.message ?? "bad line")")
       }
       guard !words.isEmpty else { continue }
       if let problem = lineProblem(words, table: table, store: nil) {
@@ -101,7 +102,9 @@ struct ScenarioRunner {
   }
 
   /// Runs parsed lines in a fresh in-memory session; returns the failures and the session.
-  func run(_ lines: [ScenarioLine], file: String, folder: String, environment forced: StoreEnvironment? = nil) -> (failures: [ScenarioFailure], expectations: Int, memory: MemorySession) {
+  func run(
+    _ lines: [ScenarioLine], file: String, folder: String, environment forced: StoreEnvironment? = nil
+  ) -> (failures: [ScenarioFailure], expectations: Int, memory: MemorySession) {
     let memory = MemorySession()
     memory.environmentOverride = forced
     let (failures, count) = runLines(lines, file: file, folder: folder, memory: memory)
@@ -114,22 +117,38 @@ struct ScenarioRunner {
     var items: [JSONOutput] = []
     for name in store.customerNames {
       for t in store.customer(name)?.transactions ?? [] {
-        items.append(.object(["kind": .string("transaction"), "json": store.payload(t, customer: name), "signed": .string(store.signed(t, customer: name))]))
+        items.append(
+          .object([
+            "kind": .string("transaction"), "json": store.payload(t, customer: name),
+            "signed": .string(store.signed(t, customer: name)),
+          ]))
       }
       for g in store.configuration.subscriptionGroups {
         for s in store.statuses(forGroup: g.id, customer: name) {
-          items.append(.object(["kind": .string("renewalInfo"), "json": store.payload(s.renewalInfo, customer: name), "signed": .string(store.signed(s.renewalInfo, customer: name))]))
+          items.append(
+            .object([
+              "kind": .string("renewalInfo"), "json": store.payload(s.renewalInfo, customer: name),
+              "signed": .string(store.signed(s.renewalInfo, customer: name)),
+            ]))
         }
       }
     }
     for n in store.notifications {
-      items.append(.object(["kind": .string("notification"), "json": store.payload(n), "signed": store.signedBody(n)["signedPayload"]!]))
+      items.append(
+        .object([
+          "kind": .string("notification"), "json": store.payload(n), "signed": store.signedBody(n)["signedPayload"]!,
+        ]))
     }
-    return .object(["bundleId": .string(store.state.bundleID), "environment": .string(store.state.environment.rawValue), "artifacts": .array(items)])
+    return .object([
+      "bundleId": .string(store.state.bundleID), "environment": .string(store.state.environment.rawValue),
+      "artifacts": .array(items),
+    ])
   }
 
   /// Runs parsed lines against a session (the shell keeps one across calls).
-  func runLines(_ lines: [ScenarioLine], file: String, folder: String, memory: MemorySession) -> (failures: [ScenarioFailure], expectations: Int) {
+  func runLines(
+    _ lines: [ScenarioLine], file: String, folder: String, memory: MemorySession
+  ) -> (failures: [ScenarioFailure], expectations: Int) {
     var failures: [ScenarioFailure] = []
     var expectations = 0
     func fail(_ line: Int, _ message: String, command: Bool = false) {
@@ -172,7 +191,9 @@ struct ScenarioRunner {
         if !box.err.isEmpty { environment.writeOut(box.err) }
       }
       if code != 0 {
-        let message = box.err.split(separator: "\n").first { $0.hasPrefix("error: ") }.map { String($0.dropFirst(7)) } ?? "exit \(code)"
+        let message =
+          box.err.split(separator: "\n").first { $0.hasPrefix("error: ") }.map { String($0.dropFirst(7)) }
+          ?? "exit \(code)"
         memory.lastError = (line.number, message)
         if answered(after: index) {
           memory.unexpectedError = memory.lastError
@@ -197,7 +218,8 @@ struct ScenarioRunner {
     if form == "error" {
       let text = words.dropFirst(2).joined(separator: " ")
       guard let lastError else { return "expected an error containing '\(text)', got success" }
-      return lastError.message.contains(text) ? nil : "expected an error containing '\(text)', got '\(lastError.message)'"
+      return lastError.message.contains(text)
+        ? nil : "expected an error containing '\(text)', got '\(lastError.message)'"
     }
     guard let store = memory.store else { return "expected \(form), got no session (start with init)" }
     let customer = Store.defaultCustomer
@@ -212,7 +234,10 @@ struct ScenarioRunner {
       case .number(let n)?: return n
       case .bool(let b)?: return b ? "true" : "false"
       case .null?: return "null"
-      case .array(let items)?: return items.map { item -> String in if case .string(let t) = item { return t }; return item.rendered(pretty: false) }.joined(separator: ",")
+      case .array(let items)?:
+        return items.map { item -> String in
+          if case .string(let t) = item { return t }; return item.rendered(pretty: false)
+        }.joined(separator: ",")
       default: return json![name]!.rendered(pretty: false)
       }
     }
@@ -226,9 +251,13 @@ struct ScenarioRunner {
     /// The actual value in the form the expectation used: a date written as ISO 8601 is
     /// answered in ISO 8601 (as a day when the expectation gave a day and it is midnight).
     func shown(_ expected: String, _ actual: String) -> String {
-      guard Int64(expected) == nil, (try? ValueParsing.date(expected)) != nil, let ms = Int64(actual) else { return actual }
+      guard Int64(expected) == nil, (try? ValueParsing.date(expected)) != nil, let ms = Int64(actual) else {
+        return actual
+      }
       let text = ISO8601.string(Date(timeIntervalSince1970: Double(ms) / 1000))
-      if !expected.contains("T") && !expected.contains(" "), text.hasSuffix("T00:00:00Z") { return String(text.prefix(10)) }
+      if !expected.contains("T") && !expected.contains(" "), text.hasSuffix("T00:00:00Z") {
+        return String(text.prefix(10))
+      }
       return text
     }
     switch form {
@@ -237,11 +266,15 @@ struct ScenarioRunner {
       return got == words[2] ? nil : "expected result \(words[2]), got \(got)"
     case "entitled", "not-entitled":
       let entitled = store.currentEntitlements(customer: customer).contains { $0.productID == words[2] }
-      if store.configuration.product(words[2]) == nil { return "expected \(form) \(words[2]), got unknown product '\(words[2])'" }
+      if store.configuration.product(words[2]) == nil {
+        return "expected \(form) \(words[2]), got unknown product '\(words[2])'"
+      }
       if form == "entitled" { return entitled ? nil : "expected \(words[2]) to be entitled, got not entitled" }
       return entitled ? "expected \(words[2]) not to be entitled, got entitled" : nil
     case "state":
-      guard let g = group(words[2]) else { return "expected \(words[2]) to be \(words[3]), got no such group or subscription" }
+      guard let g = group(words[2]) else {
+        return "expected \(words[2]) to be \(words[3]), got no such group or subscription"
+      }
       let statuses = store.statuses(forGroup: g, customer: customer)
       let got = (statuses.first { !$0.isFamilyShared } ?? statuses.first)?.state.rawValue ?? "never subscribed"
       return got == words[3] ? nil : "expected \(words[2]) to be \(words[3]), got \(got)"
@@ -254,25 +287,33 @@ struct ScenarioRunner {
       let of = words.count == 5 ? " of \(words[4])" : ""
       return list.count == Int(words[2]) ? nil : "expected \(words[2]) transactions\(of), got \(list.count)"
     case "latest":
-      guard let t = store.latestTransaction(for: words[2], customer: customer) else { return "expected latest \(words[2]) \(words[3]) \(words[4]), got no transaction" }
+      guard let t = store.latestTransaction(for: words[2], customer: customer) else {
+        return "expected latest \(words[2]) \(words[3]) \(words[4]), got no transaction"
+      }
       let got = field(store.payload(t, customer: customer), words[3])
-      return same(words[4], got) ? nil : "expected latest \(words[2]) \(words[3]) \(words[4]), got \(shown(words[4], got))"
+      return same(words[4], got)
+        ? nil : "expected latest \(words[2]) \(words[3]) \(words[4]), got \(shown(words[4], got))"
     case "renewal":
       guard let g = group(words[2]), let s = store.statuses(forGroup: g, customer: customer).first else {
         return "expected renewal \(words[2]) \(words[3]) \(words[4]), got no subscription"
       }
       let got = field(store.payload(s.renewalInfo, customer: customer), words[3])
-      return same(words[4], got) ? nil : "expected renewal \(words[2]) \(words[3]) \(words[4]), got \(shown(words[4], got))"
+      return same(words[4], got)
+        ? nil : "expected renewal \(words[2]) \(words[3]) \(words[4]), got \(shown(words[4], got))"
     case "notification":
       guard let n = store.notifications.last else { return "expected notification \(words[2]), got none" }
       let got = n.notificationType + (n.subtype.map { "/\($0)" } ?? "")
       return got == words[2] ? nil : "expected notification \(words[2]), got \(got)"
     case "receipt":
       let endpoint = words.count > 3 ? StoreEnvironment(userInput: words[3]) : nil
-      guard case .int(let status)? = store.receipt(customer: customer, askedAs: endpoint)["status"] else { return "expected receipt status \(words[2]), got none" }
+      guard case .int(let status)? = store.receipt(customer: customer, askedAs: endpoint)["status"] else {
+        return "expected receipt status \(words[2]), got none"
+      }
       return String(status) == words[2] ? nil : "expected receipt status \(words[2]), got \(status)"
     case "now":
-      guard let date = try? ValueParsing.date(words[2]) else { return "expected now \(words[2]), got an unreadable date" }
+      guard let date = try? ValueParsing.date(words[2]) else {
+        return "expected now \(words[2]), got an unreadable date"
+      }
       return date == store.now ? nil : "expected now \(words[2]), got \(ISO8601.string(store.now))"
     default:
       return "unknown expectation \(form)"
@@ -293,7 +334,9 @@ let runCommand = CommandSpec(
     OptionSpec(name: "junit", value: "<file>", help: "write a JUnit XML report (one test case per file)"),
     OptionSpec(name: "verbose", value: nil, help: "print every command and its output"),
     OptionSpec(name: "environment", value: "<env>", help: "make every init use this environment"),
-    OptionSpec(name: "artifacts", value: "<dir>", help: "write each scenario's transactions, renewal infos and notifications (JSON and JWS) there"),
+    OptionSpec(
+      name: "artifacts", value: "<dir>",
+      help: "write each scenario's transactions, renewal infos and notifications (JSON and JWS) there"),
   ],
   discussion: """
     One command per line, as on the command line without 'storesim'; '#' starts a comment;
@@ -317,7 +360,10 @@ let runCommand = CommandSpec(
     let runner = ScenarioRunner(environment: scenarioEnvironment, verbose: inv.arguments.has("verbose"))
     var forced: StoreEnvironment?
     if let text = inv.arguments.value("environment") {
-      guard let e = StoreEnvironment(userInput: text) else { throw CLIError.usage("unknown environment '\(text)'; use Xcode, LocalTesting, Sandbox or Production", command: "run") }
+      guard let e = StoreEnvironment(userInput: text) else {
+        throw CLIError.usage(
+          "unknown environment '\(text)'; use Xcode, LocalTesting, Sandbox or Production", command: "run")
+      }
       forced = e
     }
     // Every file is read and checked before anything runs; a file with errors is reported with
@@ -333,9 +379,16 @@ let runCommand = CommandSpec(
       var result = ScenarioResult(file: file, folder: folder)
       let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
       if size > WorkLimits.maximumScenarioSize {
-        result.errors = [ScenarioFailure(line: 0, message: "the file has \(size.formatted()) bytes, more than the \(WorkLimits.maximumScenarioSize.formatted()) a scenario may have")]
+        result.errors = [
+          ScenarioFailure(
+            line: 0,
+            message:
+              "the file has \(size.formatted()) bytes, more than the \(WorkLimits.maximumScenarioSize.formatted()) a scenario may have"
+          )
+        ]
       } else if let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) {
-        (result.lines, result.errors) = ScenarioCheck.check(text, file: file, folder: folder, table: inv.table, environment: inv.environment)
+        (result.lines, result.errors) = ScenarioCheck.check(
+          text, file: file, folder: folder, table: inv.table, environment: inv.environment)
       } else {
         result.errors = [ScenarioFailure(line: 0, message: "not a UTF-8 text file")]
       }
@@ -357,7 +410,8 @@ let runCommand = CommandSpec(
         let (failures, count, memory) = runner.run(r.lines, file: r.file, folder: r.folder, environment: forced)
         if let out = artifactsFolder, let store = memory.store {
           let name = ((r.file as NSString).lastPathComponent as NSString).deletingPathExtension + ".json"
-          try? ScenarioRunner.artifacts(store).rendered(pretty: false).write(toFile: (out as NSString).appendingPathComponent(name), atomically: true, encoding: .utf8)
+          try? ScenarioRunner.artifacts(store).rendered(pretty: false).write(
+            toFile: (out as NSString).appendingPathComponent(name), atomically: true, encoding: .utf8)
         }
         r.failures = failures
         r.expectations = count
@@ -369,24 +423,35 @@ let runCommand = CommandSpec(
     let erroneous = results.filter { !$0.errors.isEmpty }.count
     let failed = results.filter { !$0.passed }.count
     if inv.json {
-      inv.printJSON(.object([
-        "scenarios": .array(results.map(\.json)),
-        "passed": .int(Int64(results.count - failed)), "failed": .int(Int64(failed)),
-      ]))
+      inv.printJSON(
+        .object([
+          "scenarios": .array(results.map(\.json)),
+          "passed": .int(Int64(results.count - failed)), "failed": .int(Int64(failed)),
+        ]))
     } else {
-      inv.out("\(results.count - failed) passed, \(failed) failed" + (erroneous > 0 ? " (\(erroneous) with errors, not run)" : ""))
+      inv.out(
+        "\(results.count - failed) passed, \(failed) failed"
+          + (erroneous > 0 ? " (\(erroneous) with errors, not run)" : ""))
     }
     if let junit = inv.arguments.value("junit") {
       var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
-      xml += #"<testsuite name="storesim" tests="\#(results.count)" failures="\#(failed - erroneous)" errors="\#(erroneous)">"# + "\n"
+      xml +=
+        #"<testsuite name="storesim" tests="\#(results.count)" failures="\#(failed - erroneous)" errors="\#(erroneous)">"#
+        + "\n"
       for r in results {
-        xml += #"  <testcase classname="storesim.scenario" name="\#(xmlEscape(r.file))" time="\#(String(format: "%.3f", r.elapsed))">"#
+        xml +=
+          #"  <testcase classname="storesim.scenario" name="\#(xmlEscape(r.file))" time="\#(String(format: "%.3f", r.elapsed))">"#
         if !r.errors.isEmpty {
           let body = r.errors.map { "\(r.file):\($0.line): error: \($0.message)" }.joined(separator: "\n")
-          xml += "\n" + #"    <error type="scenario error" message="\#(r.errors.count) error\#(r.errors.count == 1 ? "" : "s"); not run">\#(xmlEscape(body))</error>"# + "\n  "
+          xml +=
+            "\n"
+            + #"    <error type="scenario error" message="\#(r.errors.count) error\#(r.errors.count == 1 ? "" : "s"); not run">\#(xmlEscape(body))</error>"#
+            + "\n  "
         } else if !r.failures.isEmpty {
           let body = r.failures.map { "\(r.file):\($0.line): \($0.message)" }.joined(separator: "\n")
-          xml += "\n" + #"    <failure message="\#(xmlEscape(r.failures[0].message))">\#(xmlEscape(body))</failure>"# + "\n  "
+          xml +=
+            "\n" + #"    <failure message="\#(xmlEscape(r.failures[0].message))">\#(xmlEscape(body))</failure>"#
+            + "\n  "
         }
         xml += "</testcase>\n"
       }
@@ -429,9 +494,13 @@ struct ScenarioResult {
     .object([
       "file": .string(file), "passed": .bool(passed), "expectations": .int(Int64(expectations)),
       "errors": .array(errors.map { .object(["line": .int(Int64($0.line)), "message": .string($0.message)]) }),
-      "failures": .array(failures.map {
-        .object(["line": .int(Int64($0.line)), "message": .string($0.message), "kind": .string($0.isCommand ? "command" : "expectation")])
-      }),
+      "failures": .array(
+        failures.map {
+          .object([
+            "line": .int(Int64($0.line)), "message": .string($0.message),
+            "kind": .string($0.isCommand ? "command" : "expectation"),
+          ])
+        }),
     ])
   }
 }

@@ -5,28 +5,35 @@ import StoreSim
 enum WireFields {
   /// `JWSTransactionDecodedPayload`.
   static let transaction = [
-    "transactionId", "originalTransactionId", "webOrderLineItemId", "bundleId", "productId", "subscriptionGroupIdentifier",
+    "transactionId", "originalTransactionId", "webOrderLineItemId", "bundleId", "productId",
+    "subscriptionGroupIdentifier",
     "purchaseDate", "originalPurchaseDate", "expiresDate", "quantity", "type", "appAccountToken", "inAppOwnershipType",
-    "signedDate", "revocationReason", "revocationDate", "revocationPercentage", "revocationType", "isUpgraded", "offerType",
-    "offerIdentifier", "offerDiscountType", "offerPeriod", "environment", "transactionReason", "storefront", "storefrontId",
+    "signedDate", "revocationReason", "revocationDate", "revocationPercentage", "revocationType", "isUpgraded",
+    "offerType",
+    "offerIdentifier", "offerDiscountType", "offerPeriod", "environment", "transactionReason", "storefront",
+    "storefrontId",
     "price", "currency", "appTransactionId",
   ]
   /// `JWSRenewalInfoDecodedPayload`.
   static let renewalInfo = [
     "autoRenewStatus", "autoRenewProductId", "productId", "expirationIntent", "gracePeriodExpiresDate",
-    "isInBillingRetryPeriod", "priceIncreaseStatus", "renewalDate", "recentSubscriptionStartDate", "originalTransactionId",
-    "offerType", "offerIdentifier", "offerDiscountType", "offerPeriod", "eligibleWinBackOfferIds", "renewalPrice", "currency",
+    "isInBillingRetryPeriod", "priceIncreaseStatus", "renewalDate", "recentSubscriptionStartDate",
+    "originalTransactionId",
+    "offerType", "offerIdentifier", "offerDiscountType", "offerPeriod", "eligibleWinBackOfferIds", "renewalPrice",
+    "currency",
     "signedDate", "environment", "appAccountToken", "appTransactionId",
   ]
   /// Apple's `NotificationTypeV2` and `Subtype` values.
   static let notificationTypes = [
     "SUBSCRIBED", "DID_CHANGE_RENEWAL_PREF", "DID_CHANGE_RENEWAL_STATUS", "OFFER_REDEEMED", "DID_RENEW", "EXPIRED",
     "DID_FAIL_TO_RENEW", "GRACE_PERIOD_EXPIRED", "PRICE_INCREASE", "REFUND", "REFUND_DECLINED", "CONSUMPTION_REQUEST",
-    "RENEWAL_EXTENDED", "REVOKE", "TEST", "RENEWAL_EXTENSION", "REFUND_REVERSED", "EXTERNAL_PURCHASE_TOKEN", "ONE_TIME_CHARGE",
+    "RENEWAL_EXTENDED", "REVOKE", "TEST", "RENEWAL_EXTENSION", "REFUND_REVERSED", "EXTERNAL_PURCHASE_TOKEN",
+    "ONE_TIME_CHARGE",
   ]
   static let notificationSubtypes = [
     "INITIAL_BUY", "RESUBSCRIBE", "DOWNGRADE", "UPGRADE", "AUTO_RENEW_ENABLED", "AUTO_RENEW_DISABLED", "VOLUNTARY",
-    "BILLING_RETRY", "PRICE_INCREASE", "GRACE_PERIOD", "PENDING", "ACCEPTED", "BILLING_RECOVERY", "PRODUCT_NOT_FOR_SALE",
+    "BILLING_RETRY", "PRICE_INCREASE", "GRACE_PERIOD", "PENDING", "ACCEPTED", "BILLING_RECOVERY",
+    "PRODUCT_NOT_FOR_SALE",
     "SUMMARY", "FAILURE", "UNREPORTED",
   ]
   /// Fields holding dates (epoch milliseconds on the wire; ISO 8601 in expectations).
@@ -45,18 +52,34 @@ struct ExpectForm {
   var count: ClosedRange<Int>
 
   static let all: [ExpectForm] = [
-    ExpectForm(name: "result", arguments: "purchased|pending|userCancelled|failed", help: "the outcome of the last buy", count: 1...1),
-    ExpectForm(name: "entitled", arguments: "PRODUCT", help: "the product is in Transaction.currentEntitlements", count: 1...1),
-    ExpectForm(name: "not-entitled", arguments: "PRODUCT", help: "the product is not in the entitlements", count: 1...1),
-    ExpectForm(name: "state", arguments: "GROUP|PRODUCT STATE", help: "the group's renewal state: \(RenewalState.allCases.map(\.rawValue).joined(separator: ", "))", count: 2...2),
+    ExpectForm(
+      name: "result", arguments: "purchased|pending|userCancelled|failed", help: "the outcome of the last buy",
+      count: 1...1),
+    ExpectForm(
+      name: "entitled", arguments: "PRODUCT", help: "the product is in Transaction.currentEntitlements", count: 1...1),
+    ExpectForm(
+      name: "not-entitled", arguments: "PRODUCT", help: "the product is not in the entitlements", count: 1...1),
+    ExpectForm(
+      name: "state", arguments: "GROUP|PRODUCT STATE",
+      help: "the group's renewal state: \(RenewalState.allCases.map(\.rawValue).joined(separator: ", "))", count: 2...2),
     ExpectForm(name: "pending", arguments: "N", help: "open Ask to Buy, interrupted and refund requests", count: 1...1),
-    ExpectForm(name: "transactions", arguments: "N [--product PRODUCT]", help: "the number of transactions (Transaction.all)", count: 1...3),
-    ExpectForm(name: "latest", arguments: "PRODUCT FIELD VALUE", help: "a field of the latest transaction's JSON (absent for an omitted field; dates ISO 8601 or milliseconds)", count: 3...3),
-    ExpectForm(name: "renewal", arguments: "GROUP|PRODUCT FIELD VALUE", help: "a field of the renewal info's JSON", count: 3...3),
+    ExpectForm(
+      name: "transactions", arguments: "N [--product PRODUCT]", help: "the number of transactions (Transaction.all)",
+      count: 1...3),
+    ExpectForm(
+      name: "latest", arguments: "PRODUCT FIELD VALUE",
+      help: "a field of the latest transaction's JSON (absent for an omitted field; dates ISO 8601 or milliseconds)",
+      count: 3...3),
+    ExpectForm(
+      name: "renewal", arguments: "GROUP|PRODUCT FIELD VALUE", help: "a field of the renewal info's JSON", count: 3...3),
     ExpectForm(name: "notification", arguments: "TYPE[/SUBTYPE]", help: "the newest server notification", count: 1...1),
-    ExpectForm(name: "error", arguments: "TEXT", help: "the previous command failed with a message containing TEXT", count: 1...Int.max),
+    ExpectForm(
+      name: "error", arguments: "TEXT", help: "the previous command failed with a message containing TEXT",
+      count: 1...Int.max),
     ExpectForm(name: "now", arguments: "DATE", help: "the virtual clock reads DATE", count: 1...1),
-    ExpectForm(name: "receipt", arguments: "STATUS [ENDPOINT]", help: "the verifyReceipt status (asked at Production or Sandbox)", count: 1...2),
+    ExpectForm(
+      name: "receipt", arguments: "STATUS [ENDPOINT]",
+      help: "the verifyReceipt status (asked at Production or Sandbox)", count: 1...2),
   ]
 
   static func named(_ name: String) -> ExpectForm? { all.first { $0.name == name } }
@@ -112,14 +135,20 @@ struct ExpectForm {
     func product(_ id: String) -> String? {
       guard let store, store.configuration.product(id) == nil else { return nil }
       var message = "product '\(id)' is not in the configuration"
-      if let near = Suggest.closest(to: id, in: store.configuration.products.map(\.id)) { message += "; did you mean '\(near)'?" }
+      if let near = Suggest.closest(to: id, in: store.configuration.products.map(\.id)) {
+        message += "; did you mean '\(near)'?"
+      }
       return message
     }
     func groupOrProduct(_ id: String) -> String? {
       guard let store else { return nil }
-      if store.configuration.group(named: id) != nil || store.configuration.product(id)?.subscription != nil { return nil }
+      if store.configuration.group(named: id) != nil || store.configuration.product(id)?.subscription != nil {
+        return nil
+      }
       var message = "'\(id)' is neither a subscription group nor an auto-renewable product"
-      let names = store.configuration.subscriptionGroups.flatMap { [$0.id, $0.name] } + store.configuration.products.filter { $0.subscription != nil }.map(\.id)
+      let names =
+        store.configuration.subscriptionGroups.flatMap { [$0.id, $0.name] }
+        + store.configuration.products.filter { $0.subscription != nil }.map(\.id)
       if let near = Suggest.closest(to: id, in: names) { message += "; did you mean '\(near)'?" }
       return message
     }
@@ -131,7 +160,9 @@ struct ExpectForm {
       }
       if value == "absent" { return nil }
       if WireFields.dates.contains(name), Int64(value) == nil {
-        do { _ = try ValueParsing.date(value) } catch { return "\(name) is a date: \((error as? CLIError)?.message ?? "invalid date '\(value)'")" }
+        do { _ = try ValueParsing.date(value) } catch {
+          return "\(name) is a date: \((error as? CLIError)?.message ?? "invalid date '\(value)'")"
+        }
       }
       return nil
     }
@@ -148,7 +179,9 @@ struct ExpectForm {
     case "state":
       if RenewalState(rawValue: args[1]) == nil {
         var message = "unknown state '\(args[1])'"
-        if let near = Suggest.closest(to: args[1], in: RenewalState.allCases.map(\.rawValue)) { message += "; did you mean '\(near)'?" }
+        if let near = Suggest.closest(to: args[1], in: RenewalState.allCases.map(\.rawValue)) {
+          message += "; did you mean '\(near)'?"
+        }
         return message + "; use \(RenewalState.allCases.map(\.rawValue).joined(separator: ", "))"
       }
       return groupOrProduct(args[0])
@@ -161,12 +194,17 @@ struct ExpectForm {
         return product(args[2])
       }
     case "latest":
-      return product(args[0]) ?? field(args[1], value: args[2], in: WireFields.transaction, of: "a transaction (JWSTransactionDecodedPayload)")
+      return product(args[0])
+        ?? field(
+          args[1], value: args[2], in: WireFields.transaction, of: "a transaction (JWSTransactionDecodedPayload)")
     case "renewal":
-      return groupOrProduct(args[0]) ?? field(args[1], value: args[2], in: WireFields.renewalInfo, of: "renewal info (JWSRenewalInfoDecodedPayload)")
+      return groupOrProduct(args[0])
+        ?? field(args[1], value: args[2], in: WireFields.renewalInfo, of: "renewal info (JWSRenewalInfoDecodedPayload)")
     case "notification":
       let parts = args[0].split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-      for (part, known, what) in [(parts[0], WireFields.notificationTypes, "notification type")] + (parts.count > 1 ? [(parts[1], WireFields.notificationSubtypes, "notification subtype")] : []) {
+      for (part, known, what) in [(parts[0], WireFields.notificationTypes, "notification type")]
+        + (parts.count > 1 ? [(parts[1], WireFields.notificationSubtypes, "notification subtype")] : [])
+      {
         guard !known.contains(part) else { continue }
         var message = "unknown \(what) '\(part)'"
         if let near = Suggest.closest(to: part, in: known) { message += "; did you mean '\(near)'?" }
@@ -174,10 +212,14 @@ struct ExpectForm {
       }
       if parts.count > 2 { return "use 'expect notification TYPE[/SUBTYPE]'" }
     case "now":
-      do { _ = try ValueParsing.date(args[0]) } catch { return (error as? CLIError)?.message ?? "invalid date '\(args[0])'" }
+      do { _ = try ValueParsing.date(args[0]) } catch {
+        return (error as? CLIError)?.message ?? "invalid date '\(args[0])'"
+      }
     case "receipt":
       if Int(args[0]) == nil { return "expect receipt takes a status number, not '\(args[0])'" }
-      if args.count == 2, StoreEnvironment(userInput: args[1]) == nil { return "unknown endpoint '\(args[1])'; use Production or Sandbox" }
+      if args.count == 2, StoreEnvironment(userInput: args[1]) == nil {
+        return "unknown endpoint '\(args[1])'; use Production or Sandbox"
+      }
     default:
       break
     }
@@ -194,7 +236,9 @@ enum ScenarioCheck {
   struct NoSession: Error {}
 
   /// Commands whose first argument is a product id (unless `--transaction` names it).
-  static let productCommands: Set<String> = ["buy", "resolve", "cancel", "resume", "expire", "renew", "price-increase", "latest"]
+  static let productCommands: Set<String> = [
+    "buy", "resolve", "cancel", "resume", "expire", "renew", "price-increase", "latest",
+  ]
 
   /// Called by `SessionContext.with` for a checking run: checks the names the command line gives
   /// against the scenario's configuration, then stops the command.
@@ -216,7 +260,9 @@ enum ScenarioCheck {
     if name == "buy", let q = inv.arguments.value("quantity"), q != "1", let p = positionals.first,
       let product = store.configuration.product(p), product.type != .consumable && product.type != .nonRenewable
     {
-      throw CLIError.usage("--quantity applies to consumables and non-renewing subscriptions; '\(p)' is \(product.type.rawValue.lowercased()) and is bought one at a time")
+      throw CLIError.usage(
+        "--quantity applies to consumables and non-renewing subscriptions; '\(p)' is \(product.type.rawValue.lowercased()) and is bought one at a time"
+      )
     }
     if (name == "status" || name == "timeline"), let arg = positionals.first,
       let problem = ExpectForm.problem(["expect", "state", arg, "subscribed"], store: store)
@@ -227,7 +273,9 @@ enum ScenarioCheck {
   }
 
   /// Every error of a scenario file, each with its line, and its lines to run.
-  static func check(_ text: String, file: String, folder: String, table: CommandTable, environment: CLIEnvironment) -> (lines: [ScenarioLine], errors: [ScenarioFailure]) {
+  static func check(
+    _ text: String, file: String, folder: String, table: CommandTable, environment: CLIEnvironment
+  ) -> (lines: [ScenarioLine], errors: [ScenarioFailure]) {
     var lines: [ScenarioLine] = []
     var errors: [ScenarioFailure] = []
     let memory = MemorySession()
@@ -242,7 +290,8 @@ enum ScenarioCheck {
       do {
         words = try ScriptLineSplitter.split(String(raw))
       } catch {
-        errors.append(ScenarioFailure(line: number, message: (error as? ScriptLineSplitter.SyntaxError)?.message ?? "bad line"))
+        errors.append(
+          ScenarioFailure(line: number, message: (error as? ScriptLineSplitter.SyntaxError)?.message ?? "bad line"))
         continue
       }
       guard !words.isEmpty else { continue }
@@ -258,7 +307,8 @@ enum ScenarioCheck {
       } catch is Reached {
       } catch is NoSession {
         if !initFailed {
-          errors.append(ScenarioFailure(line: number, message: "no session yet; start the scenario with 'init CONFIG.storekit'"))
+          errors.append(
+            ScenarioFailure(line: number, message: "no session yet; start the scenario with 'init CONFIG.storekit'"))
           initFailed = true
         }
       } catch let error as CLIError {

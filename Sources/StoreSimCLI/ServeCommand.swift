@@ -37,7 +37,9 @@ final class SessionService: @unchecked Sendable {
   /// decoding it again (clients send the same token for many requests).
   func authenticate(_ header: String?, bundleID: String) -> String? {
     let date = now()
-    if let header, let a = tokenLock.withLock({ accepted }), a.header == header, a.bundleID == bundleID, date.timeIntervalSince1970 < a.until {
+    if let header, let a = tokenLock.withLock({ accepted }), a.header == header, a.bundleID == bundleID,
+      date.timeIntervalSince1970 < a.until
+    {
       return nil
     }
     if let failure = Authentication.check(header, bundleID: bundleID, now: date) { return failure }
@@ -64,7 +66,9 @@ final class SessionService: @unchecked Sendable {
         // attempts are recorded before the answer, so the next request sees them.
         if !planned.isEmpty {
           for a in try SessionContext.deliver(inv, location, planned) where !a.succeeded {
-            inv.warning("notification #\(a.index) was not delivered to \(a.url) (\(a.outcome)); kept for 'notifications deliver --retry'")
+            inv.warning(
+              "notification #\(a.index) was not delivered to \(a.url) (\(a.outcome)); kept for 'notifications deliver --retry'"
+            )
           }
         }
         return (response.status, response.body)
@@ -171,34 +175,34 @@ let serveCommand = CommandSpec(
   run: { inv in try runServe(inv) })
 
 func runServe(_ inv: Invocation) throws -> ExitCode {
-    _ = try inv.positionals(0...0, "")
-    let portText = inv.arguments.value("port") ?? "8080"
-    guard let port = Int(portText), (0...65535).contains(port) else {
-      throw CLIError.usage("invalid port '\(portText)'; give a number from 0 to 65535", command: "serve")
-    }
-    let host = inv.arguments.value("host") ?? "127.0.0.1"
-    let location = try SessionLocation(shown: SessionContext.path(inv), environment: inv.environment)
-    guard FileManager.default.fileExists(atPath: location.file) else {
-      throw CLIError.noInput("no session at \(location.shown); start one with 'storesim init CONFIG.storekit'")
-    }
-    let service = SessionService(inv, location: location)
-    try service.check()
-    let environment = inv.environment
-    let write: @Sendable (String) -> Void = { environment.writeErr($0) }
+  _ = try inv.positionals(0...0, "")
+  let portText = inv.arguments.value("port") ?? "8080"
+  guard let port = Int(portText), (0...65535).contains(port) else {
+    throw CLIError.usage("invalid port '\(portText)'; give a number from 0 to 65535", command: "serve")
+  }
+  let host = inv.arguments.value("host") ?? "127.0.0.1"
+  let location = try SessionLocation(shown: SessionContext.path(inv), environment: inv.environment)
+  guard FileManager.default.fileExists(atPath: location.file) else {
+    throw CLIError.noInput("no session at \(location.shown); start one with 'storesim init CONFIG.storekit'")
+  }
+  let service = SessionService(inv, location: location)
+  try service.check()
+  let environment = inv.environment
+  let write: @Sendable (String) -> Void = { environment.writeErr($0) }
   let log: (@Sendable (String) -> Void)? = inv.arguments.has("quiet") ? nil : write
-    let server: HTTPServer
-    do {
-      server = try HTTPServer(host: host, port: port, log: log) { service.answer($0) }
-    } catch let error as HTTPServer.StartError {
-      if case .address = error { throw CLIError.usage(error.description, command: "serve") }
-      throw CLIError.failed(error.description)
-    }
-    ServeSignals.install(server)
-    defer { ServeSignals.restore() }
-    inv.out(server.baseURL)
-    inv.environment.flushOut()
-    inv.err("serving \(location.shown) at \(server.baseURL); Ctrl-C stops")
-    server.run()
-    inv.err("stopped")
-    return .success
+  let server: HTTPServer
+  do {
+    server = try HTTPServer(host: host, port: port, log: log) { service.answer($0) }
+  } catch let error as HTTPServer.StartError {
+    if case .address = error { throw CLIError.usage(error.description, command: "serve") }
+    throw CLIError.failed(error.description)
+  }
+  ServeSignals.install(server)
+  defer { ServeSignals.restore() }
+  inv.out(server.baseURL)
+  inv.environment.flushOut()
+  inv.err("serving \(location.shown) at \(server.baseURL); Ctrl-C stops")
+  server.run()
+  inv.err("stopped")
+  return .success
 }

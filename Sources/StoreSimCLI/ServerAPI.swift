@@ -88,7 +88,8 @@ struct APIError: Error, Sendable, Equatable {
   static let generalBadRequest = APIError(status: 400, code: 4_000_000, message: "Bad request.")
   static let invalidRequestRevision = APIError(status: 400, code: 4_000_005, message: "Invalid request revision.")
   static let invalidTransactionID = APIError(status: 400, code: 4_000_006, message: "Invalid transaction id.")
-  static let invalidOriginalTransactionID = APIError(status: 400, code: 4_000_008, message: "Invalid original transaction id.")
+  static let invalidOriginalTransactionID = APIError(
+    status: 400, code: 4_000_008, message: "Invalid original transaction id.")
   static let invalidExtendByDays = APIError(status: 400, code: 4_000_009, message: "Invalid extend by days value.")
   static let invalidExtendReasonCode = APIError(status: 400, code: 4_000_010, message: "Invalid extend reason code.")
   static let invalidRequestIdentifier = APIError(status: 400, code: 4_000_011, message: "Invalid request identifier.")
@@ -99,20 +100,26 @@ struct APIError: Error, Sendable, Equatable {
   static let invalidEndDate = APIError(status: 400, code: 4_000_016, message: "Invalid end date.")
   static let invalidNotificationType = APIError(status: 400, code: 4_000_018, message: "Invalid notification type.")
   static let multipleFiltersSupplied = APIError(status: 400, code: 4_000_019, message: "Multiple filters supplied.")
-  static let invalidTestNotificationToken = APIError(status: 400, code: 4_000_020, message: "Invalid test notification token.")
+  static let invalidTestNotificationToken = APIError(
+    status: 400, code: 4_000_020, message: "Invalid test notification token.")
   static let invalidSort = APIError(status: 400, code: 4_000_021, message: "Invalid sort.")
   static let invalidProductType = APIError(status: 400, code: 4_000_022, message: "Invalid product type.")
   static let invalidProductID = APIError(status: 400, code: 4_000_023, message: "Invalid product id.")
-  static let invalidSubscriptionGroupIdentifier = APIError(status: 400, code: 4_000_024, message: "Invalid subscription group identifier.")
-  static let invalidInAppOwnershipType = APIError(status: 400, code: 4_000_026, message: "Invalid in-app ownership type.")
+  static let invalidSubscriptionGroupIdentifier = APIError(
+    status: 400, code: 4_000_024, message: "Invalid subscription group identifier.")
+  static let invalidInAppOwnershipType = APIError(
+    status: 400, code: 4_000_026, message: "Invalid in-app ownership type.")
   static let invalidRevoked = APIError(status: 400, code: 4_000_030, message: "Invalid revoked.")
   static let invalidStatus = APIError(status: 400, code: 4_000_031, message: "Invalid status.")
   static let invalidAppAccountToken = APIError(status: 400, code: 4_000_183, message: "Invalid app account token.")
   static let accountNotFound = APIError(status: 404, code: 4_040_001, message: "Account not found.")
-  static let originalTransactionIDNotFound = APIError(status: 404, code: 4_040_005, message: "Original transaction id not found.")
-  static let serverNotificationURLNotFound = APIError(status: 404, code: 4_040_007, message: "No App Store Server Notifications V2 URL configured.")
+  static let originalTransactionIDNotFound = APIError(
+    status: 404, code: 4_040_005, message: "Original transaction id not found.")
+  static let serverNotificationURLNotFound = APIError(
+    status: 404, code: 4_040_007, message: "No App Store Server Notifications V2 URL configured.")
   static let testNotificationNotFound = APIError(status: 404, code: 4_040_008, message: "Test notification not found.")
-  static let statusRequestNotFound = APIError(status: 404, code: 4_040_009, message: "Mass extension request not found.")
+  static let statusRequestNotFound = APIError(
+    status: 404, code: 4_040_009, message: "Mass extension request not found.")
   static let transactionIDNotFound = APIError(status: 404, code: 4_040_010, message: "Transaction id not found.")
   static let generalInternal = APIError(status: 500, code: 5_000_000, message: "An unknown error occurred.")
 
@@ -147,7 +154,9 @@ enum ServerAPI {
   }
 
   static func handle(_ request: APIRequest, store: Store, now: Date, trusted: Bool = false) -> APIResponse {
-    if !trusted, let failure = Authentication.check(request.headers["authorization"], bundleID: store.state.bundleID, now: now) {
+    if !trusted,
+      let failure = Authentication.check(request.headers["authorization"], bundleID: store.state.bundleID, now: now)
+    {
       return unauthenticated(failure)
     }
     do {
@@ -161,7 +170,9 @@ enum ServerAPI {
 
   /// The 401 answer: `{"errorMessage": "Unauthenticated: REASON"}`.
   static func unauthenticated(_ reason: String) -> APIResponse {
-    APIResponse(status: 401, body: JSONOutput.object(["errorMessage": .string("Unauthenticated: \(reason)")]).rendered(pretty: false))
+    APIResponse(
+      status: 401,
+      body: JSONOutput.object(["errorMessage": .string("Unauthenticated: \(reason)")]).rendered(pretty: false))
   }
 
   static func route(_ r: APIRequest, store: Store) throws -> APIResponse {
@@ -198,7 +209,8 @@ enum ServerAPI {
     case ("v1", 3, "transactions") where rest[2] == "appAccountToken":
       try only("PUT")
       return try setAppAccountToken(rest[1], r, store: store)
-    case ("v1", 3, "transactions") where rest[1] == "consumption", ("v2", 3, "transactions") where rest[1] == "consumption":
+    case ("v1", 3, "transactions") where rest[1] == "consumption",
+      ("v2", 3, "transactions") where rest[1] == "consumption":
       try only("PUT")
       return try consumption(rest[2], r, store: store, version: version == "v1" ? 1 : 2)
     case ("v1", 3, "subscriptions") where rest[1] == "extend" && rest[2] == "mass":
@@ -225,7 +237,9 @@ enum ServerAPI {
 
   /// A transaction id as Apple accepts it: decimal digits only.
   static func transactionID(_ text: String, invalid: APIError = .invalidTransactionID) throws -> TransactionID {
-    guard !text.isEmpty, text.utf8.count <= 20, text.utf8.allSatisfy({ (48...57).contains($0) }), let id = TransactionID(text) else {
+    guard !text.isEmpty, text.utf8.count <= 20, text.utf8.allSatisfy({ (48...57).contains($0) }),
+      let id = TransactionID(text)
+    else {
       throw invalid
     }
     return id
@@ -253,7 +267,8 @@ enum ServerAPI {
   // MARK: History
 
   static let productTypes: [String: ProductType] = [
-    "AUTO_RENEWABLE": .autoRenewable, "NON_RENEWABLE": .nonRenewable, "CONSUMABLE": .consumable, "NON_CONSUMABLE": .nonConsumable,
+    "AUTO_RENEWABLE": .autoRenewable, "NON_RENEWABLE": .nonRenewable, "CONSUMABLE": .consumable,
+    "NON_CONSUMABLE": .nonConsumable,
   ]
 
   /// Get Transaction History (v1 and v2): the customer's transactions, filtered and sorted by
@@ -266,10 +281,11 @@ enum ServerAPI {
     if let s = startDate, let e = endDate, s > e { throw APIError.startDateAfterEndDate }
     let products = Set(r.values("productId"))
     for p in products where p.isEmpty { throw APIError.invalidProductID }
-    let types = try Set(r.values("productType").map { v in
-      guard let t = productTypes[v] else { throw APIError.invalidProductType }
-      return t
-    })
+    let types = try Set(
+      r.values("productType").map { v in
+        guard let t = productTypes[v] else { throw APIError.invalidProductType }
+        return t
+      })
     let groups = Set(r.values("subscriptionGroupIdentifier"))
     for g in groups where g.isEmpty { throw APIError.invalidSubscriptionGroupIdentifier }
     let ownership = try r.value("inAppOwnershipType").map { v in
@@ -304,13 +320,14 @@ enum ServerAPI {
     let offset = try revision(r.value("revision"))
     let page = offset < list.count ? Array(list[offset..<min(offset + pageSize, list.count)]) : []
     let next = min(offset + page.count, max(list.count, offset))
-    return .json(.object([
-      "revision": .string(revisionToken(next)),
-      "bundleId": .string(store.state.bundleID),
-      "environment": .string(store.state.environment.rawValue),
-      "hasMore": .bool(next < list.count),
-      "signedTransactions": .array(page.map { .string(store.signed($0, customer: customer)) }),
-    ]))
+    return .json(
+      .object([
+        "revision": .string(revisionToken(next)),
+        "bundleId": .string(store.state.bundleID),
+        "environment": .string(store.state.environment.rawValue),
+        "hasMore": .bool(next < list.count),
+        "signedTransactions": .array(page.map { .string(store.signed($0, customer: customer)) }),
+      ]))
   }
 
   static func date(_ text: String, invalid: APIError) throws -> Date {
@@ -323,7 +340,9 @@ enum ServerAPI {
 
   static func revision(_ token: String?) throws -> Int {
     guard let token else { return 0 }
-    guard token.hasPrefix("storesim-"), let n = Int(token.dropFirst(9)), n >= 0 else { throw APIError.invalidRequestRevision }
+    guard token.hasPrefix("storesim-"), let n = Int(token.dropFirst(9)), n >= 0 else {
+      throw APIError.invalidRequestRevision
+    }
     return n
   }
 
@@ -334,31 +353,37 @@ enum ServerAPI {
   static func subscriptionStatuses(_ text: String, _ r: APIRequest, store: Store) throws -> APIResponse {
     let id = try transactionID(text)
     guard let (customer, _) = find(id, in: store) else { throw APIError.transactionIDNotFound }
-    let wanted = try Set(r.values("status").map { v in
-      guard let n = Int(v), (1...5).contains(n) else { throw APIError.invalidStatus }
-      return n
-    })
+    let wanted = try Set(
+      r.values("status").map { v in
+        guard let n = Int(v), (1...5).contains(n) else { throw APIError.invalidStatus }
+        return n
+      })
     var data: [JSONOutput] = []
     for g in store.configuration.subscriptionGroups.map(\.id) {
-      let list = store.statuses(forGroup: g, customer: customer).filter { wanted.isEmpty || wanted.contains($0.state.serverStatus) }
+      let list = store.statuses(forGroup: g, customer: customer).filter {
+        wanted.isEmpty || wanted.contains($0.state.serverStatus)
+      }
       guard !list.isEmpty else { continue }
-      data.append(.object([
-        "subscriptionGroupIdentifier": .string(g),
-        "lastTransactions": .array(list.map { s in
-          .object([
-            "status": .int(Int64(s.state.serverStatus)),
-            "originalTransactionId": .string(String(s.transaction.originalID)),
-            "signedTransactionInfo": .string(store.signed(s.transaction, customer: customer)),
-            "signedRenewalInfo": .string(store.signed(s.renewalInfo, customer: customer)),
-          ])
-        }),
-      ]))
+      data.append(
+        .object([
+          "subscriptionGroupIdentifier": .string(g),
+          "lastTransactions": .array(
+            list.map { s in
+              .object([
+                "status": .int(Int64(s.state.serverStatus)),
+                "originalTransactionId": .string(String(s.transaction.originalID)),
+                "signedTransactionInfo": .string(store.signed(s.transaction, customer: customer)),
+                "signedRenewalInfo": .string(store.signed(s.renewalInfo, customer: customer)),
+              ])
+            }),
+        ]))
     }
-    return .json(.object([
-      "bundleId": .string(store.state.bundleID),
-      "environment": .string(store.state.environment.rawValue),
-      "data": .array(data),
-    ]))
+    return .json(
+      .object([
+        "bundleId": .string(store.state.bundleID),
+        "environment": .string(store.state.environment.rawValue),
+        "data": .array(data),
+      ]))
   }
 
   // MARK: Orders and refunds
@@ -368,7 +393,8 @@ enum ServerAPI {
     guard let id = OrderID.transactionID(orderID), let (customer, t) = find(id, in: store), OrderID.hasOrder(t) else {
       return .json(.object(["status": .int(1), "signedTransactions": .array([])]))
     }
-    return .json(.object(["status": .int(0), "signedTransactions": .array([.string(store.signed(t, customer: customer))])]))
+    return .json(
+      .object(["status": .int(0), "signedTransactions": .array([.string(store.signed(t, customer: customer))])]))
   }
 
   /// Get Refund History (v2): the customer's refunded transactions, 20 a page.
@@ -381,11 +407,12 @@ enum ServerAPI {
     let offset = try revision(r.value("revision"))
     let page = offset < list.count ? Array(list[offset..<min(offset + pageSize, list.count)]) : []
     let next = min(offset + page.count, max(list.count, offset))
-    return .json(.object([
-      "signedTransactions": .array(page.map { .string(store.signed($0, customer: customer)) }),
-      "revision": .string(revisionToken(next)),
-      "hasMore": .bool(next < list.count),
-    ]))
+    return .json(
+      .object([
+        "signedTransactions": .array(page.map { .string(store.signed($0, customer: customer)) }),
+        "revision": .string(revisionToken(next)),
+        "hasMore": .bool(next < list.count),
+      ]))
   }
 
   /// Get App Transaction Info: the app transaction of the customer holding the transaction.
@@ -495,7 +522,10 @@ enum ServerAPI {
     return empty(200, changed)
   }
 
-  static let deliveryStatusesV2: Set<String> = ["DELIVERED", "UNDELIVERED_QUALITY_ISSUE", "UNDELIVERED_WRONG_ITEM", "UNDELIVERED_SERVER_OUTAGE", "UNDELIVERED_OTHER"]
+  static let deliveryStatusesV2: Set<String> = [
+    "DELIVERED", "UNDELIVERED_QUALITY_ISSUE", "UNDELIVERED_WRONG_ITEM", "UNDELIVERED_SERVER_OUTAGE",
+    "UNDELIVERED_OTHER",
+  ]
   static let refundPreferencesV2: Set<String> = ["DECLINE", "GRANT_FULL", "GRANT_PRORATED"]
 
   /// Send Consumption Information (v1 and v2 bodies), validated field by field with Apple's
@@ -510,29 +540,52 @@ enum ServerAPI {
     let delivery = APIError(status: 400, code: 4_000_036, message: "Invalid delivery status.")
     var keys: [String]
     if version == 1 {
-      _ = try body.int("consumptionStatus", 0...3, APIError(status: 400, code: 4_000_034, message: "Invalid consumption status."), required: true)
-      _ = try body.int("platform", 0...2, APIError(status: 400, code: 4_000_039, message: "Invalid platform."), required: true)
+      _ = try body.int(
+        "consumptionStatus", 0...3, APIError(status: 400, code: 4_000_034, message: "Invalid consumption status."),
+        required: true)
+      _ = try body.int(
+        "platform", 0...2, APIError(status: 400, code: 4_000_039, message: "Invalid platform."), required: true)
       _ = try body.bool("sampleContentProvided", sample, required: true)
       _ = try body.int("deliveryStatus", 0...5, delivery, required: true)
       let tokenError = APIError(status: 400, code: 4_000_033, message: "Invalid app account token.")
-      if let token = try body.string("appAccountToken", tokenError, required: true), !token.isEmpty, UUID(uuidString: token) == nil { throw tokenError }
-      _ = try body.int("accountTenure", 0...7, APIError(status: 400, code: 4_000_032, message: "Invalid account tenure."), required: true)
-      _ = try body.int("playTime", 0...7, APIError(status: 400, code: 4_000_040, message: "Invalid play time."), required: true)
-      _ = try body.int("lifetimeDollarsRefunded", 0...7, APIError(status: 400, code: 4_000_038, message: "Invalid lifetime dollars refunded."), required: true)
-      _ = try body.int("lifetimeDollarsPurchased", 0...7, APIError(status: 400, code: 4_000_037, message: "Invalid lifetime dollars purchased."), required: true)
-      _ = try body.int("userStatus", 0...4, APIError(status: 400, code: 4_000_042, message: "Invalid user status."), required: true)
-      _ = try body.int("refundPreference", 0...3, APIError(status: 400, code: 4_000_000, message: "Invalid refund preference."))
+      if let token = try body.string("appAccountToken", tokenError, required: true), !token.isEmpty,
+        UUID(uuidString: token) == nil
+      {
+        throw tokenError
+      }
+      _ = try body.int(
+        "accountTenure", 0...7, APIError(status: 400, code: 4_000_032, message: "Invalid account tenure."),
+        required: true)
+      _ = try body.int(
+        "playTime", 0...7, APIError(status: 400, code: 4_000_040, message: "Invalid play time."), required: true)
+      _ = try body.int(
+        "lifetimeDollarsRefunded", 0...7,
+        APIError(status: 400, code: 4_000_038, message: "Invalid lifetime dollars refunded."), required: true)
+      _ = try body.int(
+        "lifetimeDollarsPurchased", 0...7,
+        APIError(status: 400, code: 4_000_037, message: "Invalid lifetime dollars purchased."), required: true)
+      _ = try body.int(
+        "userStatus", 0...4, APIError(status: 400, code: 4_000_042, message: "Invalid user status."), required: true)
+      _ = try body.int(
+        "refundPreference", 0...3, APIError(status: 400, code: 4_000_000, message: "Invalid refund preference."))
       keys = [
-        "customerConsented", "consumptionStatus", "platform", "sampleContentProvided", "deliveryStatus", "appAccountToken", "accountTenure",
+        "customerConsented", "consumptionStatus", "platform", "sampleContentProvided", "deliveryStatus",
+        "appAccountToken", "accountTenure",
         "playTime", "lifetimeDollarsRefunded", "lifetimeDollarsPurchased", "userStatus", "refundPreference",
       ]
     } else {
       _ = try body.bool("sampleContentProvided", sample, required: true)
-      guard let status = try body.string("deliveryStatus", delivery, required: true), deliveryStatusesV2.contains(status) else { throw delivery }
-      _ = try body.int("consumptionPercentage", 0...100_000, APIError(status: 400, code: 4_000_000, message: "Invalid consumption percentage: 0 to 100000 milliunits."))
+      guard let status = try body.string("deliveryStatus", delivery, required: true),
+        deliveryStatusesV2.contains(status)
+      else { throw delivery }
+      _ = try body.int(
+        "consumptionPercentage", 0...100_000,
+        APIError(status: 400, code: 4_000_000, message: "Invalid consumption percentage: 0 to 100000 milliunits."))
       let preference = APIError(status: 400, code: 4_000_000, message: "Invalid refund preference.")
       if let p = try body.string("refundPreference", preference), !refundPreferencesV2.contains(p) { throw preference }
-      keys = ["customerConsented", "sampleContentProvided", "deliveryStatus", "consumptionPercentage", "refundPreference"]
+      keys = [
+        "customerConsented", "sampleContentProvided", "deliveryStatus", "consumptionPercentage", "refundPreference",
+      ]
     }
     var fields: [String: String] = [:]
     for k in keys { if let v = body.text(k) { fields[k] = v } }
@@ -544,7 +597,9 @@ enum ServerAPI {
   static func extensionParameters(_ body: Body) throws -> (days: Int, reason: Int, request: String) {
     let days = try body.int("extendByDays", 1...90, .invalidExtendByDays, required: true)!
     let reason = try body.int("extendReasonCode", 0...3, .invalidExtendReasonCode, required: true)!
-    guard let request = try body.string("requestIdentifier", .invalidRequestIdentifier, required: true), !request.isEmpty, request.count <= 128 else {
+    guard let request = try body.string("requestIdentifier", .invalidRequestIdentifier, required: true),
+      !request.isEmpty, request.count <= 128
+    else {
       throw APIError.invalidRequestIdentifier
     }
     return (days, reason, request)
@@ -559,22 +614,31 @@ enum ServerAPI {
     var changed = store
     let record: RenewalExtension
     do {
-      record = try changed.extendRenewalDate(originalTransactionID: id, days: days, reason: reason, requestIdentifier: request)
+      record = try changed.extendRenewalDate(
+        originalTransactionID: id, days: days, reason: reason, requestIdentifier: request)
     } catch {
       switch error {
       case .notFound: throw APIError.originalTransactionIDNotFound
-      case .ineligible: throw APIError(status: 403, code: 4_030_004, message: "Subscription extension ineligible: the subscription is not active.")
-      case .maximumReached: throw APIError(status: 403, code: 4_030_005, message: "Subscription extended the maximum number of times (2 in 365 days).")
-      case .familyShared: throw APIError(status: 403, code: 4_030_007, message: "Family-shared subscriptions are ineligible for extension; extend the purchaser's.")
+      case .ineligible:
+        throw APIError(
+          status: 403, code: 4_030_004, message: "Subscription extension ineligible: the subscription is not active.")
+      case .maximumReached:
+        throw APIError(
+          status: 403, code: 4_030_005, message: "Subscription extended the maximum number of times (2 in 365 days).")
+      case .familyShared:
+        throw APIError(
+          status: 403, code: 4_030_007,
+          message: "Family-shared subscriptions are ineligible for extension; extend the purchaser's.")
       }
     }
     let webOrder = changed.customer(record.customer)?.transaction(record.transactionID)?.webOrderLineItemID
-    var response = APIResponse.json(.object([
-      "originalTransactionId": .string(String(record.originalTransactionID)),
-      "webOrderLineItemId": webOrder.map { .string(String($0)) },
-      "success": .bool(true),
-      "effectiveDate": .int(Int64((record.effectiveDate.timeIntervalSince1970 * 1000).rounded())),
-    ]))
+    var response = APIResponse.json(
+      .object([
+        "originalTransactionId": .string(String(record.originalTransactionID)),
+        "webOrderLineItemId": webOrder.map { .string(String($0)) },
+        "success": .bool(true),
+        "effectiveDate": .int(Int64((record.effectiveDate.timeIntervalSince1970 * 1000).rounded())),
+      ]))
     response.changed = changed
     return response
   }
@@ -583,22 +647,30 @@ enum ServerAPI {
   static func massExtend(_ r: APIRequest, store: Store) throws -> APIResponse {
     let body = try Body(r.body)
     let (days, reason, request) = try extensionParameters(body)
-    guard let product = try body.string("productId", .invalidProductID, required: true), let p = store.configuration.product(product), p.type == .autoRenewable else {
+    guard let product = try body.string("productId", .invalidProductID, required: true),
+      let p = store.configuration.product(product), p.type == .autoRenewable
+    else {
       throw APIError.invalidProductID
     }
     var storefronts: [String]?
     if let node = body.node["storefrontCountryCodes"], node.value != .null {
-      guard case .array(let items) = node.value else { throw APIError(status: 400, code: 4_000_028, message: "Invalid storefront country code.") }
-      if items.isEmpty { throw APIError(status: 400, code: 4_000_027, message: "Invalid empty storefront country code list.") }
+      guard case .array(let items) = node.value else {
+        throw APIError(status: 400, code: 4_000_028, message: "Invalid storefront country code.")
+      }
+      if items.isEmpty {
+        throw APIError(status: 400, code: 4_000_027, message: "Invalid empty storefront country code list.")
+      }
       storefronts = try items.map { item in
-        guard case .string(let code) = item.value, code.count == 3, code.allSatisfy({ $0.isASCII && $0.isUppercase }) else {
+        guard case .string(let code) = item.value, code.count == 3, code.allSatisfy({ $0.isASCII && $0.isUppercase })
+        else {
           throw APIError(status: 400, code: 4_000_028, message: "Invalid storefront country code.")
         }
         return code
       }
     }
     var changed = store
-    changed.massExtendRenewalDate(productID: product, days: days, reason: reason, requestIdentifier: request, storefronts: storefronts)
+    changed.massExtendRenewalDate(
+      productID: product, days: days, reason: reason, requestIdentifier: request, storefronts: storefronts)
     var response = APIResponse.json(.object(["requestIdentifier": .string(request)]))
     response.changed = changed
     return response
@@ -606,16 +678,21 @@ enum ServerAPI {
 
   /// Get Status of Subscription Renewal Date Extensions.
   static func massExtendStatus(productID: String, requestIdentifier: String, store: Store) throws -> APIResponse {
-    guard let m = store.serverRecords.massExtensions.first(where: { $0.requestIdentifier == requestIdentifier && $0.productID == productID }) else {
+    guard
+      let m = store.serverRecords.massExtensions.first(where: {
+        $0.requestIdentifier == requestIdentifier && $0.productID == productID
+      })
+    else {
       throw APIError.statusRequestNotFound
     }
-    return .json(.object([
-      "requestIdentifier": .string(m.requestIdentifier),
-      "complete": .bool(true),
-      "completeDate": .int(Int64((m.date.timeIntervalSince1970 * 1000).rounded())),
-      "succeededCount": .int(Int64(m.succeeded)),
-      "failedCount": .int(Int64(m.failed)),
-    ]))
+    return .json(
+      .object([
+        "requestIdentifier": .string(m.requestIdentifier),
+        "complete": .bool(true),
+        "completeDate": .int(Int64((m.date.timeIntervalSince1970 * 1000).rounded())),
+        "succeededCount": .int(Int64(m.succeeded)),
+        "failedCount": .int(Int64(m.failed)),
+      ]))
   }
 
   /// Request a Test Notification: a TEST notification, delivered to the session's delivery URL.
@@ -631,16 +708,24 @@ enum ServerAPI {
   /// Get Test Notification Status: the signed TEST notification and its send attempts.
   static func testNotificationStatus(_ token: String, store: Store) throws -> APIResponse {
     guard !token.isEmpty, token.count <= 128 else { throw APIError.invalidTestNotificationToken }
-    guard let record = store.serverRecords.testNotifications.first(where: { $0.token == token }), record.index < store.notifications.count else {
+    guard let record = store.serverRecords.testNotifications.first(where: { $0.token == token }),
+      record.index < store.notifications.count
+    else {
       throw APIError.testNotificationNotFound
     }
     let attempts = (store.state.deliveryLog ?? []).filter { $0.index == record.index }
-    return .json(.object([
-      "signedPayload": .string(JWS.sign(store.payload(store.notifications[record.index]), bundleID: store.state.bundleID)),
-      "sendAttempts": .array(attempts.map { d in
-        .object(["attemptDate": .int(Int64((d.date.timeIntervalSince1970 * 1000).rounded())), "sendAttemptResult": .string(sendAttemptResult(d))])
-      }),
-    ]))
+    return .json(
+      .object([
+        "signedPayload": .string(
+          JWS.sign(store.payload(store.notifications[record.index]), bundleID: store.state.bundleID)),
+        "sendAttempts": .array(
+          attempts.map { d in
+            .object([
+              "attemptDate": .int(Int64((d.date.timeIntervalSince1970 * 1000).rounded())),
+              "sendAttemptResult": .string(sendAttemptResult(d)),
+            ])
+          }),
+      ]))
   }
 
   // MARK: Notification history
@@ -688,7 +773,9 @@ enum ServerAPI {
     if transaction != nil && (type != nil || subtype != nil) { throw APIError.multipleFiltersSupplied }
     let offset: Int
     if let token = r.value("paginationToken") {
-      guard token.hasPrefix("storesim-"), let n = Int(token.dropFirst(9)), n >= 0 else { throw APIError.invalidPaginationToken }
+      guard token.hasPrefix("storesim-"), let n = Int(token.dropFirst(9)), n >= 0 else {
+        throw APIError.invalidPaginationToken
+      }
       offset = n
     } else {
       offset = 0
@@ -703,7 +790,9 @@ enum ServerAPI {
       if let type, n.notificationType != type { continue }
       if let subtype, n.subtype != subtype { continue }
       if let customer {
-        guard n.customer == customer, let t = n.transaction, t.originalID == find(transaction!, in: store)!.transaction.originalID || t.id == transaction! else { continue }
+        guard n.customer == customer, let t = n.transaction,
+          t.originalID == find(transaction!, in: store)!.transaction.originalID || t.id == transaction!
+        else { continue }
       }
       if onlyFailures && !(attempts[i] ?? []).contains(where: { !$0.succeeded }) { continue }
       matches.append(i)
@@ -714,18 +803,23 @@ enum ServerAPI {
       let list = attempts[i] ?? []
       var item: [String: JSONOutput] = [
         "signedPayload": .string(JWS.sign(store.payload(store.notifications[i]), bundleID: store.state.bundleID)),
-        "sendAttempts": .array(list.map { d in
-          .object(["attemptDate": .int(Int64((d.date.timeIntervalSince1970 * 1000).rounded())), "sendAttemptResult": .string(sendAttemptResult(d))])
-        }),
+        "sendAttempts": .array(
+          list.map { d in
+            .object([
+              "attemptDate": .int(Int64((d.date.timeIntervalSince1970 * 1000).rounded())),
+              "sendAttemptResult": .string(sendAttemptResult(d)),
+            ])
+          }),
       ]
       if let last = list.last { item["sendAttemptResult"] = .string(sendAttemptResult(last)) }
       return .object(item)
     }
-    return .json(.object([
-      "notificationHistory": .array(items),
-      "hasMore": .bool(next < matches.count),
-      "paginationToken": next < matches.count ? .string("storesim-\(next)") : nil,
-    ]))
+    return .json(
+      .object([
+        "notificationHistory": .array(items),
+        "hasMore": .bool(next < matches.count),
+        "paginationToken": next < matches.count ? .string("storesim-\(next)") : nil,
+      ]))
   }
 
   /// Apple's `SendAttemptResult` for a recorded delivery.
@@ -737,7 +831,9 @@ enum ServerAPI {
     if reason.contains("redirect") { return "CIRCULAR_REDIRECT" }
     if reason.contains("tls") || reason.contains("certificate") || reason.contains("ssl") { return "TLS_ISSUE" }
     if reason.contains("closed") { return "PREMATURE_CLOSE" }
-    if reason.contains("refused") || reason.contains("unreachable") || reason.contains("resolve") { return "SOCKET_ISSUE" }
+    if reason.contains("refused") || reason.contains("unreachable") || reason.contains("resolve") {
+      return "SOCKET_ISSUE"
+    }
     if reason.contains("no response") { return "NO_RESPONSE" }
     return "OTHER"
   }
@@ -787,19 +883,27 @@ enum Authentication {
   /// nil when the header carries an acceptable token, else the reason it does not.
   static func check(_ header: String?, bundleID: String, now: Date) -> String? {
     guard let header, !header.isEmpty else { return "missing Authorization header" }
-    guard header.utf8.count > 7, header.utf8.prefix(7).map({ (65...90).contains($0) ? $0 + 32 : $0 }) == Array("bearer ".utf8) else {
+    guard header.utf8.count > 7,
+      header.utf8.prefix(7).map({ (65...90).contains($0) ? $0 + 32 : $0 }) == Array("bearer ".utf8)
+    else {
       return "the Authorization header is not a Bearer token"
     }
     let token = header.dropFirst(7).drop { $0 == " " }
     let parts = token.split(separator: ".", omittingEmptySubsequences: false)
     guard parts.count == 3, !parts[2].isEmpty else { return "the token is not a compact JWS" }
-    guard let headerBytes = base64URL(parts[0]), let h = try? JSONParser.parse(headerBytes) else { return "the token header is not base64url JSON" }
-    guard let payloadBytes = base64URL(parts[1]), let p = try? JSONParser.parse(payloadBytes) else { return "the token payload is not base64url JSON" }
+    guard let headerBytes = base64URL(parts[0]), let h = try? JSONParser.parse(headerBytes) else {
+      return "the token header is not base64url JSON"
+    }
+    guard let payloadBytes = base64URL(parts[1]), let p = try? JSONParser.parse(payloadBytes) else {
+      return "the token payload is not base64url JSON"
+    }
     guard case .string("ES256") = h["alg"]?.value else { return "the token's alg is not ES256" }
     guard case .string(let kid) = h["kid"]?.value, !kid.isEmpty else { return "the token header has no kid" }
     if let typ = h["typ"], typ.value != .string("JWT") { return "the token's typ is not JWT" }
     guard case .string(let iss) = p["iss"]?.value, !iss.isEmpty else { return "the token has no iss" }
-    guard case .string("appstoreconnect-v1") = p["aud"]?.value else { return "the token's aud is not appstoreconnect-v1" }
+    guard case .string("appstoreconnect-v1") = p["aud"]?.value else {
+      return "the token's aud is not appstoreconnect-v1"
+    }
     guard case .string(let bid) = p["bid"]?.value else { return "the token has no bid" }
     guard bid == bundleID else { return "the token's bid \(bid) is not the session's bundle id \(bundleID)" }
     guard let exp = seconds(p["exp"]) else { return "the token has no exp" }

@@ -1,8 +1,6 @@
 import Foundation
 import StoreSim
 
-
-
 let initCommand = CommandSpec(
   name: "init", group: "Session and catalogue",
   abstract: "Start a new session from a .storekit configuration",
@@ -11,7 +9,9 @@ let initCommand = CommandSpec(
     OptionSpec(name: "start", value: "<date>", help: "virtual start date, ISO 8601 (default: now, whole seconds, UTC)"),
     OptionSpec(name: "bundle-id", value: "<id>", help: "the app's bundle id (default com.example.app)"),
     OptionSpec(name: "environment", value: "<env>", help: "Xcode (default), LocalTesting, Sandbox or Production"),
-    OptionSpec(name: "force", value: nil, help: "replace an existing session (a damaged one is kept as <session>.damaged, .damaged.1, ...)"),
+    OptionSpec(
+      name: "force", value: nil,
+      help: "replace an existing session (a damaged one is kept as <session>.damaged, .damaged.1, ...)"),
   ],
   discussion: """
     Writes the session file (--session, $STORESIM_SESSION, or .storesim/session.json). Settings
@@ -28,7 +28,9 @@ let initCommand = CommandSpec(
     if let text = inv.arguments.value("environment") {
       guard let e = StoreEnvironment(userInput: text) else {
         var message = "unknown environment '\(text)'; use Xcode, LocalTesting, Sandbox or Production"
-        if let near = Suggest.closest(to: text, in: StoreEnvironment.allCases.map(\.rawValue)) { message += "; did you mean '\(near)'?" }
+        if let near = Suggest.closest(to: text, in: StoreEnvironment.allCases.map(\.rawValue)) {
+          message += "; did you mean '\(near)'?"
+        }
         throw CLIError.usage(message, command: "init")
       }
       environment = e
@@ -45,13 +47,18 @@ let initCommand = CommandSpec(
       let store = Store(configuration: loaded.configuration, start: start, bundleID: bundleID, environment: environment)
       memory.store = store
       if inv.json {
-        inv.printJSON(.object([
-          "session": .string("memory"), "configuration": .string(config), "products": .int(Int64(loaded.configuration.products.count)),
-          "now": .int(Int64((store.now.timeIntervalSince1970 * 1000).rounded())), "environment": .string(environment.rawValue),
-          "bundleId": .string(bundleID), "warnings": .int(Int64(loaded.warnings.count)),
-        ]))
+        inv.printJSON(
+          .object([
+            "session": .string("memory"), "configuration": .string(config),
+            "products": .int(Int64(loaded.configuration.products.count)),
+            "now": .int(Int64((store.now.timeIntervalSince1970 * 1000).rounded())),
+            "environment": .string(environment.rawValue),
+            "bundleId": .string(bundleID), "warnings": .int(Int64(loaded.warnings.count)),
+          ]))
       } else {
-        inv.out("session in memory: \(config), \(loaded.configuration.products.count) products, starts \(ISO8601.string(store.now)), environment \(environment.rawValue)")
+        inv.out(
+          "session in memory: \(config), \(loaded.configuration.products.count) products, starts \(ISO8601.string(store.now)), environment \(environment.rawValue)"
+        )
       }
       return .success
     }
@@ -78,14 +85,17 @@ let initCommand = CommandSpec(
       configurationPath: contentPath, configurationDigest: SessionFile.digest(data), state: store.state)
     try SessionFile.write(document, to: location)
     if inv.json {
-      inv.printJSON(.object([
-        "session": .string(shown), "configuration": .string(config),
-        "products": .int(Int64(loaded.configuration.products.count)),
-        "now": .int(Int64(store.now.timeIntervalSince1970 * 1000)), "environment": .string(environment.rawValue),
-        "bundleId": .string(bundleID), "warnings": .int(Int64(loaded.warnings.count)),
-      ]))
+      inv.printJSON(
+        .object([
+          "session": .string(shown), "configuration": .string(config),
+          "products": .int(Int64(loaded.configuration.products.count)),
+          "now": .int(Int64(store.now.timeIntervalSince1970 * 1000)), "environment": .string(environment.rawValue),
+          "bundleId": .string(bundleID), "warnings": .int(Int64(loaded.warnings.count)),
+        ]))
     } else {
-      inv.out("session \(shown): \(config), \(loaded.configuration.products.count) products, starts \(ISO8601.string(store.now)), environment \(environment.rawValue), bundle \(bundleID)")
+      inv.out(
+        "session \(shown): \(config), \(loaded.configuration.products.count) products, starts \(ISO8601.string(store.now)), environment \(environment.rawValue), bundle \(bundleID)"
+      )
     }
     return .success
   })
@@ -142,7 +152,9 @@ extension SettingKey {
     case .disableDialogs: return .bool(s.disableDialogs)
     case .error:
       var errors: [String: JSONOutput] = [:]
-      for api in StoreKitAPI.allCases { if let e = s.simulatedError(forAPI: api) { errors[api.name] = .string(e.description) } }
+      for api in StoreKitAPI.allCases {
+        if let e = s.simulatedError(forAPI: api) { errors[api.name] = .string(e.description) }
+      }
       return .object(errors)
     }
   }
@@ -174,7 +186,8 @@ func applySetting(_ key: SettingKey, _ args: [String], to s: inout StoreKitSetti
     } else {
       let names = ["unknown", "invalidOfferIdentifier", "invalidSignature", "missingOfferParams", "invalidOfferPrice"]
       guard let name = names.first(where: { $0.lowercased() == value.lowercased() }) else {
-        throw CLIError.usage("fail-transactions takes off, on, or one of \(names.joined(separator: ", "))", command: "settings")
+        throw CLIError.usage(
+          "fail-transactions takes off, on, or one of \(names.joined(separator: ", "))", command: "settings")
       }
       s.failTransactionsEnabled = true
       s.failureError = name
@@ -182,7 +195,9 @@ func applySetting(_ key: SettingKey, _ args: [String], to s: inout StoreKitSetti
   case .storefront:
     guard Storefront.named(value) != nil else {
       var message = "unknown storefront '\(value)'"
-      if let near = Suggest.closest(to: value.uppercased(), in: Storefront.knownCodes) { message += "; did you mean '\(near)'?" }
+      if let near = Suggest.closest(to: value.uppercased(), in: Storefront.knownCodes) {
+        message += "; did you mean '\(near)'?"
+      }
       throw CLIError.usage(message, command: "settings")
     }
     s.storefront = value.uppercased()
@@ -194,15 +209,20 @@ func applySetting(_ key: SettingKey, _ args: [String], to s: inout StoreKitSetti
   case .timeRate:
     guard let rate = TimeRate(userInput: value) else {
       var message = "unknown time rate '\(value)'"
-      if let near = Suggest.closest(to: value, in: TimeRate.allCases.map(\.name)) { message += "; did you mean '\(near)'?" }
+      if let near = Suggest.closest(to: value, in: TimeRate.allCases.map(\.name)) {
+        message += "; did you mean '\(near)'?"
+      }
       throw CLIError.usage(message, command: "settings")
     }
     s.timeRate = rate
   case .error:
     guard let api = StoreKitAPI(userInput: value) else {
       var message = "unknown StoreKit API '\(value)'"
-      if let near = Suggest.closest(to: value, in: StoreKitAPI.allCases.map(\.name)) { message += "; did you mean '\(near)'?" }
-      throw CLIError.usage(message + "; APIs: " + StoreKitAPI.allCases.map(\.name).joined(separator: ", "), command: "settings")
+      if let near = Suggest.closest(to: value, in: StoreKitAPI.allCases.map(\.name)) {
+        message += "; did you mean '\(near)'?"
+      }
+      throw CLIError.usage(
+        message + "; APIs: " + StoreKitAPI.allCases.map(\.name).joined(separator: ", "), command: "settings")
     }
     guard args.count == 3 else { throw CLIError.usage("usage: settings error <api> <error>|none", command: "settings") }
     if args[2].lowercased() == "none" {
@@ -211,7 +231,9 @@ func applySetting(_ key: SettingKey, _ args: [String], to s: inout StoreKitSetti
       guard let error = SimulatedError(userInput: args[2], for: api) else {
         let all = api.families.flatMap { f in f.cases.map { "\(f.rawValue).\($0)" } }
         var message = "'\(args[2])' is not an error \(api.name) can throw"
-        if let near = Suggest.closest(to: args[2], in: all + all.map { String($0.split(separator: ".")[1]) }) { message += "; did you mean '\(near)'?" }
+        if let near = Suggest.closest(to: args[2], in: all + all.map { String($0.split(separator: ".")[1]) }) {
+          message += "; did you mean '\(near)'?"
+        }
         throw CLIError.usage(message, command: "settings")
       }
       s.setSimulatedError(error, forAPI: api)
@@ -223,7 +245,9 @@ func applySetting(_ key: SettingKey, _ args: [String], to s: inout StoreKitSetti
 func settingKey(_ keyText: String) throws -> SettingKey {
   guard let key = SettingKey(rawValue: keyText.lowercased()) else {
     var message = "unknown setting '\(keyText)'"
-    if let near = Suggest.closest(to: keyText, in: SettingKey.allCases.map(\.rawValue)) { message += "; did you mean '\(near)'?" }
+    if let near = Suggest.closest(to: keyText, in: SettingKey.allCases.map(\.rawValue)) {
+      message += "; did you mean '\(near)'?"
+    }
     throw CLIError.usage(message, command: "settings")
   }
   return key
@@ -278,12 +302,16 @@ let settingsCommand = CommandSpec(
       if key == .deliverURL {
         guard args.count == 2 else { throw CLIError.usage("unexpected argument '\(args[2])'", command: "settings") }
         store.setDeliveryURL(value.lowercased() == "off" ? nil : try Delivery.validate(value, command: "settings"))
-        inv.out(inv.json ? JSONOutput.object([key.rawValue: key.json(store)]).rendered() : "\(key.rawValue) = \(key.value(store))")
+        inv.out(
+          inv.json
+            ? JSONOutput.object([key.rawValue: key.json(store)]).rendered() : "\(key.rawValue) = \(key.value(store))")
         return .success
       }
       try applySetting(key, args, to: &s)
       store.settings = s
-      inv.out(inv.json ? JSONOutput.object([key.rawValue: key.json(store)]).rendered() : "\(key.rawValue) = \(key.value(store))")
+      inv.out(
+        inv.json
+          ? JSONOutput.object([key.rawValue: key.json(store)]).rendered() : "\(key.rawValue) = \(key.value(store))")
       return .success
     }
   })
@@ -292,8 +320,10 @@ let resetCommand = CommandSpec(
   name: "reset", group: "Session and catalogue",
   abstract: "Clear transactions and/or restore the configuration's settings",
   options: [
-    OptionSpec(name: "transactions", value: nil, help: "clearTransactions(): remove every transaction, subscription and request"),
-    OptionSpec(name: "settings", value: nil, help: "resetToDefaultState(): settings back to the configuration's values"),
+    OptionSpec(
+      name: "transactions", value: nil, help: "clearTransactions(): remove every transaction, subscription and request"),
+    OptionSpec(
+      name: "settings", value: nil, help: "resetToDefaultState(): settings back to the configuration's values"),
   ],
   discussion: "Without options, does both. The clock and the notifications sent so far stay.",
   example: "storesim reset --transactions",
@@ -303,7 +333,11 @@ let resetCommand = CommandSpec(
     return try SessionContext.with(inv, mutating: true) { store in
       if both || inv.arguments.has("transactions") { store.clearTransactions() }
       if both || inv.arguments.has("settings") { store.resetToDefaultState() }
-      inv.out(inv.json ? #"{"reset": true}"# : "reset " + (both ? "transactions and settings" : inv.arguments.has("transactions") ? "transactions" : "settings"))
+      inv.out(
+        inv.json
+          ? #"{"reset": true}"#
+          : "reset "
+            + (both ? "transactions and settings" : inv.arguments.has("transactions") ? "transactions" : "settings"))
       return .success
     }
   })
@@ -312,7 +346,8 @@ let familyCommand = CommandSpec(
   name: "family", group: "Session and catalogue",
   abstract: "Show or change the acting customer's Family Sharing group",
   arguments: "[add <name> | remove <name>]",
-  discussion: "Family-shareable purchases of any member reach the others as their own family-shared transactions; removing a member revokes them (REVOKE).",
+  discussion:
+    "Family-shareable purchases of any member reach the others as their own family-shared transactions; removing a member revokes them (REVOKE).",
   example: "storesim family add kid",
   run: { inv in
     let args = try inv.positionals(0...2, "")
@@ -330,7 +365,8 @@ let familyCommand = CommandSpec(
       let family = store.customer(me)?.familyID
       let members = store.customerNames.filter { family != nil && store.customer($0)?.familyID == family }
       if inv.json {
-        inv.printJSON(.object(["members": .array(members.map(JSONOutput.string)), "events": .array(events.map(Render.eventJSON))]))
+        inv.printJSON(
+          .object(["members": .array(members.map(JSONOutput.string)), "events": .array(events.map(Render.eventJSON))]))
       } else {
         if !events.isEmpty { inv.out(Render.events(events, store: store)) }
         inv.out(members.isEmpty ? "\(me) has no family" : "family: " + members.joined(separator: ", "))
@@ -347,7 +383,11 @@ let nowCommand = CommandSpec(
     _ = try inv.positionals(0...0, "")
     return try SessionContext.with(inv, mutating: false) { store in
       if inv.json {
-        inv.printJSON(.object(["now": .int(Int64((store.now.timeIntervalSince1970 * 1000).rounded())), "date": .string(ISO8601.string(store.now))]))
+        inv.printJSON(
+          .object([
+            "now": .int(Int64((store.now.timeIntervalSince1970 * 1000).rounded())),
+            "date": .string(ISO8601.string(store.now)),
+          ]))
       } else {
         inv.out(ISO8601.string(store.now))
       }

@@ -29,7 +29,9 @@ enum SessionContext {
   /// Runs `body` on the session's store, saving it afterwards when `mutating` and it changed.
   /// A reading command that never looks at notifications says `needsNotifications: false`, and
   /// the outbox is then not decoded (on a large session it is most of the file).
-  static func with(_ inv: Invocation, mutating: Bool, needsNotifications: Bool = true, _ body: (inout Store) throws -> ExitCode) throws -> ExitCode {
+  static func with(
+    _ inv: Invocation, mutating: Bool, needsNotifications: Bool = true, _ body: (inout Store) throws -> ExitCode
+  ) throws -> ExitCode {
     if let memory = inv.memory {
       if memory.checking { try ScenarioCheck.reached(inv, memory) }
       guard var store = memory.store else {
@@ -51,10 +53,13 @@ enum SessionContext {
     }
     let location = try SessionLocation(shown: path(inv), environment: inv.environment)
     var planned: [PlannedDelivery] = []
-    let code = try locked(inv, location, mutating: mutating, needsNotifications: needsNotifications, planned: &planned, body)
+    let code = try locked(
+      inv, location, mutating: mutating, needsNotifications: needsNotifications, planned: &planned, body)
     if !planned.isEmpty {
       for a in try deliver(inv, location, planned) where !a.succeeded {
-        inv.warning("notification #\(a.index) was not delivered to \(a.url) (\(a.outcome)); kept for 'notifications deliver --retry'")
+        inv.warning(
+          "notification #\(a.index) was not delivered to \(a.url) (\(a.outcome)); kept for 'notifications deliver --retry'"
+        )
       }
     }
     return code
@@ -114,18 +119,20 @@ enum SessionContext {
       document = try SessionFile.read(location.file, shownAs: location.shown)
     }
     guard let loaded = try? ConfigurationReader.read(data) else {
-      inv.warning("configuration \(document.configurationPath) changed and no longer loads; using the copy saved in the session")
+      inv.warning(
+        "configuration \(document.configurationPath) changed and no longer loads; using the copy saved in the session")
       return (document, false)
     }
     var store = Store(state: document.state)
     store.replaceConfiguration(loaded.configuration)
     document.state = store.state
     document.configurationDigest = digest
-    inv.warning("configuration \(document.configurationPath) changed since the session was made; reloaded it (settings changed with 'settings' are kept)")
+    inv.warning(
+      "configuration \(document.configurationPath) changed since the session was made; reloaded it (settings changed with 'settings' are kept)"
+    )
     return (document, true)
   }
 }
-
 
 extension SessionContext {
   /// Delivers notifications emitted by a command on an in-memory session (scenarios, shell
@@ -133,10 +140,13 @@ extension SessionContext {
   static func autoDeliver(_ inv: Invocation, _ store: inout Store, since count: Int) {
     let planned = plannedDeliveries(inv, store, since: count)
     for (plan, attempt) in zip(planned, Delivery.send(planned)) {
-      let record = NotificationDelivery(index: plan.index, url: plan.url, httpStatus: attempt.status, error: attempt.error, date: store.now)
+      let record = NotificationDelivery(
+        index: plan.index, url: plan.url, httpStatus: attempt.status, error: attempt.error, date: store.now)
       store.recordDelivery(record)
       if !record.succeeded {
-        inv.warning("notification #\(plan.index) was not delivered to \(plan.url) (\(record.outcome)); kept for 'notifications deliver --retry'")
+        inv.warning(
+          "notification #\(plan.index) was not delivered to \(plan.url) (\(record.outcome)); kept for 'notifications deliver --retry'"
+        )
       }
     }
   }
@@ -152,7 +162,9 @@ extension SessionContext {
   /// POSTs planned deliveries with no lock held (a slow or silent server never holds up other
   /// commands on the session), then records each attempt under the lock, for the notification
   /// it was made for (one that a reset has since replaced gets no record).
-  static func deliver(_ inv: Invocation, _ location: SessionLocation, _ planned: [PlannedDelivery]) throws -> [NotificationDelivery] {
+  static func deliver(
+    _ inv: Invocation, _ location: SessionLocation, _ planned: [PlannedDelivery]
+  ) throws -> [NotificationDelivery] {
     let attempts = Delivery.send(planned)
     let lock = try SessionLock(location, forWriting: true)
     defer { withExtendedLifetime(lock) {} }
@@ -160,9 +172,12 @@ extension SessionContext {
     var store = Store(state: document.state)
     var records: [NotificationDelivery] = []
     for (plan, attempt) in zip(planned, attempts) {
-      let record = NotificationDelivery(index: plan.index, url: plan.url, httpStatus: attempt.status, error: attempt.error, date: store.now)
+      let record = NotificationDelivery(
+        index: plan.index, url: plan.url, httpStatus: attempt.status, error: attempt.error, date: store.now)
       records.append(record)
-      guard plan.index < store.notifications.count, store.notifications[plan.index] == plan.notification else { continue }
+      guard plan.index < store.notifications.count, store.notifications[plan.index] == plan.notification else {
+        continue
+      }
       store.recordDelivery(record)
     }
     if store.state != document.state {

@@ -41,7 +41,8 @@ enum SessionFile {
   /// `skippingNotifications` leaves the outbox unread (see `StateCodec.decode`): for commands
   /// that never look at it and never save. The file is mapped, so the parts not decoded are
   /// never read from disk.
-  static func read(_ path: String, shownAs name: String, skippingNotifications: Bool = false) throws -> SessionDocument {
+  static func read(_ path: String, shownAs name: String, skippingNotifications: Bool = false) throws -> SessionDocument
+  {
     guard FileManager.default.fileExists(atPath: path) else {
       throw CLIError.noInput("no session at \(name); start one with 'storesim init CONFIG.storekit'")
     }
@@ -63,7 +64,9 @@ enum SessionFile {
   static func message(_ failure: SessionFileFormat.Failure, _ name: String) -> CLIError {
     switch failure {
     case .notJSON:
-      return CLIError.data("session file \(name) is corrupt or truncated (not a JSON object); it was left untouched — start over with 'storesim init CONFIG --force'")
+      return CLIError.data(
+        "session file \(name) is corrupt or truncated (not a JSON object); it was left untouched — start over with 'storesim init CONFIG --force'"
+      )
     case .notASession:
       return CLIError.data("\(name) is not a storesim session file; it was left untouched")
     case .newer(let version):
@@ -71,7 +74,9 @@ enum SessionFile {
     case .incompleteHeader:
       return CLIError.data("session file \(name) is corrupt: incomplete header; it was left untouched")
     case .checksumMismatch:
-      return CLIError.data("session file \(name) is corrupt (checksum mismatch); it was left untouched — start over with 'storesim init CONFIG --force'")
+      return CLIError.data(
+        "session file \(name) is corrupt (checksum mismatch); it was left untouched — start over with 'storesim init CONFIG --force'"
+      )
     case .corrupt(let version, let reason):
       return version == 1
         ? CLIError.data("session file \(name) is corrupt: \(reason); it was left untouched")
@@ -80,7 +85,9 @@ enum SessionFile {
   }
 
   static func newer(_ version: Int, _ name: String) -> CLIError {
-    CLIError.data("session file \(name) has version \(version), newer than this storesim understands (\(SessionDocument.currentVersion)); it was left untouched")
+    CLIError.data(
+      "session file \(name) has version \(version), newer than this storesim understands (\(SessionDocument.currentVersion)); it was left untouched"
+    )
   }
 
   /// Writes atomically (see `AtomicFile`), keeping the file's mode, owner and symlinks.
@@ -88,7 +95,8 @@ enum SessionFile {
     let data: Data
     do {
       data = try SessionFileFormat.encode(
-        document.state, configurationPath: document.configurationPath, configurationDigest: document.configurationDigest)
+        document.state, configurationPath: document.configurationPath, configurationDigest: document.configurationDigest
+      )
     } catch {
       throw CLIError.failed("cannot encode the session: \(error)")
     }

@@ -50,7 +50,9 @@ struct Shell {
   mutating func run() throws -> ExitCode {
     let interactive = inv.environment.isTerminal
     if interactive {
-      inv.out("storesim \(storesimVersion) shell — 'help' lists commands, 'exit' leaves" + (file.map { "; session \($0.location.shown)" } ?? ""))
+      inv.out(
+        "storesim \(storesimVersion) shell — 'help' lists commands, 'exit' leaves"
+          + (file.map { "; session \($0.location.shown)" } ?? ""))
     }
     let runner = ScenarioRunner(environment: inv.environment, verbose: true)
     var history: [String] = []
@@ -60,7 +62,9 @@ struct Shell {
     let table = inv.table
     let editor =
       interactive && LineEditor.isAvailable
-      ? LineEditor { text in shellCompletions(text, table: table, productIDs: memory.store?.configuration.products.map(\.id) ?? []) }
+      ? LineEditor { text in
+        shellCompletions(text, table: table, productIDs: memory.store?.configuration.products.map(\.id) ?? [])
+      }
       : nil
     Interrupt.installForShell()
     defer { Interrupt.restoreDefaults() }
@@ -98,7 +102,9 @@ struct Shell {
       }
       let lines: [ScenarioLine]
       do {
-        lines = try ScenarioRunner.parse(raw, file: "<stdin>", table: inv.table).map { ScenarioLine(number: number, words: $0.words, text: $0.text) }
+        lines = try ScenarioRunner.parse(raw, file: "<stdin>", table: inv.table).map {
+          ScenarioLine(number: number, words: $0.words, text: $0.text)
+        }
       } catch let error as CLIError {
         inv.err(error.message.replacingOccurrences(of: "<stdin>:1:", with: "<stdin>:\(number):"))
         continue
@@ -123,7 +129,8 @@ struct Shell {
     func attempt() -> Bool {
       let before = memory.store
       Interrupt.clear()
-      let (failures, _) = runner.runLines(lines, file: "<stdin>", folder: inv.environment.currentDirectory, memory: memory)
+      let (failures, _) = runner.runLines(
+        lines, file: "<stdin>", folder: inv.environment.currentDirectory, memory: memory)
       if Interrupt.requested {
         memory.store = before
         memory.lastError = nil
@@ -172,14 +179,18 @@ struct SessionFileClient {
   /// progress under another process's lock is not yet part of the session. nil when the file
   /// changed or was never read (or was read without the notifications a use needs).
   mutating func storeIfUnchanged(needsNotifications: Bool) -> (Store, Int)? {
-    guard let store, document != nil, !(partial && needsNotifications), identity == FileIdentity(location.file) else { return nil }
+    guard let store, document != nil, !(partial && needsNotifications), identity == FileIdentity(location.file) else {
+      return nil
+    }
     return (store, generation)
   }
 
   /// A reader that never looks at notifications says `needsNotifications: false`: the
   /// notification outbox (most of a large session) is then not read until a use needs it.
   @discardableResult
-  mutating func withLock(_ inv: Invocation, forWriting: Bool, needsNotifications: Bool = true, _ body: (Store) throws -> Store) throws -> Store {
+  mutating func withLock(
+    _ inv: Invocation, forWriting: Bool, needsNotifications: Bool = true, _ body: (Store) throws -> Store
+  ) throws -> Store {
     let lock = try SessionLock(location, forWriting: forWriting)
     defer { withExtendedLifetime(lock) {} }
     if document == nil || identity != FileIdentity(location.file) || (partial && (forWriting || needsNotifications)) {

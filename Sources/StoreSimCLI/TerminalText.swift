@@ -16,7 +16,8 @@ enum TerminalText {
   }
 
   private static func escape(_ text: String, keepingLineBreaks: Bool) -> String {
-    guard text.unicodeScalars.contains(where: { isControl($0) && !(keepingLineBreaks && ($0 == "\n" || $0 == "\t")) }) else {
+    guard text.unicodeScalars.contains(where: { isControl($0) && !(keepingLineBreaks && ($0 == "\n" || $0 == "\t")) })
+    else {
       return text
     }
     var out = ""

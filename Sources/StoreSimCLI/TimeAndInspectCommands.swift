@@ -2,14 +2,28 @@ import Foundation
 import StoreSim
 
 let subscriptionCommands: [CommandSpec] = [
-  subscriptionAction("cancel", "Turn auto-renew off (the subscription ends at the period end)", "disableAutoRenewForTransaction; during grace or billing retry the subscription ends at once.") { try $0.disableAutoRenew(productID: $1, customer: $2) },
-  subscriptionAction("resume", "Turn auto-renew back on", "enableAutoRenewForTransaction.") { try $0.enableAutoRenew(productID: $1, customer: $2) },
-  subscriptionAction("expire", "Expire a subscription now (expireSubscription)", "Turns auto-renew off and ends the current period now (EXPIRED/VOLUNTARY).") { try $0.expireSubscription(productID: $1, customer: $2) },
-  subscriptionAction("renew", "Force a renewal now (forceRenewalOfSubscription)", "Ends the period now and starts the next one; turns auto-renew on and clears a pending price increase; billing retry is left as it is.") { try $0.forceRenewal(productID: $1, customer: $2) },
+  subscriptionAction(
+    "cancel", "Turn auto-renew off (the subscription ends at the period end)",
+    "disableAutoRenewForTransaction; during grace or billing retry the subscription ends at once."
+  ) { try $0.disableAutoRenew(productID: $1, customer: $2) },
+  subscriptionAction("resume", "Turn auto-renew back on", "enableAutoRenewForTransaction.") {
+    try $0.enableAutoRenew(productID: $1, customer: $2)
+  },
+  subscriptionAction(
+    "expire", "Expire a subscription now (expireSubscription)",
+    "Turns auto-renew off and ends the current period now (EXPIRED/VOLUNTARY)."
+  ) { try $0.expireSubscription(productID: $1, customer: $2) },
+  subscriptionAction(
+    "renew", "Force a renewal now (forceRenewalOfSubscription)",
+    "Ends the period now and starts the next one; turns auto-renew on and clears a pending price increase; billing retry is left as it is."
+  ) { try $0.forceRenewal(productID: $1, customer: $2) },
   priceIncreaseCommand, advanceCommand,
 ]
 
-func subscriptionAction(_ name: String, _ abstract: String, _ discussion: String, _ act: @escaping @Sendable (inout Store, ProductID, String) throws -> [StoreEvent]) -> CommandSpec {
+func subscriptionAction(
+  _ name: String, _ abstract: String, _ discussion: String,
+  _ act: @escaping @Sendable (inout Store, ProductID, String) throws -> [StoreEvent]
+) -> CommandSpec {
   CommandSpec(
     name: name, group: "Subscriptions and time", abstract: abstract, arguments: "<product-id>",
     options: [transactionOption], discussion: discussion, example: "storesim \(name) subscription.pro",
@@ -18,7 +32,9 @@ func subscriptionAction(_ name: String, _ abstract: String, _ discussion: String
       return try SessionContext.with(inv, mutating: true) { store in
         let product = try productArgument(inv, store, command: name)
         let events = try act(&store, product, SessionContext.customer(inv))
-        if inv.json { inv.printJSON(.object(["events": .array(events.map(Render.eventJSON))])) } else {
+        if inv.json {
+          inv.printJSON(.object(["events": .array(events.map(Render.eventJSON))]))
+        } else {
           inv.out(events.isEmpty ? "no change" : Render.events(events, store: store))
         }
         return .success
@@ -32,17 +48,24 @@ let priceIncreaseCommand = CommandSpec(
   arguments: "<product-id> request|accept|decline",
   options: [
     transactionOption,
-    OptionSpec(name: "price", value: "<amount>", help: "request: the new price (renewalPrice shows it; the next renewal after consent charges it)"),
-    OptionSpec(name: "no-consent", value: nil, help: "request: an increase that needs no consent, accepted at once (PRICE_INCREASE/ACCEPTED)"),
+    OptionSpec(
+      name: "price", value: "<amount>",
+      help: "request: the new price (renewalPrice shows it; the next renewal after consent charges it)"),
+    OptionSpec(
+      name: "no-consent", value: nil,
+      help: "request: an increase that needs no consent, accepted at once (PRICE_INCREASE/ACCEPTED)"),
   ],
-  discussion: "request: PRICE_INCREASE/PENDING (repeatable); with --price the renewal info's renewalPrice shows the new price at once and the first renewal after consent charges it. accept: PRICE_INCREASE/ACCEPTED. decline: auto-renew off, voluntary expiry at period end. Ignored consent expires the subscription with didNotConsentToPriceIncrease (expirationIntent 3).",
+  discussion:
+    "request: PRICE_INCREASE/PENDING (repeatable); with --price the renewal info's renewalPrice shows the new price at once and the first renewal after consent charges it. accept: PRICE_INCREASE/ACCEPTED. decline: auto-renew off, voluntary expiry at period end. Ignored consent expires the subscription with didNotConsentToPriceIncrease (expirationIntent 3).",
   example: "storesim price-increase subscription.pro request --price 5.99",
   run: { inv in
     let args = try inv.positionals(1...2, "action (request, accept or decline)")
     let action = args.last!.lowercased()
     var price: Decimal?
     if let text = inv.arguments.value("price") {
-      guard let p = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")), p > 0, text.allSatisfy({ $0.isNumber || $0 == "." }) else {
+      guard let p = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")), p > 0,
+        text.allSatisfy({ $0.isNumber || $0 == "." })
+      else {
         throw CLIError.usage("price must be a positive amount like 5.99, not '\(text)'", command: "price-increase")
       }
       price = p
@@ -54,23 +77,33 @@ let priceIncreaseCommand = CommandSpec(
     return try SessionContext.with(inv, mutating: true) { store in
       let product: ProductID
       if inv.arguments.value("transaction") != nil {
-        guard args.count == 1 else { throw CLIError.usage("give a product or --transaction, not both", command: "price-increase") }
+        guard args.count == 1 else {
+          throw CLIError.usage("give a product or --transaction, not both", command: "price-increase")
+        }
         let id = try ValueParsing.transactionID(inv.arguments.value("transaction")!)
-        guard let t = store.customer(SessionContext.customer(inv))?.transaction(id) else { throw CLIError(StoreError.transactionNotFound(id)) }
+        guard let t = store.customer(SessionContext.customer(inv))?.transaction(id) else {
+          throw CLIError(StoreError.transactionNotFound(id))
+        }
         product = t.productID
       } else {
-        guard args.count == 2 else { throw CLIError.usage("missing action: request, accept or decline", command: "price-increase") }
+        guard args.count == 2 else {
+          throw CLIError.usage("missing action: request, accept or decline", command: "price-increase")
+        }
         product = args[0]
       }
       let customer = SessionContext.customer(inv)
       let events: [StoreEvent]
       switch action {
-      case "request": events = try store.requestPriceIncreaseConsent(productID: product, price: price, needsConsent: !noConsent, customer: customer)
+      case "request":
+        events = try store.requestPriceIncreaseConsent(
+          productID: product, price: price, needsConsent: !noConsent, customer: customer)
       case "accept", "consent": events = try store.consentToPriceIncrease(productID: product, customer: customer)
       case "decline": events = try store.declinePriceIncrease(productID: product, customer: customer)
       default:
         var message = "unknown price-increase action '\(action)'"
-        if let near = Suggest.closest(to: action, in: ["request", "accept", "decline"]) { message += "; did you mean '\(near)'?" }
+        if let near = Suggest.closest(to: action, in: ["request", "accept", "decline"]) {
+          message += "; did you mean '\(near)'?"
+        }
         throw CLIError.usage(message, command: "price-increase")
       }
       printEvents(inv, events, store: store)
@@ -86,12 +119,15 @@ let advanceCommand = CommandSpec(
     OptionSpec(name: "to", value: "<date>", help: "advance to this ISO 8601 date"),
     OptionSpec(name: "next", value: nil, help: "advance to the next scheduled event"),
   ],
-  discussion: "Durations: 30s 15min 2h 3d 1w 1mo 1y (or combined, 1d12h) or ISO 8601 (P1M, PT2H). A bare 'm' is refused as ambiguous. The clock never moves backward.",
+  discussion:
+    "Durations: 30s 15min 2h 3d 1w 1mo 1y (or combined, 1d12h) or ISO 8601 (P1M, PT2H). A bare 'm' is refused as ambiguous. The clock never moves backward.",
   example: "storesim advance 1mo",
   run: { inv in
     let args = try inv.positionals(0...1, "duration")
     let modes = [!args.isEmpty, inv.arguments.has("to"), inv.arguments.has("next")].filter { $0 }.count
-    guard modes == 1 else { throw CLIError.usage("give exactly one of a duration, --to DATE or --next", command: "advance") }
+    guard modes == 1 else {
+      throw CLIError.usage("give exactly one of a duration, --to DATE or --next", command: "advance")
+    }
     if let text = args.first, text.range(of: #"^\d{4}-\d{2}-\d{2}"#, options: .regularExpression) != nil {
       throw CLIError.usage("'\(text)' looks like a date; use 'advance --to DATE'", command: "advance")
     }
@@ -107,7 +143,8 @@ let advanceCommand = CommandSpec(
         target = max(next, store.now)
       } else {
         if inv.json {
-          inv.printJSON(.object(["now": .int(Int64((store.now.timeIntervalSince1970 * 1000).rounded())), "events": .array([])]))
+          inv.printJSON(
+            .object(["now": .int(Int64((store.now.timeIntervalSince1970 * 1000).rounded())), "events": .array([])]))
         } else {
           inv.out("nothing is scheduled")
           inv.out("now \(ISO8601.string(store.now))")
@@ -128,7 +165,8 @@ func streamAdvance(_ inv: Invocation, _ store: inout Store, to target: Date) thr
   let finished = try store.advance(to: target) { (events: inout [StoreEvent]) -> Bool in
     for event in events {
       if inv.json {
-        inv.environment.writeOut((first ? "\n    " : ",\n    ") + Render.eventJSON(event).rendered(pretty: true, indent: 2))
+        inv.environment.writeOut(
+          (first ? "\n    " : ",\n    ") + Render.eventJSON(event).rendered(pretty: true, indent: 2))
         first = false
       } else if let line = Render.event(event) {
         inv.environment.writeOut(line + "\n")
@@ -146,33 +184,44 @@ func streamAdvance(_ inv: Invocation, _ store: inout Store, to target: Date) thr
   }
 }
 
-let signedOption = OptionSpec(name: "signed", value: nil, help: "print compact JWS (HS256, storesim's key; see 'help notifications')")
+let signedOption = OptionSpec(
+  name: "signed", value: nil, help: "print compact JWS (HS256, storesim's key; see 'help notifications')")
 let formatOption = OptionSpec(name: "format", value: "<format>", help: "api: the App Store Server API response shape")
 
 func apiFormat(_ inv: Invocation) throws -> Bool {
   guard let f = inv.arguments.value("format") else { return false }
-  guard f.lowercased() == "api" else { throw CLIError.usage("unknown format '\(f)'; the only format is api", command: inv.arguments.command) }
+  guard f.lowercased() == "api" else {
+    throw CLIError.usage("unknown format '\(f)'; the only format is api", command: inv.arguments.command)
+  }
   if inv.arguments.has("signed") {
-    throw CLIError.usage("give --signed or --format api, not both (the API response already holds signed data)", command: inv.arguments.command)
+    throw CLIError.usage(
+      "give --signed or --format api, not both (the API response already holds signed data)",
+      command: inv.arguments.command)
   }
   return true
 }
 
 let inspectCommands: [CommandSpec] = [
-  entitlementsCommand, transactionsCommand, latestCommand, statusCommand, pendingCommand, notificationsCommand, receiptCommand,
+  entitlementsCommand, transactionsCommand, latestCommand, statusCommand, pendingCommand, notificationsCommand,
+  receiptCommand,
 ]
 
 let entitlementsCommand = CommandSpec(
   name: "entitlements", group: "Inspection",
   abstract: "Transaction.currentEntitlements",
-  discussion: "Non-consumables, active subscriptions (subscribed or in grace, own or family) and the latest non-renewing subscriptions; never consumables or refunded transactions.",
+  discussion:
+    "Non-consumables, active subscriptions (subscribed or in grace, own or family) and the latest non-renewing subscriptions; never consumables or refunded transactions.",
   example: "storesim entitlements --json",
   run: { inv in
     _ = try inv.positionals(0...0, "")
     return try SessionContext.with(inv, mutating: false, needsNotifications: false) { store in
       let customer = SessionContext.customer(inv)
       let list = store.currentEntitlements(customer: customer)
-      if inv.json { inv.printJSON(.array(list.map { store.payload($0, customer: customer) })) } else { inv.out(Render.transactions(list)) }
+      if inv.json {
+        inv.printJSON(.array(list.map { store.payload($0, customer: customer) }))
+      } else {
+        inv.out(Render.transactions(list))
+      }
       return .success
     }
   })
@@ -185,14 +234,17 @@ let transactionsCommand = CommandSpec(
     OptionSpec(name: "unfinished", value: nil, help: "only unfinished transactions"),
     signedOption, formatOption,
   ],
-  discussion: "The text table shows each purchase's order id (ORDER), which 'GET /inApps/v1/lookup/{orderId}' finds; renewals and family copies have none.",
+  discussion:
+    "The text table shows each purchase's order id (ORDER), which 'GET /inApps/v1/lookup/{orderId}' finds; renewals and family copies have none.",
   example: "storesim transactions --product subscription.pro",
   run: { inv in
     _ = try apiFormat(inv)  // checked before the session (and so in a scenario's check)
     _ = try inv.positionals(0...0, "")
     return try SessionContext.with(inv, mutating: false, needsNotifications: false) { store in
       let customer = SessionContext.customer(inv)
-      var list = inv.arguments.has("unfinished") ? store.unfinishedTransactions(customer: customer) : store.allTransactions(customer: customer)
+      var list =
+        inv.arguments.has("unfinished")
+        ? store.unfinishedTransactions(customer: customer) : store.allTransactions(customer: customer)
       if let p = inv.arguments.value("product") {
         _ = try store.checkedProduct(p)
         list = list.filter { $0.productID == p }
@@ -216,7 +268,8 @@ let latestCommand = CommandSpec(
   abstract: "Transaction.latest(for:) of a product",
   arguments: "<product-id>",
   options: [signedOption, formatOption],
-  discussion: "Prints null (JSON) or '(none)' when the product was never bought; exit 0 either way. --format api prints the App Store Server API TransactionInfoResponse.",
+  discussion:
+    "Prints null (JSON) or '(none)' when the product was never bought; exit 0 either way. --format api prints the App Store Server API TransactionInfoResponse.",
   example: "storesim latest subscription.pro --json",
   run: { inv in
     _ = try apiFormat(inv)  // checked before the session (and so in a scenario's check)
@@ -228,7 +281,12 @@ let latestCommand = CommandSpec(
       if try apiFormat(inv) {
         inv.printJSON(.object(["signedTransactionInfo": t.map { .string(store.signed($0, customer: customer)) }]))
       } else if inv.arguments.has("signed") {
-        inv.out(t.map { inv.json ? JSONOutput.string(store.signed($0, customer: customer)).rendered() : store.signed($0, customer: customer) } ?? (inv.json ? "null" : "(none)"))
+        inv.out(
+          t.map {
+            inv.json
+              ? JSONOutput.string(store.signed($0, customer: customer)).rendered()
+              : store.signed($0, customer: customer)
+          } ?? (inv.json ? "null" : "(none)"))
       } else if inv.json {
         inv.out(t.map { store.payload($0, customer: customer).rendered() } ?? "null")
       } else {
@@ -243,7 +301,8 @@ let statusCommand = CommandSpec(
   abstract: "Subscription status per group: state, renewal info, latest transaction",
   arguments: "[<group>|<product-id>]",
   options: [signedOption, formatOption],
-  discussion: "--signed replaces transaction and renewalInfo with signedTransactionInfo and signedRenewalInfo (JWS); --format api prints the App Store Server API StatusResponse. state is subscribed, expired, inBillingRetryPeriod, inGracePeriod or revoked; status is the server's 1–5. JSON gives one object per status (own and family shared).",
+  discussion:
+    "--signed replaces transaction and renewalInfo with signedTransactionInfo and signedRenewalInfo (JWS); --format api prints the App Store Server API StatusResponse. state is subscribed, expired, inBillingRetryPeriod, inGracePeriod or revoked; status is the server's 1–5. JSON gives one object per status (own and family shared).",
   example: "storesim status --json",
   run: { inv in
     _ = try apiFormat(inv)  // checked before the session (and so in a scenario's check)
@@ -260,7 +319,9 @@ let statusCommand = CommandSpec(
         } else if let g = store.configuration.product(arg)?.subscription?.groupID {
           groups = [g]
         } else {
-          let names = store.configuration.subscriptionGroups.flatMap { [$0.id, $0.name] } + store.configuration.products.filter { $0.subscription != nil }.map(\.id)
+          let names =
+            store.configuration.subscriptionGroups.flatMap { [$0.id, $0.name] }
+            + store.configuration.products.filter { $0.subscription != nil }.map(\.id)
           var message = "'\(arg)' is neither a subscription group nor an auto-renewable product"
           if let near = Suggest.closest(to: arg, in: names) { message += "; did you mean '\(near)'?" }
           throw CLIError.notFound(message)
@@ -272,13 +333,16 @@ let statusCommand = CommandSpec(
         return .success
       }
       if inv.arguments.has("signed") {
-        inv.printJSON(.array(statuses.map { s in
-          .object([
-            "subscriptionGroupIdentifier": .string(s.groupID), "state": .string(s.state.rawValue), "status": .int(Int64(s.state.serverStatus)),
-            "signedTransactionInfo": .string(store.signed(s.transaction, customer: customer)),
-            "signedRenewalInfo": .string(store.signed(s.renewalInfo, customer: customer)),
-          ])
-        }))
+        inv.printJSON(
+          .array(
+            statuses.map { s in
+              .object([
+                "subscriptionGroupIdentifier": .string(s.groupID), "state": .string(s.state.rawValue),
+                "status": .int(Int64(s.state.serverStatus)),
+                "signedTransactionInfo": .string(store.signed(s.transaction, customer: customer)),
+                "signedRenewalInfo": .string(store.signed(s.renewalInfo, customer: customer)),
+              ])
+            }))
         return .success
       }
       if inv.json {
@@ -293,12 +357,19 @@ let statusCommand = CommandSpec(
         if r.autoRenewProductID != r.currentProductID { notes.append("renews as \(r.autoRenewProductID)") }
         if let reason = r.expirationReason { notes.append("reason \(reason.storeKitName)") }
         if let g = r.gracePeriodExpirationDate { notes.append("grace until \(ISO8601.string(g))") }
-        if r.priceIncreaseStatus != .noIncreasePending { notes.append("price increase \(r.priceIncreaseStatus.rawValue)") }
+        if r.priceIncreaseStatus != .noIncreasePending {
+          notes.append("price increase \(r.priceIncreaseStatus.rawValue)")
+        }
         if let o = r.offer { notes.append("next: \(o.type.storeKitName) offer \(o.id ?? "")") }
-        if !r.eligibleWinBackOfferIDs.isEmpty { notes.append("win-back: " + r.eligibleWinBackOfferIDs.joined(separator: ",")) }
+        if !r.eligibleWinBackOfferIDs.isEmpty {
+          notes.append("win-back: " + r.eligibleWinBackOfferIDs.joined(separator: ","))
+        }
         if s.isFamilyShared { notes.append("family shared") }
         let name = store.configuration.group(s.groupID)?.name ?? s.groupID
-        rows.append([name, s.state.rawValue, s.transaction.productID, Render.date(s.transaction.expirationDate), r.willAutoRenew ? "on" : "off", notes.joined(separator: "; ")])
+        rows.append([
+          name, s.state.rawValue, s.transaction.productID, Render.date(s.transaction.expirationDate),
+          r.willAutoRenew ? "on" : "off", notes.joined(separator: "; "),
+        ])
       }
       inv.out(Table.render(rows))
       return .success
@@ -318,19 +389,35 @@ let pendingCommand = CommandSpec(
       let refunds = store.refundRequests(customer: customer)
       func ms(_ d: Date) -> JSONOutput { .int(Int64((d.timeIntervalSince1970 * 1000).rounded())) }
       if inv.json {
-        inv.printJSON(.array(list.map {
-          .object(["requestId": .string($0.id), "kind": .string($0.kind.rawValue), "productId": .string($0.productID), "customer": .string($0.customer), "date": ms($0.date)])
-        } + refunds.map {
-          .object([
-            "requestId": .string($0.id), "kind": .string("refund"), "productId": .string($0.productID), "customer": .string($0.customer),
-            "date": ms($0.date), "transactionId": .string(String($0.transactionID)), "consumptionRequestReason": .string($0.reason.rawValue),
-          ])
-        }))
+        inv.printJSON(
+          .array(
+            list.map {
+              .object([
+                "requestId": .string($0.id), "kind": .string($0.kind.rawValue), "productId": .string($0.productID),
+                "customer": .string($0.customer), "date": ms($0.date),
+              ])
+            }
+              + refunds.map {
+                .object([
+                  "requestId": .string($0.id), "kind": .string("refund"), "productId": .string($0.productID),
+                  "customer": .string($0.customer),
+                  "date": ms($0.date), "transactionId": .string(String($0.transactionID)),
+                  "consumptionRequestReason": .string($0.reason.rawValue),
+                ])
+              }))
       } else if list.isEmpty && refunds.isEmpty {
         inv.out("(none)")
       } else {
-        inv.out(Table.render([["REQUEST", "KIND", "PRODUCT", "ASKED"]] + list.map { [$0.id, $0.kind.rawValue, $0.productID, ISO8601.string($0.date)] }
-          + refunds.map { [$0.id, "refund", "\($0.productID) (transaction \($0.transactionID), \($0.reason.rawValue))", ISO8601.string($0.date)] }))
+        inv.out(
+          Table.render(
+            [["REQUEST", "KIND", "PRODUCT", "ASKED"]]
+              + list.map { [$0.id, $0.kind.rawValue, $0.productID, ISO8601.string($0.date)] }
+              + refunds.map {
+                [
+                  $0.id, "refund", "\($0.productID) (transaction \($0.transactionID), \($0.reason.rawValue))",
+                  ISO8601.string($0.date),
+                ]
+              }))
       }
       return .success
     }
@@ -343,7 +430,9 @@ let notificationsCommand = CommandSpec(
   options: [
     OptionSpec(name: "since", value: "<n>", help: "skip the first n notifications"),
     OptionSpec(name: "signed", value: nil, help: "print what Apple POSTs: {\"signedPayload\": \"<JWS>\"}"),
-    OptionSpec(name: "decoded", value: nil, help: "JSON for reading: data also holds transactionInfo and renewalInfo decoded (never signed or sent)"),
+    OptionSpec(
+      name: "decoded", value: nil,
+      help: "JSON for reading: data also holds transactionInfo and renewalInfo decoded (never signed or sent)"),
     OptionSpec(name: "retry", value: nil, help: "with deliver: send again the deliveries that failed"),
   ],
   discussion: """
@@ -362,7 +451,9 @@ let notificationsCommand = CommandSpec(
     let args = try inv.positionals(0...2, "")
     var since = 0
     if let s = inv.arguments.value("since") {
-      guard let n = Int(s), n >= 0 else { throw CLIError.usage("--since takes a count of notifications, not '\(s)'", command: "notifications") }
+      guard let n = Int(s), n >= 0 else {
+        throw CLIError.usage("--since takes a count of notifications, not '\(s)'", command: "notifications")
+      }
       since = n
     }
     if args.first == nil, inv.arguments.has("retry") {
@@ -374,21 +465,30 @@ let notificationsCommand = CommandSpec(
       }
       let retry = inv.arguments.has("retry")
       let url = try args.count == 2 ? Delivery.validate(args[1], command: "notifications") : nil
-      guard url != nil || retry else { throw CLIError.usage("deliver needs a URL (or --retry)", command: "notifications") }
+      guard url != nil || retry else {
+        throw CLIError.usage("deliver needs a URL (or --retry)", command: "notifications")
+      }
       var planned: [PlannedDelivery] = []
       var attempts: [NotificationDelivery] = []
       _ = try SessionContext.with(inv, mutating: inv.memory != nil) { store in
         if let url {
           let open = store.undelivered(to: url)
-          planned = (retry ? open.failed + open.new : open.new).sorted().filter { $0 >= since }.map { PlannedDelivery(store, index: $0, url: url) }
+          planned = (retry ? open.failed + open.new : open.new).sorted().filter { $0 >= since }.map {
+            PlannedDelivery(store, index: $0, url: url)
+          }
         } else {
           let urls = Set((store.state.deliveryLog ?? []).map(\.url)).sorted()
-          for u in urls { planned += store.undelivered(to: u).failed.filter { $0 >= since }.map { PlannedDelivery(store, index: $0, url: u) } }
+          for u in urls {
+            planned += store.undelivered(to: u).failed.filter { $0 >= since }.map {
+              PlannedDelivery(store, index: $0, url: u)
+            }
+          }
         }
         if inv.memory != nil {
           // A scenario's session is in memory: no lock to let go of.
           for (plan, attempt) in zip(planned, Delivery.send(planned)) {
-            let record = NotificationDelivery(index: plan.index, url: plan.url, httpStatus: attempt.status, error: attempt.error, date: store.now)
+            let record = NotificationDelivery(
+              index: plan.index, url: plan.url, httpStatus: attempt.status, error: attempt.error, date: store.now)
             store.recordDelivery(record)
             attempts.append(record)
           }
@@ -396,16 +496,26 @@ let notificationsCommand = CommandSpec(
         return .success
       }
       if inv.memory == nil && !planned.isEmpty {
-        attempts = try SessionContext.deliver(inv, SessionLocation(shown: SessionContext.path(inv), environment: inv.environment), planned)
+        attempts = try SessionContext.deliver(
+          inv, SessionLocation(shown: SessionContext.path(inv), environment: inv.environment), planned)
       }
       let failed = attempts.filter { !$0.succeeded }.count
       if inv.json {
-        inv.printJSON(.array(attempts.map { a in
-          .object(["index": .int(Int64(a.index)), "url": .string(a.url), "httpStatus": a.httpStatus.map { .int(Int64($0)) }, "error": a.error.map(JSONOutput.string)])
-        }))
+        inv.printJSON(
+          .array(
+            attempts.map { a in
+              .object([
+                "index": .int(Int64(a.index)), "url": .string(a.url),
+                "httpStatus": a.httpStatus.map { .int(Int64($0)) }, "error": a.error.map(JSONOutput.string),
+              ])
+            }))
       } else {
-        for a in attempts { inv.out("#\(a.index) -> \(a.url): " + (a.httpStatus != nil ? a.outcome : "failed (\(a.outcome))")) }
-        inv.out("delivered \(attempts.count - failed), failed \(failed)" + (failed > 0 ? " (kept for 'notifications deliver --retry')" : ""))
+        for a in attempts {
+          inv.out("#\(a.index) -> \(a.url): " + (a.httpStatus != nil ? a.outcome : "failed (\(a.outcome))"))
+        }
+        inv.out(
+          "delivered \(attempts.count - failed), failed \(failed)"
+            + (failed > 0 ? " (kept for 'notifications deliver --retry')" : ""))
       }
       return failed == 0 ? .success : .failure
     }
@@ -413,10 +523,14 @@ let notificationsCommand = CommandSpec(
       let all = store.notifications
       let list = Array(all.enumerated()).dropFirst(min(since, all.count))
       if inv.arguments.has("decoded") {
-        guard !inv.arguments.has("signed") else { throw CLIError.usage("give --signed or --decoded, not both", command: "notifications") }
+        guard !inv.arguments.has("signed") else {
+          throw CLIError.usage("give --signed or --decoded, not both", command: "notifications")
+        }
         inv.printJSON(.array(list.map { store.decodedPayload($0.element) }))
       } else if inv.arguments.has("signed") {
-        if inv.json { inv.printJSON(.array(list.map { store.signedBody($0.element) })) } else {
+        if inv.json {
+          inv.printJSON(.array(list.map { store.signedBody($0.element) }))
+        } else {
           for (_, n) in list { inv.out(store.signedBody(n).rendered(pretty: false)) }
         }
       } else if inv.json {
@@ -425,11 +539,20 @@ let notificationsCommand = CommandSpec(
         inv.out("(none)")
       } else {
         let log = store.state.deliveryLog ?? []
-        inv.out(Table.render([["#", "DATE", "CUSTOMER", "TYPE", "PRODUCT", "STATUS", "DELIVERY"]] + list.map { (i, n) in
-          let attempts = log.filter { $0.index == i }
-          let delivery = attempts.isEmpty ? "" : attempts.contains(where: \.succeeded) ? "delivered" : "failed ×\(attempts.count)"
-          return [String(i), ISO8601.string(n.signedDate), n.customer, n.notificationType + (n.subtype.map { "/\($0)" } ?? ""), n.transaction?.productID ?? "", n.status?.rawValue ?? "", delivery]
-        }))
+        inv.out(
+          Table.render(
+            [["#", "DATE", "CUSTOMER", "TYPE", "PRODUCT", "STATUS", "DELIVERY"]]
+              + list.map { (i, n) in
+                let attempts = log.filter { $0.index == i }
+                let delivery =
+                  attempts.isEmpty
+                  ? "" : attempts.contains(where: \.succeeded) ? "delivered" : "failed ×\(attempts.count)"
+                return [
+                  String(i), ISO8601.string(n.signedDate), n.customer,
+                  n.notificationType + (n.subtype.map { "/\($0)" } ?? ""), n.transaction?.productID ?? "",
+                  n.status?.rawValue ?? "", delivery,
+                ]
+              }))
       }
       return .success
     }
@@ -439,10 +562,13 @@ let receiptCommand = CommandSpec(
   name: "receipt", group: "Inspection",
   abstract: "A verifyReceipt-shaped response for the customer",
   options: [
-    OptionSpec(name: "endpoint", value: "<env>", help: "the verifyReceipt endpoint asked: Production or Sandbox (default: the session's)"),
+    OptionSpec(
+      name: "endpoint", value: "<env>",
+      help: "the verifyReceipt endpoint asked: Production or Sandbox (default: the session's)"),
     OptionSpec(name: "status", value: "<code>", help: "answer with this error status (21000–21010, 21100–21199)"),
   ],
-  discussion: "status, environment, receipt.in_app, latest_receipt_info, pending_renewal_info, all values as strings like Apple's. A sandbox or test-environment receipt asked at the production endpoint answers 21007; a production one asked at the sandbox 21008.",
+  discussion:
+    "status, environment, receipt.in_app, latest_receipt_info, pending_renewal_info, all values as strings like Apple's. A sandbox or test-environment receipt asked at the production endpoint answers 21007; a production one asked at the sandbox 21008.",
   example: "storesim receipt --endpoint Production --json",
   run: { inv in
     _ = try inv.positionals(0...0, "")
@@ -471,7 +597,9 @@ let receiptCommand = CommandSpec(
         if case .object(let r)? = response["receipt"], case .array(let items)? = r["in_app"] {
           inv.out("in_app: \(items.count) transaction\(items.count == 1 ? "" : "s")")
         }
-        if case .array(let items)? = response["pending_renewal_info"] { inv.out("pending_renewal_info: \(items.count)") }
+        if case .array(let items)? = response["pending_renewal_info"] {
+          inv.out("pending_renewal_info: \(items.count)")
+        }
       }
       return .success
     }

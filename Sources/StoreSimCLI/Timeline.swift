@@ -6,21 +6,29 @@ let timelineCommand = CommandSpec(
   abstract: "A picture of each subscription over time",
   arguments: "[<group>]",
   options: [OptionSpec(name: "width", value: "<columns>", help: "width of the time axis (default 60)")],
-  discussion: "One row per customer and group: paid periods, trials and offers, grace, billing retry, expiry, refunds and plan changes, with dates on the axis. Colour only on a terminal.",
+  discussion:
+    "One row per customer and group: paid periods, trials and offers, grace, billing retry, expiry, refunds and plan changes, with dates on the axis. Colour only on a terminal.",
   example: "storesim timeline Premium",
   run: { inv in
     let arg = try inv.positionals(0...1, "group").first
     var width = 60
     if let w = inv.arguments.value("width") {
-      guard let n = Int(w), (20...400).contains(n) else { throw CLIError.usage("--width takes 20 to 400 columns", command: "timeline") }
+      guard let n = Int(w), (20...400).contains(n) else {
+        throw CLIError.usage("--width takes 20 to 400 columns", command: "timeline")
+      }
       width = n
     }
     return try SessionContext.with(inv, mutating: false) { store in
       var groups = store.configuration.subscriptionGroups
       if let arg {
-        guard let g = store.configuration.group(named: arg) ?? store.configuration.product(arg)?.subscription.flatMap({ store.configuration.group($0.groupID) }) else {
+        guard
+          let g = store.configuration.group(named: arg)
+            ?? store.configuration.product(arg)?.subscription.flatMap({ store.configuration.group($0.groupID) })
+        else {
           var message = "no subscription group '\(arg)'"
-          if let near = Suggest.closest(to: arg, in: groups.flatMap { [$0.id, $0.name] }) { message += "; did you mean '\(near)'?" }
+          if let near = Suggest.closest(to: arg, in: groups.flatMap { [$0.id, $0.name] }) {
+            message += "; did you mean '\(near)'?"
+          }
           throw CLIError.notFound(message)
         }
         groups = [g]
@@ -38,7 +46,8 @@ let timelineCommand = CommandSpec(
 
 /// Draws subscription history as characters on a time axis.
 enum Timeline {
-  static let legend = "legend: t trial  o offer  = paid  g grace period  r billing retry  x refunded  | plan change  . not subscribed"
+  static let legend =
+    "legend: t trial  o offer  = paid  g grace period  r billing retry  x refunded  | plan change  . not subscribed"
 
   static func render(store: Store, groups: [SubscriptionGroup], width: Int, colour: Bool) -> String {
     var out: [String] = []
@@ -58,7 +67,9 @@ enum Timeline {
       func column(_ d: Date) -> Int { min(width - 1, max(0, Int(d.timeIntervalSince(start) / span * Double(width)))) }
       let label = rows.map { TerminalText.field($0.0).count }.max()! + 2
       out.append(TerminalText.field("\(group.name) (\(group.id))"))
-      out.append(String(repeating: " ", count: label) + ISO8601.string(start).prefix(10) + String(repeating: " ", count: max(1, width - 20)) + ISO8601.string(end).prefix(10))
+      out.append(
+        String(repeating: " ", count: label) + ISO8601.string(start).prefix(10)
+          + String(repeating: " ", count: max(1, width - 20)) + ISO8601.string(end).prefix(10))
       for (name, list) in rows {
         var cells = [Character](repeating: ".", count: width)
         let sorted = list.sorted { $0.purchaseDate < $1.purchaseDate }
@@ -102,25 +113,32 @@ enum Timeline {
     for group in groups {
       var customers: [JSONOutput] = []
       for name in store.customerNames {
-        let sorted = store.allTransactions(customer: name).filter { $0.subscriptionGroupID == group.id }.sorted { $0.purchaseDate < $1.purchaseDate }
+        let sorted = store.allTransactions(customer: name).filter { $0.subscriptionGroupID == group.id }.sorted {
+          $0.purchaseDate < $1.purchaseDate
+        }
         guard !sorted.isEmpty else { continue }
         var periods: [JSONOutput] = []
         for (i, t) in sorted.enumerated() {
           var stop = t.expirationDate ?? store.now
           if t.isUpgraded, i + 1 < sorted.count { stop = min(stop, sorted[i + 1].purchaseDate) }
-          let kind = t.isRevoked ? "refunded" : t.offer?.paymentMode == .freeTrial ? "trial" : t.offer != nil ? "offer" : "paid"
-          periods.append(.object([
-            "kind": .string(kind), "productId": .string(t.productID), "transactionId": .string(String(t.id)),
-            "start": ms(t.purchaseDate), "end": ms(stop),
-          ]))
+          let kind =
+            t.isRevoked ? "refunded" : t.offer?.paymentMode == .freeTrial ? "trial" : t.offer != nil ? "offer" : "paid"
+          periods.append(
+            .object([
+              "kind": .string(kind), "productId": .string(t.productID), "transactionId": .string(String(t.id)),
+              "start": ms(t.purchaseDate), "end": ms(stop),
+            ]))
         }
         var failingSince: (Date, String)?
         func close(_ end: Date) {
-          if let (from, kind) = failingSince { periods.append(.object(["kind": .string(kind), "start": ms(from), "end": ms(end)])) }
+          if let (from, kind) = failingSince {
+            periods.append(.object(["kind": .string(kind), "start": ms(from), "end": ms(end)]))
+          }
         }
         for n in store.notifications where n.customer == name && n.transaction?.subscriptionGroupID == group.id {
           switch (n.notificationType, n.subtype) {
-          case ("DID_FAIL_TO_RENEW", let sub): failingSince = (n.signedDate, sub == "GRACE_PERIOD" ? "grace" : "billingRetry")
+          case ("DID_FAIL_TO_RENEW", let sub):
+            failingSince = (n.signedDate, sub == "GRACE_PERIOD" ? "grace" : "billingRetry")
           case ("GRACE_PERIOD_EXPIRED", _):
             close(n.signedDate)
             failingSince = (n.signedDate, "billingRetry")
@@ -133,9 +151,10 @@ enum Timeline {
         close(store.now)
         customers.append(.object(["customer": .string(name), "periods": .array(periods)]))
       }
-      items.append(.object([
-        "subscriptionGroupIdentifier": .string(group.id), "name": .string(group.name), "customers": .array(customers),
-      ]))
+      items.append(
+        .object([
+          "subscriptionGroupIdentifier": .string(group.id), "name": .string(group.name), "customers": .array(customers),
+        ]))
     }
     return .object(["now": ms(store.now), "groups": .array(items)])
   }

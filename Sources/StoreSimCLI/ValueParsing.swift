@@ -33,7 +33,8 @@ enum ValueParsing {
     while !rest.isEmpty {
       let digits = rest.prefix { $0.isASCII && ($0.isNumber || $0 == ".") }
       guard !digits.isEmpty, let n = Double(digits), n.isFinite else {
-        throw CLIError.usage("invalid duration '\(text)'; use a number and a unit: 30s 15min 2h 3d 1w 1mo 1y, or ISO 8601 like P1M")
+        throw CLIError.usage(
+          "invalid duration '\(text)'; use a number and a unit: 30s 15min 2h 3d 1w 1mo 1y, or ISO 8601 like P1M")
       }
       guard n <= maximumComponent else {
         throw CLIError.usage("duration '\(text)' is too long: at most 1000000 of a unit")
@@ -50,20 +51,24 @@ enum ValueParsing {
       case "w", "wk", "week", "weeks": seconds = 7 * 86_400
       case "mo", "mon", "month", "months", "y", "yr", "yrs", "year", "years": seconds = 0
       case "m":
-        throw CLIError.usage("duration '\(text)' is ambiguous: write '\(digits)min' for minutes or '\(digits)mo' for months")
+        throw CLIError.usage(
+          "duration '\(text)' is ambiguous: write '\(digits)min' for minutes or '\(digits)mo' for months")
       case "":
         let which = digits.count == t.count ? "" : " after \(digits)"
         throw CLIError.usage("duration '\(text)' has no unit\(which); use s, min, h, d, w, mo or y")
       default:
         throw CLIError.usage("unknown duration unit '\(unit)' in '\(text)'; use s, min, h, d, w, mo or y")
       }
-      let canonical = seconds == 0 ? (unit.hasPrefix("m") ? "mo" : "y") : String(unit.prefix(1) == "m" ? "min" : unit.prefix(1))
+      let canonical =
+        seconds == 0 ? (unit.hasPrefix("m") ? "mo" : "y") : String(unit.prefix(1) == "m" ? "min" : unit.prefix(1))
       guard seen.insert(canonical).inserted else {
         throw CLIError.usage("duration '\(text)' gives the unit '\(canonical)' twice")
       }
       if seconds == 0 {
         guard n == n.rounded(.towardZero) else {
-          throw CLIError.usage("duration '\(text)': months and years have no fixed length, so they take whole numbers (write days instead)")
+          throw CLIError.usage(
+            "duration '\(text)': months and years have no fixed length, so they take whole numbers (write days instead)"
+          )
         }
         result.months += Int(n) * (canonical == "y" ? 12 : 1)
       } else {
@@ -99,7 +104,9 @@ enum ValueParsing {
       switch (ch, inTime) {
       case ("Y", false), ("M", false):
         guard whole else {
-          throw CLIError.usage("duration '\(text)': months and years have no fixed length, so they take whole numbers (write days instead)")
+          throw CLIError.usage(
+            "duration '\(text)': months and years have no fixed length, so they take whole numbers (write days instead)"
+          )
         }
         result.months += Int(value) * (ch == "Y" ? 12 : 1)
       case ("W", false): result.seconds += value * 7 * 86_400
@@ -128,7 +135,8 @@ enum ValueParsing {
   /// A date without a zone is read as UTC, and `note` says so.
   static func date(_ text: String, note: (String) -> Void = { _ in }) throws -> Date {
     let t = text.trimmingCharacters(in: .whitespaces)
-    let pattern = #"^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z|[+-]\d{2}:?\d{2})?$"#
+    let pattern =
+      #"^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z|[+-]\d{2}:?\d{2})?$"#
     guard let regex = try? NSRegularExpression(pattern: pattern),
       let m = regex.firstMatch(in: t, range: NSRange(t.startIndex..., in: t))
     else {
@@ -140,7 +148,8 @@ enum ValueParsing {
     }
     let y = Int64(group(1)!)!, mo = Int64(group(2)!)!, d = Int64(group(3)!)!
     let h = Int64(group(4) ?? "0")!, mi = Int64(group(5) ?? "0")!, s = Int64(group(6) ?? "0")!
-    guard (1...12).contains(mo), d >= 1, d <= UTCCalendar.daysInMonth(year: y, month: mo), h < 24, mi < 60, s < 60 else {
+    guard (1...12).contains(mo), d >= 1, d <= UTCCalendar.daysInMonth(year: y, month: mo), h < 24, mi < 60, s < 60
+    else {
       throw CLIError.usage("invalid date '\(text)': no such day or time")
     }
     var fraction = 0.0
@@ -169,4 +178,3 @@ enum ValueParsing {
     return id
   }
 }
-

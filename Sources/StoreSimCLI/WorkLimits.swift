@@ -22,7 +22,8 @@ enum WorkLimits {
     let estimate = store.dueEstimate(through: date, limit: maximumDeadlines)
     if estimate > maximumDeadlines {
       throw CLIError.refusedValue(
-        "'\(asked)' would run more than \(maximumDeadlines.formatted()) renewals and other subscription deadlines in one command, the limit; advance in smaller steps")
+        "'\(asked)' would run more than \(maximumDeadlines.formatted()) renewals and other subscription deadlines in one command, the limit; advance in smaller steps"
+      )
     }
   }
 }

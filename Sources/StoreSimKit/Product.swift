@@ -61,7 +61,9 @@ public struct Product: Identifiable, Sendable, Hashable {
     let wanted = Set(identifiers)
     return try core.read { store in
       if let error = store.settings.simulatedError(forAPI: .loadProducts) { throw StoreKitError(simulated: error.name) }
-      return store.configuration.products.filter { wanted.contains($0.id) }.map { Product($0, store: store, core: core) }
+      return store.configuration.products.filter { wanted.contains($0.id) }.map {
+        Product($0, store: store, core: core)
+      }
     }
   }
 
@@ -77,7 +79,8 @@ public struct Product: Identifiable, Sendable, Hashable {
     let outcome: StoreSim.PurchaseOutcome
     do {
       outcome = try core.mutate { (store: inout Store) throws(StoreError) in
-        let o = try store.purchase(id, options: engineOptions.options, customer: core.customer, cancel: cancel, at: engineOptions.date)
+        let o = try store.purchase(
+          id, options: engineOptions.options, customer: core.customer, cancel: cancel, at: engineOptions.date)
         return (o, o.events)
       }
     } catch {
@@ -167,7 +170,9 @@ public struct Product: Identifiable, Sendable, Hashable {
     /// How many to buy (consumables; 1...10).
     public static func quantity(_ quantity: Int) -> PurchaseOption { .init(kind: .quantity(quantity)) }
     /// A signed promotional offer (the signature is not checked by the simulator).
-    public static func promotionalOffer(offerID: String, keyID: String, nonce: UUID, signature: Data, timestamp: Int) -> PurchaseOption {
+    public static func promotionalOffer(
+      offerID: String, keyID: String, nonce: UUID, signature: Data, timestamp: Int
+    ) -> PurchaseOption {
       .init(kind: .promotionalOffer(offerID))
     }
     /// A promotional offer with a compact JWS signature (not checked by the simulator).
@@ -179,11 +184,15 @@ public struct Product: Identifiable, Sendable, Hashable {
     /// Test environment: redeems an offer code of the configuration (by its offer id).
     public static func codeOffer(referenceName: String) -> PurchaseOption { .init(kind: .codeOffer(referenceName)) }
     /// A win-back offer.
-    public static func winBackOffer(_ offer: Product.SubscriptionOffer) -> PurchaseOption { .init(kind: .winBackOffer(offer.id ?? "")) }
+    public static func winBackOffer(_ offer: Product.SubscriptionOffer) -> PurchaseOption {
+      .init(kind: .winBackOffer(offer.id ?? ""))
+    }
     /// Test environment: a back-dated purchase; renewals are filled in up to now.
     public static func purchaseDate(_ date: Date) -> PurchaseOption { .init(kind: .purchaseDate(date)) }
     /// Sandbox only; no effect here (use `SKTestSession.askToBuyEnabled`).
-    public static func simulatesAskToBuyInSandbox(_ value: Bool) -> PurchaseOption { .init(kind: .simulatesAskToBuyInSandbox(value)) }
+    public static func simulatesAskToBuyInSandbox(_ value: Bool) -> PurchaseOption {
+      .init(kind: .simulatesAskToBuyInSandbox(value))
+    }
     /// A custom key and value; no effect.
     public static func custom(key: String, value: String) -> PurchaseOption { .init(kind: .custom(key, value)) }
 

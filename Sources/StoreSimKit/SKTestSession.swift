@@ -27,7 +27,9 @@ public final class SKTestSession: Sendable {
 
   /// A session over `<name>.storekit` in a bundle (StoreKitTest looks in the main bundle; pass
   /// `Bundle.module` for a test target's resources).
-  public convenience init(configurationFileNamed name: String, bundle: Bundle = .main, startDate: Date = SKTestSession.defaultStartDate) throws {
+  public convenience init(
+    configurationFileNamed name: String, bundle: Bundle = .main, startDate: Date = SKTestSession.defaultStartDate
+  ) throws {
     let base = name.hasSuffix(".storekit") ? String(name.dropLast(".storekit".count)) : name
     guard let url = bundle.url(forResource: base, withExtension: "storekit") else {
       throw SKTestError(.fileNotFound, "no \(base).storekit in \(bundle.bundlePath)")
@@ -45,8 +47,9 @@ public final class SKTestSession: Sendable {
     do { loaded = try ConfigurationReader.read([UInt8](data)) } catch {
       throw SKTestError(.invalidAction, "invalid configuration: \(error)")
     }
-    self.init(store: Store(configuration: loaded.configuration, start: startDate),
-              origin: SessionOrigin(configurationPath: path, configurationDigest: SessionFileCodec.digest(data)))
+    self.init(
+      store: Store(configuration: loaded.configuration, start: startDate),
+      origin: SessionOrigin(configurationPath: path, configurationDigest: SessionFileCodec.digest(data)))
   }
 
   init(store: Store, origin: SessionOrigin) {
@@ -154,16 +157,21 @@ public final class SKTestSession: Sendable {
   /// Not in StoreKitTest: a purchase by a family member (see `addFamilyMember(_:)`); shareable
   /// products reach the app's customer as family-shared transactions on `Transaction.updates`.
   @discardableResult
-  public func buyProduct(identifier: String, options: Set<Product.PurchaseOption> = [], familyMember: String) async throws -> Transaction {
+  public func buyProduct(
+    identifier: String, options: Set<Product.PurchaseOption> = [], familyMember: String
+  ) async throws -> Transaction {
     try await buy(identifier, options: options, customer: familyMember)
   }
 
-  private func buy(_ identifier: String, options: Set<Product.PurchaseOption>, customer: String) async throws -> Transaction {
+  private func buy(
+    _ identifier: String, options: Set<Product.PurchaseOption>, customer: String
+  ) async throws -> Transaction {
     let engineOptions = try Product.PurchaseOption.engineOptions(options)
     let outcome: PurchaseOutcome
     do {
       outcome = try core.mutate(purchasesOnUpdates: true) { (store: inout Store) throws(StoreError) in
-        let o = try store.purchase(identifier, options: engineOptions.options, customer: customer, at: engineOptions.date)
+        let o = try store.purchase(
+          identifier, options: engineOptions.options, customer: customer, at: engineOptions.date)
         return (o, o.events)
       }
     } catch {
@@ -187,62 +195,87 @@ public final class SKTestSession: Sendable {
   }
 
   public func approveAskToBuyTransaction(identifier: UInt) throws {
-    try control { (store: inout Store) throws(StoreError) in try store.approveAskToBuyTransaction(identifier: String(identifier)).1 }
+    try control { (store: inout Store) throws(StoreError) in
+      try store.approveAskToBuyTransaction(identifier: String(identifier)).1
+    }
   }
 
   public func declineAskToBuyTransaction(identifier: UInt) throws {
-    try control { (store: inout Store) throws(StoreError) in try store.declineAskToBuyTransaction(identifier: String(identifier)) }
+    try control { (store: inout Store) throws(StoreError) in
+      try store.declineAskToBuyTransaction(identifier: String(identifier))
+    }
   }
 
   public func expireSubscription(productIdentifier: String) throws {
-    try control { (store: inout Store) throws(StoreError) in try store.expireSubscription(productID: productIdentifier, customer: core.customer) }
+    try control { (store: inout Store) throws(StoreError) in
+      try store.expireSubscription(productID: productIdentifier, customer: core.customer)
+    }
   }
 
   public func forceRenewalOfSubscription(productIdentifier: String) throws {
-    try control { (store: inout Store) throws(StoreError) in try store.forceRenewal(productID: productIdentifier, customer: core.customer) }
+    try control { (store: inout Store) throws(StoreError) in
+      try store.forceRenewal(productID: productIdentifier, customer: core.customer)
+    }
   }
 
   public func refundTransaction(identifier: UInt) throws {
-    try control { (store: inout Store) throws(StoreError) in try store.refund(TransactionID(identifier), customer: core.customer) }
+    try control { (store: inout Store) throws(StoreError) in
+      try store.refund(TransactionID(identifier), customer: core.customer)
+    }
   }
 
   public func deleteTransaction(identifier: UInt) throws {
-    try control { (store: inout Store) throws(StoreError) in try store.deleteTransaction(TransactionID(identifier), customer: core.customer) }
+    try control { (store: inout Store) throws(StoreError) in
+      try store.deleteTransaction(TransactionID(identifier), customer: core.customer)
+    }
   }
 
   public func enableAutoRenewForTransaction(identifier: UInt) throws {
     let product = try productID(of: identifier)
-    try control { (store: inout Store) throws(StoreError) in try store.enableAutoRenew(productID: product, customer: core.customer) }
+    try control { (store: inout Store) throws(StoreError) in
+      try store.enableAutoRenew(productID: product, customer: core.customer)
+    }
   }
 
   public func disableAutoRenewForTransaction(identifier: UInt) throws {
     let product = try productID(of: identifier)
-    try control { (store: inout Store) throws(StoreError) in try store.disableAutoRenew(productID: product, customer: core.customer) }
+    try control { (store: inout Store) throws(StoreError) in
+      try store.disableAutoRenew(productID: product, customer: core.customer)
+    }
   }
 
   /// Resolves an interrupted purchase (by its `SKTestTransaction` identifier) or a billing issue.
   public func resolveIssueForTransaction(identifier: UInt) throws {
     let product = try productID(of: identifier)
-    try control { (store: inout Store) throws(StoreError) in try store.resolveIssue(productID: product, customer: core.customer) }
+    try control { (store: inout Store) throws(StoreError) in
+      try store.resolveIssue(productID: product, customer: core.customer)
+    }
   }
 
   /// Asks the customer to consent to a price increase. Not in StoreKitTest: `newPrice` (the
   /// renewal price from now on) and `needsConsent: false` (an increase agreed at once).
-  public func requestPriceIncreaseConsentForTransaction(identifier: UInt, newPrice: Decimal? = nil, needsConsent: Bool = true) throws {
+  public func requestPriceIncreaseConsentForTransaction(
+    identifier: UInt, newPrice: Decimal? = nil, needsConsent: Bool = true
+  ) throws {
     let product = try productID(of: identifier)
     try control { (store: inout Store) throws(StoreError) in
-      try store.requestPriceIncreaseConsent(productID: product, price: newPrice, needsConsent: needsConsent, customer: core.customer)
+      try store.requestPriceIncreaseConsent(
+        productID: product, price: newPrice, needsConsent: needsConsent, customer: core.customer)
     }
   }
 
   public func consentToPriceIncreaseForTransaction(identifier: UInt) throws {
     let product = try productID(of: identifier)
-    try control { (store: inout Store) throws(StoreError) in try store.consentToPriceIncrease(productID: product, customer: core.customer) }
+    try control { (store: inout Store) throws(StoreError) in
+      try store.consentToPriceIncrease(productID: product, customer: core.customer)
+    }
   }
 
   public func declinePriceIncreaseForTransaction(identifier: UInt) throws {
     let product = try productID(of: identifier)
-    try control { (store: inout Store) throws(StoreError) in try store.declinePriceIncrease(productID: product, customer: core.customer) }
+    try control { (store: inout Store) throws(StoreError) in
+      try store.declinePriceIncrease(productID: product, customer: core.customer)
+    }
   }
 
   /// Every record of the app's customer: transactions and open Ask to Buy or interrupted requests.
@@ -250,20 +283,25 @@ public final class SKTestSession: Sendable {
     core.read { store in
       let customer = core.customer
       let subscriptions = store.customer(customer)?.subscriptions ?? []
-      var result = store.customer(customer)?.transactions.map { t -> SKTestTransaction in
-        let sub = subscriptions.first { $0.latestTransactionID == t.id }
-        return SKTestTransaction(
-          identifier: UInt(t.id), originalTransactionIdentifier: UInt(t.originalID), productIdentifier: t.productID,
-          state: .purchased, purchaseDate: t.purchaseDate, expirationDate: t.expirationDate, cancelDate: t.revocationDate,
-          autoRenewingEnabled: sub?.willAutoRenew ?? false, hasPurchaseIssue: sub.map { $0.isInBillingRetry } ?? false,
-          isPendingPriceIncreaseConsent: sub?.priceIncreaseStatus == .pending, pendingAskToBuyConfirmation: false)
-      } ?? []
+      var result =
+        store.customer(customer)?.transactions.map { t -> SKTestTransaction in
+          let sub = subscriptions.first { $0.latestTransactionID == t.id }
+          return SKTestTransaction(
+            identifier: UInt(t.id), originalTransactionIdentifier: UInt(t.originalID), productIdentifier: t.productID,
+            state: .purchased, purchaseDate: t.purchaseDate, expirationDate: t.expirationDate,
+            cancelDate: t.revocationDate,
+            autoRenewingEnabled: sub?.willAutoRenew ?? false,
+            hasPurchaseIssue: sub.map { $0.isInBillingRetry } ?? false,
+            isPendingPriceIncreaseConsent: sub?.priceIncreaseStatus == .pending, pendingAskToBuyConfirmation: false)
+        } ?? []
       for r in store.pendingRequests(customer: customer) {
-        result.append(SKTestTransaction(
-          identifier: UInt(r.id) ?? 0, originalTransactionIdentifier: UInt(r.id) ?? 0, productIdentifier: r.productID,
-          state: r.kind == .askToBuy ? .deferred : .failed, purchaseDate: r.date, expirationDate: nil, cancelDate: nil,
-          autoRenewingEnabled: false, hasPurchaseIssue: r.kind == .interrupted, isPendingPriceIncreaseConsent: false,
-          pendingAskToBuyConfirmation: r.kind == .askToBuy))
+        result.append(
+          SKTestTransaction(
+            identifier: UInt(r.id) ?? 0, originalTransactionIdentifier: UInt(r.id) ?? 0, productIdentifier: r.productID,
+            state: r.kind == .askToBuy ? .deferred : .failed, purchaseDate: r.date, expirationDate: nil,
+            cancelDate: nil,
+            autoRenewingEnabled: false, hasPurchaseIssue: r.kind == .interrupted, isPendingPriceIncreaseConsent: false,
+            pendingAskToBuyConfirmation: r.kind == .askToBuy))
       }
       return result
     }
@@ -323,7 +361,9 @@ public final class SKTestSession: Sendable {
 
   private func productID(of identifier: UInt) throws -> String {
     let found: String? = core.read { store in
-      if let r = store.pendingRequests(customer: core.customer).first(where: { $0.id == String(identifier) }) { return r.productID }
+      if let r = store.pendingRequests(customer: core.customer).first(where: { $0.id == String(identifier) }) {
+        return r.productID
+      }
       return store.customer(core.customer)?.transaction(TransactionID(identifier))?.productID
     }
     guard let found else { throw SKTestError(.noTransactionFound, "no transaction with id \(identifier)") }
@@ -397,7 +437,9 @@ public struct StoreKitLoadProductsAPI: FailableStoreKitAPI {
   public init() {}
   public var engineAPI: StoreKitAPI { .loadProducts }
   public static func simulated(_ f: SKTestFailures.LoadProducts) -> SimulatedError {
-    switch f { case .generic(let e): return SKTestFailures.generic(e) }
+    switch f {
+    case .generic(let e): return SKTestFailures.generic(e)
+    }
   }
 }
 
@@ -416,7 +458,9 @@ public struct StoreKitVerificationAPI: FailableStoreKitAPI {
   public init() {}
   public var engineAPI: StoreKitAPI { .verification }
   public static func simulated(_ f: SKTestFailures.Verification) -> SimulatedError {
-    switch f { case .verification(let e): return SimulatedError(family: .verification, name: String(describing: e)) }
+    switch f {
+    case .verification(let e): return SimulatedError(family: .verification, name: String(describing: e))
+    }
   }
 }
 
@@ -424,7 +468,9 @@ public struct StoreKitAppStoreSyncAPI: FailableStoreKitAPI {
   public init() {}
   public var engineAPI: StoreKitAPI { .appStoreSync }
   public static func simulated(_ f: SKTestFailures.AppStoreSync) -> SimulatedError {
-    switch f { case .generic(let e): return SKTestFailures.generic(e) }
+    switch f {
+    case .generic(let e): return SKTestFailures.generic(e)
+    }
   }
 }
 
@@ -432,7 +478,9 @@ public struct StoreKitSubscriptionStatusAPI: FailableStoreKitAPI {
   public init() {}
   public var engineAPI: StoreKitAPI { .subscriptionStatus }
   public static func simulated(_ f: SKTestFailures.SubscriptionStatus) -> SimulatedError {
-    switch f { case .generic(let e): return SKTestFailures.generic(e) }
+    switch f {
+    case .generic(let e): return SKTestFailures.generic(e)
+    }
   }
 }
 
@@ -440,4 +488,6 @@ extension FailableStoreKitAPI where Self == StoreKitLoadProductsAPI { public sta
 extension FailableStoreKitAPI where Self == StoreKitPurchaseAPI { public static var purchase: Self { .init() } }
 extension FailableStoreKitAPI where Self == StoreKitVerificationAPI { public static var verification: Self { .init() } }
 extension FailableStoreKitAPI where Self == StoreKitAppStoreSyncAPI { public static var appStoreSync: Self { .init() } }
-extension FailableStoreKitAPI where Self == StoreKitSubscriptionStatusAPI { public static var subscriptionStatus: Self { .init() } }
+extension FailableStoreKitAPI where Self == StoreKitSubscriptionStatusAPI {
+  public static var subscriptionStatus: Self { .init() }
+}

@@ -72,10 +72,12 @@ final class SessionCore: @unchecked Sendable {
     return .verified(value)
   }
 
-  func verified(_ r: StoreSim.RenewalInfo, in store: Store) -> VerificationResult<Product.SubscriptionInfo.RenewalInfo> {
+  func verified(_ r: StoreSim.RenewalInfo, in store: Store) -> VerificationResult<Product.SubscriptionInfo.RenewalInfo>
+  {
     let value = Product.SubscriptionInfo.RenewalInfo(r, store: store, customer: customer)
     if let error = store.settings.simulatedError(forAPI: .verification) {
-      return .unverified(value, VerificationResult<Product.SubscriptionInfo.RenewalInfo>.VerificationError(simulated: error.name))
+      return .unverified(
+        value, VerificationResult<Product.SubscriptionInfo.RenewalInfo>.VerificationError(simulated: error.name))
     }
     return .verified(value)
   }

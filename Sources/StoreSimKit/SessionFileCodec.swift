@@ -17,12 +17,17 @@ enum SessionFileCodec {
   static func read(_ data: Data) throws -> (StoreState, SessionOrigin) {
     do {
       let (header, state) = try SessionFileFormat.decode(data)
-      return (state, SessionOrigin(configurationPath: header.configurationPath, configurationDigest: header.configurationDigest))
+      return (
+        state,
+        SessionOrigin(configurationPath: header.configurationPath, configurationDigest: header.configurationDigest)
+      )
     } catch {
       switch error {
       case .notJSON, .notASession: throw SKTestError(.invalidAction, "not a storesim session file")
       case .newer(let version):
-        throw SKTestError(.invalidAction, "session file version \(version) is newer than this StoreSimKit reads (\(SessionFileFormat.currentVersion))")
+        throw SKTestError(
+          .invalidAction,
+          "session file version \(version) is newer than this StoreSimKit reads (\(SessionFileFormat.currentVersion))")
       case .incompleteHeader: throw SKTestError(.invalidAction, "session file is corrupt: incomplete header")
       case .checksumMismatch: throw SKTestError(.invalidAction, "session file is corrupt (checksum mismatch)")
       case .corrupt(_, let reason): throw SKTestError(.invalidAction, "session file is corrupt or truncated: \(reason)")
@@ -31,7 +36,8 @@ enum SessionFileCodec {
   }
 
   static func write(_ state: StoreState, origin: SessionOrigin) throws -> Data {
-    try SessionFileFormat.encode(state, configurationPath: origin.configurationPath, configurationDigest: origin.configurationDigest)
+    try SessionFileFormat.encode(
+      state, configurationPath: origin.configurationPath, configurationDigest: origin.configurationDigest)
   }
 }
 

@@ -25,7 +25,8 @@ extension Product {
     }
 
     public static func == (a: SubscriptionInfo, b: SubscriptionInfo) -> Bool {
-      a.subscriptionGroupID == b.subscriptionGroupID && a.groupLevel == b.groupLevel && a.subscriptionPeriod == b.subscriptionPeriod
+      a.subscriptionGroupID == b.subscriptionGroupID && a.groupLevel == b.groupLevel
+        && a.subscriptionPeriod == b.subscriptionPeriod
     }
 
     public func hash(into hasher: inout Hasher) { hasher.combine(subscriptionGroupID) }
@@ -54,7 +55,9 @@ extension Product {
 
     static func statuses(_ core: SessionCore, group: String) throws -> [Status] {
       try core.read { store in
-        if let error = store.settings.simulatedError(forAPI: .subscriptionStatus) { throw StoreKitError(simulated: error.name) }
+        if let error = store.settings.simulatedError(forAPI: .subscriptionStatus) {
+          throw StoreKitError(simulated: error.name)
+        }
         return statuses(core, store: store, group: group)
       }
     }

@@ -385,8 +385,9 @@ enum UnboundWarning {
     warned = true
     lock.unlock()
     guard first else { return }
-    FileHandle.standardError.write(Data((
-      "StoreSimKit: Transaction.updates was read with no SKTestSession in reach (inside Task.detached?); "
-        + "it is empty. Read it before detaching, or inside SKTestSession.run.\n").utf8))
+    FileHandle.standardError.write(
+      Data(
+        ("StoreSimKit: Transaction.updates was read with no SKTestSession in reach (inside Task.detached?); "
+          + "it is empty. Read it before detaching, or inside SKTestSession.run.\n").utf8))
   }
 }

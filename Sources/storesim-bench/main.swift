@@ -18,13 +18,20 @@ func peakMemoryMiB() -> Double {
 }
 
 let configuration: StoreConfiguration = {
-  let trial = SubscriptionOffer(type: .introductory, paymentMode: .freeTrial, period: SubscriptionPeriod(value: 1, unit: .week))
+  let trial = SubscriptionOffer(
+    type: .introductory, paymentMode: .freeTrial, period: SubscriptionPeriod(value: 1, unit: .week))
   let products = [
-    Product(id: "monthly", type: .autoRenewable, price: Decimal(string: "9.99")!, subscription: SubscriptionInfo(groupID: "G", groupLevel: 2, period: SubscriptionPeriod(value: 1, unit: .month), introductoryOffer: trial)),
-    Product(id: "yearly", type: .autoRenewable, price: Decimal(string: "79.99")!, subscription: SubscriptionInfo(groupID: "G", groupLevel: 1, period: SubscriptionPeriod(value: 1, unit: .year))),
+    Product(
+      id: "monthly", type: .autoRenewable, price: Decimal(string: "9.99")!,
+      subscription: SubscriptionInfo(
+        groupID: "G", groupLevel: 2, period: SubscriptionPeriod(value: 1, unit: .month), introductoryOffer: trial)),
+    Product(
+      id: "yearly", type: .autoRenewable, price: Decimal(string: "79.99")!,
+      subscription: SubscriptionInfo(groupID: "G", groupLevel: 1, period: SubscriptionPeriod(value: 1, unit: .year))),
     Product(id: "coins", type: .consumable, price: Decimal(string: "0.99")!),
   ]
-  return StoreConfiguration(products: products, subscriptionGroups: [SubscriptionGroup(id: "G", name: "G", productIDs: ["monthly", "yearly"])])
+  return StoreConfiguration(
+    products: products, subscriptionGroups: [SubscriptionGroup(id: "G", name: "G", productIDs: ["monthly", "yearly"])])
 }()
 let start = Date(timeIntervalSince1970: 1_767_225_600)
 
@@ -33,7 +40,9 @@ let start = Date(timeIntervalSince1970: 1_767_225_600)
 /// with `oneCall`, which holds every event of the two years in one array). Returns the
 /// lifecycle events (transactions created, expiries, refunds, notifications) and the seconds
 /// it took.
-func simulate(subscribers n: Int, years: Int, oneCall: Bool = false) throws -> (events: Int, seconds: Double, store: Store) {
+func simulate(
+  subscribers n: Int, years: Int, oneCall: Bool = false
+) throws -> (events: Int, seconds: Double, store: Store) {
   var store = Store(configuration: configuration, start: start)
   var events = 0
   func count(_ list: [StoreEvent]) {
@@ -75,7 +84,10 @@ case "throughput":
   print("peak_mib \(peakMemoryMiB())")
   // A fast run that skipped work is not a result: every live subscription must be past now.
   let stale = r.store.customerNames.reduce(0) { n, name in
-    n + (r.store.customer(name)?.subscriptions.filter { !$0.isExpired && !$0.isRevoked && $0.expirationDate < r.store.now }.count ?? 0)
+    n
+      + (r.store.customer(name)?.subscriptions.filter {
+        !$0.isExpired && !$0.isRevoked && $0.expirationDate < r.store.now
+      }.count ?? 0)
   }
   if stale > 0 {
     FileHandle.standardError.write(Data("storesim-bench: \(stale) subscriptions missed a deadline\n".utf8))
@@ -99,12 +111,18 @@ case "session":
   // `SessionIntegrity` in StoreSimCLI writes it (Scripts/bench.sh checks storesim accepts it).
   var (line, outboxStart) = try StateCodec.encodeSplit(store.state)
   line.append(0x0A)
-  let stateChecksum = Checksum64.hex(line.withUnsafeBytes { Checksum64.hash(UnsafeRawBufferPointer(rebasing: $0[..<outboxStart])) })
-  let outboxChecksum = Checksum64.hex(line.withUnsafeBytes { Checksum64.hash(UnsafeRawBufferPointer(rebasing: $0[outboxStart...])) })
+  let stateChecksum = Checksum64.hex(
+    line.withUnsafeBytes { Checksum64.hash(UnsafeRawBufferPointer(rebasing: $0[..<outboxStart])) })
+  let outboxChecksum = Checksum64.hex(
+    line.withUnsafeBytes { Checksum64.hash(UnsafeRawBufferPointer(rebasing: $0[outboxStart...])) })
   let outboxLength = line.count - outboxStart
   let checksum = Checksum64.hex(
-    Checksum64.hash(fields: ["storesim-session", "3", StateCodec.name, "", "", "\(outboxStart)", stateChecksum, "\(outboxLength)", outboxChecksum]))
-  let header = #"{"checksum":"\#(checksum)","codec":"\#(StateCodec.name)","configurationDigest":"","configurationPath":"","format":"storesim-session","#
+    Checksum64.hash(fields: [
+      "storesim-session", "3", StateCodec.name, "", "", "\(outboxStart)", stateChecksum, "\(outboxLength)",
+      outboxChecksum,
+    ]))
+  let header =
+    #"{"checksum":"\#(checksum)","codec":"\#(StateCodec.name)","configurationDigest":"","configurationPath":"","format":"storesim-session","#
     + #""outboxChecksum":"\#(outboxChecksum)","outboxLength":\#(outboxLength),"stateChecksum":"\#(stateChecksum)","stateLength":\#(outboxStart),"version":3}"#
   FileHandle.standardOutput.write(Data((header + "\n").utf8))
   FileHandle.standardOutput.write(Data(line))

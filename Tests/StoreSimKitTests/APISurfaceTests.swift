@@ -37,7 +37,10 @@ struct APISurfaceTests {
     try await session.run {
       try await session.buyProduct(identifier: "subscription.premium")
       try await session.buyProduct(identifier: "nonconsumable.car")
-      #expect(await collect(Transaction.currentEntitlements(for: "nonconsumable.car")).map(\.productID) == ["nonconsumable.car"])
+      #expect(
+        await collect(Transaction.currentEntitlements(for: "nonconsumable.car")).map(\.productID) == [
+          "nonconsumable.car"
+        ])
       #expect(await collect(Transaction.all(for: "subscription.premium")).count == 1)
       #expect(await Transaction.currentEntitlement(for: "nonconsumable.racecar") == nil)
       let statuses = try await Product.SubscriptionInfo.status(for: "5A1E6001")

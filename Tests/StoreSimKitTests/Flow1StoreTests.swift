@@ -12,10 +12,12 @@ struct Flow1StoreTests {
     await session.run {
       let store = await makeStore(session)
       #expect(store.cars.map(\.id) == ["nonconsumable.car", "nonconsumable.utilityvehicle", "nonconsumable.racecar"])
-      #expect(store.fuel.map(\.id) == ["consumable.fuel.octane87", "consumable.fuel.octane89", "consumable.fuel.octane91"])
+      #expect(
+        store.fuel.map(\.id) == ["consumable.fuel.octane87", "consumable.fuel.octane89", "consumable.fuel.octane91"])
       #expect(store.subscriptions.map(\.id) == ["subscription.standard", "subscription.premium", "subscription.pro"])
       #expect(store.nonRenewables.map(\.id) == ["nonRenewing.standard"])
-      #expect(store.cars.map(\.price) == [Decimal(string: "1.99")!, Decimal(string: "2.99")!, Decimal(string: "4.99")!])
+      #expect(
+        store.cars.map(\.price) == [Decimal(string: "1.99")!, Decimal(string: "2.99")!, Decimal(string: "4.99")!])
       #expect(store.cars.first?.displayPrice == "$1.99")
       #expect(store.cars.first?.type == .nonConsumable)
       #expect(store.subscriptions.first?.subscription?.subscriptionPeriod == .monthly)

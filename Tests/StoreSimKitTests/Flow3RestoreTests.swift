@@ -56,8 +56,10 @@ struct Flow3RestoreTests {
       try await AppStore.sync()
       await second.updateCustomerProductStatus()
       #expect(second.purchasedCars.map(\.id) == ["nonconsumable.utilityvehicle"])
-      #expect(await collect(Transaction.all).map(\.productID) == ["nonconsumable.utilityvehicle"])  // finished consumables are gone
-      try await session.setSimulatedError(.generic(.networkError(URLError(.notConnectedToInternet))), forAPI: .appStoreSync)
+      // Finished consumables are gone.
+      #expect(await collect(Transaction.all).map(\.productID) == ["nonconsumable.utilityvehicle"])
+      try await session.setSimulatedError(
+        .generic(.networkError(URLError(.notConnectedToInternet))), forAPI: .appStoreSync)
       await #expect(throws: StoreKitError.self) { try await AppStore.sync() }
     }
   }
@@ -77,7 +79,9 @@ struct Flow3RestoreTests {
       guard case .success(.unverified(let t, let error)) = result else { Issue.record("expected unverified"); return }
       #expect(error == .invalidSignature)
       #expect(t.productID == "nonconsumable.car")
-      #expect(throws: VerificationResult<Transaction>.VerificationError.invalidSignature) { try result.verification?.payloadValue }
+      #expect(throws: VerificationResult<Transaction>.VerificationError.invalidSignature) {
+        try result.verification?.payloadValue
+      }
       // The app refuses unverified transactions.
       await #expect(throws: SampleStoreError.failedVerification) { try await store.purchase(store.cars[1]) }
     }

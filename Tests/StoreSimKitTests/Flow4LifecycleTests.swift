@@ -7,7 +7,10 @@ import Testing
 @Suite("Flow 4: the auto-renewable lifecycle")
 @MainActor
 struct Flow4LifecycleTests {
-  static let ids = ["com.example.premium.monthly", "com.example.premium.quarterly", "com.example.premium.yearly", "com.example.premium.lifetime"]
+  static let ids = [
+    "com.example.premium.monthly", "com.example.premium.quarterly", "com.example.premium.yearly",
+    "com.example.premium.lifetime",
+  ]
 
   func product(_ store: SampleStore, _ id: String) -> Product { store.subscriptions.first { $0.id == id }! }
 
@@ -196,7 +199,8 @@ struct Flow4LifecycleTests {
       }
       let t = try #require(try await store.purchase(yearly))
       _ = try await yearly.purchase(options: [
-        .promotionalOffer(offerID: "premium.yearly.loyalty", keyID: "KEY", nonce: UUID(), signature: Data(), timestamp: 0)
+        .promotionalOffer(
+          offerID: "premium.yearly.loyalty", keyID: "KEY", nonce: UUID(), signature: Data(), timestamp: 0)
       ])
       #expect(session.notificationNames().last == "OFFER_REDEEMED")
       #expect(try await status(store).renewalInfo.payloadValue.offerID == "premium.yearly.loyalty")

@@ -32,7 +32,9 @@ struct IsolationTests {
     try await session.run {
       let updates = Transaction.updates
       let product = try #require(try await Product.products(for: ["subscription.standard"]).first)
-      guard case .success(.verified(let first)) = try await product.purchase() else { Issue.record("not purchased"); return }
+      guard case .success(.verified(let first)) = try await product.purchase() else {
+        Issue.record("not purchased"); return
+      }
       try session.advance(by: 92 * Kit.day)  // three renewals
       try session.refundTransaction(identifier: UInt(first.id))
       var seen: [(UInt64, Bool)] = []
@@ -139,10 +141,16 @@ struct IsolationTests {
 
   @Test func controlErrorsAreSKTestErrors() async throws {
     let session = try SKTestSession(contentsOf: Kit.appleSample)
-    #expect(throws: SKTestError(.invalidProductIdentifier, "")) { try session.expireSubscription(productIdentifier: "subscription.nope") }
+    #expect(throws: SKTestError(.invalidProductIdentifier, "")) {
+      try session.expireSubscription(productIdentifier: "subscription.nope")
+    }
     #expect(throws: SKTestError(.noTransactionFound, "")) { try session.refundTransaction(identifier: 42) }
-    #expect(throws: SKTestError(.noSubscriptionFound, "")) { try session.forceRenewalOfSubscription(productIdentifier: "subscription.pro") }
-    #expect(throws: SKTestError(.fileNotFound, "")) { try SKTestSession(contentsOf: URL(fileURLWithPath: "/nonexistent/x.storekit")) }
+    #expect(throws: SKTestError(.noSubscriptionFound, "")) {
+      try session.forceRenewalOfSubscription(productIdentifier: "subscription.pro")
+    }
+    #expect(throws: SKTestError(.fileNotFound, "")) {
+      try SKTestSession(contentsOf: URL(fileURLWithPath: "/nonexistent/x.storekit"))
+    }
     #expect(throws: SKTestError.self) { try SKTestSession(configurationData: Data("not json".utf8)) }
   }
 }
@@ -154,7 +162,8 @@ struct CreatingSessionsTests {
   }
 
   @Test func theConfigurationsContentsWork() async throws {
-    let session = try SKTestSession(configurationData: Data(contentsOf: Kit.premium), startDate: Kit.date("2030-06-01T00:00:00Z"))
+    let session = try SKTestSession(
+      configurationData: Data(contentsOf: Kit.premium), startDate: Kit.date("2030-06-01T00:00:00Z"))
     #expect(session.now == Kit.date("2030-06-01T00:00:00Z"))
     try await session.run {
       let coins = try await Product.products(for: ["com.example.coins.100"])

@@ -179,7 +179,8 @@ final class SampleStore {
           if let nonRenewable = nonRenewables.first(where: { $0.id == transaction.productID }),
             transaction.productID == "nonRenewing.standard"
           {
-            let expirationDate = Calendar(identifier: .gregorian).date(byAdding: DateComponents(year: 1), to: transaction.purchaseDate)!
+            let expirationDate = Calendar(identifier: .gregorian).date(
+              byAdding: DateComponents(year: 1), to: transaction.purchaseDate)!
             if now() < expirationDate { purchasedNonRenewableSubscriptions.append(nonRenewable) }
           }
         case .autoRenewable:
@@ -201,7 +202,8 @@ final class SampleStore {
     // The highest service level over the group's statuses (a customer can hold several through
     // Family Sharing).
     let statuses = (try? await subscriptions.first?.subscription?.status) ?? []
-    subscriptionGroupStatus = statuses
+    subscriptionGroupStatus =
+      statuses
       .filter { $0.state == .subscribed || $0.state == .inGracePeriod }
       .max { serviceLevel(of: $0) < serviceLevel(of: $1) }
       ?? statuses.first

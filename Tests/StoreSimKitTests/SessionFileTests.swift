@@ -69,6 +69,8 @@ struct SessionFileTests {
     let (text, code) = folder.cli("status")
     #expect(code == 0)
     #expect(text.contains("subscription.premium"))
-    #expect(throws: SKTestError.self) { try SKTestSession(sessionFileURL: URL(fileURLWithPath: folder.path + "/none.json")) }
+    #expect(throws: SKTestError.self) {
+      try SKTestSession(sessionFileURL: URL(fileURLWithPath: folder.path + "/none.json"))
+    }
   }
 }

@@ -22,7 +22,10 @@ struct WallClockTests {
     let folder = Kit.root.appendingPathComponent("Sources/StoreSimKit")
     let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".swift") }
     #expect(files.count >= 5)
-    let forbidden = ["Date()", "Date.now", "Date.init()", "timeIntervalSinceNow", "CFAbsoluteTimeGetCurrent", "ProcessInfo.processInfo.systemUptime", "ContinuousClock", "SuspendingClock", "Task.sleep"]
+    let forbidden = [
+      "Date()", "Date.now", "Date.init()", "timeIntervalSinceNow", "CFAbsoluteTimeGetCurrent",
+      "ProcessInfo.processInfo.systemUptime", "ContinuousClock", "SuspendingClock", "Task.sleep",
+    ]
     for file in files {
       let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
       for word in forbidden {

@@ -86,9 +86,10 @@ public struct Store: Sendable {
   mutating func appendCustomer(_ name: String) {
     customerIndex[name] = state.customers.count
     let number = state.customers.count + 1
-    state.customers.append(Customer(
-      name: name, transactions: [], subscriptions: [], introductoryOfferUsedGroups: [],
-      familyID: nil, appTransactionID: String(704_000_000_000_000_000 + UInt64(number))))
+    state.customers.append(
+      Customer(
+        name: name, transactions: [], subscriptions: [], introductoryOfferUsedGroups: [],
+        familyID: nil, appTransactionID: String(704_000_000_000_000_000 + UInt64(number))))
   }
 
   func index(of customer: String) throws(StoreError) -> Int {
@@ -137,7 +138,8 @@ public struct Store: Sendable {
   }
 
   mutating func emit(_ customer: Int, _ kind: consuming StoreEvent.Kind) {
-    events.append(StoreEvent(date: state.now, customer: customer >= 0 ? state.customers[customer].name : "", kind: kind))
+    events.append(
+      StoreEvent(date: state.now, customer: customer >= 0 ? state.customers[customer].name : "", kind: kind))
   }
 
   /// Runs a mutation and collects its events.

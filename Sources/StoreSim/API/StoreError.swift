@@ -48,10 +48,13 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case .transactionNotFound(let id): return "no transaction with id \(id)"
     case .noSubscriptionFound(let id): return "no subscription to '\(id)' or its group"
     case .subscriptionNotActive(let id): return "the subscription to '\(id)' has ended"
-    case .noPendingRequest(let id): return id.map { "no pending request with id '\($0)'" } ?? "no pending Ask to Buy request"
-    case .noIssueToResolve(let id): return "nothing to resolve for '\(id)': no interrupted purchase and no billing issue"
+    case .noPendingRequest(let id):
+      return id.map { "no pending request with id '\($0)'" } ?? "no pending Ask to Buy request"
+    case .noIssueToResolve(let id):
+      return "nothing to resolve for '\(id)': no interrupted purchase and no billing issue"
     case .alreadyRefunded(let id): return "transaction \(id) was already refunded or revoked"
-    case .cannotRefundFamilyShared(let id): return "transaction \(id) is family shared; refund the purchaser's transaction instead"
+    case .cannotRefundFamilyShared(let id):
+      return "transaction \(id) is family shared; refund the purchaser's transaction instead"
     case .clockCannotMoveBackward(let now, let requested):
       return "the clock cannot move backward from \(ISO8601.string(now)) to \(ISO8601.string(requested))"
     case .purchaseDateInFuture(let date): return "purchase date \(ISO8601.string(date)) is in the future"

@@ -45,7 +45,9 @@ private struct Reader {
       throw self.error("", error.location, "not a StoreKit configuration: invalid JSON: \(error.message)")
     }
     guard let members = root.members else {
-      throw error("", root.location, "not a StoreKit configuration: the top level is \(root.value.kindDescription), expected an object")
+      throw error(
+        "", root.location,
+        "not a StoreKit configuration: the top level is \(root.value.kindDescription), expected an object")
     }
     warnDuplicateKeys(members, path: "")
 
@@ -58,17 +60,25 @@ private struct Reader {
       if let major {
         formatVersion = .init(major: major, minor: minor ?? 0)
         if major > ConfigurationReader.newestKnownMajorVersion {
-          warn("version", node.location, "format version \(major).\(minor ?? 0) is newer than storesim knows (up to \(ConfigurationReader.newestKnownMajorVersion).x); known keys are read, the rest is ignored")
+          warn(
+            "version", node.location,
+            "format version \(major).\(minor ?? 0) is newer than storesim knows (up to \(ConfigurationReader.newestKnownMajorVersion).x); known keys are read, the rest is ignored"
+          )
         }
       } else {
         warn("version", node.location, "version has no integer 'major'; reading the file as the newest known format")
       }
     case .number(let text)?:
-      warn("version", root["version"]?.location, "version is the bare number \(text), not Xcode's {major, minor} object: this file was written by hand in another schema; storesim reads the products it recognises")
+      warn(
+        "version", root["version"]?.location,
+        "version is the bare number \(text), not Xcode's {major, minor} object: this file was written by hand in another schema; storesim reads the products it recognises"
+      )
     case nil:
       warn("", root.location, "the file has no 'version'; reading it as the newest known format")
     default:
-      warn("version", root["version"]?.location, "version is \(root["version"]!.value.kindDescription), expected an object; ignored")
+      warn(
+        "version", root["version"]?.location,
+        "version is \(root["version"]!.value.kindDescription), expected an object; ignored")
     }
 
     var products: [(Product, String, TextLocation)] = []
@@ -103,7 +113,10 @@ private struct Reader {
         }
       case "nonRenewingSubscriptions", "nonRenewableSubscriptions":
         if key == "nonRenewableSubscriptions" {
-          warn(path, member.keyLocation, "'nonRenewableSubscriptions' is a misspelling of 'nonRenewingSubscriptions'; read as non-renewing subscriptions")
+          warn(
+            path, member.keyLocation,
+            "'nonRenewableSubscriptions' is a misspelling of 'nonRenewingSubscriptions'; read as non-renewing subscriptions"
+          )
         }
         for (i, node) in array(member.value, path: path).enumerated() {
           if let p = try readProduct(node, path: "\(path)[\(i)]", defaultType: .nonRenewable, forceType: true) {
@@ -111,7 +124,9 @@ private struct Reader {
           }
         }
       case "nonConsumableProducts", "nonConsumables":
-        warn(path, member.keyLocation, "'\(key)' is not a key Xcode writes; its entries are read as non-consumable products")
+        warn(
+          path, member.keyLocation,
+          "'\(key)' is not a key Xcode writes; its entries are read as non-consumable products")
         for (i, node) in array(member.value, path: path).enumerated() {
           if let p = try readProduct(node, path: "\(path)[\(i)]", defaultType: .nonConsumable) {
             products.append((p, "\(path)[\(i)]", node.location))
@@ -121,7 +136,9 @@ private struct Reader {
         for (gi, groupNode) in array(member.value, path: path).enumerated() {
           let gpath = "\(path)[\(gi)]"
           guard let gm = groupNode.members else {
-            warn(gpath, groupNode.location, "a subscription group is \(groupNode.value.kindDescription), expected an object; skipped")
+            warn(
+              gpath, groupNode.location,
+              "a subscription group is \(groupNode.value.kindDescription), expected an object; skipped")
             continue
           }
           warnDuplicateKeys(gm, path: gpath)
@@ -132,9 +149,13 @@ private struct Reader {
           }
           let name = string(groupNode["name"], path: "\(gpath).name") ?? groupID
           let localizations = readLocalizations(groupNode["localizations"], path: "\(gpath).localizations")
-          warnUnknownKeys(gm, known: ["id", "name", "localizations", "subscriptions"], path: gpath, what: "subscription group")
+          warnUnknownKeys(
+            gm, known: ["id", "name", "localizations", "subscriptions"], path: gpath, what: "subscription group")
           if let existing = groupOrder[groupID] {
-            warn("\(gpath).id", groupNode["id"]?.location, "subscription group id '\(groupID)' appears twice; its members join the first group '\(groups[existing].name)'")
+            warn(
+              "\(gpath).id", groupNode["id"]?.location,
+              "subscription group id '\(groupID)' appears twice; its members join the first group '\(groups[existing].name)'"
+            )
           } else {
             groupOrder[groupID] = groups.count
             groups.append(SubscriptionGroup(id: groupID, name: name, localizations: localizations, productIDs: []))
@@ -152,12 +173,16 @@ private struct Reader {
           for (si, node) in array(groupNode["subscriptions"], path: "\(path)[\(gi)].subscriptions").enumerated() {
             let id = string(node["productID"], path: "\(path)[\(gi)].subscriptions[\(si)].productID") ?? "?"
             unsupported.append(id)
-            warn("\(path)[\(gi)].subscriptions[\(si)]", node.location, "subscription suite '\(id)' (iOS 27) is not simulated; it is listed as unsupported and cannot be bought")
+            warn(
+              "\(path)[\(gi)].subscriptions[\(si)]", node.location,
+              "subscription suite '\(id)' (iOS 27) is not simulated; it is listed as unsupported and cannot be bought")
           }
         }
       case "subscriptionBundleGroups":
         if case .array(let items) = member.value.value, !items.isEmpty {
-          warn(path, member.value.location, "subscription bundles (iOS 27) are not simulated; \(items.count) entries ignored")
+          warn(
+            path, member.value.location,
+            "subscription bundles (iOS 27) are not simulated; \(items.count) entries ignored")
         }
       case "nonConsumableIAPIdentifiers", "subscriptions", "bundleID":
         warn(path, member.keyLocation, "'\(key)' is not a key Xcode writes; ignored")
@@ -170,7 +195,9 @@ private struct Reader {
 
     // Hand-made products that declared themselves auto-renewable carry their own group.
     for (product, _, _) in products where product.subscription != nil {
-      if groupOrder[product.subscription!.groupID] == nil || !(groups[groupOrder[product.subscription!.groupID]!].productIDs.contains(product.id)) {
+      if groupOrder[product.subscription!.groupID] == nil
+        || !(groups[groupOrder[product.subscription!.groupID]!].productIDs.contains(product.id))
+      {
         addToGroup(product, name: nil)
       }
     }
@@ -179,7 +206,9 @@ private struct Reader {
     var firstPath: [ProductID: String] = [:]
     for (product, path, location) in products {
       if let earlier = firstPath[product.id] {
-        warn(path, location, "duplicate product id '\(product.id)' (first at \(earlier)); the simulator uses the first one")
+        warn(
+          path, location, "duplicate product id '\(product.id)' (first at \(earlier)); the simulator uses the first one"
+        )
       } else {
         firstPath[product.id] = path
       }
@@ -198,10 +227,16 @@ private struct Reader {
         let list = ids.map { "'\($0)'" }.joined(separator: ", ")
         // Located at the second product of the level: the one that makes it shared.
         if let second = products.first(where: { $0.0.id == ids[1] }) {
-          warn(second.1, second.2, "in group '\(group.name)' \(list) share level \(level): switching between them is a crossgrade (immediate when their periods match, at the next renewal otherwise)")
+          warn(
+            second.1, second.2,
+            "in group '\(group.name)' \(list) share level \(level): switching between them is a crossgrade (immediate when their periods match, at the next renewal otherwise)"
+          )
           continue
         }
-        warn("subscriptionGroups[\(groupIndex)]", nil, "in group '\(group.name)' \(list) share level \(level): switching between them is a crossgrade (immediate when their periods match, at the next renewal otherwise)")
+        warn(
+          "subscriptionGroups[\(groupIndex)]", nil,
+          "in group '\(group.name)' \(list) share level \(level): switching between them is a crossgrade (immediate when their periods match, at the next renewal otherwise)"
+        )
       }
     }
     for i in groups.indices {
@@ -241,7 +276,9 @@ private struct Reader {
 
   // MARK: Products
 
-  mutating func readProduct(_ node: JSONNode, path: String, defaultType: ProductType?, forceType: Bool = false) throws(ConfigurationIssue) -> Product? {
+  mutating func readProduct(
+    _ node: JSONNode, path: String, defaultType: ProductType?, forceType: Bool = false
+  ) throws(ConfigurationIssue) -> Product? {
     guard let m = node.members else {
       warn(path, node.location, "a product is \(node.value.kindDescription), expected an object; skipped")
       return nil
@@ -254,12 +291,15 @@ private struct Reader {
       let parsed = Self.productType(raw)
       if forceType {
         if parsed != defaultType {
-          warn("\(path).type", typeNode.location, "type '\(raw)' in nonRenewingSubscriptions; the array wins: read as a non-renewing subscription")
+          warn(
+            "\(path).type", typeNode.location,
+            "type '\(raw)' in nonRenewingSubscriptions; the array wins: read as a non-renewing subscription")
         }
       } else if let parsed {
         type = parsed
         if !["Consumable", "NonConsumable", "NonRenewingSubscription"].contains(raw) {
-          warn("\(path).type", typeNode.location, "type '\(raw)' is not Xcode's spelling; read as \(parsed.storeKitName)")
+          warn(
+            "\(path).type", typeNode.location, "type '\(raw)' is not Xcode's spelling; read as \(parsed.storeKitName)")
         }
       } else {
         warn("\(path).type", typeNode.location, "unknown product type '\(raw)'; read as \(type.storeKitName)")
@@ -270,39 +310,54 @@ private struct Reader {
     if type == .autoRenewable {
       let sub = node["subscription"] ?? node
       let groupID = string(sub["subscriptionGroupID"], path: "\(path).subscriptionGroupID") ?? "\(id).group"
-      let periodText = string(sub["subscriptionPeriod"] ?? sub["recurringSubscriptionPeriod"], path: "\(path).subscriptionPeriod")
+      let periodText = string(
+        sub["subscriptionPeriod"] ?? sub["recurringSubscriptionPeriod"], path: "\(path).subscriptionPeriod")
       var period = SubscriptionPeriod(value: 1, unit: .month)
-      if let periodText, let p = SubscriptionPeriod(iso8601: periodText) { period = p } else {
+      if let periodText, let p = SubscriptionPeriod(iso8601: periodText) {
+        period = p
+      } else {
         warn(path, node.location, "auto-renewable product '\(id)' has no usable period; it renews monthly")
       }
       var intro: SubscriptionOffer?
       if let offer = sub["introductoryOffer"], offer.members != nil {
         // Hand-made form: {"type": "freeTrial", "duration": "P14D"}.
-        let durationText = string(offer["duration"] ?? offer["subscriptionPeriod"], path: "\(path).subscription.introductoryOffer.duration")
+        let durationText = string(
+          offer["duration"] ?? offer["subscriptionPeriod"], path: "\(path).subscription.introductoryOffer.duration")
         if let durationText, let d = SubscriptionPeriod(iso8601: durationText) {
           intro = SubscriptionOffer(type: .introductory, paymentMode: .freeTrial, period: d)
         }
       }
-      warn(path, node.location, "auto-renewable product '\(id)' is declared outside subscriptionGroups (not Xcode's schema); the simulator puts it in group '\(groupID)' at level 1")
+      warn(
+        path, node.location,
+        "auto-renewable product '\(id)' is declared outside subscriptionGroups (not Xcode's schema); the simulator puts it in group '\(groupID)' at level 1"
+      )
       subscription = SubscriptionInfo(groupID: groupID, groupLevel: 1, period: period, introductoryOffer: intro)
     }
     let (price, displayPrice) = readPrice(node, path: path, id: id)
     let shareable = readFamilyShareable(node, path: path)
     var localizations = readLocalizations(node["localizations"], path: "\(path).localizations")
     if localizations.isEmpty, let description = string(node["description"], path: "\(path).description") {
-      localizations = [Localization(locale: "en_US", displayName: string(node["referenceName"], path: "") ?? id, description: description)]
+      localizations = [
+        Localization(
+          locale: "en_US", displayName: string(node["referenceName"], path: "") ?? id, description: description)
+      ]
     }
     if type == .consumable && shareable {
-      warn("\(path).familyShareable", node["familyShareable"]?.location, "consumable '\(id)' is marked family shareable; consumables are never shared")
+      warn(
+        "\(path).familyShareable", node["familyShareable"]?.location,
+        "consumable '\(id)' is marked family shareable; consumables are never shared")
     }
-    warnUnknownKeys(m, known: [
-      "productID", "referenceName", "type", "displayPrice", "familyShareable", "familySharable",
-      "internalID", "localizations", "promotionalImageID", "price", "currencyCode", "subscription",
-      "description",
-    ], path: path, what: "product")
+    warnUnknownKeys(
+      m,
+      known: [
+        "productID", "referenceName", "type", "displayPrice", "familyShareable", "familySharable",
+        "internalID", "localizations", "promotionalImageID", "price", "currencyCode", "subscription",
+        "description",
+      ], path: path, what: "product")
     return Product(
       id: id, type: type, referenceName: string(node["referenceName"], path: "\(path).referenceName") ?? "",
-      price: price, displayPrice: displayPrice, isFamilyShareable: shareable && type != .consumable && type != .nonRenewable,
+      price: price, displayPrice: displayPrice,
+      isFamilyShareable: shareable && type != .consumable && type != .nonRenewable,
       internalID: string(node["internalID"], path: "\(path).internalID") ?? "",
       localizations: localizations, subscription: subscription)
   }
@@ -322,10 +377,13 @@ private struct Reader {
       throw error(path, node.location, "product has no 'productID'")
     }
     if node["productID"] == nil {
-      warn(path, idNode.location, "product id written as '\(node["productId"] != nil ? "productId" : "id")'; Xcode writes 'productID'")
+      warn(
+        path, idNode.location,
+        "product id written as '\(node["productId"] != nil ? "productId" : "id")'; Xcode writes 'productID'")
     }
     guard case .string(let id) = idNode.value else {
-      throw error("\(path).productID", idNode.location, "productID is \(idNode.value.kindDescription), expected a string")
+      throw error(
+        "\(path).productID", idNode.location, "productID is \(idNode.value.kindDescription), expected a string")
     }
     let trimmed = id.trimmingCharacters(in: .whitespaces)
     if trimmed.isEmpty { throw error("\(path).productID", idNode.location, "product has an empty 'productID'") }
@@ -345,12 +403,18 @@ private struct Reader {
           }
           return (value, text)
         }
-        warn("\(path).displayPrice", priceNode.location, text.isEmpty ? "product '\(id)' has an empty price; the simulator charges 0" : "price '\(text)' is not a number; the simulator charges 0")
+        warn(
+          "\(path).displayPrice", priceNode.location,
+          text.isEmpty
+            ? "product '\(id)' has an empty price; the simulator charges 0"
+            : "price '\(text)' is not a number; the simulator charges 0")
         return (0, text)
       case .number(let text):
         return (Self.decimal(text) ?? 0, text)
       default:
-        warn("\(path).displayPrice", priceNode.location, "price is \(priceNode.value.kindDescription); the simulator charges 0")
+        warn(
+          "\(path).displayPrice", priceNode.location,
+          "price is \(priceNode.value.kindDescription); the simulator charges 0")
         return (0, "0")
       }
     }
@@ -379,7 +443,9 @@ private struct Reader {
   mutating func readFamilyShareable(_ node: JSONNode, path: String) -> Bool {
     if let n = node["familyShareable"] { return bool(n, path: "\(path).familyShareable") ?? false }
     if let n = node["familySharable"] {
-      warn("\(path).familySharable", n.location, "'familySharable' is a misspelling of 'familyShareable'; read as familyShareable")
+      warn(
+        "\(path).familySharable", n.location,
+        "'familySharable' is a misspelling of 'familyShareable'; read as familyShareable")
       return bool(n, path: "\(path).familySharable") ?? false
     }
     if let n = node["isFamilyShareable"] { return bool(n, path: "\(path).isFamilyShareable") ?? false }
@@ -399,17 +465,20 @@ private struct Reader {
         warn("\(path)[\(i)].name", alt.location, "localization uses 'name'; read as 'displayName'")
         name = string(alt, path: "\(path)[\(i)].name")
       }
-      result.append(Localization(
-        locale: string(item["locale"], path: "\(path)[\(i)].locale") ?? "en_US",
-        displayName: name ?? "",
-        description: string(item["description"], path: "\(path)[\(i)].description") ?? ""))
+      result.append(
+        Localization(
+          locale: string(item["locale"], path: "\(path)[\(i)].locale") ?? "en_US",
+          displayName: name ?? "",
+          description: string(item["description"], path: "\(path)[\(i)].description") ?? ""))
     }
     return result
   }
 
   // MARK: Subscriptions
 
-  mutating func readSubscription(_ node: JSONNode, path: String, groupID: SubscriptionGroupID) throws(ConfigurationIssue) -> Product? {
+  mutating func readSubscription(
+    _ node: JSONNode, path: String, groupID: SubscriptionGroupID
+  ) throws(ConfigurationIssue) -> Product? {
     guard let m = node.members else {
       warn(path, node.location, "a subscription is \(node.value.kindDescription), expected an object; skipped")
       return nil
@@ -418,17 +487,25 @@ private struct Reader {
     let id = try requireProductID(node, path: path)
     if let typeNode = node["type"], let raw = string(typeNode, path: "\(path).type"), raw != "RecurringSubscription" {
       if Self.productType(raw) == .autoRenewable {
-        warn("\(path).type", typeNode.location, "type '\(raw)' is not Xcode's spelling; read as an auto-renewable subscription")
+        warn(
+          "\(path).type", typeNode.location,
+          "type '\(raw)' is not Xcode's spelling; read as an auto-renewable subscription")
       } else {
-        warn("\(path).type", typeNode.location, "type '\(raw)' inside a subscription group; the group wins: read as an auto-renewable subscription")
+        warn(
+          "\(path).type", typeNode.location,
+          "type '\(raw)' inside a subscription group; the group wins: read as an auto-renewable subscription")
       }
     }
     if let declared = string(node["subscriptionGroupID"], path: "\(path).subscriptionGroupID"), declared != groupID {
-      warn("\(path).subscriptionGroupID", node["subscriptionGroupID"]?.location, "subscriptionGroupID '\(declared)' differs from the enclosing group '\(groupID)'; the enclosing group wins")
+      warn(
+        "\(path).subscriptionGroupID", node["subscriptionGroupID"]?.location,
+        "subscriptionGroupID '\(declared)' differs from the enclosing group '\(groupID)'; the enclosing group wins")
     }
     var level = 1
     if let n = node["groupNumber"] {
-      if let v = int(n, path: "\(path).groupNumber"), v >= 1 { level = v } else {
+      if let v = int(n, path: "\(path).groupNumber"), v >= 1 {
+        level = v
+      } else {
         warn("\(path).groupNumber", n.location, "groupNumber must be an integer of at least 1; read as 1")
       }
     } else {
@@ -436,19 +513,28 @@ private struct Reader {
     }
     var period = SubscriptionPeriod(value: 1, unit: .month)
     let periodNode = node["recurringSubscriptionPeriod"] ?? node["duration"]
-    if let text = string(periodNode, path: "\(path).recurringSubscriptionPeriod"), let p = SubscriptionPeriod(iso8601: text) {
+    if let text = string(periodNode, path: "\(path).recurringSubscriptionPeriod"),
+      let p = SubscriptionPeriod(iso8601: text)
+    {
       period = p
       if !["P1W", "P1M", "P2M", "P3M", "P6M", "P1Y"].contains(p.iso8601) {
-        warn("\(path).recurringSubscriptionPeriod", periodNode?.location, "renewal period \(p) is not one of the App Store's six (P1W P1M P2M P3M P6M P1Y); the simulator uses it as written")
+        warn(
+          "\(path).recurringSubscriptionPeriod", periodNode?.location,
+          "renewal period \(p) is not one of the App Store's six (P1W P1M P2M P3M P6M P1Y); the simulator uses it as written"
+        )
       }
     } else {
-      warn(path, periodNode?.location ?? node.location, "subscription '\(id)' has no valid recurringSubscriptionPeriod; it renews monthly")
+      warn(
+        path, periodNode?.location ?? node.location,
+        "subscription '\(id)' has no valid recurringSubscriptionPeriod; it renews monthly")
     }
     // Introductory offer: prefer the 5.0 array (its BILLED_UPFRONT entry), then the single form.
     var intro: SubscriptionOffer?
     if let arrayNode = node["introductoryOffers"] {
       let items = array(arrayNode, path: "\(path).introductoryOffers")
-      let pick = items.enumerated().first(where: { string($0.element["billingPlanType"], path: "") != "MONTHLY" }) ?? items.enumerated().first
+      let pick =
+        items.enumerated().first(where: { string($0.element["billingPlanType"], path: "") != "MONTHLY" })
+        ?? items.enumerated().first
       if let (i, item) = pick {
         intro = readOffer(item, path: "\(path).introductoryOffers[\(i)]", type: .introductory)
       }
@@ -457,7 +543,9 @@ private struct Reader {
     }
     func offers(_ key: String, _ type: OfferType) -> [SubscriptionOffer] {
       guard let list = node[key] else { return [] }
-      return array(list, path: "\(path).\(key)").enumerated().compactMap { readOffer($1, path: "\(path).\(key)[\($0)]", type: type) }
+      return array(list, path: "\(path).\(key)").enumerated().compactMap {
+        readOffer($1, path: "\(path).\(key)[\($0)]", type: type)
+      }
     }
     let promotional = offers("adHocOffers", .promotional)
     let codes = offers("codeOffers", .code)
@@ -466,20 +554,24 @@ private struct Reader {
     if let list = node["billingPlans"] {
       for (i, item) in array(list, path: "\(path).billingPlans").enumerated() {
         let p = "\(path).billingPlans[\(i)]"
-        plans.append(BillingPlan(
-          type: string(item["billingPlanType"], path: "\(p).billingPlanType") ?? "BILLED_UPFRONT",
-          price: string(item["displayPrice"], path: "\(p).displayPrice").flatMap(Self.decimal) ?? 0,
-          commitmentPrice: string(item["commitmentDisplayPrice"], path: "\(p).commitmentDisplayPrice").flatMap(Self.decimal),
-          isEnabled: bool(item["isEnabled"], path: "\(p).isEnabled") ?? true))
+        plans.append(
+          BillingPlan(
+            type: string(item["billingPlanType"], path: "\(p).billingPlanType") ?? "BILLED_UPFRONT",
+            price: string(item["displayPrice"], path: "\(p).displayPrice").flatMap(Self.decimal) ?? 0,
+            commitmentPrice: string(item["commitmentDisplayPrice"], path: "\(p).commitmentDisplayPrice").flatMap(
+              Self.decimal),
+            isEnabled: bool(item["isEnabled"], path: "\(p).isEnabled") ?? true))
       }
     }
     let (price, displayPrice) = readPrice(node, path: path, id: id)
-    warnUnknownKeys(m, known: [
-      "productID", "referenceName", "type", "displayPrice", "familyShareable", "familySharable",
-      "isFamilyShareable", "internalID", "localizations", "subscriptionGroupID", "groupNumber",
-      "recurringSubscriptionPeriod", "introductoryOffer", "introductoryOffers", "adHocOffers",
-      "codeOffers", "winbackOffers", "billingPlans", "promotionalImageID",
-    ], path: path, what: "subscription")
+    warnUnknownKeys(
+      m,
+      known: [
+        "productID", "referenceName", "type", "displayPrice", "familyShareable", "familySharable",
+        "isFamilyShareable", "internalID", "localizations", "subscriptionGroupID", "groupNumber",
+        "recurringSubscriptionPeriod", "introductoryOffer", "introductoryOffers", "adHocOffers",
+        "codeOffers", "winbackOffers", "billingPlans", "promotionalImageID",
+      ], path: path, what: "subscription")
     return Product(
       id: id, type: .autoRenewable, referenceName: string(node["referenceName"], path: "\(path).referenceName") ?? "",
       price: price, displayPrice: displayPrice, isFamilyShareable: readFamilyShareable(node, path: path),
@@ -502,18 +594,24 @@ private struct Reader {
     case "payAsYouGo"?: mode = .payAsYouGo
     case "payUpFront"?: mode = .payUpFront
     default:
-      warn("\(path).paymentMode", node["paymentMode"]?.location ?? node.location, "offer payment mode '\(modeText ?? "missing")' is not free, payAsYouGo or payUpFront; the offer is ignored")
+      warn(
+        "\(path).paymentMode", node["paymentMode"]?.location ?? node.location,
+        "offer payment mode '\(modeText ?? "missing")' is not free, payAsYouGo or payUpFront; the offer is ignored")
       return nil
     }
     guard let periodText = string(node["subscriptionPeriod"], path: "\(path).subscriptionPeriod"),
       let period = SubscriptionPeriod(iso8601: periodText)
     else {
-      warn("\(path).subscriptionPeriod", node["subscriptionPeriod"]?.location ?? node.location, "offer has no valid subscriptionPeriod; the offer is ignored")
+      warn(
+        "\(path).subscriptionPeriod", node["subscriptionPeriod"]?.location ?? node.location,
+        "offer has no valid subscriptionPeriod; the offer is ignored")
       return nil
     }
     var count = 1
     if let n = node["numberOfPeriods"] {
-      if let v = int(n, path: "\(path).numberOfPeriods"), v >= 1 { count = v } else {
+      if let v = int(n, path: "\(path).numberOfPeriods"), v >= 1 {
+        count = v
+      } else {
         warn("\(path).numberOfPeriods", n.location, "numberOfPeriods must be a positive integer; read as 1")
       }
     }
@@ -521,7 +619,11 @@ private struct Reader {
     if mode != .freeTrial {
       if let text = string(node["displayPrice"], path: "\(path).displayPrice"), let v = Self.decimal(text) {
         price = v
-        if text.contains(",") { warn("\(path).displayPrice", node["displayPrice"]?.location, "price '\(text)' uses a decimal comma; read as \(v)") }
+        if text.contains(",") {
+          warn(
+            "\(path).displayPrice", node["displayPrice"]?.location, "price '\(text)' uses a decimal comma; read as \(v)"
+          )
+        }
       } else {
         warn(path, node.location, "paid offer has no valid displayPrice; it charges 0")
       }
@@ -541,7 +643,9 @@ private struct Reader {
     if let list = node["eligibility"] {
       for (i, e) in array(list, path: "\(path).eligibility").enumerated() {
         guard let s = string(e, path: "\(path).eligibility[\(i)]") else { continue }
-        if ["new", "existing", "expired"].contains(s) { eligibility.append(s) } else {
+        if ["new", "existing", "expired"].contains(s) {
+          eligibility.append(s)
+        } else {
           warn("\(path).eligibility[\(i)]", e.location, "unknown offer-code eligibility '\(s)'; ignored")
         }
       }
@@ -573,7 +677,9 @@ private struct Reader {
       switch member.key {
       case "_storefront":
         if let code = string(v, path: path) {
-          if Storefront.named(code) != nil { s.storefront = code.uppercased() } else {
+          if Storefront.named(code) != nil {
+            s.storefront = code.uppercased()
+          } else {
             warn(path, v.location, "unknown storefront '\(code)'; the simulator uses USA")
           }
         }
@@ -595,9 +701,16 @@ private struct Reader {
       case "_failTransactionsEnabled": s.failTransactionsEnabled = bool(v, path: path) ?? false
       case "_storeKitError":
         if let code = int(v, path: path) {
-          let names = [0: "unknown", 11: "invalidOfferIdentifier", 12: "invalidSignature", 13: "missingOfferParams", 14: "invalidOfferPrice"]
-          if let name = names[code] { s.failureError = name } else {
-            warn(path, v.location, "unknown SKError code \(code); purchases fail with 'unknown' when failing transactions is on")
+          let names = [
+            0: "unknown", 11: "invalidOfferIdentifier", 12: "invalidSignature", 13: "missingOfferParams",
+            14: "invalidOfferPrice",
+          ]
+          if let name = names[code] {
+            s.failureError = name
+          } else {
+            warn(
+              path, v.location,
+              "unknown SKError code \(code); purchases fail with 'unknown' when failing transactions is on")
           }
         }
       case "_storeKitErrors":
@@ -617,7 +730,9 @@ private struct Reader {
       } else {
         let fallback = compatibility ?? .realTime
         s.timeRate = fallback
-        warn("settings._timeRate", location, "unknown time rate code \(code); the simulator uses \(fallback.name) (\(fallback.rawValue))")
+        warn(
+          "settings._timeRate", location,
+          "unknown time rate code \(code); the simulator uses \(fallback.name) (\(fallback.rawValue))")
       }
     } else if let compatibility {
       s.timeRate = compatibility
@@ -625,14 +740,18 @@ private struct Reader {
     if node["_locale"] != nil {
       let locale = s.locale
       let localized = products.filter { !$0.localizations.isEmpty }
-      let language = locale.lowercased().split(whereSeparator: { $0 == "_" || $0 == "-" }).first.map(String.init) ?? locale
+      let language =
+        locale.lowercased().split(whereSeparator: { $0 == "_" || $0 == "-" }).first.map(String.init) ?? locale
       let matches = localized.contains { p in
         p.localizations.contains {
           $0.locale.lowercased().split(whereSeparator: { $0 == "_" || $0 == "-" }).first.map(String.init) == language
         }
       }
       if !localized.isEmpty && !matches {
-        warn("settings._locale", node["_locale"]?.location, "no product has a localization for locale '\(locale)'; products show their en_US localization, or their first one")
+        warn(
+          "settings._locale", node["_locale"]?.location,
+          "no product has a localization for locale '\(locale)'; products show their en_US localization, or their first one"
+        )
       }
     }
     return s
@@ -653,21 +772,28 @@ private struct Reader {
       let typeName = string(current["type"], path: "\(path).current.type"),
       let index = int(current["index"], path: "\(path).current.index")
     else {
-      warn(path, entry.location, "simulated error for '\(name)' is enabled without a chosen error; it fails with generic.unknown")
+      warn(
+        path, entry.location,
+        "simulated error for '\(name)' is enabled without a chosen error; it fails with generic.unknown")
       s.setSimulatedError(SimulatedError(family: .generic, name: "unknown"), forAPI: api)
       return
     }
-    guard let family = SimulatedError.Family.allCases.first(where: { $0.fileName == typeName || $0.rawValue == typeName }),
+    guard
+      let family = SimulatedError.Family.allCases.first(where: { $0.fileName == typeName || $0.rawValue == typeName }),
       api.families.contains(family)
     else {
-      warn("\(path).current.type", current.location, "error type '\(typeName)' does not apply to '\(name)'; it fails with generic.unknown")
+      warn(
+        "\(path).current.type", current.location,
+        "error type '\(typeName)' does not apply to '\(name)'; it fails with generic.unknown")
       s.setSimulatedError(SimulatedError(family: .generic, name: "unknown"), forAPI: api)
       return
     }
     let cases = family.cases
     let caseName = (0..<cases.count).contains(index) ? cases[index] : cases[0]
     if !(0..<cases.count).contains(index) {
-      warn("\(path).current.index", current.location, "error index \(index) is out of range for \(family.rawValue); using \(cases[0])")
+      warn(
+        "\(path).current.index", current.location,
+        "error index \(index) is out of range for \(family.rawValue); using \(cases[0])")
     }
     s.setSimulatedError(SimulatedError(family: family, name: caseName), forAPI: api)
   }

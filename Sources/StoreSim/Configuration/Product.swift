@@ -135,10 +135,11 @@ public struct Product: Sendable, Hashable, Codable, Identifiable {
     displayPrice: String? = nil, isFamilyShareable: Bool = false, internalID: String = "",
     localizations: [Localization] = [], subscription: SubscriptionInfo? = nil
   ) {
-    storage = CopyOnWrite(Fields(
-      id: id, type: type, referenceName: referenceName, price: price,
-      displayPrice: displayPrice ?? "\(price)", isFamilyShareable: isFamilyShareable,
-      internalID: internalID, localizations: localizations, subscription: subscription))
+    storage = CopyOnWrite(
+      Fields(
+        id: id, type: type, referenceName: referenceName, price: price,
+        displayPrice: displayPrice ?? "\(price)", isFamilyShareable: isFamilyShareable,
+        internalID: internalID, localizations: localizations, subscription: subscription))
   }
 
   /// The localization for a locale: exact match, then same language, then `en_US`, then the first.

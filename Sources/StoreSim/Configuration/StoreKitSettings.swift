@@ -115,7 +115,8 @@ public struct SimulatedError: Sendable, Hashable, Codable, CustomStringConvertib
   public init?(userInput: String, for api: StoreKitAPI) {
     let parts = userInput.split(separator: ".", maxSplits: 1).map(String.init)
     let wantedName = (parts.last ?? userInput).lowercased()
-    let families = parts.count == 2
+    let families =
+      parts.count == 2
       ? api.families.filter { $0.rawValue.lowercased() == parts[0].lowercased() } : api.families
     for family in families {
       if let name = family.cases.first(where: { $0.lowercased() == wantedName }) {

@@ -45,15 +45,23 @@ extension Store {
       // Rule ask-to-buy-requests-are-consolidated: asking again for a product whose request is
       // still pending returns that request (its waiting time starts again); one approval
       // completes one purchase.
-      if kind == .askToBuy, let ri = state.pendingRequests.lastIndex(where: { $0.kind == .askToBuy && $0.customer == customer && $0.productID == productID }) {
+      if kind == .askToBuy,
+        let ri = state.pendingRequests.lastIndex(where: {
+          $0.kind == .askToBuy && $0.customer == customer && $0.productID == productID
+        })
+      {
         state.pendingRequests[ri].date = state.now
         return .pending(requestID: state.pendingRequests[ri].id)
       }
       let id = String(state.nextRequestNumber)
       state.nextRequestNumber += 1
-      state.pendingRequests.append(PendingRequest(
-        id: id, kind: kind, customer: customer, productID: productID, options: options, date: state.now))
-      emit(ci, kind == .askToBuy ? .askToBuyRequested(requestID: id, productID) : .purchaseInterrupted(requestID: id, productID))
+      state.pendingRequests.append(
+        PendingRequest(
+          id: id, kind: kind, customer: customer, productID: productID, options: options, date: state.now))
+      emit(
+        ci,
+        kind == .askToBuy
+          ? .askToBuyRequested(requestID: id, productID) : .purchaseInterrupted(requestID: id, productID))
       return .pending(requestID: id)
     }
     let transaction: Transaction
@@ -101,22 +109,30 @@ extension Store {
       }
       // Only customers with a current or past subscription in the app (rule
       // promotional-offer-needs-a-past-subscription).
-      let hasSubscribed = customer.transactions.contains { $0.productType == .autoRenewable && $0.ownershipType == .purchased }
+      let hasSubscribed = customer.transactions.contains {
+        $0.productType == .autoRenewable && $0.ownershipType == .purchased
+      }
       return hasSubscribed ? .success(offer) : .failure("purchase.ineligibleForOffer")
     case .code(let reference)?:
       guard let offer = info.offerCodes.first(where: { ($0.id ?? "").lowercased() == reference.lowercased() }) else {
         return .failure("purchase.invalidOfferIdentifier")
       }
       let status = sub == nil ? "new" : (active ? "existing" : "expired")
-      return offer.eligibility.isEmpty || offer.eligibility.contains(status) ? .success(offer) : .failure("purchase.ineligibleForOffer")
+      return offer.eligibility.isEmpty || offer.eligibility.contains(status)
+        ? .success(offer) : .failure("purchase.ineligibleForOffer")
     case .winBack(let id)?:
-      let groupOffers = state.configuration.products(inGroup: info.groupID).flatMap { $0.subscription?.winBackOffers ?? [] }
-      guard let offer = info.winBackOffers.first(where: { $0.id == id }) ?? groupOffers.first(where: { $0.id == id }) else {
+      let groupOffers = state.configuration.products(inGroup: info.groupID).flatMap {
+        $0.subscription?.winBackOffers ?? []
+      }
+      guard let offer = info.winBackOffers.first(where: { $0.id == id }) ?? groupOffers.first(where: { $0.id == id })
+      else {
         return .failure("purchase.invalidOfferIdentifier")
       }
       // Churned only: expired and auto-renew off; never in grace or retry (rule
       // win-back-offers-only-for-churned-subscriptions).
-      guard let sub, sub.isExpired, !sub.willAutoRenew, offer.isEligible else { return .failure("purchase.ineligibleForOffer") }
+      guard let sub, sub.isExpired, !sub.willAutoRenew, offer.isEligible else {
+        return .failure("purchase.ineligibleForOffer")
+      }
       return .success(offer)
     }
   }
@@ -124,7 +140,9 @@ extension Store {
   // MARK: Completing a purchase
 
   /// Creates what a successful purchase creates, at `state.now`.
-  mutating func completePurchase(_ ci: Int, _ product: Product, _ options: PurchaseOptions, delivery: StoreEvent.Delivery) -> Transaction {
+  mutating func completePurchase(
+    _ ci: Int, _ product: Product, _ options: PurchaseOptions, delivery: StoreEvent.Delivery
+  ) -> Transaction {
     let offer: SubscriptionOffer?
     switch resolveOffer(ci, product, options.offer) {
     case .success(let o): offer = o
@@ -132,7 +150,8 @@ extension Store {
     }
     switch product.type {
     case .consumable, .nonRenewable:
-      let t = record(ci, newTransaction(product, quantity: options.quantity, token: options.appAccountToken), delivery: delivery)
+      let t = record(
+        ci, newTransaction(product, quantity: options.quantity, token: options.appAccountToken), delivery: delivery)
       notify(ci, "ONE_TIME_CHARGE", nil, transaction: t)
       return t
     case .nonConsumable:
@@ -166,7 +185,10 @@ extension Store {
 
   /// Gives a transaction its id, stores it and reports it.
   @discardableResult
-  mutating func record(_ ci: Int, _ transaction: consuming Transaction, delivery: StoreEvent.Delivery, originalID: TransactionID? = nil, originalPurchaseDate: Date? = nil) -> Transaction {
+  mutating func record(
+    _ ci: Int, _ transaction: consuming Transaction, delivery: StoreEvent.Delivery, originalID: TransactionID? = nil,
+    originalPurchaseDate: Date? = nil
+  ) -> Transaction {
     var t = transaction  // moved in, so setting the ids below does not copy the storage
     t.id = newTransactionID()
     t.originalID = originalID ?? t.id
@@ -183,7 +205,8 @@ extension Store {
   func applyPeriod(_ t: inout Transaction, product: Product, offer: SubscriptionOffer?, anchor: Date? = nil) -> Date {
     let rate = state.settings.timeRate
     guard let offer else {
-      let (end, kept) = TimeRules.anniversaryEnd(of: product.subscription!.period, from: t.purchaseDate, anchor: anchor, rate: rate)
+      let (end, kept) = TimeRules.anniversaryEnd(
+        of: product.subscription!.period, from: t.purchaseDate, anchor: anchor, rate: rate)
       t.expirationDate = end
       t.price = product.price
       t.offer = nil
@@ -192,25 +215,32 @@ extension Store {
     let span: (end: Date, anchor: Date)
     switch offer.paymentMode {
     case .freeTrial, .oneTime:
-      span = TimeRules.anniversaryEnd(of: offer.period, count: offer.periodCount, from: t.purchaseDate, anchor: anchor, rate: rate)
+      span = TimeRules.anniversaryEnd(
+        of: offer.period, count: offer.periodCount, from: t.purchaseDate, anchor: anchor, rate: rate)
       t.price = 0
     case .payUpFront:
-      span = TimeRules.anniversaryEnd(of: offer.period, count: offer.periodCount, from: t.purchaseDate, anchor: anchor, rate: rate)
+      span = TimeRules.anniversaryEnd(
+        of: offer.period, count: offer.periodCount, from: t.purchaseDate, anchor: anchor, rate: rate)
       t.price = offer.price
     case .payAsYouGo:
       span = TimeRules.anniversaryEnd(of: offer.period, from: t.purchaseDate, anchor: anchor, rate: rate)
       t.price = offer.price
     }
     t.expirationDate = span.end
-    t.offer = TransactionOffer(type: offer.type, id: offer.id, paymentMode: offer.paymentMode, period: offer.totalPeriod)
+    t.offer = TransactionOffer(
+      type: offer.type, id: offer.id, paymentMode: offer.paymentMode, period: offer.totalPeriod)
     return span.anchor
   }
 
-  mutating func purchaseSubscription(_ ci: Int, _ product: Product, _ options: PurchaseOptions, offer: SubscriptionOffer?, delivery: StoreEvent.Delivery) -> Transaction {
+  mutating func purchaseSubscription(
+    _ ci: Int, _ product: Product, _ options: PurchaseOptions, offer: SubscriptionOffer?, delivery: StoreEvent.Delivery
+  ) -> Transaction {
     let info = product.subscription!
     let group = info.groupID
     let subIndex = state.customers[ci].subscriptions.firstIndex { $0.groupID == group }
-    if let si = subIndex, !state.customers[ci].subscriptions[si].isExpired, !state.customers[ci].subscriptions[si].isRevoked {
+    if let si = subIndex, !state.customers[ci].subscriptions[si].isExpired,
+      !state.customers[ci].subscriptions[si].isRevoked
+    {
       return changePlan(ci, si, product, options, offer: offer, delivery: delivery)
     }
     // New subscriber or resubscribing after expiry (rule resubscribing-keeps-the-original-id).
@@ -233,7 +263,11 @@ extension Store {
       runningOfferPeriodsLeft: offer?.paymentMode == .payAsYouGo ? max(offer!.periodCount - 1, 0) : 0,
       recentSubscriptionStartDate: recentStart, renewalCount: 0, appAccountToken: options.appAccountToken,
       anniversaryDate: anchor)
-    if let si = subIndex { state.customers[ci].subscriptions[si] = sub } else { state.customers[ci].subscriptions.append(sub) }
+    if let si = subIndex {
+      state.customers[ci].subscriptions[si] = sub
+    } else {
+      state.customers[ci].subscriptions.append(sub)
+    }
     scheduleDeadline(ci, subIndex ?? state.customers[ci].subscriptions.count - 1)
     notify(ci, "SUBSCRIBED", previous == nil ? "INITIAL_BUY" : "RESUBSCRIBE", transaction: t, group: group)
     shareWithFamily(ci, t)
@@ -243,7 +277,10 @@ extension Store {
   /// A purchase in a group where the customer is subscribed: same plan, upgrade, downgrade or
   /// crossgrade (rule upgrade-is-immediate-and-marks-the-old-transaction-upgraded, rule
   /// downgrade-waits-for-the-renewal).
-  mutating func changePlan(_ ci: Int, _ si: Int, _ product: Product, _ options: PurchaseOptions, offer requested: SubscriptionOffer?, delivery: StoreEvent.Delivery) -> Transaction {
+  mutating func changePlan(
+    _ ci: Int, _ si: Int, _ product: Product, _ options: PurchaseOptions, offer requested: SubscriptionOffer?,
+    delivery: StoreEvent.Delivery
+  ) -> Transaction {
     var sub = state.customers[ci].subscriptions[si]
     let latest = state.customers[ci].transaction(sub.latestTransactionID)!
     // Plan changes never use an introductory offer (rule plan-changes-never-get-an-intro-offer).
@@ -287,7 +324,9 @@ extension Store {
       t.webOrderLineItemID = newWebOrderLineItemID()
       sub.anniversaryDate = applyPeriod(&t, product: product, offer: offer)
       sub.increasedPrice = nil
-      t = record(ci, consume t, delivery: delivery, originalID: sub.originalID, originalPurchaseDate: latest.originalPurchaseDate)
+      t = record(
+        ci, consume t, delivery: delivery, originalID: sub.originalID, originalPurchaseDate: latest.originalPurchaseDate
+      )
       sub.currentProductID = product.id
       sub.autoRenewProductID = product.id
       sub.willAutoRenew = true
@@ -336,7 +375,10 @@ extension Store {
     for mi in familyMembers(of: ci) {
       if let copy = state.customers[mi].transactions.lastIndex(where: { $0.sharedTransactionID == id }) {
         state.customers[mi].transactions[copy].isUpgraded = true
-        emit(mi, .transactionUpgraded(state.customers[mi].transactions[copy].id, state.customers[mi].transactions[copy].productID))
+        emit(
+          mi,
+          .transactionUpgraded(
+            state.customers[mi].transactions[copy].id, state.customers[mi].transactions[copy].productID))
       }
     }
   }
@@ -346,7 +388,9 @@ extension Store {
   /// Approves an Ask to Buy request (the newest when nil): the transaction is delivered through
   /// `Transaction.updates` (rule ask-to-buy-is-pending-until-approved).
   @discardableResult
-  public mutating func approveAskToBuyTransaction(identifier: String? = nil) throws(StoreError) -> (Transaction, [StoreEvent]) {
+  public mutating func approveAskToBuyTransaction(
+    identifier: String? = nil
+  ) throws(StoreError) -> (Transaction, [StoreEvent]) {
     try atomically { (store: inout Store) throws(StoreError) -> Transaction in
       let request = try store.findRequest(identifier, kind: .askToBuy)
       let ci = try store.index(of: request.customer)
@@ -362,12 +406,14 @@ extension Store {
     try atomically { (store: inout Store) throws(StoreError) -> Void in
       let request = try store.findRequest(identifier, kind: .askToBuy)
       store.state.pendingRequests.removeAll { $0.id == request.id }
-      store.emit((try? store.index(of: request.customer)) ?? -1, .askToBuyDeclined(requestID: request.id, request.productID))
+      store.emit(
+        (try? store.index(of: request.customer)) ?? -1, .askToBuyDeclined(requestID: request.id, request.productID))
     }.1
   }
 
   func findRequest(_ id: String?, kind: PendingRequest.Kind) throws(StoreError) -> PendingRequest {
-    let request = id.map { id in state.pendingRequests.first { $0.id == id && $0.kind == kind } }
+    let request =
+      id.map { id in state.pendingRequests.first { $0.id == id && $0.kind == kind } }
       ?? state.pendingRequests.last { $0.kind == kind }
     guard let request else { throw .noPendingRequest(id) }
     return request
@@ -376,11 +422,15 @@ extension Store {
   /// Resolves an interrupted purchase of the product, or the billing issue of its subscription,
   /// as `resolveIssueForTransaction(identifier:)`; the new transaction arrives on `updates`.
   @discardableResult
-  public mutating func resolveIssue(productID: ProductID, customer: String = Store.defaultCustomer) throws(StoreError) -> [StoreEvent] {
+  public mutating func resolveIssue(
+    productID: ProductID, customer: String = Store.defaultCustomer
+  ) throws(StoreError) -> [StoreEvent] {
     try atomically { (store: inout Store) throws(StoreError) -> Void in
       let ci = try store.index(of: customer)
       let product = try store.product(productID)
-      if let ri = store.state.pendingRequests.lastIndex(where: { $0.kind == .interrupted && $0.customer == customer && $0.productID == productID }) {
+      if let ri = store.state.pendingRequests.lastIndex(where: {
+        $0.kind == .interrupted && $0.customer == customer && $0.productID == productID
+      }) {
         let request = store.state.pendingRequests.remove(at: ri)
         _ = store.completePurchase(ci, product, request.options, delivery: .updates)
         return
@@ -396,10 +446,14 @@ extension Store {
 
   /// Marks a transaction finished (idempotent), as `Transaction.finish()`.
   @discardableResult
-  public mutating func finish(_ id: TransactionID, customer: String = Store.defaultCustomer) throws(StoreError) -> [StoreEvent] {
+  public mutating func finish(
+    _ id: TransactionID, customer: String = Store.defaultCustomer
+  ) throws(StoreError) -> [StoreEvent] {
     try atomically { (store: inout Store) throws(StoreError) -> Void in
       let ci = try store.index(of: customer)
-      guard let ti = store.state.customers[ci].transactions.lastIndex(where: { $0.id == id }) else { throw .transactionNotFound(id) }
+      guard let ti = store.state.customers[ci].transactions.lastIndex(where: { $0.id == id }) else {
+        throw .transactionNotFound(id)
+      }
       store.state.customers[ci].transactions[ti].isFinished = true
     }.1
   }
@@ -410,7 +464,8 @@ extension Store {
     try atomically { (store: inout Store) throws(StoreError) -> Int in
       let ci = try store.index(of: customer)
       var count = 0
-      for i in store.state.customers[ci].transactions.indices where !store.state.customers[ci].transactions[i].isFinished {
+      for i in store.state.customers[ci].transactions.indices
+      where !store.state.customers[ci].transactions[i].isFinished {
         store.state.customers[ci].transactions[i].isFinished = true
         count += 1
       }

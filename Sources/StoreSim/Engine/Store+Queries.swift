@@ -49,7 +49,9 @@ extension Store {
   /// `Product.SubscriptionInfo.status(for:)`: the customer's own status and one per family
   /// member sharing a subscription of the group (rule several-statuses-entitle-if-any-does). Empty
   /// if never subscribed.
-  public func statuses(forGroup group: SubscriptionGroupID, customer: String = Store.defaultCustomer) -> [SubscriptionStatus] {
+  public func statuses(
+    forGroup group: SubscriptionGroupID, customer: String = Store.defaultCustomer
+  ) -> [SubscriptionStatus] {
     guard let ci = customerIndex[customer] else { return [] }
     return statuses(ci, group: group)
   }
@@ -58,7 +60,9 @@ extension Store {
     var result: [SubscriptionStatus] = []
     let c = state.customers[ci]
     if let sub = c.subscription(group), let t = c.transaction(sub.latestTransactionID) {
-      result.append(SubscriptionStatus(groupID: group, state: sub.state, renewalInfo: renewalInfo(ci, sub), transaction: t, isFamilyShared: false))
+      result.append(
+        SubscriptionStatus(
+          groupID: group, state: sub.state, renewalInfo: renewalInfo(ci, sub), transaction: t, isFamilyShared: false))
     }
     // Family-shared statuses: derived from the purchaser's subscription, with this customer's copy.
     var owners: [String] = []
@@ -74,7 +78,8 @@ extension Store {
       var info = renewalInfo(oi, sub)
       info.originalTransactionID = copy.originalID
       info.appAccountToken = nil
-      result.append(SubscriptionStatus(groupID: group, state: state, renewalInfo: info, transaction: copy, isFamilyShared: true))
+      result.append(
+        SubscriptionStatus(groupID: group, state: state, renewalInfo: info, transaction: copy, isFamilyShared: true))
     }
     return result
   }
@@ -119,7 +124,8 @@ extension Store {
       // win-back-offers-only-for-churned-subscriptions), and only those of the product
       // the customer last subscribed to (rule win-back-offers-of-the-last-subscription); the
       // test env's Eligible switch.
-      for offer in state.configuration.product(sub.currentProductID)?.subscription?.winBackOffers ?? [] where offer.isEligible {
+      for offer in state.configuration.product(sub.currentProductID)?.subscription?.winBackOffers ?? []
+      where offer.isEligible {
         if let id = offer.id, !winBack.contains(id) { winBack.append(id) }
       }
     }
@@ -129,14 +135,19 @@ extension Store {
       expirationReason: sub.isExpired || sub.isInBillingRetry ? sub.expirationReason : nil,
       isInBillingRetry: sub.isInBillingRetry, gracePeriodExpirationDate: sub.gracePeriodExpirationDate,
       priceIncreaseStatus: sub.priceIncreaseStatus,
-      offer: nextOffer.map { TransactionOffer(type: $0.type, id: $0.id, paymentMode: $0.paymentMode, period: $0.totalPeriod) },
+      offer: nextOffer.map {
+        TransactionOffer(type: $0.type, id: $0.id, paymentMode: $0.paymentMode, period: $0.totalPeriod)
+      },
       renewalDate: sub.expirationDate, recentSubscriptionStartDate: sub.recentSubscriptionStartDate,
       renewalPrice: price, currency: storefront.currency, eligibleWinBackOfferIDs: winBack,
       appAccountToken: sub.appAccountToken, signedDate: state.now)
   }
 
   /// Records an App Store Server Notification V2 (rule notification-type-follows-the-event).
-  mutating func notify(_ ci: Int, _ type: String, _ subtype: String?, transaction: consuming Transaction?, group: SubscriptionGroupID? = nil) {
+  mutating func notify(
+    _ ci: Int, _ type: String, _ subtype: String?, transaction: consuming Transaction?,
+    group: SubscriptionGroupID? = nil
+  ) {
     var info: RenewalInfo?
     var status: RenewalState?
     if let group {
@@ -159,7 +170,8 @@ extension Store {
 
   /// Records a notification with the renewal info and status given.
   mutating func notify(
-    _ ci: Int, _ type: String, _ subtype: String?, transaction: consuming Transaction?, renewalInfo info: consuming RenewalInfo?,
+    _ ci: Int, _ type: String, _ subtype: String?, transaction: consuming Transaction?,
+    renewalInfo info: consuming RenewalInfo?,
     status: RenewalState?, consumptionRequestReason: ConsumptionRequestReason? = nil
   ) {
     let index = state.notifications.count

@@ -19,7 +19,9 @@ extension Store {
   /// family-shared-copies-are-the-members-own).
   /// A refund request waiting for the same transaction is answered by it.
   @discardableResult
-  public mutating func refund(_ id: TransactionID, reason: RevocationReason = .other, customer: String = Store.defaultCustomer) throws(StoreError) -> [StoreEvent] {
+  public mutating func refund(
+    _ id: TransactionID, reason: RevocationReason = .other, customer: String = Store.defaultCustomer
+  ) throws(StoreError) -> [StoreEvent] {
     try atomically { (store: inout Store) throws(StoreError) -> Void in
       let acting = try store.index(of: customer)
       guard let (ci, ti) = store.locate(id, preferring: acting) else { throw .transactionNotFound(id) }
@@ -39,7 +41,8 @@ extension Store {
     emit(ci, .transactionRevoked(id, t.productID))
     var group: SubscriptionGroupID?
     var losesAccess = t.productType != .autoRenewable
-    if let g = t.subscriptionGroupID, let si = state.customers[ci].subscriptions.firstIndex(where: { $0.groupID == g }) {
+    if let g = t.subscriptionGroupID, let si = state.customers[ci].subscriptions.firstIndex(where: { $0.groupID == g })
+    {
       group = g
       let sub = state.customers[ci].subscriptions[si]
       if sub.latestTransactionID == id && !sub.isExpired && !sub.isRevoked {
@@ -67,7 +70,9 @@ extension Store {
   ) throws(StoreError) -> (RefundRequest, [StoreEvent]) {
     try atomically { (store: inout Store) throws(StoreError) -> RefundRequest in
       let ci = try store.index(of: customer)
-      guard let ti = store.state.customers[ci].transactions.lastIndex(where: { $0.id == id }) else { throw .transactionNotFound(id) }
+      guard let ti = store.state.customers[ci].transactions.lastIndex(where: { $0.id == id }) else {
+        throw .transactionNotFound(id)
+      }
       let t = store.state.customers[ci].transactions[ti]
       if t.ownershipType == .familyShared { throw .cannotRefundFamilyShared(id) }
       if t.isRevoked { throw .alreadyRefunded(id) }
@@ -79,7 +84,9 @@ extension Store {
       store.state.refundRequests = (store.state.refundRequests ?? []) + [request]
       store.emit(ci, .refundRequested(requestID: request.id, id, t.productID))
       var group: SubscriptionGroupID?
-      if let g = t.subscriptionGroupID, let si = store.state.customers[ci].subscriptions.firstIndex(where: { $0.groupID == g }) {
+      if let g = t.subscriptionGroupID,
+        let si = store.state.customers[ci].subscriptions.firstIndex(where: { $0.groupID == g })
+      {
         group = g
         let sub = store.state.customers[ci].subscriptions[si]
         if !sub.isExpired && !sub.isRevoked { store.turnAutoRenewOff(ci, si) }
@@ -91,7 +98,9 @@ extension Store {
           info = store.renewalInfo(ci, sub)
           status = sub.state
         }
-        store.notify(ci, "CONSUMPTION_REQUEST", nil, transaction: store.state.customers[ci].transactions[ti], renewalInfo: info, status: status, consumptionRequestReason: reason)
+        store.notify(
+          ci, "CONSUMPTION_REQUEST", nil, transaction: store.state.customers[ci].transactions[ti], renewalInfo: info,
+          status: status, consumptionRequestReason: reason)
       }
       return request
     }
@@ -108,7 +117,9 @@ extension Store {
 
   /// The App Store grants a refund request: `REFUND`, as `refund` does at once.
   @discardableResult
-  public mutating func approveRefundRequest(_ id: String, reason: RevocationReason = .other) throws(StoreError) -> (TransactionID, [StoreEvent]) {
+  public mutating func approveRefundRequest(
+    _ id: String, reason: RevocationReason = .other
+  ) throws(StoreError) -> (TransactionID, [StoreEvent]) {
     try atomically { (store: inout Store) throws(StoreError) -> TransactionID in
       let (request, ci, ti) = try store.refundRequest(id)
       try store.grantRefund(ci, ti, reason: reason)
@@ -136,7 +147,9 @@ extension Store {
   /// whose current period was refunded is active again until the same renewal date, with
   /// auto-renew as the refund left it (off), so it expires then unless turned back on.
   @discardableResult
-  public mutating func reverseRefund(_ id: TransactionID, customer: String = Store.defaultCustomer) throws(StoreError) -> [StoreEvent] {
+  public mutating func reverseRefund(
+    _ id: TransactionID, customer: String = Store.defaultCustomer
+  ) throws(StoreError) -> [StoreEvent] {
     try atomically { (store: inout Store) throws(StoreError) -> Void in
       let acting = try store.index(of: customer)
       guard let (ci, ti) = store.locate(id, preferring: acting) else { throw .transactionNotFound(id) }
@@ -145,20 +158,26 @@ extension Store {
       store.state.customers[ci].transactions[ti].revocationDate = nil
       store.state.customers[ci].transactions[ti].revocationReason = nil
       store.emit(ci, .refundReversed(id, t.productID))
-      if let g = t.subscriptionGroupID, let si = store.state.customers[ci].subscriptions.firstIndex(where: { $0.groupID == g }),
-        store.state.customers[ci].subscriptions[si].latestTransactionID == id, store.state.customers[ci].subscriptions[si].isRevoked
+      if let g = t.subscriptionGroupID,
+        let si = store.state.customers[ci].subscriptions.firstIndex(where: { $0.groupID == g }),
+        store.state.customers[ci].subscriptions[si].latestTransactionID == id,
+        store.state.customers[ci].subscriptions[si].isRevoked
       {
         store.state.customers[ci].subscriptions[si].isRevoked = false
         store.scheduleDeadline(ci, si)
       }
-      store.notify(ci, "REFUND_REVERSED", nil, transaction: store.state.customers[ci].transactions[ti], group: t.subscriptionGroupID)
+      store.notify(
+        ci, "REFUND_REVERSED", nil, transaction: store.state.customers[ci].transactions[ti],
+        group: t.subscriptionGroupID)
       store.runDue(through: store.state.now)
     }.1
   }
 
   /// The latest transaction the customer bought of a product, finished or not (what
   /// `refund --product` refunds, rule refund-by-product-includes-finished-transactions).
-  public func latestPurchasedTransaction(of productID: ProductID, customer: String = Store.defaultCustomer) -> Transaction? {
+  public func latestPurchasedTransaction(
+    of productID: ProductID, customer: String = Store.defaultCustomer
+  ) -> Transaction? {
     self.customer(customer)?.transactions.last { $0.productID == productID && $0.ownershipType == .purchased }
   }
 
@@ -166,9 +185,14 @@ extension Store {
   /// is not yet revoked: leaving a family revokes every copy on both sides. A member is sent
   /// `REVOKE` only when they lose access (rule family-revoke-only-on-lost-access): the copy of
   /// an old renewal is revoked quietly.
-  mutating func revokeFamilyCopies(of id: TransactionID, from ci: Int, reason: RevocationReason, losingAccess: Bool = true) {
+  mutating func revokeFamilyCopies(
+    of id: TransactionID, from ci: Int, reason: RevocationReason, losingAccess: Bool = true
+  ) {
     for mi in familyMembers(of: ci) {
-      for ti in state.customers[mi].transactions.indices where state.customers[mi].transactions[ti].sharedTransactionID == id && !state.customers[mi].transactions[ti].isRevoked {
+      for ti in state.customers[mi].transactions.indices
+      where state.customers[mi].transactions[ti].sharedTransactionID == id
+        && !state.customers[mi].transactions[ti].isRevoked
+      {
         revokeCopy(mi, ti, reason: reason, notifying: losingAccess)
       }
     }
@@ -186,7 +210,9 @@ extension Store {
     var info: RenewalInfo?
     var status: RenewalState?
     if let group = copy.subscriptionGroupID,
-      let s = statuses(mi, group: group).first(where: { $0.isFamilyShared && $0.transaction.sharedFrom == copy.sharedFrom })
+      let s = statuses(mi, group: group).first(where: {
+        $0.isFamilyShared && $0.transaction.sharedFrom == copy.sharedFrom
+      })
     {
       info = s.renewalInfo
       status = s.state
@@ -198,7 +224,9 @@ extension Store {
   /// purchase takes its renewals with it and restores intro-offer eligibility (rule
   /// deleting-an-original-purchase-deletes-its-renewals).
   @discardableResult
-  public mutating func deleteTransaction(_ id: TransactionID, customer: String = Store.defaultCustomer) throws(StoreError) -> [StoreEvent] {
+  public mutating func deleteTransaction(
+    _ id: TransactionID, customer: String = Store.defaultCustomer
+  ) throws(StoreError) -> [StoreEvent] {
     try atomically { (store: inout Store) throws(StoreError) -> Void in
       let ci = try store.index(of: customer)
       guard let t = store.state.customers[ci].transaction(id) else { throw .transactionNotFound(id) }
@@ -248,7 +276,9 @@ extension Store {
   /// Puts `member` in the Family Sharing group of `organizer`: family-shareable purchases reach
   /// each other as family-shared transactions (rule family-shared-copies-are-the-members-own).
   @discardableResult
-  public mutating func addFamilyMember(_ member: String, to organizer: String = Store.defaultCustomer) throws(StoreError) -> [StoreEvent] {
+  public mutating func addFamilyMember(
+    _ member: String, to organizer: String = Store.defaultCustomer
+  ) throws(StoreError) -> [StoreEvent] {
     try atomically { (store: inout Store) throws(StoreError) -> Void in
       let oi = try store.index(of: organizer)
       if store.customerIndex[member] == nil { store.appendCustomer(member) }
@@ -260,9 +290,13 @@ extension Store {
       // Existing shareable purchases of each side reach the other.
       for (from, to) in [(oi, mi), (mi, oi)] {
         for t in store.state.customers[from].transactions where t.ownershipType == .purchased && !t.isRevoked {
-          guard let product = store.state.configuration.product(t.productID), product.isFamilyShareable else { continue }
+          guard let product = store.state.configuration.product(t.productID), product.isFamilyShareable else {
+            continue
+          }
           if t.productType == .autoRenewable {
-            guard let sub = store.state.customers[from].subscription(t.subscriptionGroupID ?? ""), sub.latestTransactionID == t.id, sub.state.isEntitled else { continue }
+            guard let sub = store.state.customers[from].subscription(t.subscriptionGroupID ?? ""),
+              sub.latestTransactionID == t.id, sub.state.isEntitled
+            else { continue }
           }
           store.copy(t, from: from, to: to)
         }
@@ -279,11 +313,17 @@ extension Store {
       let others = store.familyMembers(of: mi)
       store.state.customers[mi].familyID = nil
       let name = store.state.customers[mi].name
-      for ti in store.state.customers[mi].transactions.indices where store.state.customers[mi].transactions[ti].ownershipType == .familyShared && !store.state.customers[mi].transactions[ti].isRevoked {
+      for ti in store.state.customers[mi].transactions.indices
+      where store.state.customers[mi].transactions[ti].ownershipType == .familyShared
+        && !store.state.customers[mi].transactions[ti].isRevoked
+      {
         store.revokeCopy(mi, ti, reason: .other)
       }
       for oi in others {
-        for ti in store.state.customers[oi].transactions.indices where store.state.customers[oi].transactions[ti].sharedFrom == name && !store.state.customers[oi].transactions[ti].isRevoked {
+        for ti in store.state.customers[oi].transactions.indices
+        where store.state.customers[oi].transactions[ti].sharedFrom == name
+          && !store.state.customers[oi].transactions[ti].isRevoked
+        {
           store.revokeCopy(oi, ti, reason: .other)
         }
       }
@@ -294,7 +334,9 @@ extension Store {
   /// A renewal's `renewalSubtype` (`BILLING_RECOVERY`) reaches the members' `DID_RENEW` too
   /// (rule family-members-get-status-changes).
   mutating func shareWithFamily(_ ci: Int, _ t: Transaction, renewalSubtype: String? = nil) {
-    guard state.customers[ci].familyID != nil, t.ownershipType == .purchased, state.configuration.isFamilyShareable(t.productID) else { return }
+    guard state.customers[ci].familyID != nil, t.ownershipType == .purchased,
+      state.configuration.isFamilyShareable(t.productID)
+    else { return }
     for mi in familyMembers(of: ci) { copy(t, from: ci, to: mi, renewalSubtype: renewalSubtype) }
   }
 
@@ -308,16 +350,21 @@ extension Store {
     c.appAccountToken = nil
     let earlier = state.customers[mi].transactions.first {
       $0.sharedFrom == owner && $0.ownershipType == .familyShared
-        && ($0.subscriptionGroupID != nil ? $0.subscriptionGroupID == t.subscriptionGroupID : $0.productID == t.productID)
+        && ($0.subscriptionGroupID != nil
+          ? $0.subscriptionGroupID == t.subscriptionGroupID : $0.productID == t.productID)
     }
     let isFirst = earlier == nil || (t.reason == .purchase && t.productType != .autoRenewable)
-    let recorded = record(mi, consume c, delivery: .updates, originalID: isFirst ? nil : earlier!.originalID, originalPurchaseDate: isFirst ? nil : earlier!.originalPurchaseDate)
+    let recorded = record(
+      mi, consume c, delivery: .updates, originalID: isFirst ? nil : earlier!.originalID,
+      originalPurchaseDate: isFirst ? nil : earlier!.originalPurchaseDate)
     if t.productType == .autoRenewable {
       let wasActive = earlier != nil
       if t.reason == .renewal {
         notify(mi, "DID_RENEW", renewalSubtype, transaction: recorded, group: t.subscriptionGroupID)
       } else {
-        notify(mi, "SUBSCRIBED", wasActive ? "RESUBSCRIBE" : "INITIAL_BUY", transaction: recorded, group: t.subscriptionGroupID)
+        notify(
+          mi, "SUBSCRIBED", wasActive ? "RESUBSCRIBE" : "INITIAL_BUY", transaction: recorded,
+          group: t.subscriptionGroupID)
       }
     } else {
       notify(mi, "ONE_TIME_CHARGE", nil, transaction: recorded, group: nil)

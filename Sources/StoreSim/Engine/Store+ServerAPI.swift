@@ -31,7 +31,10 @@ public struct ConsumptionRecord: Sendable, Hashable, Codable {
   public var refundRequestID: String?
 
   /// Creates a record.
-  public init(transactionID: TransactionID, customer: String, date: Date, version: Int, fields: [String: String], refundRequestID: String?) {
+  public init(
+    transactionID: TransactionID, customer: String, date: Date, version: Int, fields: [String: String],
+    refundRequestID: String?
+  ) {
     self.transactionID = transactionID
     self.customer = customer
     self.date = date
@@ -114,7 +117,8 @@ extension Store {
   /// original transaction id, and the subscription's future renewals.
   public mutating func setAppAccountToken(_ token: UUID?, originalTransactionID id: TransactionID) -> Bool {
     for ci in state.customers.indices {
-      guard state.customers[ci].transactions.contains(where: { $0.originalID == id && $0.ownershipType == .purchased }) else { continue }
+      guard state.customers[ci].transactions.contains(where: { $0.originalID == id && $0.ownershipType == .purchased })
+      else { continue }
       for ti in state.customers[ci].transactions.indices where state.customers[ci].transactions[ti].originalID == id {
         state.customers[ci].transactions[ti].appAccountToken = token
       }
@@ -134,17 +138,23 @@ extension Store {
   public mutating func extendRenewalDate(
     originalTransactionID id: TransactionID, days: Int, reason: Int, requestIdentifier: String, mass: Bool = false
   ) throws(ExtensionRefusal) -> RenewalExtension {
-    if let earlier = serverRecords.extensions.last(where: { $0.originalTransactionID == id && $0.requestIdentifier == requestIdentifier }) {
+    if let earlier = serverRecords.extensions.last(where: {
+      $0.originalTransactionID == id && $0.requestIdentifier == requestIdentifier
+    }) {
       return earlier
     }
     guard let (ci, si) = subscriptionIndex(originalID: id) else {
-      if state.customers.contains(where: { c in c.transactions.contains { $0.originalID == id || $0.sharedTransactionID == id } }) {
+      if state.customers.contains(where: { c in
+        c.transactions.contains { $0.originalID == id || $0.sharedTransactionID == id }
+      }) {
         throw .familyShared
       }
       throw .notFound
     }
     let sub = state.customers[ci].subscriptions[si]
-    guard !sub.isExpired, !sub.isRevoked, case .healthy = sub.billing, sub.expirationDate > state.now else { throw .ineligible }
+    guard !sub.isExpired, !sub.isRevoked, case .healthy = sub.billing, sub.expirationDate > state.now else {
+      throw .ineligible
+    }
     let yearAgo = state.now.addingTimeInterval(-365 * 86_400)
     let recent = serverRecords.extensions.filter { $0.originalTransactionID == id && $0.date > yearAgo }.count
     guard recent < Self.extensionsPerYear else { throw .maximumReached }
@@ -160,7 +170,8 @@ extension Store {
     }
     scheduleDeadline(ci, si)
     let record = RenewalExtension(
-      originalTransactionID: id, customer: state.customers[ci].name, days: days, reason: reason, requestIdentifier: requestIdentifier,
+      originalTransactionID: id, customer: state.customers[ci].name, days: days, reason: reason,
+      requestIdentifier: requestIdentifier,
       date: state.now, effectiveDate: newDate, transactionID: latestID, mass: mass)
     var records = serverRecords
     records.extensions.append(record)
@@ -178,31 +189,42 @@ extension Store {
   public mutating func massExtendRenewalDate(
     productID: ProductID, days: Int, reason: Int, requestIdentifier: String, storefronts: [String]?
   ) -> MassExtension {
-    if let earlier = serverRecords.massExtensions.first(where: { $0.requestIdentifier == requestIdentifier }) { return earlier }
+    if let earlier = serverRecords.massExtensions.first(where: { $0.requestIdentifier == requestIdentifier }) {
+      return earlier
+    }
     var succeeded = 0
     var failed = 0
     var targets: [(Int, TransactionID)] = []
     for ci in state.customers.indices {
-      for sub in state.customers[ci].subscriptions where sub.currentProductID == productID && !sub.isExpired && !sub.isRevoked {
+      for sub in state.customers[ci].subscriptions
+      where sub.currentProductID == productID && !sub.isExpired && !sub.isRevoked {
         guard case .healthy = sub.billing, sub.expirationDate > state.now else { continue }
-        if let storefronts, let t = state.customers[ci].transaction(sub.latestTransactionID), !storefronts.contains(t.storefront) { continue }
+        if let storefronts, let t = state.customers[ci].transaction(sub.latestTransactionID),
+          !storefronts.contains(t.storefront)
+        {
+          continue
+        }
         targets.append((ci, sub.originalID))
       }
     }
     for (ci, id) in targets {
       do {
-        try extendRenewalDate(originalTransactionID: id, days: days, reason: reason, requestIdentifier: requestIdentifier, mass: true)
+        try extendRenewalDate(
+          originalTransactionID: id, days: days, reason: reason, requestIdentifier: requestIdentifier, mass: true)
         succeeded += 1
       } catch {
         failed += 1
         if let (_, si) = subscriptionIndex(originalID: id) {
           let sub = state.customers[ci].subscriptions[si]
-          notify(ci, "RENEWAL_EXTENSION", "FAILURE", transaction: state.customers[ci].transaction(sub.latestTransactionID), group: sub.groupID)
+          notify(
+            ci, "RENEWAL_EXTENSION", "FAILURE", transaction: state.customers[ci].transaction(sub.latestTransactionID),
+            group: sub.groupID)
         }
       }
     }
     let request = MassExtension(
-      requestIdentifier: requestIdentifier, productID: productID, days: days, reason: reason, storefronts: storefronts, date: state.now,
+      requestIdentifier: requestIdentifier, productID: productID, days: days, reason: reason, storefronts: storefronts,
+      date: state.now,
       succeeded: succeeded, failed: failed)
     var records = serverRecords
     records.massExtensions.append(request)
@@ -213,10 +235,13 @@ extension Store {
   /// Records consumption information for a transaction; it answers the transaction's pending
   /// refund request (its CONSUMPTION_REQUEST) when there is one.
   @discardableResult
-  public mutating func recordConsumption(transactionID: TransactionID, customer: String, version: Int, fields: [String: String]) -> ConsumptionRecord {
+  public mutating func recordConsumption(
+    transactionID: TransactionID, customer: String, version: Int, fields: [String: String]
+  ) -> ConsumptionRecord {
     let request = refundRequests().first { $0.transactionID == transactionID && $0.customer == customer }
     let record = ConsumptionRecord(
-      transactionID: transactionID, customer: customer, date: state.now, version: version, fields: fields, refundRequestID: request?.id)
+      transactionID: transactionID, customer: customer, date: state.now, version: version, fields: fields,
+      refundRequestID: request?.id)
     var records = serverRecords
     records.consumption.append(record)
     state.serverRecords = records

@@ -174,7 +174,8 @@ extension Store {
       let count = state.customers[due.customer].subscriptions.count
       sink &+= UInt64(count) &+ UInt64(state.customers[due.customer].transactions.count)
     }
-    for due in batch where due.customer < state.customers.count && due.subscription < state.customers[due.customer].subscriptions.count {
+    for due in batch
+    where due.customer < state.customers.count && due.subscription < state.customers[due.customer].subscriptions.count {
       sink &+= state.customers[due.customer].subscriptions[due.subscription].latestTransactionID
       sink &+= UInt64(state.customers[due.customer].subscriptions[due.subscription].renewalCount)
       // The slot the next transaction is appended after (the pointer only, not the transaction).
@@ -267,13 +268,19 @@ extension Store {
     guard state.customers[ci].subscriptions[si].hasOffer else { return nil }
     if let pending = state.customers[ci].subscriptions[si].pendingOffer {
       state.customers[ci].subscriptions[si].pendingOffer = nil
-      state.customers[ci].subscriptions[si].runningOffer = pending.paymentMode == .payAsYouGo && pending.periodCount > 1 ? pending : nil
-      state.customers[ci].subscriptions[si].runningOfferPeriodsLeft = pending.paymentMode == .payAsYouGo ? max(pending.periodCount - 1, 0) : 0
+      state.customers[ci].subscriptions[si].runningOffer =
+        pending.paymentMode == .payAsYouGo && pending.periodCount > 1 ? pending : nil
+      state.customers[ci].subscriptions[si].runningOfferPeriodsLeft =
+        pending.paymentMode == .payAsYouGo ? max(pending.periodCount - 1, 0) : 0
       return pending
     }
-    if let running = state.customers[ci].subscriptions[si].runningOffer, state.customers[ci].subscriptions[si].runningOfferPeriodsLeft > 0 {
+    if let running = state.customers[ci].subscriptions[si].runningOffer,
+      state.customers[ci].subscriptions[si].runningOfferPeriodsLeft > 0
+    {
       state.customers[ci].subscriptions[si].runningOfferPeriodsLeft -= 1
-      if state.customers[ci].subscriptions[si].runningOfferPeriodsLeft == 0 { state.customers[ci].subscriptions[si].runningOffer = nil }
+      if state.customers[ci].subscriptions[si].runningOfferPeriodsLeft == 0 {
+        state.customers[ci].subscriptions[si].runningOffer = nil
+      }
       return running
     }
     state.customers[ci].subscriptions[si].runningOffer = nil
@@ -282,9 +289,13 @@ extension Store {
 
   /// Creates the renewal transaction of the next period starting at `start`.
   mutating func renew(_ ci: Int, _ si: Int, start: Date, recovery: Bool) {
-    guard let pi = state.configuration.position(of: state.customers[ci].subscriptions[si].autoRenewProductID) else { return }
+    guard let pi = state.configuration.position(of: state.customers[ci].subscriptions[si].autoRenewProductID) else {
+      return
+    }
     // The original purchase date without reading the previous transaction (cold in memory).
-    let originalDate = state.customers[ci].subscriptions[si].cachedOriginalPurchaseDate ?? latestTransaction(ci, si)?.originalPurchaseDate
+    let originalDate =
+      state.customers[ci].subscriptions[si].cachedOriginalPurchaseDate
+      ?? latestTransaction(ci, si)?.originalPurchaseDate
     let offer = takeRenewalOffer(ci, si)
     let originalID = state.customers[ci].subscriptions[si].originalID
     let token = state.customers[ci].subscriptions[si].appAccountToken
@@ -330,7 +341,8 @@ extension Store {
   /// grace-period-keeps-access-and-ends-in-billing-retry).
   mutating func failRenewal(_ ci: Int, _ si: Int) {
     let current = state.customers[ci].subscriptions[si].currentProductID
-    let period = state.configuration.product(current)?.subscription?.period ?? SubscriptionPeriod(value: 1, unit: .month)
+    let period =
+      state.configuration.product(current)?.subscription?.period ?? SubscriptionPeriod(value: 1, unit: .month)
     let rate = state.settings.timeRate
     let expiration = state.customers[ci].subscriptions[si].expirationDate
     let retryEnd = expiration.addingTimeInterval(TimeRules.billingRetryPeriod(for: period, rate: rate))
@@ -346,7 +358,9 @@ extension Store {
     scheduleDeadline(ci, si)
     let group = state.customers[ci].subscriptions[si].groupID
     emit(ci, .renewalFailed(group, current, gracePeriodExpirationDate: graceEnd))
-    notify(ci, "DID_FAIL_TO_RENEW", graceEnd == nil ? nil : "GRACE_PERIOD", transaction: latestTransaction(ci, si), group: group)
+    notify(
+      ci, "DID_FAIL_TO_RENEW", graceEnd == nil ? nil : "GRACE_PERIOD", transaction: latestTransaction(ci, si),
+      group: group)
     notifyFamily(ci, si, "DID_FAIL_TO_RENEW", graceEnd == nil ? nil : "GRACE_PERIOD")
   }
 
@@ -386,7 +400,9 @@ extension Store {
     let group = state.customers[ci].subscriptions[si].groupID
     let owner = state.customers[ci].name
     for mi in familyMembers(of: ci) {
-      guard let copy = state.customers[mi].transactions.last(where: { $0.sharedTransactionID == latest }), !copy.isRevoked else { continue }
+      guard let copy = state.customers[mi].transactions.last(where: { $0.sharedTransactionID == latest }),
+        !copy.isRevoked
+      else { continue }
       let status = statuses(mi, group: group).first { $0.isFamilyShared && $0.transaction.sharedFrom == owner }
       notify(mi, type, subtype, transaction: copy, renewalInfo: status?.renewalInfo, status: status?.state)
     }
@@ -396,7 +412,9 @@ extension Store {
 
   func subscriptionIndex(_ ci: Int, _ productID: ProductID) throws(StoreError) -> Int {
     let product = try product(productID)
-    guard let group = product.subscription?.groupID else { throw .invalidProductType(productID, expected: "an auto-renewable subscription") }
+    guard let group = product.subscription?.groupID else {
+      throw .invalidProductType(productID, expected: "an auto-renewable subscription")
+    }
     guard let si = state.customers[ci].subscriptions.firstIndex(where: { $0.groupID == group }) else {
       throw .noSubscriptionFound(productID)
     }
@@ -413,8 +431,11 @@ extension Store {
   /// Turns auto-renew off (`disableAutoRenewForTransaction`). During grace or billing retry the
   /// subscription ends at once (rule cancelling-in-billing-retry-expires-at-once).
   @discardableResult
-  public mutating func disableAutoRenew(productID: ProductID, customer: String = Store.defaultCustomer) throws(StoreError) -> [StoreEvent] {
-    try onActiveSubscription(productID, customer: customer) { (store: inout Store, ci: Int, si: Int) throws(StoreError) in
+  public mutating func disableAutoRenew(
+    productID: ProductID, customer: String = Store.defaultCustomer
+  ) throws(StoreError) -> [StoreEvent] {
+    try onActiveSubscription(productID, customer: customer) {
+      (store: inout Store, ci: Int, si: Int) throws(StoreError) in
       store.turnAutoRenewOff(ci, si)
       if store.state.customers[ci].subscriptions[si].isInBillingRetry {
         store.expire(ci, si, reason: .autoRenewDisabled, subtype: "VOLUNTARY")
@@ -439,7 +460,9 @@ extension Store {
     clearPendingPriceIncrease(ci, si)
     let sub = state.customers[ci].subscriptions[si]
     emit(ci, .autoRenewStatusChanged(sub.groupID, sub.currentProductID, willAutoRenew: false))
-    notify(ci, "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", transaction: latestTransaction(ci, si), group: sub.groupID)
+    notify(
+      ci, "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", transaction: latestTransaction(ci, si), group: sub.groupID
+    )
     notifyFamily(ci, si, "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED")
   }
 
@@ -448,7 +471,8 @@ extension Store {
     state.customers[ci].subscriptions[si].willAutoRenew = true
     let sub = state.customers[ci].subscriptions[si]
     emit(ci, .autoRenewStatusChanged(sub.groupID, sub.currentProductID, willAutoRenew: true))
-    notify(ci, "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED", transaction: latestTransaction(ci, si), group: sub.groupID)
+    notify(
+      ci, "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED", transaction: latestTransaction(ci, si), group: sub.groupID)
     notifyFamily(ci, si, "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED")
   }
 
@@ -463,8 +487,11 @@ extension Store {
 
   /// Turns auto-renew back on (`enableAutoRenewForTransaction`).
   @discardableResult
-  public mutating func enableAutoRenew(productID: ProductID, customer: String = Store.defaultCustomer) throws(StoreError) -> [StoreEvent] {
-    try onActiveSubscription(productID, customer: customer) { (store: inout Store, ci: Int, si: Int) throws(StoreError) in
+  public mutating func enableAutoRenew(
+    productID: ProductID, customer: String = Store.defaultCustomer
+  ) throws(StoreError) -> [StoreEvent] {
+    try onActiveSubscription(productID, customer: customer) {
+      (store: inout Store, ci: Int, si: Int) throws(StoreError) in
       store.turnAutoRenewOn(ci, si)
     }
   }
@@ -472,8 +499,11 @@ extension Store {
   /// `expireSubscription(productIdentifier:)`: auto-renew off and the period ends now (rule
   /// expire-subscription-ends-the-period-now).
   @discardableResult
-  public mutating func expireSubscription(productID: ProductID, customer: String = Store.defaultCustomer) throws(StoreError) -> [StoreEvent] {
-    try onActiveSubscription(productID, customer: customer) { (store: inout Store, ci: Int, si: Int) throws(StoreError) in
+  public mutating func expireSubscription(
+    productID: ProductID, customer: String = Store.defaultCustomer
+  ) throws(StoreError) -> [StoreEvent] {
+    try onActiveSubscription(productID, customer: customer) {
+      (store: inout Store, ci: Int, si: Int) throws(StoreError) in
       store.turnAutoRenewOff(ci, si)
       store.endPeriodNow(ci, si)
       store.expire(ci, si, reason: .autoRenewDisabled, subtype: "VOLUNTARY")
@@ -482,7 +512,9 @@ extension Store {
 
   mutating func endPeriodNow(_ ci: Int, _ si: Int) {
     let id = state.customers[ci].subscriptions[si].latestTransactionID
-    if let ti = state.customers[ci].transactions.lastIndex(where: { $0.id == id }), let exp = state.customers[ci].transactions[ti].expirationDate, exp > state.now {
+    if let ti = state.customers[ci].transactions.lastIndex(where: { $0.id == id }),
+      let exp = state.customers[ci].transactions[ti].expirationDate, exp > state.now
+    {
       state.customers[ci].transactions[ti].expirationDate = state.now
     }
     if state.customers[ci].subscriptions[si].expirationDate > state.now {
@@ -495,8 +527,11 @@ extension Store {
   /// auto-renew on, pending price increase cleared, billing retry untouched (rule
   /// force-renewal-leaves-billing-retry-alone).
   @discardableResult
-  public mutating func forceRenewal(productID: ProductID, customer: String = Store.defaultCustomer) throws(StoreError) -> [StoreEvent] {
-    try onActiveSubscription(productID, customer: customer) { (store: inout Store, ci: Int, si: Int) throws(StoreError) in
+  public mutating func forceRenewal(
+    productID: ProductID, customer: String = Store.defaultCustomer
+  ) throws(StoreError) -> [StoreEvent] {
+    try onActiveSubscription(productID, customer: customer) {
+      (store: inout Store, ci: Int, si: Int) throws(StoreError) in
       store.turnAutoRenewOn(ci, si)
       store.clearPendingPriceIncrease(ci, si)
       guard case .healthy = store.state.customers[ci].subscriptions[si].billing else { return }
@@ -518,7 +553,8 @@ extension Store {
     productID: ProductID, price: Decimal? = nil, needsConsent: Bool = true, customer: String = Store.defaultCustomer
   ) throws(StoreError) -> [StoreEvent] {
     if let price, price <= 0 { throw .invalidPrice(price) }
-    return try onActiveSubscription(productID, customer: customer) { (store: inout Store, ci: Int, si: Int) throws(StoreError) in
+    return try onActiveSubscription(productID, customer: customer) {
+      (store: inout Store, ci: Int, si: Int) throws(StoreError) in
       if let price { store.state.customers[ci].subscriptions[si].increasedPrice = price }
       store.setPriceIncrease(ci, si, needsConsent ? .pending : .agreed, subtype: needsConsent ? "PENDING" : "ACCEPTED")
     }
@@ -526,9 +562,14 @@ extension Store {
 
   /// `consentToPriceIncreaseForTransaction`: agreed; renews normally.
   @discardableResult
-  public mutating func consentToPriceIncrease(productID: ProductID, customer: String = Store.defaultCustomer) throws(StoreError) -> [StoreEvent] {
-    try onActiveSubscription(productID, customer: customer) { (store: inout Store, ci: Int, si: Int) throws(StoreError) in
-      guard store.state.customers[ci].subscriptions[si].priceIncreaseStatus == .pending else { throw .noPriceIncreasePending(productID) }
+  public mutating func consentToPriceIncrease(
+    productID: ProductID, customer: String = Store.defaultCustomer
+  ) throws(StoreError) -> [StoreEvent] {
+    try onActiveSubscription(productID, customer: customer) {
+      (store: inout Store, ci: Int, si: Int) throws(StoreError) in
+      guard store.state.customers[ci].subscriptions[si].priceIncreaseStatus == .pending else {
+        throw .noPriceIncreasePending(productID)
+      }
       store.setPriceIncrease(ci, si, .agreed, subtype: "ACCEPTED")
     }
   }
@@ -536,9 +577,14 @@ extension Store {
   /// `declinePriceIncreaseForTransaction`: auto-renew off and the pending status cleared; the
   /// subscription expires voluntarily at period end (rule price-increase-consent-decides-the-renewal).
   @discardableResult
-  public mutating func declinePriceIncrease(productID: ProductID, customer: String = Store.defaultCustomer) throws(StoreError) -> [StoreEvent] {
-    try onActiveSubscription(productID, customer: customer) { (store: inout Store, ci: Int, si: Int) throws(StoreError) in
-      guard store.state.customers[ci].subscriptions[si].priceIncreaseStatus == .pending else { throw .noPriceIncreasePending(productID) }
+  public mutating func declinePriceIncrease(
+    productID: ProductID, customer: String = Store.defaultCustomer
+  ) throws(StoreError) -> [StoreEvent] {
+    try onActiveSubscription(productID, customer: customer) {
+      (store: inout Store, ci: Int, si: Int) throws(StoreError) in
+      guard store.state.customers[ci].subscriptions[si].priceIncreaseStatus == .pending else {
+        throw .noPriceIncreasePending(productID)
+      }
       store.turnAutoRenewOff(ci, si)
     }
   }

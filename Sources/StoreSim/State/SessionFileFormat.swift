@@ -16,7 +16,9 @@ package enum SessionFileFormat {
     package var configurationPath: String
     package var configurationDigest: String
 
-    package init(version: Int = SessionFileFormat.currentVersion, configurationPath: String, configurationDigest: String) {
+    package init(
+      version: Int = SessionFileFormat.currentVersion, configurationPath: String, configurationDigest: String
+    ) {
       self.version = version
       self.configurationPath = configurationPath
       self.configurationDigest = configurationDigest
@@ -49,7 +51,8 @@ package enum SessionFileFormat {
 
   /// Decodes a whole session file. `skippingNotifications` leaves the outbox unread (and
   /// unverified): for readers that never look at it and never save.
-  package static func decode(_ data: Data, skippingNotifications: Bool = false) throws(Failure) -> (Header, StoreState) {
+  package static func decode(_ data: Data, skippingNotifications: Bool = false) throws(Failure) -> (Header, StoreState)
+  {
     let newline = data.firstIndex(of: 0x0A)
     let headerBytes = newline.map { data[data.startIndex..<$0] } ?? data[...]
     guard let header = try? JSONSerialization.jsonObject(with: headerBytes) as? [String: Any] else { throw .notJSON }
@@ -57,10 +60,14 @@ package enum SessionFileFormat {
     let version = header["version"] as? Int ?? 0
     if version > currentVersion { throw .newer(version) }
     if version == 1 { return try decodeVersion1(data) }
-    let fields = ["format", "version", "codec", "configurationPath", "configurationDigest"] + (version == 3 ? SessionIntegrity.keys : [])
-    guard version == 2 || version == 3, let newline, header.count == fields.count, fields.allSatisfy({ header[$0] != nil }),
+    let fields =
+      ["format", "version", "codec", "configurationPath", "configurationDigest"]
+      + (version == 3 ? SessionIntegrity.keys : [])
+    guard version == 2 || version == 3, let newline, header.count == fields.count,
+      fields.allSatisfy({ header[$0] != nil }),
       let codec = header["codec"] as? String, codec == StateCodec.name,
-      let configurationPath = header["configurationPath"] as? String, let digest = header["configurationDigest"] as? String
+      let configurationPath = header["configurationPath"] as? String,
+      let digest = header["configurationDigest"] as? String
     else { throw .incompleteHeader }
     let start = data.distance(from: data.startIndex, to: data.index(after: newline))
     if version == 3 {
@@ -77,7 +84,8 @@ package enum SessionFileFormat {
     do {
       let state = try data.withUnsafeBytes { raw in
         try StateCodec.decode(
-          UnsafeBufferPointer(rebasing: raw.bindMemory(to: UInt8.self)[start...]), skippingNotifications: skippingNotifications)
+          UnsafeBufferPointer(rebasing: raw.bindMemory(to: UInt8.self)[start...]),
+          skippingNotifications: skippingNotifications)
       }
       return (Header(version: version, configurationPath: configurationPath, configurationDigest: digest), state)
     } catch {
@@ -95,14 +103,19 @@ package enum SessionFileFormat {
     decoder.dateDecodingStrategy = .millisecondsSince1970
     do {
       let document = try decoder.decode(Version1.self, from: data)
-      return (Header(version: 1, configurationPath: document.configurationPath, configurationDigest: document.configurationDigest), document.state)
+      return (
+        Header(
+          version: 1, configurationPath: document.configurationPath, configurationDigest: document.configurationDigest),
+        document.state
+      )
     } catch {
       throw .corrupt(version: 1, reason: describe(error))
     }
   }
 
   /// Encodes a session file of the current version.
-  package static func encode(_ state: StoreState, configurationPath: String, configurationDigest: String) throws -> Data {
+  package static func encode(_ state: StoreState, configurationPath: String, configurationDigest: String) throws -> Data
+  {
     var (stateLine, outboxStart) = try StateCodec.encodeSplit(state)
     stateLine.append(0x0A)
     let integrity = stateLine.withUnsafeBytes { SessionIntegrity(stateLine: $0, outboxStart: outboxStart) }
@@ -123,7 +136,9 @@ package enum SessionFileFormat {
 
   /// A short reason for a `Codable` failure: what is missing or wrong, and where.
   static func describe(_ error: any Error) -> String {
-    func path(_ context: DecodingError.Context) -> String { context.codingPath.map(\.stringValue).joined(separator: ".") }
+    func path(_ context: DecodingError.Context) -> String {
+      context.codingPath.map(\.stringValue).joined(separator: ".")
+    }
     switch error as? DecodingError {
     case .keyNotFound(let key, let context)?: return "missing '\(key.stringValue)' at \(path(context))"
     case .typeMismatch(_, let context)?: return "wrong type at \(path(context))"

@@ -46,7 +46,9 @@ package struct SessionIntegrity: Equatable {
   }
 
   /// The checksum of the header: its other fields and the four values above.
-  package func headerChecksum(version: Int, codec: String, configurationPath: String, configurationDigest: String) -> String {
+  package func headerChecksum(
+    version: Int, codec: String, configurationPath: String, configurationDigest: String
+  ) -> String {
     Checksum64.hex(
       Checksum64.hash(fields: [
         SessionFileFormat.formatName, String(version), codec, configurationPath, configurationDigest,
@@ -55,10 +57,14 @@ package struct SessionIntegrity: Equatable {
   }
 
   /// The header fields to add to a version-3 header that has the others.
-  package func headerFields(version: Int, codec: String, configurationPath: String, configurationDigest: String) -> [String: Any] {
+  package func headerFields(
+    version: Int, codec: String, configurationPath: String, configurationDigest: String
+  ) -> [String: Any] {
     [
-      "checksum": headerChecksum(version: version, codec: codec, configurationPath: configurationPath, configurationDigest: configurationDigest),
-      "stateLength": stateLength, "stateChecksum": stateChecksum, "outboxLength": outboxLength, "outboxChecksum": outboxChecksum,
+      "checksum": headerChecksum(
+        version: version, codec: codec, configurationPath: configurationPath, configurationDigest: configurationDigest),
+      "stateLength": stateLength, "stateChecksum": stateChecksum, "outboxLength": outboxLength,
+      "outboxChecksum": outboxChecksum,
     ]
   }
 
@@ -68,10 +74,16 @@ package struct SessionIntegrity: Equatable {
     _ stateLine: UnsafeRawBufferPointer, checksum: String, version: Int, codec: String, configurationPath: String,
     configurationDigest: String, skippingOutbox: Bool
   ) -> Bool {
-    guard checksum == headerChecksum(version: version, codec: codec, configurationPath: configurationPath, configurationDigest: configurationDigest),
+    guard
+      checksum
+        == headerChecksum(
+          version: version, codec: codec, configurationPath: configurationPath, configurationDigest: configurationDigest
+        ),
       stateLength <= stateLine.count, stateLine.count - stateLength == outboxLength
     else { return false }
-    guard Checksum64.hex(Checksum64.hash(UnsafeRawBufferPointer(rebasing: stateLine[..<stateLength]))) == stateChecksum else { return false }
-    return skippingOutbox || Checksum64.hex(Checksum64.hash(UnsafeRawBufferPointer(rebasing: stateLine[stateLength...]))) == outboxChecksum
+    guard Checksum64.hex(Checksum64.hash(UnsafeRawBufferPointer(rebasing: stateLine[..<stateLength]))) == stateChecksum
+    else { return false }
+    return skippingOutbox
+      || Checksum64.hex(Checksum64.hash(UnsafeRawBufferPointer(rebasing: stateLine[stateLength...]))) == outboxChecksum
   }
 }

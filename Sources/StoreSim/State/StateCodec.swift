@@ -148,7 +148,8 @@ public enum StateCodec {
 
     mutating func transactionOffer(_ o: TransactionOffer?) {
       guard let o else { return raw("null") }
-      raw("["); int(Int64(o.type.rawValue)); comma(); optString(o.id); comma(); string(o.paymentMode.rawValue); comma(); period(o.period); raw("]")
+      raw("["); int(Int64(o.type.rawValue)); comma(); optString(o.id); comma(); string(o.paymentMode.rawValue); comma();
+      period(o.period); raw("]")
     }
 
     mutating func offer(_ o: SubscriptionOffer?) {
@@ -165,13 +166,15 @@ public enum StateCodec {
     mutating func transaction(_ t: Transaction) {
       raw("["); uint(t.id); comma(); uint(t.originalID); comma()
       if let w = t.webOrderLineItemID { uint(w) } else { raw("null") }
-      comma(); string(t.productID); comma(); string(t.productType.rawValue); comma(); optString(t.subscriptionGroupID); comma()
+      comma(); string(t.productID); comma(); string(t.productType.rawValue); comma(); optString(t.subscriptionGroupID);
+      comma()
       date(t.purchaseDate); comma(); date(t.originalPurchaseDate); comma(); optDate(t.expirationDate); comma()
       int(Int64(t.purchasedQuantity)); comma(); optString(t.appAccountToken?.uuidString); comma()
       string(t.ownershipType.rawValue); comma(); optDate(t.revocationDate); comma()
       if let r = t.revocationReason { int(Int64(r.rawValue)) } else { raw("null") }
       comma(); bool(t.isFamilyRevocation); comma(); bool(t.isUpgraded); comma(); transactionOffer(t.offer); comma()
-      string(t.reason.rawValue); comma(); decimal(t.price); comma(); string(t.currency); comma(); string(t.storefront); comma()
+      string(t.reason.rawValue); comma(); decimal(t.price); comma(); string(t.currency); comma(); string(t.storefront);
+      comma()
       string(t.storefrontID); comma(); bool(t.isFinished); comma(); optString(t.sharedFrom); comma()
       if let s = t.sharedTransactionID { uint(s) } else { raw("null") }
       raw("]")
@@ -199,7 +202,8 @@ public enum StateCodec {
       if let e = s.expirationReason { int(Int64(e.rawValue)) } else { raw("null") }
       comma(); bool(s.isExpired); comma(); bool(s.isRevoked); comma(); string(s.priceIncreaseStatus.rawValue); comma()
       offer(s.pendingOffer); comma(); offer(s.runningOffer); comma(); int(Int64(s.runningOfferPeriodsLeft)); comma()
-      date(s.recentSubscriptionStartDate); comma(); int(Int64(s.renewalCount)); comma(); optString(s.appAccountToken?.uuidString)
+      date(s.recentSubscriptionStartDate); comma(); int(Int64(s.renewalCount)); comma();
+      optString(s.appAccountToken?.uuidString)
       // Optional trailing fields (older files end before them).
       if s.anniversaryDate != nil || s.increasedPrice != nil {
         comma(); optDate(s.anniversaryDate); comma()
@@ -209,12 +213,14 @@ public enum StateCodec {
     }
 
     mutating func renewalInfo(_ r: RenewalInfo) {
-      raw("["); uint(r.originalTransactionID); comma(); string(r.currentProductID); comma(); string(r.autoRenewProductID); comma()
+      raw("["); uint(r.originalTransactionID); comma(); string(r.currentProductID); comma();
+      string(r.autoRenewProductID); comma()
       bool(r.willAutoRenew); comma()
       if let e = r.expirationReason { int(Int64(e.rawValue)) } else { raw("null") }
       comma(); bool(r.isInBillingRetry); comma(); optDate(r.gracePeriodExpirationDate); comma()
       string(r.priceIncreaseStatus.rawValue); comma(); transactionOffer(r.offer); comma(); date(r.renewalDate); comma()
-      date(r.recentSubscriptionStartDate); comma(); decimal(r.renewalPrice); comma(); string(r.currency); comma(); raw("[")
+      date(r.recentSubscriptionStartDate); comma(); decimal(r.renewalPrice); comma(); string(r.currency); comma();
+      raw("[")
       for (i, id) in r.eligibleWinBackOfferIDs.enumerated() {
         if i > 0 { comma() }
         string(id)
@@ -243,7 +249,9 @@ public enum StateCodec {
   /// read: the state has no notifications. That is for commands that only read transactions or
   /// subscriptions; such a state must never be saved. The document must still end where a whole
   /// one does.
-  public static func decode(_ buffer: UnsafeBufferPointer<UInt8>, skippingNotifications: Bool = false) throws(DecodingError) -> StoreState {
+  public static func decode(
+    _ buffer: UnsafeBufferPointer<UInt8>, skippingNotifications: Bool = false
+  ) throws(DecodingError) -> StoreState {
     var r = Reader(bytes: buffer)
     r.skippingNotifications = skippingNotifications
     return try r.document()
@@ -284,7 +292,8 @@ public enum StateCodec {
     /// Whether the next four bytes are `word` (four ASCII letters, little-endian).
     @inline(__always)
     func next4(_ word: UInt32) -> Bool {
-      bytes.count - i >= 4 && UInt32(littleEndian: UnsafeRawPointer(bytes.baseAddress! + i).loadUnaligned(as: UInt32.self)) == word
+      bytes.count - i >= 4
+        && UInt32(littleEndian: UnsafeRawPointer(bytes.baseAddress! + i).loadUnaligned(as: UInt32.self)) == word
     }
 
     static let null: UInt32 = 0x6C6C_756E  // "null"
@@ -473,7 +482,8 @@ public enum StateCodec {
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.sortedKeys]
       encoder.dateEncodingStrategy = .millisecondsSince1970
-      guard let state = try? decoder.decode(StoreState.self, from: Data(slice)), state.customers.isEmpty, state.notifications.isEmpty,
+      guard let state = try? decoder.decode(StoreState.self, from: Data(slice)), state.customers.isEmpty,
+        state.notifications.isEmpty,
         let again = try? encoder.encode(state),
         let reencoded = Array(again).withUnsafeBufferPointer({ buffer in
           var r = Reader(bytes: buffer)
@@ -504,7 +514,9 @@ public enum StateCodec {
           let keyAt = i
           let key = try string()
           try expect(UInt8(ascii: ":"))
-          guard members.updateValue(try value(depth: depth + 1), forKey: key) == nil else { i = keyAt; throw fail("duplicate key '\(key)'") }
+          guard members.updateValue(try value(depth: depth + 1), forKey: key) == nil else {
+            i = keyAt; throw fail("duplicate key '\(key)'")
+          }
         } while comma()
         try expect(UInt8(ascii: "}"))
         return .object(members)
@@ -547,7 +559,9 @@ public enum StateCodec {
         guard digits(&self) > 0 else { i = start; throw fail("malformed number") }
       }
       let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
-      guard let d = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else { i = start; throw fail("malformed number") }
+      guard let d = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
+        i = start; throw fail("malformed number")
+      }
       return d
     }
 
@@ -574,7 +588,9 @@ public enum StateCodec {
       let eligibility = try list { (r: inout Reader) throws(DecodingError) in try r.string() }; try sep()
       let eligible = try bool()
       try expect(UInt8(ascii: "]"))
-      return SubscriptionOffer(type: type, id: id, paymentMode: mode, period: period, periodCount: count, price: price, eligibility: eligibility, isEligible: eligible)
+      return SubscriptionOffer(
+        type: type, id: id, paymentMode: mode, period: period, periodCount: count, price: price,
+        eligibility: eligibility, isEligible: eligible)
     }
 
     mutating func transaction() throws(DecodingError) -> Transaction {
@@ -728,7 +744,10 @@ public enum StateCodec {
       if !skippingNotifications {
         for (n, t) in transactions.enumerated() { byID[t.id] = (c, Int32(n)) }
       }
-      customers.append(Customer(name: name, transactions: transactions, subscriptions: subscriptions, introductoryOfferUsedGroups: Set(groups), familyID: family, appTransactionID: app))
+      customers.append(
+        Customer(
+          name: name, transactions: transactions, subscriptions: subscriptions,
+          introductoryOfferUsedGroups: Set(groups), familyID: family, appTransactionID: app))
     }
 
     mutating func notification() throws(DecodingError) -> ServerNotification {

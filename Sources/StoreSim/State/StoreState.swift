@@ -143,27 +143,28 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
     anniversaryDate: Date? = nil,
     increasedPrice: Decimal? = nil
   ) {
-    storage = CopyOnWrite(Fields(
-      groupID: groupID,
-      originalID: originalID,
-      currentProductID: currentProductID,
-      autoRenewProductID: autoRenewProductID,
-      willAutoRenew: willAutoRenew,
-      expirationDate: expirationDate,
-      latestTransactionID: latestTransactionID,
-      billing: billing,
-      expirationReason: expirationReason,
-      isExpired: isExpired,
-      isRevoked: isRevoked,
-      priceIncreaseStatus: priceIncreaseStatus,
-      pendingOffer: pendingOffer.map(CopyOnWrite.init),
-      runningOffer: runningOffer.map(CopyOnWrite.init),
-      runningOfferPeriodsLeft: runningOfferPeriodsLeft,
-      recentSubscriptionStartDate: recentSubscriptionStartDate,
-      renewalCount: renewalCount,
-      appAccountToken: appAccountToken,
-      anniversaryDate: anniversaryDate,
-      increasedPrice: increasedPrice))
+    storage = CopyOnWrite(
+      Fields(
+        groupID: groupID,
+        originalID: originalID,
+        currentProductID: currentProductID,
+        autoRenewProductID: autoRenewProductID,
+        willAutoRenew: willAutoRenew,
+        expirationDate: expirationDate,
+        latestTransactionID: latestTransactionID,
+        billing: billing,
+        expirationReason: expirationReason,
+        isExpired: isExpired,
+        isRevoked: isRevoked,
+        priceIncreaseStatus: priceIncreaseStatus,
+        pendingOffer: pendingOffer.map(CopyOnWrite.init),
+        runningOffer: runningOffer.map(CopyOnWrite.init),
+        runningOfferPeriodsLeft: runningOfferPeriodsLeft,
+        recentSubscriptionStartDate: recentSubscriptionStartDate,
+        renewalCount: renewalCount,
+        appAccountToken: appAccountToken,
+        anniversaryDate: anniversaryDate,
+        increasedPrice: increasedPrice))
   }
 
   /// The group.
@@ -367,10 +368,11 @@ public struct ServerNotification: Sendable, Hashable, Codable {
     transaction: Transaction?, renewalInfo: RenewalInfo?, status: RenewalState?,
     consumptionRequestReason: ConsumptionRequestReason? = nil
   ) {
-    storage = CopyOnWrite(Fields(
-      notificationType: notificationType, subtype: subtype, sequence: sequence, signedDate: signedDate,
-      customer: customer, transaction: transaction, renewalInfo: renewalInfo, status: status,
-      consumptionRequestReason: consumptionRequestReason))
+    storage = CopyOnWrite(
+      Fields(
+        notificationType: notificationType, subtype: subtype, sequence: sequence, signedDate: signedDate,
+        customer: customer, transaction: transaction, renewalInfo: renewalInfo, status: status,
+        consumptionRequestReason: consumptionRequestReason))
   }
 
   /// `notificationType`.
@@ -483,7 +485,9 @@ public enum ConsumptionRequestReason: String, Sendable, Hashable, Codable, CaseI
   /// Parses `unintended-purchase`, `UNINTENDED_PURCHASE`, `unintendedPurchase` and so on.
   public init?(userInput: String) {
     let key = userInput.lowercased().filter { $0.isLetter }
-    guard let r = Self.allCases.first(where: { $0.rawValue.lowercased().filter({ $0.isLetter }) == key }) else { return nil }
+    guard let r = Self.allCases.first(where: { $0.rawValue.lowercased().filter({ $0.isLetter }) == key }) else {
+      return nil
+    }
     self = r
   }
 }

@@ -27,7 +27,9 @@ package enum Suggestion {
     }
     let text = String(lower)
     if lower.count >= 3,
-      let prefixed = candidates.first(where: { let c = $0.lowercased(); return c.hasPrefix(text) || (c.count >= 3 && text.hasPrefix(c)) })
+      let prefixed = candidates.first(where: {
+        let c = $0.lowercased(); return c.hasPrefix(text) || (c.count >= 3 && text.hasPrefix(c))
+      })
     {
       return prefixed
     }

@@ -130,12 +130,15 @@ public enum TimeRules {
   /// Returns the end and the anchor to keep: a start off the anchor's chain (a plan change to
   /// another length, a recovery after grace, a forced renewal), a period that is not whole
   /// months, or a time rate other than real time starts a new anchor at `start`.
-  public static func anniversaryEnd(of period: SubscriptionPeriod, count: Int = 1, from start: Date, anchor: Date?, rate: TimeRate) -> (end: Date, anchor: Date) {
+  public static func anniversaryEnd(
+    of period: SubscriptionPeriod, count: Int = 1, from start: Date, anchor: Date?, rate: TimeRate
+  ) -> (end: Date, anchor: Date) {
     let n = max(count, 1)
     guard rate == .realTime, let months = period.months else {
       return (end(of: period, count: n, from: start, rate: rate), start)
     }
-    if let anchor, anchor <= start, let end = UTCCalendar.anniversary(of: anchor, from: start, addingMonths: months * n) {
+    if let anchor, anchor <= start, let end = UTCCalendar.anniversary(of: anchor, from: start, addingMonths: months * n)
+    {
       return (end, anchor)
     }
     return (UTCCalendar.adding(months: months * n, to: start), start)

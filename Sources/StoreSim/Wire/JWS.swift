@@ -72,7 +72,9 @@ public enum JWS {
   /// Signs a JSON payload.
   public static func sign(_ payload: JSONOutput, bundleID: String) -> String {
     let header = JSONOutput.object(["alg": .string("HS256"), "typ": .string("JWT"), "kid": .string("storesim")])
-    let signingInput = base64URL(Array(header.rendered(pretty: false).utf8)) + "." + base64URL(Array(payload.rendered(pretty: false).utf8))
+    let signingInput =
+      base64URL(Array(header.rendered(pretty: false).utf8)) + "."
+      + base64URL(Array(payload.rendered(pretty: false).utf8))
     let key = SHA256.hash(Array("storesim-signing-key:\(bundleID)".utf8))
     return signingInput + "." + base64URL(SHA256.hmac(key: key, message: Array(signingInput.utf8)))
   }

@@ -19,7 +19,9 @@ extension Store {
   ///     sandbox receipt sent to production answers 21007, a production one sent to the sandbox
   ///     21008. Defaults to the endpoint matching the session's environment.
   ///   - forcedStatus: answer with this error status instead (21000–21010, 21100–21199).
-  public func receipt(customer: String = Store.defaultCustomer, askedAs: StoreEnvironment? = nil, forcedStatus: Int? = nil) -> JSONOutput {
+  public func receipt(
+    customer: String = Store.defaultCustomer, askedAs: StoreEnvironment? = nil, forcedStatus: Int? = nil
+  ) -> JSONOutput {
     let isProduction = state.environment == .production
     let endpoint = askedAs ?? (isProduction ? .production : .sandbox)
     if let code = forcedStatus, code != 0 {
@@ -37,13 +39,15 @@ extension Store {
         "product_id": .string(t.productID),
         "transaction_id": .string(String(t.id)),
         "original_transaction_id": .string(String(t.originalID)),
-        "is_trial_period": .string(t.offer?.type == .introductory && t.offer?.paymentMode == .freeTrial ? "true" : "false"),
+        "is_trial_period": .string(
+          t.offer?.type == .introductory && t.offer?.paymentMode == .freeTrial ? "true" : "false"),
         "in_app_ownership_type": .string(t.ownershipType.rawValue),
       ]
       ReceiptDates.add("purchase_date", t.purchaseDate, to: &d)
       ReceiptDates.add("original_purchase_date", t.originalPurchaseDate, to: &d)
       if t.productType == .autoRenewable {
-        d["is_in_intro_offer_period"] = .string(t.offer?.type == .introductory && t.offer?.paymentMode != .freeTrial ? "true" : "false")
+        d["is_in_intro_offer_period"] = .string(
+          t.offer?.type == .introductory && t.offer?.paymentMode != .freeTrial ? "true" : "false")
         if let e = t.expirationDate { ReceiptDates.add("expires_date", e, to: &d) }
         if let w = t.webOrderLineItemID { d["web_order_line_item_id"] = .string(String(w)) }
         if latest, let g = t.subscriptionGroupID { d["subscription_group_identifier"] = .string(g) }
@@ -79,7 +83,8 @@ extension Store {
     ]
     if list.contains(where: { $0.productType == .autoRenewable }) {
       response["latest_receipt_info"] = .array(list.reversed().map { entry($0, latest: true) })
-      response["latest_receipt"] = .string(Data(JSONOutput.object(receipt).rendered(pretty: false).utf8).base64EncodedString())
+      response["latest_receipt"] = .string(
+        Data(JSONOutput.object(receipt).rendered(pretty: false).utf8).base64EncodedString())
       var pending: [JSONOutput] = []
       for sub in c?.subscriptions ?? [] {
         var d: [String: JSONOutput] = [
@@ -88,9 +93,15 @@ extension Store {
           "auto_renew_product_id": .string(sub.autoRenewProductID),
           "auto_renew_status": .string(sub.willAutoRenew ? "1" : "0"),
         ]
-        if sub.isExpired, let reason = sub.expirationReason { d["expiration_intent"] = .string(String(reason.rawValue)) }
-        if sub.expirationReason == .billingError { d["is_in_billing_retry_period"] = .string(sub.isInBillingRetry ? "1" : "0") }
-        if case .gracePeriod(let grace, _) = sub.billing { ReceiptDates.add("grace_period_expires_date", grace, to: &d) }
+        if sub.isExpired, let reason = sub.expirationReason {
+          d["expiration_intent"] = .string(String(reason.rawValue))
+        }
+        if sub.expirationReason == .billingError {
+          d["is_in_billing_retry_period"] = .string(sub.isInBillingRetry ? "1" : "0")
+        }
+        if case .gracePeriod(let grace, _) = sub.billing {
+          ReceiptDates.add("grace_period_expires_date", grace, to: &d)
+        }
         switch sub.priceIncreaseStatus {
         case .pending: d["price_consent_status"] = .string("0")
         case .agreed: d["price_consent_status"] = .string("1")

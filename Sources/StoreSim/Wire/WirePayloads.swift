@@ -21,7 +21,9 @@ public struct TransactionPayload {
   public let json: JSONOutput
 
   /// Builds the payload of a transaction for a bundle and environment, signed at `signedDate`.
-  public init(_ t: Transaction, bundleID: String, environment: StoreEnvironment, signedDate: Date, appTransactionID: String? = nil) {
+  public init(
+    _ t: Transaction, bundleID: String, environment: StoreEnvironment, signedDate: Date, appTransactionID: String? = nil
+  ) {
     var d: [String: JSONOutput] = [
       "transactionId": .string(String(t.id)),
       "originalTransactionId": .string(String(t.originalID)),
@@ -96,7 +98,9 @@ public struct RenewalInfoPayload {
       d["offerDiscountType"] = .string(o.paymentMode.rawValue)
       d["offerPeriod"] = .string(o.period.iso8601)
     }
-    if !r.eligibleWinBackOfferIDs.isEmpty { d["eligibleWinBackOfferIds"] = .array(r.eligibleWinBackOfferIDs.map(JSONOutput.string)) }
+    if !r.eligibleWinBackOfferIDs.isEmpty {
+      d["eligibleWinBackOfferIds"] = .array(r.eligibleWinBackOfferIDs.map(JSONOutput.string))
+    }
     if let v = r.appAccountToken { d["appAccountToken"] = .string(v.uuidString.lowercased()) }
     if let v = appTransactionID { d["appTransactionId"] = .string(v) }
     json = .object(d)
@@ -106,12 +110,16 @@ public struct RenewalInfoPayload {
 extension Store {
   /// A transaction's JSON payload for this session, signed now.
   public func payload(_ t: Transaction, customer: String = Store.defaultCustomer) -> JSONOutput {
-    TransactionPayload(t, bundleID: state.bundleID, environment: state.environment, signedDate: state.now, appTransactionID: self.customer(customer)?.appTransactionID).json
+    TransactionPayload(
+      t, bundleID: state.bundleID, environment: state.environment, signedDate: state.now,
+      appTransactionID: self.customer(customer)?.appTransactionID
+    ).json
   }
 
   /// A renewal info's JSON payload for this session.
   public func payload(_ r: RenewalInfo, customer: String = Store.defaultCustomer) -> JSONOutput {
-    RenewalInfoPayload(r, environment: state.environment, appTransactionID: self.customer(customer)?.appTransactionID).json
+    RenewalInfoPayload(r, environment: state.environment, appTransactionID: self.customer(customer)?.appTransactionID)
+      .json
   }
 
   /// A subscription status as the product spec's `status` shape.
@@ -157,7 +165,10 @@ extension Store {
       "environment": .string(state.environment.rawValue),
     ]
     if let t = n.transaction {
-      let json = TransactionPayload(t, bundleID: state.bundleID, environment: state.environment, signedDate: n.signedDate, appTransactionID: appTransactionID).json
+      let json = TransactionPayload(
+        t, bundleID: state.bundleID, environment: state.environment, signedDate: n.signedDate,
+        appTransactionID: appTransactionID
+      ).json
       if decoded { data["transactionInfo"] = json }
       data["signedTransactionInfo"] = .string(JWS.sign(json, bundleID: state.bundleID))
     }
@@ -184,7 +195,9 @@ extension Store {
   }
 
   /// The App Store Server API's transaction history response (`HistoryResponse`).
-  public func transactionHistoryResponse(customer: String = Store.defaultCustomer, productID: ProductID? = nil) -> JSONOutput {
+  public func transactionHistoryResponse(
+    customer: String = Store.defaultCustomer, productID: ProductID? = nil
+  ) -> JSONOutput {
     let list = allTransactions(customer: customer).filter { productID == nil || $0.productID == productID }
     return .object([
       "revision": .string(String(list.count)),
@@ -196,23 +209,27 @@ extension Store {
   }
 
   /// The App Store Server API's `StatusResponse` (Get All Subscription Statuses).
-  public func allSubscriptionStatusesResponse(customer: String = Store.defaultCustomer, groups: [SubscriptionGroupID]? = nil) -> JSONOutput {
+  public func allSubscriptionStatusesResponse(
+    customer: String = Store.defaultCustomer, groups: [SubscriptionGroupID]? = nil
+  ) -> JSONOutput {
     let ids = groups ?? state.configuration.subscriptionGroups.map(\.id)
     var data: [JSONOutput] = []
     for g in ids {
       let list = statuses(forGroup: g, customer: customer)
       guard !list.isEmpty else { continue }
-      data.append(.object([
-        "subscriptionGroupIdentifier": .string(g),
-        "lastTransactions": .array(list.map { s in
-          .object([
-            "status": .int(Int64(s.state.serverStatus)),
-            "originalTransactionId": .string(String(s.transaction.originalID)),
-            "signedTransactionInfo": .string(signed(s.transaction, customer: customer)),
-            "signedRenewalInfo": .string(signed(s.renewalInfo, customer: customer)),
-          ])
-        }),
-      ]))
+      data.append(
+        .object([
+          "subscriptionGroupIdentifier": .string(g),
+          "lastTransactions": .array(
+            list.map { s in
+              .object([
+                "status": .int(Int64(s.state.serverStatus)),
+                "originalTransactionId": .string(String(s.transaction.originalID)),
+                "signedTransactionInfo": .string(signed(s.transaction, customer: customer)),
+                "signedRenewalInfo": .string(signed(s.renewalInfo, customer: customer)),
+              ])
+            }),
+        ]))
     }
     return .object([
       "bundleId": .string(state.bundleID),

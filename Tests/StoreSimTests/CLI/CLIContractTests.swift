@@ -53,20 +53,34 @@ import Testing
     SessionCase(line: "cancel subscription.pro", code: 1, stderrContains: "no subscription to 'subscription.pro'"),
     SessionCase(line: "init AppleSample.storekit", code: 1, stderrContains: "pass --force"),
     SessionCase(line: "entitlements --customer nobody", code: 64, stderrContains: "no customer named 'nobody'"),
-    SessionCase(line: "buy consumable.fuel.octane87 --quantity 11", code: 1, stderrContains: "purchase.invalidQuantity"),
+    SessionCase(
+      line: "buy consumable.fuel.octane87 --quantity 11", code: 1, stderrContains: "purchase.invalidQuantity"),
     SessionCase(line: "buy nonconsumable.car --cancel", code: 1, stderrContains: "the customer cancelled"),
-    SessionCase(line: "refund request", code: 64, stderrContains: "missing transaction id or product id after 'request'"),
+    SessionCase(
+      line: "refund request", code: 64, stderrContains: "missing transaction id or product id after 'request'"),
     SessionCase(line: "refund request 123", code: 64, stderrContains: "no transaction with id 123"),
-    SessionCase(line: "refund request nonconsumable.car --reason angry", code: 64, stderrContains: "unknown refund request reason 'angry'"),
+    SessionCase(
+      line: "refund request nonconsumable.car --reason angry", code: 64,
+      stderrContains: "unknown refund request reason 'angry'"),
     SessionCase(line: "refund aprove 1", code: 64, stderrContains: "did you mean 'approve'?"),
     SessionCase(line: "refund approve 7", code: 64, stderrContains: "no refund request with id '7'"),
-    SessionCase(line: "refund decline 7 --reason other", code: 64, stderrContains: "--reason is not an option of 'refund decline'"),
+    SessionCase(
+      line: "refund decline 7 --reason other", code: 64, stderrContains: "--reason is not an option of 'refund decline'"
+    ),
     SessionCase(line: "refund reverse 123", code: 64, stderrContains: "no transaction with id 123"),
-    SessionCase(line: "refund --product consumable.fuel.octane87", code: 1, stderrContains: "no transaction for 'consumable.fuel.octane87'"),
-    SessionCase(line: "price-increase subscription.pro request --price -3", code: 64, stderrContains: "price must be a positive amount"),
-    SessionCase(line: "price-increase subscription.pro accept --no-consent", code: 64, stderrContains: "--price and --no-consent go with 'request'"),
+    SessionCase(
+      line: "refund --product consumable.fuel.octane87", code: 1,
+      stderrContains: "no transaction for 'consumable.fuel.octane87'"),
+    SessionCase(
+      line: "price-increase subscription.pro request --price -3", code: 64,
+      stderrContains: "price must be a positive amount"),
+    SessionCase(
+      line: "price-increase subscription.pro accept --no-consent", code: 64,
+      stderrContains: "--price and --no-consent go with 'request'"),
     // Issue 15: 64 for a name that does not exist or a bad value, 1 only for what the store answered.
-    SessionCase(line: "buy nonconsumable.car --quantity 2", code: 64, stderrContains: "--quantity applies to consumables and non-renewing subscriptions"),
+    SessionCase(
+      line: "buy nonconsumable.car --quantity 2", code: 64,
+      stderrContains: "--quantity applies to consumables and non-renewing subscriptions"),
     SessionCase(line: "advance -1d", code: 64, stderrContains: "duration '-1d' is negative"),
     SessionCase(line: "status Nope", code: 64, stderrContains: "'Nope' is neither a subscription group"),
     SessionCase(line: "timeline Nope", code: 64, stderrContains: "no subscription group 'Nope'"),
@@ -75,7 +89,8 @@ import Testing
     SessionCase(line: "cancel --transaction 99", code: 64, stderrContains: "no transaction with id 99"),
     SessionCase(line: "settings storefront XYZ", code: 64, stderrContains: "unknown storefront 'XYZ'"),
     SessionCase(line: "notifications --retry", code: 64, stderrContains: "--retry goes with 'notifications deliver'"),
-    SessionCase(line: "transactions --signed --format api", code: 64, stderrContains: "give --signed or --format api, not both"),
+    SessionCase(
+      line: "transactions --signed --format api", code: 64, stderrContains: "give --signed or --format api, not both"),
   ]
 
   // refund-by-product-includes-finished-transactions
@@ -109,10 +124,15 @@ import Testing
     let cli = try CLIHarness()
     cli.run("init AppleSample.storekit --start 2026-01-01T00:00:00Z")
     cli.run("buy subscription.pro")
-    let plain = try JSONSerialization.jsonObject(with: Data(cli.run("notifications --json").stdout.utf8)) as? [[String: Any]]
+    let plain =
+      try JSONSerialization.jsonObject(with: Data(cli.run("notifications --json").stdout.utf8)) as? [[String: Any]]
     let data = plain?.first?["data"] as? [String: Any]
-    #expect(Set(data?.keys ?? [:].keys) == ["bundleId", "environment", "signedTransactionInfo", "signedRenewalInfo", "status"])
-    let decoded = try JSONSerialization.jsonObject(with: Data(cli.run("notifications --decoded").stdout.utf8)) as? [[String: Any]]
+    #expect(
+      Set(data?.keys ?? [:].keys) == [
+        "bundleId", "environment", "signedTransactionInfo", "signedRenewalInfo", "status",
+      ])
+    let decoded =
+      try JSONSerialization.jsonObject(with: Data(cli.run("notifications --decoded").stdout.utf8)) as? [[String: Any]]
     let decodedData = decoded?.first?["data"] as? [String: Any]
     #expect((decodedData?["transactionInfo"] as? [String: Any])?["productId"] as? String == "subscription.pro")
     #expect(decodedData?["renewalInfo"] != nil)
@@ -150,7 +170,10 @@ import Testing
     let damaged: [(String, String)] = [
       (String(original.prefix(original.count / 2)), "corrupt"),
       (original.replacingOccurrences(of: #""version":3"#, with: #""version":99"#), "newer than this storesim"),
-      (original.replacingOccurrences(of: #""codec":"compact-1""#, with: #""codec":"zip""#).replacingOccurrences(of: #"{"codec":"compact-1""#, with: #"{"codec":"zip""#), "corrupt"),
+      (
+        original.replacingOccurrences(of: #""codec":"compact-1""#, with: #""codec":"zip""#).replacingOccurrences(
+          of: #"{"codec":"compact-1""#, with: #"{"codec":"zip""#), "corrupt"
+      ),
       (#"{"hello": "world"}"#, "not a storesim session"),
       ("", "corrupt"),
     ]
@@ -236,7 +259,8 @@ import Testing
     let cli = try CLIHarness()
     cli.run("init AppleSample.storekit --start 2026-01-01T00:00:00Z")
     DispatchQueue.concurrentPerform(iterations: 20) { _ in
-      let env = CLIEnvironment(writeOut: { _ in }, writeErr: { _ in }, currentDirectory: cli.folder, now: { Date(timeIntervalSince1970: 0) })
+      let env = CLIEnvironment(
+        writeOut: { _ in }, writeErr: { _ in }, currentDirectory: cli.folder, now: { Date(timeIntervalSince1970: 0) })
       _ = CLI.run(["buy", "consumable.fuel.octane87"], environment: env)
     }
     let r = cli.run("transactions --json")
@@ -287,7 +311,9 @@ import Testing
       #expect(spec.example.contains("storesim \(spec.name)"))
       for option in spec.options {
         #expect(!option.help.isEmpty)
-        #expect(!globalOptions.contains { $0.name == option.name }, "\(spec.name) --\(option.name) clashes with a global option")
+        #expect(
+          !globalOptions.contains { $0.name == option.name },
+          "\(spec.name) --\(option.name) clashes with a global option")
       }
     }
   }

@@ -41,7 +41,9 @@ import Testing
     #expect(StoreError.noPendingRequest("9").exitCode == .usage)
   }
 
-  @Test(arguments: ["buy", "buy nonconsumable.car --quantty 2", "advance 1m", "frobnicate", "refund abc", "buy nonconsumable.cra"])
+  @Test(arguments: [
+    "buy", "buy nonconsumable.car --quantty 2", "advance 1m", "frobnicate", "refund abc", "buy nonconsumable.cra",
+  ])
   func errorsAreOneLine(_ line: String) throws {
     let cli = try session()
     let r = cli.run(line)
@@ -53,7 +55,10 @@ import Testing
   @Test func errorsUnderJSONAreAlsoOneObjectOnStdout() throws {
     let cli = try session()
     cli.run("buy consumable.fuel.octane87")
-    for (line, code, name) in [("refund 42 --json", 64, "usage"), ("--json buy nope", 64, "usage"), ("decline --json", 1, "refused"), ("products --json --tpye x", 64, "usage")] {
+    for (line, code, name) in [
+      ("refund 42 --json", 64, "usage"), ("--json buy nope", 64, "usage"), ("decline --json", 1, "refused"),
+      ("products --json --tpye x", 64, "usage"),
+    ] {
       let r = cli.run(line)
       #expect(r.code == Int32(code), "\(line)")
       let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
@@ -69,7 +74,9 @@ import Testing
     let r = cli.run("buy nonconsumable.car --quantity 2")
     #expect(r.code == 64)
     #expect(r.stderr.contains("'nonconsumable.car' is non-consumable"))
-    #expect(cli.run("transactions --json").stdout == "[\n\n]\n" || !cli.run("transactions").stdout.contains("nonconsumable.car"))
+    #expect(
+      cli.run("transactions --json").stdout == "[\n\n]\n"
+        || !cli.run("transactions").stdout.contains("nonconsumable.car"))
     #expect(cli.run("buy consumable.fuel.octane87 --quantity 2").code == 0)
   }
 
@@ -102,8 +109,12 @@ import Testing
     let cli = try session()
     cli.run("buy subscription.pro")
     let r = cli.run("buy subscription.standard")
-    #expect(r.stdout.hasPrefix("scheduled  subscription.standard  from 2026-03-01T00:00:00Z, when subscription.pro renews"), "\(r.stdout)")
-    let json = try JSONSerialization.jsonObject(with: Data(cli.run("buy subscription.standard --json").stdout.utf8)) as? [String: Any]
+    #expect(
+      r.stdout.hasPrefix("scheduled  subscription.standard  from 2026-03-01T00:00:00Z, when subscription.pro renews"),
+      "\(r.stdout)")
+    let json =
+      try JSONSerialization.jsonObject(with: Data(cli.run("buy subscription.standard --json").stdout.utf8))
+      as? [String: Any]
     let change = json?["scheduledChange"] as? [String: Any]
     #expect(change?["productId"] as? String == "subscription.standard")
     #expect(change?["effectiveDate"] as? Int == 1_772_323_200_000)
@@ -112,7 +123,9 @@ import Testing
   @Test func buyingWhatIsAlreadyOwnedSaysSo() throws {
     let cli = try session()
     cli.run("buy subscription.pro")
-    #expect(cli.run("buy subscription.pro").stdout.hasPrefix("already subscribed  subscription.pro  transaction 2000000000000001"))
+    #expect(
+      cli.run("buy subscription.pro").stdout.hasPrefix(
+        "already subscribed  subscription.pro  transaction 2000000000000001"))
     cli.run("buy nonconsumable.car")
     let again = cli.run("buy nonconsumable.car --json")
     #expect(again.stdout.contains("\"alreadyOwned\": true"))
@@ -125,7 +138,9 @@ import Testing
     #expect((json?["time-rate"] as? [String: Any])?["name"] as? String == "realTime")
     #expect((json?["time-rate"] as? [String: Any])?["value"] as? Int == 0)
     #expect(json?["deliver-url"] is NSNull)
-    let changed = try JSONSerialization.jsonObject(with: Data(cli.run("settings grace-period on --json").stdout.utf8)) as? [String: Any]
+    let changed =
+      try JSONSerialization.jsonObject(with: Data(cli.run("settings grace-period on --json").stdout.utf8))
+      as? [String: Any]
     #expect(changed?["grace-period"] as? Bool == true)
   }
 

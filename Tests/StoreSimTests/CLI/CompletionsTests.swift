@@ -16,10 +16,14 @@ import Testing
     try script.write(toFile: folder + "/c.bash", atomically: true, encoding: .utf8)
     let process = Process()
     process.executableURL = URL(fileURLWithPath: bash)
-    process.arguments = ["-c", """
-      storesim() { case "$3" in products) printf 'p.one\\np.two\\n';; transactions) printf '2000000000000001\\n';; esac; }
-      source "$0"; COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]}-1)); _storesim; printf '%s\\n' "${COMPREPLY[@]}"
-      """, folder + "/c.bash"] + words
+    process.arguments =
+      [
+        "-c",
+        """
+        storesim() { case "$3" in products) printf 'p.one\\np.two\\n';; transactions) printf '2000000000000001\\n';; esac; }
+        source "$0"; COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]}-1)); _storesim; printf '%s\\n' "${COMPREPLY[@]}"
+        """, folder + "/c.bash",
+      ] + words
     let pipe = Pipe()
     process.standardOutput = pipe
     try process.run()
@@ -35,7 +39,9 @@ import Testing
     let script = r.stdout
     guard FileManager.default.isExecutableFile(atPath: "/bin/bash") else { return }
     let commands = try complete(script, ["storesim", ""])
-    for spec in CommandTable.standard.commands { #expect(commands.contains(spec.name), "\(spec.name) is not completed") }
+    for spec in CommandTable.standard.commands {
+      #expect(commands.contains(spec.name), "\(spec.name) is not completed")
+    }
     #expect(try complete(script, ["storesim", "buy", "x", "--q"]) == ["--quantity"])
     #expect(try complete(script, ["storesim", "buy", "p.t"]) == ["p.two"])
     #expect(try complete(script, ["storesim", "settings", "grace"]) == ["grace-period"])
@@ -48,7 +54,9 @@ import Testing
     let fish = cli.run("completions fish").stdout
     for spec in CommandTable.standard.commands {
       #expect(fish.contains("-a \(spec.name) -d"))
-      for option in spec.options { #expect(fish.contains("__fish_seen_subcommand_from \(spec.name)' -l \(option.name)")) }
+      for option in spec.options {
+        #expect(fish.contains("__fish_seen_subcommand_from \(spec.name)' -l \(option.name)"))
+      }
     }
     #expect(cli.run("completions zsh").stdout.hasPrefix("#compdef storesim"))
     let bad = cli.run("completions tcsh")

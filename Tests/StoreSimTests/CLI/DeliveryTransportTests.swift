@@ -77,14 +77,19 @@ import Testing
     let attempt = Delivery.post(Self.body, to: try Self.url(server.base), timeout: 10)
     #expect(attempt.status == status)
     #expect(attempt.succeeded == succeeds)
-    #expect(NotificationDelivery(index: 0, url: server.base, httpStatus: status, error: nil, date: Date()).succeeded == succeeds)
-    if (207..<300).contains(status) { #expect(attempt.error == "HTTP \(status) is not a success for the App Store (200-206)") }
+    #expect(
+      NotificationDelivery(index: 0, url: server.base, httpStatus: status, error: nil, date: Date()).succeeded
+        == succeeds)
+    if (207..<300).contains(status) {
+      #expect(attempt.error == "HTTP \(status) is not a success for the App Store (200-206)")
+    }
   }
 
   @Test func redirectsAreNotFollowed() throws {
     let other = try TestHTTPServer(.ipv4, [.respond(status: 200)])
     defer { other.stop() }
-    let redirecting = try TestHTTPServer(.ipv4, [.respond(status: 307, headers: ["Location": "\(other.base)/elsewhere"])])
+    let redirecting = try TestHTTPServer(
+      .ipv4, [.respond(status: 307, headers: ["Location": "\(other.base)/elsewhere"])])
     defer { redirecting.stop() }
     let attempt = Delivery.post(Self.body, to: try Self.url("\(redirecting.base)/n"), timeout: 10)
     #expect(attempt.status == 307)
@@ -98,7 +103,8 @@ import Testing
   }
 
   @Test func interimResponsesAreSkipped() throws {
-    let server = try TestHTTPServer(.ipv4, [.raw("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n")])
+    let server = try TestHTTPServer(
+      .ipv4, [.raw("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n")])
     defer { server.stop() }
     let attempt = Delivery.post(Self.body, to: try Self.url(server.base), timeout: 10)
     #expect(attempt.status == 202)
@@ -143,7 +149,9 @@ import Testing
   @Test func anUnresolvableHostNamesTheReason() throws {
     let attempt = Delivery.post(Self.body, to: try Self.url("http://nonexistent.invalid/"), timeout: 10)
     #expect(attempt.status == nil)
-    #expect(attempt.error?.hasPrefix("cannot resolve 'nonexistent.invalid'") == true || attempt.error?.hasPrefix("timed out") == true)
+    #expect(
+      attempt.error?.hasPrefix("cannot resolve 'nonexistent.invalid'") == true
+        || attempt.error?.hasPrefix("timed out") == true)
   }
 
   // MARK: Misbehaving servers
@@ -197,7 +205,8 @@ import Testing
   @Test func urlSessionPathPostsAndCounts200() throws {
     let server = try TestHTTPServer(.ipv4, [.respond(status: 200, body: "ok")])
     defer { server.stop() }
-    let attempt = HTTPSClient.post(Data(Self.body.utf8), to: try Self.url("\(server.base)/s"), timeout: 10, bodyLimit: Delivery.bodyLimit)
+    let attempt = HTTPSClient.post(
+      Data(Self.body.utf8), to: try Self.url("\(server.base)/s"), timeout: 10, bodyLimit: Delivery.bodyLimit)
     #expect(attempt.status == 200)
     #expect(attempt.error == nil)
     let request = try #require(server.requests.first)
@@ -209,9 +218,11 @@ import Testing
   @Test func urlSessionPathDoesNotFollowRedirects() throws {
     let other = try TestHTTPServer(.ipv4, [.respond(status: 200)])
     defer { other.stop() }
-    let redirecting = try TestHTTPServer(.ipv4, [.respond(status: 307, headers: ["Location": "\(other.base)/elsewhere"])])
+    let redirecting = try TestHTTPServer(
+      .ipv4, [.respond(status: 307, headers: ["Location": "\(other.base)/elsewhere"])])
     defer { redirecting.stop() }
-    let attempt = HTTPSClient.post(Data(Self.body.utf8), to: try Self.url("\(redirecting.base)/n"), timeout: 10, bodyLimit: Delivery.bodyLimit)
+    let attempt = HTTPSClient.post(
+      Data(Self.body.utf8), to: try Self.url("\(redirecting.base)/n"), timeout: 10, bodyLimit: Delivery.bodyLimit)
     #expect(attempt.status == 307)
     #expect(attempt.error?.hasPrefix("redirect (HTTP 307") == true)
     #expect(redirecting.requests.count == 1)
@@ -222,7 +233,8 @@ import Testing
     let cap = 64 * 1024 * 1024
     let server = try TestHTTPServer(.ipv4, [.endless], endlessCap: cap)
     defer { server.stop() }
-    let attempt = HTTPSClient.post(Data(Self.body.utf8), to: try Self.url(server.base), timeout: 10, bodyLimit: Delivery.bodyLimit)
+    let attempt = HTTPSClient.post(
+      Data(Self.body.utf8), to: try Self.url(server.base), timeout: 10, bodyLimit: Delivery.bodyLimit)
     #expect(attempt.status == 200)
     #expect(attempt.bodyBytesRead <= Delivery.bodyLimit)
     #expect(server.waitUntil { $0.endlessFinished })
@@ -241,7 +253,8 @@ import Testing
   @Test func urlSessionPathTimesOut() throws {
     let server = try TestHTTPServer(.ipv4, [.silent])
     defer { server.stop() }
-    let attempt = HTTPSClient.post(Data(Self.body.utf8), to: try Self.url(server.base), timeout: 0.25, bodyLimit: Delivery.bodyLimit)
+    let attempt = HTTPSClient.post(
+      Data(Self.body.utf8), to: try Self.url(server.base), timeout: 0.25, bodyLimit: Delivery.bodyLimit)
     #expect(attempt.status == nil)
     #expect(attempt.error?.hasPrefix("timed out after 0.25 s") == true)
   }
@@ -270,7 +283,8 @@ import Testing
   }
 
   @Test func anInvalidURLFailsEveryAttemptWithTheReason() {
-    let attempts = Delivery.post(bodies: [(index: 0, body: "{}"), (index: 1, body: "{}")], to: "http://127.0.0.1:99999/")
+    let attempts = Delivery.post(
+      bodies: [(index: 0, body: "{}"), (index: 1, body: "{}")], to: "http://127.0.0.1:99999/")
     #expect(attempts.map(\.error) == Array(repeating: "invalid URL: invalid port 99999 (use 1-65535)", count: 2))
   }
 

@@ -5,7 +5,8 @@ import Testing
 
 /// Issue 15, first contact: help, version, README and samples agree with the command table.
 @Suite struct FirstContactTests {
-  static let readme = (try? String(contentsOf: CLIHarness.projectRoot.appendingPathComponent("README.md"), encoding: .utf8)) ?? ""
+  static let readme =
+    (try? String(contentsOf: CLIHarness.projectRoot.appendingPathComponent("README.md"), encoding: .utf8)) ?? ""
 
   @Test func readmeCommandTableIsGeneratedFromTheCommandTable() {
     let table = CommandTable.standard.markdownTable()
@@ -60,10 +61,13 @@ import Testing
     #expect(cli.run("init Premium.storekit").stderr.isEmpty)
     // A shared level is reported at the product that shares it, with line and column.
     let path = cli.folder + "/Premium.storekit"
-    let text = try String(contentsOfFile: path, encoding: .utf8).replacingOccurrences(of: "\"groupNumber\" : 3", with: "\"groupNumber\" : 2")
+    let text = try String(contentsOfFile: path, encoding: .utf8).replacingOccurrences(
+      of: "\"groupNumber\" : 3", with: "\"groupNumber\" : 2")
     try text.write(toFile: path, atomically: true, encoding: .utf8)
     let warned = cli.run("validate Premium.storekit")
-    #expect(warned.stderr.range(of: #"^Premium\.storekit:\d+:\d+: warning: in group 'Premium'"#, options: .regularExpression) != nil, "\(warned.stderr)")
+    #expect(
+      warned.stderr.range(of: #"^Premium\.storekit:\d+:\d+: warning: in group 'Premium'"#, options: .regularExpression)
+        != nil, "\(warned.stderr)")
   }
 
   @Test func theTourShowsEachCommandAndTheStoresAnswer() throws {

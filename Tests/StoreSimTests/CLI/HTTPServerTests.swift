@@ -55,7 +55,11 @@ import Testing
       address.sin_family = sa_family_t(AF_INET)
       address.sin_port = in_port_t(UInt16(port).bigEndian)
       inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-      let rc = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glue.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+      let rc = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          Glue.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
+      }
       guard rc == 0 else { throw CLIError.failed("connect failed") }
     }
 
@@ -101,20 +105,28 @@ import Testing
 
     private func find() -> Int? {
       guard buffer.count >= 4 else { return nil }
-      for i in 0...(buffer.count - 4) where buffer[i] == 13 && buffer[i + 1] == 10 && buffer[i + 2] == 13 && buffer[i + 3] == 10 { return i }
+      for i in 0...(buffer.count - 4)
+      where buffer[i] == 13 && buffer[i + 1] == 10 && buffer[i + 2] == 13 && buffer[i + 3] == 10 { return i }
       return nil
     }
   }
 
   static let echo: HTTPServer.Handler = { request in
-    (request.path == "/missing" ? 404 : 200, JSONOutput.object(["method": .string(request.method), "path": .string(request.path), "body": .int(Int64(request.body.count))]).rendered(pretty: false))
+    (
+      request.path == "/missing" ? 404 : 200,
+      JSONOutput.object([
+        "method": .string(request.method), "path": .string(request.path), "body": .int(Int64(request.body.count)),
+      ]).rendered(pretty: false)
+    )
   }
 
   @Test func keepAliveAnswersSeveralRequestsOnOneConnection() throws {
     let running = try Running(handler: Self.echo)
     defer { running.stop() }
     let client = try Client(port: running.server.port)
-    client.send("GET /a HTTP/1.1\r\nHost: x\r\n\r\nPOST /b HTTP/1.1\r\nContent-Length: 5\r\n\r\nhelloGET /missing HTTP/1.1\r\n\r\n")
+    client.send(
+      "GET /a HTTP/1.1\r\nHost: x\r\n\r\nPOST /b HTTP/1.1\r\nContent-Length: 5\r\n\r\nhelloGET /missing HTTP/1.1\r\n\r\n"
+    )
     let a = try #require(client.response())
     #expect(a.status == 200)
     #expect(a.headers["connection"] == "keep-alive")
@@ -194,7 +206,9 @@ import Testing
     let cli = try CLIHarness()
     #expect(cli.run("init AppleSample.storekit --start 2026-01-01T00:00:00Z").code == 0)
     #expect(cli.run("buy subscription.pro").code == 0)
-    let env = CLIEnvironment(writeOut: { _ in }, writeErr: { _ in }, currentDirectory: cli.folder, now: { Date(timeIntervalSince1970: 1_800_000_000) })
+    let env = CLIEnvironment(
+      writeOut: { _ in }, writeErr: { _ in }, currentDirectory: cli.folder,
+      now: { Date(timeIntervalSince1970: 1_800_000_000) })
     let parsed = try ArgumentScanner.scan(["serve"], commands: CommandTable.standard)
     let inv = Invocation(arguments: parsed, environment: env, table: CommandTable.standard)
     let location = try SessionLocation(shown: ".storesim/session.json", environment: env)
@@ -213,7 +227,9 @@ import Testing
     #expect(get("/inApps/v1/transactions/2000000000000002")?.status == 200)
     // Read without the outbox so far: notification history needs it and must see it all.
     let history = #"{"startDate":0,"endDate":9999999999999}"#
-    client.send("POST /inApps/v1/notifications/history HTTP/1.1\r\nAuthorization: \(auth)\r\nContent-Length: \(history.utf8.count)\r\n\r\n\(history)")
+    client.send(
+      "POST /inApps/v1/notifications/history HTTP/1.1\r\nAuthorization: \(auth)\r\nContent-Length: \(history.utf8.count)\r\n\r\n\(history)"
+    )
     let answer = try #require(client.response())
     #expect(answer.status == 200)
     #expect(answer.body.components(separatedBy: "signedPayload").count - 1 == 2)

@@ -6,7 +6,8 @@ import Testing
 @Suite struct ScenarioTests {
   static let scripts: [String] = {
     let folder = CLIHarness.projectRoot.appendingPathComponent("Scripts").path
-    return ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".storesim") }.sorted()
+    return ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".storesim") }
+      .sorted()
   }()
 
   @Test(arguments: scripts)
@@ -25,7 +26,8 @@ import Testing
 
   @Test func failedExpectationNamesFileAndLineAndTheRunGoesOn() throws {
     let cli = try CLIHarness()
-    let file = try write("""
+    let file = try write(
+      """
       init AppleSample.storekit --start 2026-01-01T00:00:00Z
       buy nonconsumable.car
       expect entitled nonconsumable.racecar
@@ -41,7 +43,8 @@ import Testing
 
   @Test func syntaxErrorIsReportedWithItsLineBeforeAnythingRuns() throws {
     let cli = try CLIHarness()
-    let file = try write("""
+    let file = try write(
+      """
       init AppleSample.storekit
       echo this must not print
       expect entitle nonconsumable.car
@@ -56,7 +59,8 @@ import Testing
   // reported, and the other files still run.
   @Test func everyErrorOfEveryFileIsReportedBeforeAnythingRuns() throws {
     let cli = try CLIHarness()
-    let bad = try write("""
+    let bad = try write(
+      """
       init AppleSample.storekit --start 2026-01-01T00:00:00Z
       echo this must not print
       buy nonconsumable.car
@@ -75,7 +79,8 @@ import Testing
       expect notification DID_RENEWW
       """, in: cli, name: "bad.storesim")
     let other = try write("init AppleSample.storekit\nbad line 'open\n", in: cli, name: "other.storesim")
-    let good = try write("init AppleSample.storekit\necho the good file runs\nexpect pending 0\n", in: cli, name: "good.storesim")
+    let good = try write(
+      "init AppleSample.storekit\necho the good file runs\nexpect pending 0\n", in: cli, name: "good.storesim")
     let r = cli.run("run \(bad) \(other) \(good) --junit report.xml")
     #expect(r.code == 65)
     let expected = [
@@ -102,8 +107,10 @@ import Testing
     #expect(r.stdout.contains("PASS  good.storesim  (1 expectation)"))
     let xml = try String(contentsOfFile: cli.folder + "/report.xml", encoding: .utf8)
     #expect(xml.contains(#"tests="3" failures="0" errors="2""#))
-    #expect(xml.contains(#"<error type="scenario error" message="13 errors; not run">bad.storesim:4: error: unknown field"#))
-    let json = try JSONSerialization.jsonObject(with: Data(cli.run("run \(bad) \(good) --json").stdout.utf8)) as? [String: Any]
+    #expect(
+      xml.contains(#"<error type="scenario error" message="13 errors; not run">bad.storesim:4: error: unknown field"#))
+    let json =
+      try JSONSerialization.jsonObject(with: Data(cli.run("run \(bad) \(good) --json").stdout.utf8)) as? [String: Any]
     let scenarios = json?["scenarios"] as? [[String: Any]]
     #expect((scenarios?.first?["errors"] as? [Any])?.count == 13)
     #expect(scenarios?.first?["passed"] as? Bool == false)
@@ -118,12 +125,15 @@ import Testing
     #expect(r.stderr.hasPrefix("m.storesim:1: error: "), "\(r.stderr)")
     #expect(r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
     let noInit = try write("buy nonconsumable.car\n", in: cli, name: "n.storesim")
-    #expect(cli.run("run \(noInit)").stderr == "n.storesim:1: error: no session yet; start the scenario with 'init CONFIG.storekit'\n")
+    #expect(
+      cli.run("run \(noInit)").stderr
+        == "n.storesim:1: error: no session yet; start the scenario with 'init CONFIG.storekit'\n")
   }
 
   @Test func failuresReadLikeTheExpectationInLineOrderWithRightCounts() throws {
     let cli = try CLIHarness()
-    let file = try write("""
+    let file = try write(
+      """
       init AppleSample.storekit --start 2026-01-01T00:00:00Z
       buy subscription.pro
       expect latest subscription.pro expiresDate 2026-03-03T00:00:00Z
@@ -135,15 +145,16 @@ import Testing
       """, in: cli, name: "f.storesim")
     let r = cli.run("run \(file)")
     #expect(r.code == 1)
-    #expect(r.stderr == """
-      f.storesim:3: expected latest subscription.pro expiresDate 2026-03-03T00:00:00Z, got 2026-03-01T00:00:00Z
-      f.storesim:4: expected latest subscription.pro expiresDate 2026-03-03, got 2026-03-01
-      f.storesim:5: command failed: no transaction with id 5
-      f.storesim:6: expected Navigation Services to be inGracePeriod, got subscribed
-      f.storesim:7: expected renewal subscription.pro renewalDate 1772236800000, got 1772323200000
-      f.storesim:8: expected 2 transactions of subscription.pro, got 1
+    #expect(
+      r.stderr == """
+        f.storesim:3: expected latest subscription.pro expiresDate 2026-03-03T00:00:00Z, got 2026-03-01T00:00:00Z
+        f.storesim:4: expected latest subscription.pro expiresDate 2026-03-03, got 2026-03-01
+        f.storesim:5: command failed: no transaction with id 5
+        f.storesim:6: expected Navigation Services to be inGracePeriod, got subscribed
+        f.storesim:7: expected renewal subscription.pro renewalDate 1772236800000, got 1772323200000
+        f.storesim:8: expected 2 transactions of subscription.pro, got 1
 
-      """)
+        """)
     #expect(r.stdout.contains("FAIL  f.storesim  (5 of 5 expectations failed, 1 command failed)"))
   }
 
@@ -153,7 +164,8 @@ import Testing
     let r = cli.run("run \(file)")
     #expect(r.code == 1)
     #expect(r.stderr.contains("s.storesim:2: command failed: no transaction with id 1"))
-    let ok = try write("init AppleSample.storekit\nrefund 1\nexpect error no transaction\n", in: cli, name: "t.storesim")
+    let ok = try write(
+      "init AppleSample.storekit\nrefund 1\nexpect error no transaction\n", in: cli, name: "t.storesim")
     #expect(cli.run("run \(ok)").code == 0)
   }
 
@@ -177,7 +189,10 @@ import Testing
   }
 
   @Test func quotesAndCommentsSplitLikeAShell() throws {
-    #expect(try ScriptLineSplitter.split(#"buy "a b" --offer 'promotional:$4 for month' # note"#) == ["buy", "a b", "--offer", "promotional:$4 for month"])
+    #expect(
+      try ScriptLineSplitter.split(#"buy "a b" --offer 'promotional:$4 for month' # note"#) == [
+        "buy", "a b", "--offer", "promotional:$4 for month",
+      ])
     #expect(try ScriptLineSplitter.split("# only a comment").isEmpty)
     #expect(throws: (any Error).self) { try ScriptLineSplitter.split(#"buy "open"#) }
   }
@@ -214,7 +229,9 @@ import Testing
       readLine: { input.next() })
     let code = CLI.run(["shell"], environment: env)
     #expect(code == 0)
-    let expected = (scenario.stdout + scenario.stderr).split(separator: "\n").filter { !$0.hasPrefix("PASS") && !$0.hasPrefix("1 passed") }.joined(separator: "\n")
+    let expected = (scenario.stdout + scenario.stderr).split(separator: "\n").filter {
+      !$0.hasPrefix("PASS") && !$0.hasPrefix("1 passed")
+    }.joined(separator: "\n")
     #expect(box.out.split(separator: "\n").joined(separator: "\n") == expected)
   }
 
@@ -228,7 +245,8 @@ import Testing
     let cli = try CLIHarness()
     cli.run("init AppleSample.storekit --start 2026-01-01T00:00:00Z")
     let input = LineFeed(["buy nonconsumable.car", "history", "exit"])
-    let env = CLIEnvironment(writeOut: { _ in }, writeErr: { _ in }, currentDirectory: cli.folder, readLine: { input.next() })
+    let env = CLIEnvironment(
+      writeOut: { _ in }, writeErr: { _ in }, currentDirectory: cli.folder, readLine: { input.next() })
     #expect(CLI.run(["shell"], environment: env) == 0)
     #expect(cli.run("entitlements").stdout.contains("nonconsumable.car"))
   }

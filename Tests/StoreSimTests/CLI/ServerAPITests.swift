@@ -15,22 +15,30 @@ import Testing
   ) -> String {
     var header: [String: JSONOutput] = ["alg": .string(alg), "typ": .string("JWT")]
     if let kid { header["kid"] = .string(kid) }
-    var payload: [String: JSONOutput] = ["iss": .string("issuer"), "aud": .string(aud), "bid": .string(bid), "exp": .int(Int64(exp))]
+    var payload: [String: JSONOutput] = [
+      "iss": .string("issuer"), "aud": .string(aud), "bid": .string(bid), "exp": .int(Int64(exp)),
+    ]
     if let iat { payload["iat"] = .int(Int64(iat)) }
     let h = JWS.base64URL(Array(JSONOutput.object(header).rendered(pretty: false).utf8))
     let p = JWS.base64URL(Array(JSONOutput.object(payload).rendered(pretty: false).utf8))
     return "Bearer \(h).\(p).c2lnbmF0dXJl"
   }
 
-  static func call(_ store: Store, _ method: String, _ target: String, body: String = "", auth: String? = token()) -> (Int, JSONNode) {
+  static func call(
+    _ store: Store, _ method: String, _ target: String, body: String = "", auth: String? = token()
+  ) -> (Int, JSONNode) {
     var headers: [String: String] = [:]
     if let auth { headers["authorization"] = auth }
-    let r = ServerAPI.handle(APIRequest(method: method, target: target, headers: headers, body: Array(body.utf8)), store: store, now: wallClock)
+    let r = ServerAPI.handle(
+      APIRequest(method: method, target: target, headers: headers, body: Array(body.utf8)), store: store, now: wallClock
+    )
     return (r.status, try! JSONParser.parse(Array(r.body.utf8)))
   }
 
   static func decoded(_ jws: JSONNode?) -> JSONNode? {
-    guard let jws, case .string(let s) = jws.value, let bytes = JWS.verify(s, bundleID: "com.example.app") else { return nil }
+    guard let jws, case .string(let s) = jws.value, let bytes = JWS.verify(s, bundleID: "com.example.app") else {
+      return nil
+    }
     return try? JSONParser.parse(bytes)
   }
 
@@ -159,7 +167,8 @@ import Testing
   }
 
   @Test(arguments: [
-    ("missing", nil as String?), ("not bearer", "Basic abc"), ("HS256", token(alg: "HS256")), ("no kid", token(kid: nil)),
+    ("missing", nil as String?), ("not bearer", "Basic abc"), ("HS256", token(alg: "HS256")),
+    ("no kid", token(kid: nil)),
     ("other bundle", token(bid: "com.other")), ("wrong audience", token(aud: "someone")),
     ("expired", token(exp: 1_800_000_000 - 1)), ("over an hour", token(iat: 1_800_000_000, exp: 1_800_000_000 + 3601)),
     ("garbage", "Bearer a.b.c"),
@@ -172,7 +181,11 @@ import Testing
 
   @Test func goodTokensWithAndWithoutIatAreAccepted() throws {
     let store = try Self.store()
-    #expect(Self.call(store, "GET", "/inApps/v1/transactions/2000000000000001", auth: Self.token(iat: 1_800_000_000 - 10, exp: 1_800_000_000 + 3000)).0 == 200)
+    #expect(
+      Self.call(
+        store, "GET", "/inApps/v1/transactions/2000000000000001",
+        auth: Self.token(iat: 1_800_000_000 - 10, exp: 1_800_000_000 + 3000)
+      ).0 == 200)
     #expect(Self.call(store, "GET", "/inApps/v1/transactions/2000000000000001", auth: Self.token()).0 == 200)
   }
 
@@ -186,10 +199,13 @@ import Testing
     let store = try Self.store()
     let all = store.notifications.count
     #expect(all >= 3)
-    let (status, body) = Self.call(store, "POST", "/inApps/v1/notifications/history", body: #"{"startDate":0,"endDate":9999999999999}"#)
+    let (status, body) = Self.call(
+      store, "POST", "/inApps/v1/notifications/history", body: #"{"startDate":0,"endDate":9999999999999}"#)
     #expect(status == 200)
     #expect(Self.array(body["notificationHistory"]).count == min(all, 20))
-    let (_, renewals) = Self.call(store, "POST", "/inApps/v1/notifications/history", body: #"{"startDate":0,"endDate":9999999999999,"notificationType":"DID_RENEW"}"#)
+    let (_, renewals) = Self.call(
+      store, "POST", "/inApps/v1/notifications/history",
+      body: #"{"startDate":0,"endDate":9999999999999,"notificationType":"DID_RENEW"}"#)
     #expect(Self.array(renewals["notificationHistory"]).count == 2)
     #expect(Self.call(store, "POST", "/inApps/v1/notifications/history", body: #"{"endDate":1}"#).0 == 400)
     #expect(Self.call(store, "POST", "/inApps/v1/notifications/history", body: "nope").0 == 400)
@@ -204,8 +220,12 @@ import Testing
     #expect(ok.stdout.hasPrefix("HTTP/1.1 200 OK\n{\"signedTransactionInfo\":\""))
     let missing = cli.run(["api", "GET", "/inApps/v1/transactions/5"])
     #expect(missing.code == 1)
-    #expect(missing.stdout == "HTTP/1.1 404 Not Found\n{\"errorCode\":4040010,\"errorMessage\":\"Transaction id not found.\"}\n")
-    let unauthenticated = cli.run(["api", "GET", "/inApps/v1/transactions/2000000000000001", "--authorization", "Bearer x"])
+    #expect(
+      missing.stdout
+        == "HTTP/1.1 404 Not Found\n{\"errorCode\":4040010,\"errorMessage\":\"Transaction id not found.\"}\n")
+    let unauthenticated = cli.run([
+      "api", "GET", "/inApps/v1/transactions/2000000000000001", "--authorization", "Bearer x",
+    ])
     #expect(unauthenticated.stdout.hasPrefix("HTTP/1.1 401 Unauthorized\n"))
     #expect(cli.run(["api", "FETCH", "/x"]).code == 64)
     #expect(cli.run(["api", "POST", "/inApps/v1/notifications/history", "--body", "nope.json"]).code == 66)
@@ -217,28 +237,42 @@ import Testing
   typealias T = ServerAPITests
 
   static func put(_ store: Store, _ target: String, _ body: String, method: String = "PUT") -> APIResponse {
-    ServerAPI.handle(APIRequest(method: method, target: target, headers: ["authorization": T.token()], body: Array(body.utf8)), store: store, now: T.wallClock)
+    ServerAPI.handle(
+      APIRequest(method: method, target: target, headers: ["authorization": T.token()], body: Array(body.utf8)),
+      store: store, now: T.wallClock)
   }
 
   static func code(_ r: APIResponse) -> String? {
-    (try? JSONParser.parse(Array(r.body.utf8)))?["errorCode"].flatMap { if case .number(let n) = $0.value { return n } else { return nil } }
+    (try? JSONParser.parse(Array(r.body.utf8)))?["errorCode"].flatMap {
+      if case .number(let n) = $0.value { return n } else { return nil }
+    }
   }
 
   @Test func extendMovesTheRenewalDateAndSendsRenewalExtended() throws {
     let store = try T.store()
     let before = try #require(store.statuses(forGroup: Fixtures.group).first).transaction.expirationDate!
-    let r = Self.put(store, "/inApps/v1/subscriptions/extend/2000000000000001", #"{"extendByDays":10,"extendReasonCode":1,"requestIdentifier":"a"}"#)
+    let r = Self.put(
+      store, "/inApps/v1/subscriptions/extend/2000000000000001",
+      #"{"extendByDays":10,"extendReasonCode":1,"requestIdentifier":"a"}"#)
     #expect(r.status == 200)
     let changed = try #require(r.changed)
     let after = try #require(changed.statuses(forGroup: Fixtures.group).first).transaction.expirationDate!
     #expect(after.timeIntervalSince(before) == 10 * 86_400)
     #expect(changed.notifications.last?.notificationType == "RENEWAL_EXTENDED")
     // The same request identifier does not extend twice.
-    let again = Self.put(changed, "/inApps/v1/subscriptions/extend/2000000000000001", #"{"extendByDays":10,"extendReasonCode":1,"requestIdentifier":"a"}"#)
+    let again = Self.put(
+      changed, "/inApps/v1/subscriptions/extend/2000000000000001",
+      #"{"extendByDays":10,"extendReasonCode":1,"requestIdentifier":"a"}"#)
     #expect(again.changed?.statuses(forGroup: Fixtures.group).first?.transaction.expirationDate == after)
     // A third extension within a year is refused.
-    let second = try #require(Self.put(changed, "/inApps/v1/subscriptions/extend/2000000000000001", #"{"extendByDays":1,"extendReasonCode":0,"requestIdentifier":"b"}"#).changed)
-    let third = Self.put(second, "/inApps/v1/subscriptions/extend/2000000000000001", #"{"extendByDays":1,"extendReasonCode":0,"requestIdentifier":"c"}"#)
+    let second = try #require(
+      Self.put(
+        changed, "/inApps/v1/subscriptions/extend/2000000000000001",
+        #"{"extendByDays":1,"extendReasonCode":0,"requestIdentifier":"b"}"#
+      ).changed)
+    let third = Self.put(
+      second, "/inApps/v1/subscriptions/extend/2000000000000001",
+      #"{"extendByDays":1,"extendReasonCode":0,"requestIdentifier":"c"}"#)
     #expect(third.status == 403)
     #expect(Self.code(third) == "4030005")
     // Renewals continue from the new date.
@@ -270,7 +304,9 @@ import Testing
 
   @Test func massExtensionAndItsStatus() throws {
     let store = try T.store()
-    let r = Self.put(store, "/inApps/v1/subscriptions/extend/mass", #"{"extendByDays":3,"extendReasonCode":3,"requestIdentifier":"m","productId":"pro"}"#, method: "POST")
+    let r = Self.put(
+      store, "/inApps/v1/subscriptions/extend/mass",
+      #"{"extendByDays":3,"extendReasonCode":3,"requestIdentifier":"m","productId":"pro"}"#, method: "POST")
     #expect(r.status == 200)
     let changed = try #require(r.changed)
     let (status, body) = T.call(changed, "GET", "/inApps/v1/subscriptions/extend/mass/pro/m")
@@ -278,36 +314,69 @@ import Testing
     #expect(body["succeededCount"]?.value == .number("1"))
     #expect(body["complete"]?.value == .bool(true))
     #expect(T.call(changed, "GET", "/inApps/v1/subscriptions/extend/mass/pro/other").0 == 404)
-    #expect(Self.code(Self.put(store, "/inApps/v1/subscriptions/extend/mass", #"{"extendByDays":3,"extendReasonCode":3,"requestIdentifier":"m","productId":"car"}"#, method: "POST")) == "4000023")
+    #expect(
+      Self.code(
+        Self.put(
+          store, "/inApps/v1/subscriptions/extend/mass",
+          #"{"extendByDays":3,"extendReasonCode":3,"requestIdentifier":"m","productId":"car"}"#, method: "POST"))
+        == "4000023")
   }
 
   @Test func consumptionIsValidatedAndRecordedAnsweringTheRefundRequest() throws {
     var store = try T.store()
     _ = try store.requestRefund(2_000_000_000_000_004)
     let request = try #require(store.refundRequests().first)
-    let v2 = Self.put(store, "/inApps/v2/transactions/consumption/2000000000000004", #"{"customerConsented":true,"sampleContentProvided":false,"deliveryStatus":"DELIVERED","consumptionPercentage":50000,"refundPreference":"DECLINE"}"#)
+    let v2 = Self.put(
+      store, "/inApps/v2/transactions/consumption/2000000000000004",
+      #"{"customerConsented":true,"sampleContentProvided":false,"deliveryStatus":"DELIVERED","consumptionPercentage":50000,"refundPreference":"DECLINE"}"#
+    )
     #expect(v2.status == 202)
     let record = try #require(v2.changed?.serverRecords.consumption.first)
     #expect(record.refundRequestID == request.id)
     #expect(record.fields["deliveryStatus"] == #""DELIVERED""#)
-    #expect(Self.code(Self.put(store, "/inApps/v2/transactions/consumption/2000000000000004", #"{"customerConsented":false,"sampleContentProvided":false,"deliveryStatus":"DELIVERED"}"#)) == "4000035")
-    #expect(Self.code(Self.put(store, "/inApps/v2/transactions/consumption/2000000000000004", #"{"customerConsented":true,"sampleContentProvided":false,"deliveryStatus":"LOST"}"#)) == "4000036")
-    let v1 = #"{"customerConsented":true,"consumptionStatus":1,"platform":1,"sampleContentProvided":true,"deliveryStatus":0,"appAccountToken":"","accountTenure":2,"playTime":3,"lifetimeDollarsRefunded":0,"lifetimeDollarsPurchased":4,"userStatus":1,"refundPreference":2}"#
+    #expect(
+      Self.code(
+        Self.put(
+          store, "/inApps/v2/transactions/consumption/2000000000000004",
+          #"{"customerConsented":false,"sampleContentProvided":false,"deliveryStatus":"DELIVERED"}"#)) == "4000035")
+    #expect(
+      Self.code(
+        Self.put(
+          store, "/inApps/v2/transactions/consumption/2000000000000004",
+          #"{"customerConsented":true,"sampleContentProvided":false,"deliveryStatus":"LOST"}"#)) == "4000036")
+    let v1 =
+      #"{"customerConsented":true,"consumptionStatus":1,"platform":1,"sampleContentProvided":true,"deliveryStatus":0,"appAccountToken":"","accountTenure":2,"playTime":3,"lifetimeDollarsRefunded":0,"lifetimeDollarsPurchased":4,"userStatus":1,"refundPreference":2}"#
     #expect(Self.put(store, "/inApps/v1/transactions/consumption/2000000000000004", v1).status == 202)
-    #expect(Self.code(Self.put(store, "/inApps/v1/transactions/consumption/2000000000000004", v1.replacingOccurrences(of: #""platform":1"#, with: #""platform":7"#))) == "4000039")
-    #expect(Self.code(Self.put(store, "/inApps/v1/transactions/consumption/2000000000000004", v1.replacingOccurrences(of: #""playTime":3"#, with: #""playTime":8"#))) == "4000040")
+    #expect(
+      Self.code(
+        Self.put(
+          store, "/inApps/v1/transactions/consumption/2000000000000004",
+          v1.replacingOccurrences(of: #""platform":1"#, with: #""platform":7"#))) == "4000039")
+    #expect(
+      Self.code(
+        Self.put(
+          store, "/inApps/v1/transactions/consumption/2000000000000004",
+          v1.replacingOccurrences(of: #""playTime":3"#, with: #""playTime":8"#))) == "4000040")
     #expect(Self.code(Self.put(store, "/inApps/v1/transactions/consumption/9", v1)) == "4040010")
   }
 
   @Test func appAccountTokenIsSetOnThePurchaseAndItsRenewals() throws {
     let store = try T.store()
     let uuid = "7E3FB20B-4CDB-47CC-936D-99D65F608138"
-    let r = Self.put(store, "/inApps/v1/transactions/2000000000000001/appAccountToken", #"{"appAccountToken":"\#(uuid)"}"#)
+    let r = Self.put(
+      store, "/inApps/v1/transactions/2000000000000001/appAccountToken", #"{"appAccountToken":"\#(uuid)"}"#)
     #expect(r.status == 200)
     let changed = try #require(r.changed)
-    #expect(changed.allTransactions().filter { $0.productID == "pro" }.allSatisfy { $0.appAccountToken?.uuidString == uuid })
-    #expect(Self.code(Self.put(store, "/inApps/v1/transactions/2000000000000002/appAccountToken", #"{"appAccountToken":"\#(uuid)"}"#)) == "4000187")
-    #expect(Self.code(Self.put(store, "/inApps/v1/transactions/2000000000000001/appAccountToken", #"{"appAccountToken":"nope"}"#)) == "4000183")
+    #expect(
+      changed.allTransactions().filter { $0.productID == "pro" }.allSatisfy { $0.appAccountToken?.uuidString == uuid })
+    #expect(
+      Self.code(
+        Self.put(store, "/inApps/v1/transactions/2000000000000002/appAccountToken", #"{"appAccountToken":"\#(uuid)"}"#))
+        == "4000187")
+    #expect(
+      Self.code(
+        Self.put(store, "/inApps/v1/transactions/2000000000000001/appAccountToken", #"{"appAccountToken":"nope"}"#))
+        == "4000183")
   }
 
   @Test func testNotificationNeedsADeliveryURLAndIsFoundByItsToken() throws {

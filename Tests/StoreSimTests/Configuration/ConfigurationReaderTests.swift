@@ -22,7 +22,9 @@ import Testing
   }
 
   @Test func emptyXcodeDocumentDecodesToDefaults() throws {
-    let loaded = try read(#"{"identifier":"A","products":[],"subscriptionGroups":[],"nonRenewingSubscriptions":[],"settings":{},"version":{"major":1,"minor":1}}"#)
+    let loaded = try read(
+      #"{"identifier":"A","products":[],"subscriptionGroups":[],"nonRenewingSubscriptions":[],"settings":{},"version":{"major":1,"minor":1}}"#
+    )
     #expect(loaded.configuration.products.isEmpty)
     #expect(loaded.configuration.settings == StoreKitSettings())
     #expect(loaded.warnings.isEmpty)
@@ -80,11 +82,15 @@ import Testing
   }
 
   @Test func duplicateProductIDsWarnAndFirstWins() throws {
-    let text = #"{"version":{"major":3,"minor":0},"products":[{"productID":"p","type":"Consumable","displayPrice":"1"},{"productID":"p","type":"NonConsumable","displayPrice":"2"}]}"#
+    let text =
+      #"{"version":{"major":3,"minor":0},"products":[{"productID":"p","type":"Consumable","displayPrice":"1"},{"productID":"p","type":"NonConsumable","displayPrice":"2"}]}"#
     let loaded = try read(text)
     #expect(loaded.configuration.products.count == 1)
     #expect(loaded.configuration.products[0].type == .consumable)
-    #expect(loaded.warnings.contains { $0.message.contains("duplicate product id 'p'") && $0.message.contains("uses the first") })
+    #expect(
+      loaded.warnings.contains {
+        $0.message.contains("duplicate product id 'p'") && $0.message.contains("uses the first")
+      })
   }
 
   static let groupFile = #"""
@@ -131,7 +137,9 @@ import Testing
   }
 
   @Test func legacySingleStoreKitErrorIsRead() throws {
-    let loaded = try read(#"{"version":{"major":1,"minor":1},"products":[],"settings":{"_failTransactionsEnabled":true,"_storeKitError":12}}"#)
+    let loaded = try read(
+      #"{"version":{"major":1,"minor":1},"products":[],"settings":{"_failTransactionsEnabled":true,"_storeKitError":12}}"#
+    )
     #expect(loaded.configuration.settings.failTransactionsEnabled)
     #expect(loaded.configuration.settings.failureError == "invalidSignature")
   }
@@ -142,7 +150,9 @@ import Testing
   }
 
   @Test func handWrittenForeignSchemaIsSalvagedWithWarnings() throws {
-    let loaded = try read(#"{"version":1,"products":[{"productID":"m","type":"auto-renewable-subscription","price":11.99,"currencyCode":"PLN","subscription":{"subscriptionGroupID":"g","subscriptionPeriod":"P1M","introductoryOffer":{"type":"freeTrial","duration":"P14D"}}}],"nonConsumables":[{"productID":"n","type":"nonConsumable","displayPrice":"2.99","description":"x"}]}"#)
+    let loaded = try read(
+      #"{"version":1,"products":[{"productID":"m","type":"auto-renewable-subscription","price":11.99,"currencyCode":"PLN","subscription":{"subscriptionGroupID":"g","subscriptionPeriod":"P1M","introductoryOffer":{"type":"freeTrial","duration":"P14D"}}}],"nonConsumables":[{"productID":"n","type":"nonConsumable","displayPrice":"2.99","description":"x"}]}"#
+    )
     let c = loaded.configuration
     #expect(c.product("m")?.type == .autoRenewable)
     #expect(c.product("m")?.price == Decimal(string: "11.99")!)
@@ -175,11 +185,13 @@ import Testing
   }
 
   @Test func localizationFallsBackToLanguageThenEnglishThenFirst() {
-    let p = Product(id: "x", type: .consumable, price: 1, localizations: [
-      Localization(locale: "fr", displayName: "Bonjour", description: ""),
-      Localization(locale: "en_US", displayName: "Hello", description: ""),
-      Localization(locale: "ja_JP", displayName: "こんにちは", description: ""),
-    ])
+    let p = Product(
+      id: "x", type: .consumable, price: 1,
+      localizations: [
+        Localization(locale: "fr", displayName: "Bonjour", description: ""),
+        Localization(locale: "en_US", displayName: "Hello", description: ""),
+        Localization(locale: "ja_JP", displayName: "こんにちは", description: ""),
+      ])
     #expect(p.localization(for: "ja")?.displayName == "こんにちは")
     #expect(p.localization(for: "fr_CA")?.displayName == "Bonjour")
     #expect(p.localization(for: "de")?.displayName == "Hello")

@@ -38,15 +38,24 @@ import Testing
     _ = try store.buy("fuel")
     let fuel = try #require(store.latestTransaction(for: "fuel"))
     try store.requestRefund(fuel.id, reason: .legal)
-    let allowed: Set<String> = ["appAppleId", "bundleId", "bundleVersion", "environment", "signedTransactionInfo", "signedRenewalInfo", "status", "consumptionRequestReason"]
+    let allowed: Set<String> = [
+      "appAppleId", "bundleId", "bundleVersion", "environment", "signedTransactionInfo", "signedRenewalInfo", "status",
+      "consumptionRequestReason",
+    ]
     for n in store.notifications {
       let payload = store.payload(n)
-      #expect(Self.keys(payload).isSubset(of: ["notificationType", "subtype", "notificationUUID", "version", "signedDate", "data"]))
+      #expect(
+        Self.keys(payload).isSubset(of: [
+          "notificationType", "subtype", "notificationUUID", "version", "signedDate", "data",
+        ]))
       #expect(Self.keys(payload["data"]).isSubset(of: allowed))
       // What is POSTed is exactly this payload, signed.
       #expect(store.signedBody(n)["signedPayload"] == .string(JWS.sign(payload, bundleID: store.state.bundleID)))
       // The decoded view for people carries the same data plus the decoded copies.
-      #expect(Self.keys(store.decodedPayload(n)["data"]) == Self.keys(payload["data"]).union(n.renewalInfo == nil ? ["transactionInfo"] : ["transactionInfo", "renewalInfo"]))
+      #expect(
+        Self.keys(store.decodedPayload(n)["data"])
+          == Self.keys(payload["data"]).union(
+            n.renewalInfo == nil ? ["transactionInfo"] : ["transactionInfo", "renewalInfo"]))
     }
     let request = try #require(store.notifications.last)
     #expect(request.notificationType == "CONSUMPTION_REQUEST")
@@ -86,7 +95,10 @@ import Testing
     #expect(store.notifications.last?.consumptionRequestReason == .unintendedPurchase)
     #expect(store.notifications.last?.renewalInfo == nil)
     try store.requestRefund(sub.id, reason: .fulfillmentIssue)
-    #expect(store.notificationNames(since: store.notifications.count - 2) == ["DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLED", "CONSUMPTION_REQUEST"])
+    #expect(
+      store.notificationNames(since: store.notifications.count - 2) == [
+        "DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLED", "CONSUMPTION_REQUEST",
+      ])
     #expect(store.notifications.last?.status == .subscribed)
     #expect(store.notifications.last?.renewalInfo?.willAutoRenew == false)
   }
@@ -169,17 +181,23 @@ import Testing
   @Test(.tags(.inferred)) func monthlyRenewalKeepsTheAnniversaryDay() throws {
     var store = Self.store(period: "P1M")
     _ = try store.buy("plan")
-    #expect(try Self.expiries(&store, renewals: 4) == [
-      "2026-02-28T12:00:00Z", "2026-03-31T12:00:00Z", "2026-04-30T12:00:00Z", "2026-05-31T12:00:00Z",
-    ])
+    #expect(
+      try Self.expiries(&store, renewals: 4) == [
+        "2026-02-28T12:00:00Z", "2026-03-31T12:00:00Z", "2026-04-30T12:00:00Z", "2026-05-31T12:00:00Z",
+      ])
   }
 
   // renewals-keep-the-anniversary
-  @Test(.tags(.inferred), arguments: [
-    ("P2M", 1_767_182_400.0, ["2026-02-28T12:00:00Z", "2026-04-30T12:00:00Z", "2026-06-30T12:00:00Z"]),  // from 2025-12-31
-    ("P3M", 1_764_504_000.0, ["2026-02-28T12:00:00Z", "2026-05-30T12:00:00Z", "2026-08-30T12:00:00Z"]),  // from 2025-11-30
-    ("P6M", 1_756_641_600.0, ["2026-02-28T12:00:00Z", "2026-08-31T12:00:00Z", "2027-02-28T12:00:00Z"]),  // from 2025-08-31
-  ])
+  @Test(
+    .tags(.inferred),
+    arguments: [
+      // P2M from 2025-12-31
+      ("P2M", 1_767_182_400.0, ["2026-02-28T12:00:00Z", "2026-04-30T12:00:00Z", "2026-06-30T12:00:00Z"]),
+      // P3M from 2025-11-30
+      ("P3M", 1_764_504_000.0, ["2026-02-28T12:00:00Z", "2026-05-30T12:00:00Z", "2026-08-30T12:00:00Z"]),
+      // P6M from 2025-08-31
+      ("P6M", 1_756_641_600.0, ["2026-02-28T12:00:00Z", "2026-08-31T12:00:00Z", "2027-02-28T12:00:00Z"]),
+    ])
   func multiMonthRenewalKeepsTheAnniversaryDay(_ period: String, _ start: TimeInterval, _ expected: [String]) throws {
     var store = Self.store(period: period, start: Date(timeIntervalSince1970: start))
     _ = try store.buy("plan")
@@ -190,16 +208,21 @@ import Testing
   @Test(.tags(.inferred)) func quarterlyRenewalBoughtOnAugust31KeepsTheAnniversaryAfterFebruary() throws {
     var store = Self.store(period: "P3M", start: Date(timeIntervalSince1970: 1_788_177_600))  // 2026-08-31T12:00:00Z
     _ = try store.buy("plan")
-    #expect(try Self.expiries(&store, renewals: 3) == ["2026-11-30T12:00:00Z", "2027-02-28T12:00:00Z", "2027-05-31T12:00:00Z"])
+    #expect(
+      try Self.expiries(&store, renewals: 3) == [
+        "2026-11-30T12:00:00Z", "2027-02-28T12:00:00Z", "2027-05-31T12:00:00Z",
+      ])
   }
 
   // renewals-keep-the-anniversary
   @Test(.tags(.inferred)) func yearlyRenewalBoughtOnFebruary29KeepsTheAnniversary() throws {
     var store = Self.store(period: "P1Y", start: Date(timeIntervalSince1970: 1_709_208_000))  // 2024-02-29T12:00:00Z
     _ = try store.buy("plan")
-    #expect(try Self.expiries(&store, renewals: 5) == [
-      "2025-02-28T12:00:00Z", "2026-02-28T12:00:00Z", "2027-02-28T12:00:00Z", "2028-02-29T12:00:00Z", "2029-02-28T12:00:00Z",
-    ])
+    #expect(
+      try Self.expiries(&store, renewals: 5) == [
+        "2025-02-28T12:00:00Z", "2026-02-28T12:00:00Z", "2027-02-28T12:00:00Z", "2028-02-29T12:00:00Z",
+        "2029-02-28T12:00:00Z",
+      ])
   }
 
   // renewals-keep-the-anniversary (a recovery after grace starts a new anniversary)
@@ -214,7 +237,10 @@ import Testing
     #expect(store.status()?.state == .inBillingRetryPeriod)
     store.settings.shouldEnterBillingRetryOnRenewal = false
     try store.resolveIssue(productID: "plan")
-    #expect(try Self.expiries(&store, renewals: 3) == ["2026-04-30T12:00:00Z", "2026-05-31T12:00:00Z", "2026-06-30T12:00:00Z"])
+    #expect(
+      try Self.expiries(&store, renewals: 3) == [
+        "2026-04-30T12:00:00Z", "2026-05-31T12:00:00Z", "2026-06-30T12:00:00Z",
+      ])
   }
 
   // buying-in-the-group-re-enables-auto-renew
@@ -235,7 +261,8 @@ import Testing
   @Test func payAsYouGoOfferPeriodIsTheWholeOffer() throws {
     var store = Fixtures.store()
     _ = try store.buy("basic")
-    _ = try store.buy("monthly", PurchaseOptions(offer: .promotional("promo.half")))  // 3 × P1M pay as you go, an upgrade
+    // 3 × P1M pay as you go, an upgrade.
+    _ = try store.buy("monthly", PurchaseOptions(offer: .promotional("promo.half")))
     let t = try #require(store.latestTransaction(for: "monthly"))
     #expect(t.offer?.period.iso8601 == "P3M")
     #expect(store.payload(t)["offerPeriod"] == .string("P3M"))
@@ -276,12 +303,17 @@ import Testing
     try store.addFamilyMember("kid")
     _ = try store.buy("pro")
     func kid(since i: Int) -> [String] {
-      store.notifications[i...].filter { $0.customer == "kid" }.map { $0.notificationType + ($0.subtype.map { "/\($0)" } ?? "") }
+      store.notifications[i...].filter { $0.customer == "kid" }.map {
+        $0.notificationType + ($0.subtype.map { "/\($0)" } ?? "")
+      }
     }
     var mark = store.notifications.count
     try store.disableAutoRenew(productID: "pro")
     try store.enableAutoRenew(productID: "pro")
-    #expect(kid(since: mark) == ["DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLED", "DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_ENABLED"])
+    #expect(
+      kid(since: mark) == [
+        "DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLED", "DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_ENABLED",
+      ])
     store.settings.shouldEnterBillingRetryOnRenewal = true
     store.settings.billingGracePeriodIsEnabled = true
     mark = store.notifications.count
@@ -352,10 +384,11 @@ import Testing
     try store.refund(fuel.id)
     try store.refund(car.id)
     guard case .array(let items)? = store.receipt()["receipt"]?["in_app"] else { Issue.record("no in_app"); return }
-    let byProduct = Dictionary(uniqueKeysWithValues: items.compactMap { item -> (String, JSONOutput)? in
-      if case .string(let p)? = item["product_id"] { return (p, item) }
-      return nil
-    })
+    let byProduct = Dictionary(
+      uniqueKeysWithValues: items.compactMap { item -> (String, JSONOutput)? in
+        if case .string(let p)? = item["product_id"] { return (p, item) }
+        return nil
+      })
     #expect(byProduct["fuel"]?["cancellation_date_ms"] == nil)
     #expect(byProduct["fuel"]?["cancellation_reason"] == nil)
     #expect(byProduct["car"]?["cancellation_date_ms"] != nil)

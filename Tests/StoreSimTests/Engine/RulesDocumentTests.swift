@@ -21,7 +21,8 @@ import Testing
     for (index, line) in document.components(separatedBy: "\n").enumerated() {
       if line.hasPrefix("#") {
         if let current { result.append(current) }
-        current = line.hasPrefix("## ")
+        current =
+          line.hasPrefix("## ")
           ? Section(name: String(line.dropFirst(3)).trimmingCharacters(in: .whitespaces), line: index + 1, body: "")
           : nil
       } else {
@@ -46,9 +47,13 @@ import Testing
     var seen: Set<String> = []
     for section in sections(of: document) {
       let at = "line \(section.line) '\(section.name)'"
-      if matches("^[a-z0-9]+(-[a-z0-9]+)+$", in: section.name).isEmpty { problems.append("\(at): heading is not a kebab-case name") }
+      if matches("^[a-z0-9]+(-[a-z0-9]+)+$", in: section.name).isEmpty {
+        problems.append("\(at): heading is not a kebab-case name")
+      }
       if !seen.insert(section.name).inserted { problems.append("\(at): heading used twice") }
-      if !section.body.contains("https://developer.apple.com/") { problems.append("\(at): no https://developer.apple.com/ page") }
+      if !section.body.contains("https://developer.apple.com/") {
+        problems.append("\(at): no https://developer.apple.com/ page")
+      }
       let tags = matches(#"\[(doc|inf)\]"#, in: section.body).count
       if tags != 1 { problems.append("\(at): \(tags) confidence tags, expected exactly one of [doc] or [inf]") }
     }
@@ -111,15 +116,17 @@ import Testing
 
       - ignored, no tag
       """
-    #expect(Self.problems(in: broken) == [
-      "line 3 'Not-Kebab': heading is not a kebab-case name",
-      "line 3 'Not-Kebab': no https://developer.apple.com/ page",
-      "line 6 'twice-named': 2 confidence tags, expected exactly one of [doc] or [inf]",
-      "line 9 'twice-named': heading used twice",
-      "line 9 'twice-named': 0 confidence tags, expected exactly one of [doc] or [inf]",
-    ])
+    #expect(
+      Self.problems(in: broken) == [
+        "line 3 'Not-Kebab': heading is not a kebab-case name",
+        "line 3 'Not-Kebab': no https://developer.apple.com/ page",
+        "line 6 'twice-named': 2 confidence tags, expected exactly one of [doc] or [inf]",
+        "line 9 'twice-named': heading used twice",
+        "line 9 'twice-named': 0 confidence tags, expected exactly one of [doc] or [inf]",
+      ])
     let word = "ru" + "le"
-    let source = "  /// renews (\(word)\n  /// renewals-keep-the-anniversary); \(word.capitalized) some-other-rule: x; \(word) 23, \(word)s"
+    let source =
+      "  /// renews (\(word)\n  /// renewals-keep-the-anniversary); \(word.capitalized) some-other-rule: x; \(word) 23, \(word)s"
     #expect(Self.citedRules(in: source) == ["renewals-keep-the-anniversary", "some-other-rule"])
   }
 }

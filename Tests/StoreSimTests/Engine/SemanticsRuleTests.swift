@@ -154,7 +154,9 @@ extension Tag {
   }
 
   // 11: rule expire-subscription-ends-the-period-now, rule force-renewal-leaves-billing-retry-alone
-  @Test(.tags(.inferred)) func rule11_expireSubscriptionEndsNowAndForceRenewalTurnsAutoRenewOnKeepingBillingRetry() throws {
+  @Test(.tags(.inferred)) func rule11_expireSubscriptionEndsNowAndForceRenewalTurnsAutoRenewOnKeepingBillingRetry()
+    throws
+  {
     var store = Fixtures.store()
     _ = try store.buy("basic")
     try store.advance(by: Fixtures.days(5))
@@ -340,7 +342,10 @@ extension Tag {
     try store.advance(by: 3600)
     let (t, events) = try store.approveAskToBuyTransaction(identifier: id)
     #expect(t.purchaseDate == store.now)
-    #expect(events.contains { if case .transactionCreated(_, _, .updates) = $0.kind { return true }; return false })
+    #expect(
+      events.contains {
+        if case .transactionCreated(_, _, .updates) = $0.kind { return true }; return false
+      })
     #expect(store.lastNotification == "ONE_TIME_CHARGE")
 
     let declined = try store.purchase("fuel")
@@ -353,7 +358,9 @@ extension Tag {
   }
 
   // 23: rule buying-what-you-own-returns-the-existing-transaction
-  @Test(.tags(.inferred)) func rule23_repurchaseOfOwnedNonConsumableOrActiveSubscriptionReturnsExistingTransaction() throws {
+  @Test(.tags(.inferred)) func rule23_repurchaseOfOwnedNonConsumableOrActiveSubscriptionReturnsExistingTransaction()
+    throws
+  {
     var store = Fixtures.store()
     let car = try store.buy("car")
     let sub = try store.buy("basic")
@@ -388,7 +395,8 @@ extension Tag {
     let car = try store.buy("car", PurchaseOptions(quantity: 4))
     #expect(car.purchasedQuantity == 1)
     #expect(car.price == Decimal(string: "1.99")!)
-    #expect(try store.purchase("fuel", options: PurchaseOptions(quantity: 11)).result == .failed("purchase.invalidQuantity"))
+    #expect(
+      try store.purchase("fuel", options: PurchaseOptions(quantity: 11)).result == .failed("purchase.invalidQuantity"))
   }
 
   // 26: rule price-is-units-in-storekit-and-milliunits-on-the-server
@@ -414,7 +422,9 @@ extension Tag {
     let old = try store.buy("basic")
     _ = try store.buy("pro")
     let upgraded = try #require(store.customer()?.transaction(old.id))
-    #expect(TransactionPayload(upgraded, bundleID: "b", environment: .xcode, signedDate: store.now).json["isUpgraded"] == .bool(true))
+    #expect(
+      TransactionPayload(upgraded, bundleID: "b", environment: .xcode, signedDate: store.now).json["isUpgraded"]
+        == .bool(true))
   }
 
   // 28: rule family-shared-copies-are-the-members-own
@@ -463,11 +473,15 @@ extension Tag {
   @Test func rule31_winBackOffersOnlyForChurnedSubscriptionsNeverInRetry() throws {
     var store = Fixtures.store { $0.shouldEnterBillingRetryOnRenewal = true }
     let t = try store.buy("monthly")  // its product carries the win-back offer
-    #expect(try store.purchase("monthly", options: PurchaseOptions(offer: .winBack("wb.free"))).result == .failed("purchase.ineligibleForOffer"))
+    #expect(
+      try store.purchase("monthly", options: PurchaseOptions(offer: .winBack("wb.free"))).result
+        == .failed("purchase.ineligibleForOffer"))
     try store.advance(to: t.expirationDate!)
     #expect(store.status()?.state == .inBillingRetryPeriod)
     #expect(store.status()?.renewalInfo.eligibleWinBackOfferIDs == [])
-    #expect(try store.purchase("monthly", options: PurchaseOptions(offer: .winBack("wb.free"))).result == .failed("purchase.ineligibleForOffer"))
+    #expect(
+      try store.purchase("monthly", options: PurchaseOptions(offer: .winBack("wb.free"))).result
+        == .failed("purchase.ineligibleForOffer"))
     try store.disableAutoRenew(productID: "monthly")  // cancelling during retry ends it
     #expect(store.status()?.state == .expired)
     #expect(store.status()?.renewalInfo.eligibleWinBackOfferIDs == ["wb.free"])
@@ -584,9 +598,14 @@ extension Tag {
     #expect(store.status()?.state == .inBillingRetryPeriod)
     try store.advance(by: 2)
     #expect(store.status()?.state == .expired)  // retry = 4 s
-    #expect(TimeRules.gracePeriod(for: SubscriptionPeriod(value: 1, unit: .week), rate: .monthlyRenewalEveryHour) == 771)
-    #expect(TimeRules.gracePeriod(for: SubscriptionPeriod(value: 1, unit: .week), rate: .monthlyRenewalEveryThirtySeconds) == 9)
-    #expect(TimeRules.billingRetryPeriod(for: SubscriptionPeriod(value: 1, unit: .month), rate: .monthlyRenewalEveryFiveMinutes) == 600)
+    #expect(
+      TimeRules.gracePeriod(for: SubscriptionPeriod(value: 1, unit: .week), rate: .monthlyRenewalEveryHour) == 771)
+    #expect(
+      TimeRules.gracePeriod(for: SubscriptionPeriod(value: 1, unit: .week), rate: .monthlyRenewalEveryThirtySeconds)
+        == 9)
+    #expect(
+      TimeRules.billingRetryPeriod(
+        for: SubscriptionPeriod(value: 1, unit: .month), rate: .monthlyRenewalEveryFiveMinutes) == 600)
   }
 
   // 38: rule backdated-purchase-fills-in-renewals
@@ -642,7 +661,9 @@ extension Tag {
   @Test func rule42_transactionEnvironmentIsXcodeInTheTestEnvironment() throws {
     var store = Fixtures.store()
     let car = try store.buy("car")
-    let payload = TransactionPayload(car, bundleID: store.state.bundleID, environment: store.state.environment, signedDate: store.now).json
+    let payload = TransactionPayload(
+      car, bundleID: store.state.bundleID, environment: store.state.environment, signedDate: store.now
+    ).json
     #expect(payload["environment"] == .string("Xcode"))
   }
 }

@@ -9,7 +9,8 @@ import Testing
     var store = Fixtures.store()
     try store.addFamilyMember("kid")
     _ = try store.buy("car")
-    _ = try store.buy("fuel", PurchaseOptions(quantity: 2, appAccountToken: UUID(uuidString: "11111111-2222-3333-4444-555555555555")))
+    _ = try store.buy(
+      "fuel", PurchaseOptions(quantity: 2, appAccountToken: UUID(uuidString: "11111111-2222-3333-4444-555555555555")))
     _ = try store.buy("monthly")
     try store.advance(by: Fixtures.days(45))
     _ = try store.buy("pro")
@@ -36,15 +37,33 @@ import Testing
   }
 
   static let misuse: [MisuseCase] = [
-    MisuseCase(name: "unknown product", expected: .productNotFound("cra", suggestion: "car")) { try $0.purchase("cra") },
-    MisuseCase(name: "unknown customer", expected: .customerNotFound("nobody")) { try $0.purchase("car", customer: "nobody") },
+    MisuseCase(name: "unknown product", expected: .productNotFound("cra", suggestion: "car")) {
+      try $0.purchase("cra")
+    },
+    MisuseCase(name: "unknown customer", expected: .customerNotFound("nobody")) {
+      try $0.purchase("car", customer: "nobody")
+    },
     MisuseCase(name: "refund unknown id", expected: .transactionNotFound(42)) { try $0.refund(42) },
-    MisuseCase(name: "refund twice", expected: .alreadyRefunded(2_000_000_000_000_001)) { try $0.refund(2_000_000_000_000_001) },
-    MisuseCase(name: "approve with nothing pending", expected: .noPendingRequest("99")) { try $0.approveAskToBuyTransaction(identifier: "99") },
-    MisuseCase(name: "clock backwards", expected: .clockCannotMoveBackward(now: Fixtures.start.addingTimeInterval(Fixtures.days(45)), requested: Fixtures.start)) { try $0.advance(to: Fixtures.start) },
-    MisuseCase(name: "cancel a consumable", expected: .invalidProductType("fuel", expected: "an auto-renewable subscription")) { try $0.disableAutoRenew(productID: "fuel") },
-    MisuseCase(name: "resolve with no issue", expected: .noIssueToResolve("pro")) { try $0.resolveIssue(productID: "pro") },
-    MisuseCase(name: "accept with no increase", expected: .noPriceIncreasePending("pro")) { try $0.consentToPriceIncrease(productID: "pro") },
+    MisuseCase(name: "refund twice", expected: .alreadyRefunded(2_000_000_000_000_001)) {
+      try $0.refund(2_000_000_000_000_001)
+    },
+    MisuseCase(name: "approve with nothing pending", expected: .noPendingRequest("99")) {
+      try $0.approveAskToBuyTransaction(identifier: "99")
+    },
+    MisuseCase(
+      name: "clock backwards",
+      expected: .clockCannotMoveBackward(
+        now: Fixtures.start.addingTimeInterval(Fixtures.days(45)), requested: Fixtures.start)
+    ) { try $0.advance(to: Fixtures.start) },
+    MisuseCase(
+      name: "cancel a consumable", expected: .invalidProductType("fuel", expected: "an auto-renewable subscription")
+    ) { try $0.disableAutoRenew(productID: "fuel") },
+    MisuseCase(name: "resolve with no issue", expected: .noIssueToResolve("pro")) {
+      try $0.resolveIssue(productID: "pro")
+    },
+    MisuseCase(name: "accept with no increase", expected: .noPriceIncreasePending("pro")) {
+      try $0.consentToPriceIncrease(productID: "pro")
+    },
     MisuseCase(name: "finish unknown id", expected: .transactionNotFound(7)) { try $0.finish(7) },
   ]
 
@@ -60,8 +79,12 @@ import Testing
   @Test func outcomesAreValuesNotErrors() throws {
     var store = Fixtures.store()
     #expect(try store.purchase("car", cancel: true).result == .userCancelled)
-    #expect(try store.purchase("monthly", options: PurchaseOptions(offer: .promotional("nope"))).result == .failed("purchase.invalidOfferIdentifier"))
-    #expect(try store.purchase("monthly", options: PurchaseOptions(offer: .promotional("promo.half"))).result == .failed("purchase.ineligibleForOffer"))
+    #expect(
+      try store.purchase("monthly", options: PurchaseOptions(offer: .promotional("nope"))).result
+        == .failed("purchase.invalidOfferIdentifier"))
+    #expect(
+      try store.purchase("monthly", options: PurchaseOptions(offer: .promotional("promo.half"))).result
+        == .failed("purchase.ineligibleForOffer"))
     #expect(store.allTransactions().isEmpty)
   }
 
@@ -117,7 +140,9 @@ import Testing
     var stepped = try story()
     let long = try once.advance(by: 600)
     var short: [StoreEvent] = []
-    for _ in 0..<600 { short += try stepped.advance(by: 1).filter { if case .clockAdvanced = $0.kind { false } else { true } } }
+    for _ in 0..<600 {
+      short += try stepped.advance(by: 1).filter { if case .clockAdvanced = $0.kind { false } else { true } }
+    }
     #expect(once.state == stepped.state)
     #expect(long.filter { if case .clockAdvanced = $0.kind { false } else { true } } == short)
     #expect(long.map(\.date) == long.map(\.date).sorted())
@@ -150,13 +175,20 @@ import Testing
     #expect(store.pendingRequests().first?.kind == .interrupted)
     store.settings.interruptedPurchasesEnabled = false
     let events = try store.resolveIssue(productID: "car")
-    #expect(events.contains { if case .transactionCreated(_, "car", .updates) = $0.kind { return true }; return false })
+    #expect(
+      events.contains {
+        if case .transactionCreated(_, "car", .updates) = $0.kind { return true }; return false
+      })
     #expect(store.currentEntitlements().map(\.productID) == ["car"])
   }
 
   @Test func payAsYouGoIntroCoversEachDiscountedPeriod() throws {
-    let offer = SubscriptionOffer(type: .introductory, paymentMode: .payAsYouGo, period: SubscriptionPeriod(value: 1, unit: .month), periodCount: 3, price: 1)
-    let c = StoreConfiguration(products: [Fixtures.sub("s", level: 1, period: "P1M", price: 5, intro: offer)], subscriptionGroups: [SubscriptionGroup(id: Fixtures.group, name: "G", productIDs: ["s"])])
+    let offer = SubscriptionOffer(
+      type: .introductory, paymentMode: .payAsYouGo, period: SubscriptionPeriod(value: 1, unit: .month), periodCount: 3,
+      price: 1)
+    let c = StoreConfiguration(
+      products: [Fixtures.sub("s", level: 1, period: "P1M", price: 5, intro: offer)],
+      subscriptionGroups: [SubscriptionGroup(id: Fixtures.group, name: "G", productIDs: ["s"])])
     var store = Store(configuration: c, start: Fixtures.start)
     _ = try store.buy("s")
     try store.advance(by: Fixtures.days(100))
@@ -169,6 +201,8 @@ import Testing
     let jan31 = Date(timeIntervalSince1970: 1_769_817_600)  // 2026-01-31
     #expect(ISO8601.string(UTCCalendar.adding(months: 1, to: jan31)) == "2026-02-28T00:00:00Z")
     #expect(ISO8601.string(UTCCalendar.adding(months: 13, to: jan31)) == "2027-02-28T00:00:00Z")
-    #expect(ISO8601.string(UTCCalendar.adding(months: 1, to: Date(timeIntervalSince1970: 1_706_659_200))) == "2024-02-29T00:00:00Z")
+    #expect(
+      ISO8601.string(UTCCalendar.adding(months: 1, to: Date(timeIntervalSince1970: 1_706_659_200)))
+        == "2024-02-29T00:00:00Z")
   }
 }

@@ -9,8 +9,9 @@ import Testing
     #expect(hex(SHA256.hash(Array("abc".utf8))) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
     #expect(hex(SHA256.hash([])) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
     // RFC 4231 test case 2.
-    #expect(hex(SHA256.hmac(key: Array("Jefe".utf8), message: Array("what do ya want for nothing?".utf8)))
-      == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+    #expect(
+      hex(SHA256.hmac(key: Array("Jefe".utf8), message: Array("what do ya want for nothing?".utf8)))
+        == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
   }
 
   @Test func signedTransactionIsCompactJWSWhosePayloadIsTheJSON() throws {
@@ -27,7 +28,9 @@ import Testing
     var store = Fixtures.store()
     _ = try store.buy("basic")
     let n = try #require(store.notifications.last)
-    guard case .string(let signed)? = store.signedBody(n)["signedPayload"] else { Issue.record("no signedPayload"); return }
+    guard case .string(let signed)? = store.signedBody(n)["signedPayload"] else {
+      Issue.record("no signedPayload"); return
+    }
     let decoded = try #require(JWS.verify(signed, bundleID: store.state.bundleID))
     let object = try #require(try JSONSerialization.jsonObject(with: Data(decoded)) as? [String: Any])
     #expect(object["notificationType"] as? String == "SUBSCRIBED")
@@ -54,7 +57,9 @@ import Testing
     _ = try store.buy("monthly")
     try store.finish(fuel.id)
     let r = store.receipt()
-    guard case .object(let receipt)? = r["receipt"], case .array(let inApp)? = receipt["in_app"] else { Issue.record("no in_app"); return }
+    guard case .object(let receipt)? = r["receipt"], case .array(let inApp)? = receipt["in_app"] else {
+      Issue.record("no in_app"); return
+    }
     #expect(inApp.count == 1)  // the finished consumable is gone
     #expect(inApp[0]["is_trial_period"] == .string("true"))
     #expect(inApp[0]["purchase_date"] == .string("2026-01-01 00:00:00 Etc/GMT"))
@@ -69,9 +74,13 @@ import Testing
     var store = Fixtures.store()
     _ = try store.buy("car")
     _ = try store.buy("basic")
-    guard case .array(let signed)? = store.transactionHistoryResponse()["signedTransactions"] else { Issue.record("no signedTransactions"); return }
+    guard case .array(let signed)? = store.transactionHistoryResponse()["signedTransactions"] else {
+      Issue.record("no signedTransactions"); return
+    }
     #expect(signed.count == 2)
-    guard case .array(let data)? = store.allSubscriptionStatusesResponse()["data"], case .array(let last)? = data.first?["lastTransactions"] else {
+    guard case .array(let data)? = store.allSubscriptionStatusesResponse()["data"],
+      case .array(let last)? = data.first?["lastTransactions"]
+    else {
       Issue.record("no data"); return
     }
     #expect(last.first?["status"] == .int(1))

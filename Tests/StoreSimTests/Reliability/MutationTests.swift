@@ -30,7 +30,11 @@ import Testing
     invalid.insert(contentsOf: [0xC3, 0x28, 0xFF], at: min(invalid.count, (seed * 7919) % max(1, invalid.count)))
     out.append(("invalid UTF-8", invalid))
     let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
-    out.append(("deep nesting", Array(text.replacingOccurrences(of: "\"products\"", with: "\"deep\" : \(deep), \"products\"").utf8)))
+    out.append(
+      (
+        "deep nesting",
+        Array(text.replacingOccurrences(of: "\"products\"", with: "\"deep\" : \(deep), \"products\"").utf8)
+      ))
     out.append(("empty", []))
     out.append(("NUL bytes", [UInt8](repeating: 0, count: 64)))
     return out
@@ -63,7 +67,8 @@ import Testing
 
   @Test func validateAnswersEveryMutationWithAnExitCodeFromTheContract() throws {
     let cli = try CLIHarness()
-    let sample = Array(try Data(contentsOf: CLIHarness.projectRoot.appendingPathComponent("Configurations/AppleSample.storekit")))
+    let sample = Array(
+      try Data(contentsOf: CLIHarness.projectRoot.appendingPathComponent("Configurations/AppleSample.storekit")))
     for (i, (name, bytes)) in Self.mutations(of: sample, seed: 1).enumerated() {
       let path = cli.folder + "/m\(i).storekit"
       _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
@@ -84,7 +89,8 @@ import Testing
     ]
     for (i, line) in lines.enumerated() {
       let file = "g\(i).storesim"
-      try "init AppleSample.storekit\n\(line)\n".write(toFile: cli.folder + "/" + file, atomically: true, encoding: .utf8)
+      try "init AppleSample.storekit\n\(line)\n".write(
+        toFile: cli.folder + "/" + file, atomically: true, encoding: .utf8)
       let r = cli.run(["run", file])
       #expect([0, 1, 65].contains(r.code), "line \(line.prefix(40)): exit \(r.code)")
       if r.code == 65 { #expect(r.stderr.contains("\(file):2:"), "\(r.stderr)") }

@@ -53,14 +53,18 @@ import Testing
   @Test func anEmptyOrFolderSessionPathIsAUsageErrorThatTouchesNothing() throws {
     let cli = try CLIHarness()
     try FileManager.default.createDirectory(atPath: cli.folder + "/proj", withIntermediateDirectories: true)
-    for line in ["init AppleSample.storekit --force --session", "init AppleSample.storekit --force --session proj", "now --session proj/"] {
+    for line in [
+      "init AppleSample.storekit --force --session", "init AppleSample.storekit --force --session proj",
+      "now --session proj/",
+    ] {
       var argv = line.split(separator: " ").map(String.init)
       if argv.last == "--session" { argv.append("") }
       let r = cli.run(argv)
       #expect(r.code == 64, "\(line): \(r.stderr)")
     }
     var isDirectory: ObjCBool = false
-    #expect(FileManager.default.fileExists(atPath: cli.folder + "/proj", isDirectory: &isDirectory) && isDirectory.boolValue)
+    #expect(
+      FileManager.default.fileExists(atPath: cli.folder + "/proj", isDirectory: &isDirectory) && isDirectory.boolValue)
     #expect(!FileManager.default.fileExists(atPath: cli.folder + "/proj.damaged"))
   }
 
@@ -98,8 +102,12 @@ import Testing
     #expect(SystemError.exitCode(EACCES) == .permissionDenied)
     #expect(SystemError.exitCode(ENOSPC) == .ioError)
     #expect(SystemError.exitCode(EROFS) == .cannotCreate)
-    #expect(SystemError.error("cannot save the session to s.json", errno: ENOSPC).message.hasSuffix(": No space left on device"))
-    #expect(ExitCode.cannotCreate.rawValue == 73 && ExitCode.ioError.rawValue == 74 && ExitCode.permissionDenied.rawValue == 77)
+    #expect(
+      SystemError.error("cannot save the session to s.json", errno: ENOSPC).message.hasSuffix(
+        ": No space left on device"))
+    #expect(
+      ExitCode.cannotCreate.rawValue == 73 && ExitCode.ioError.rawValue == 74
+        && ExitCode.permissionDenied.rawValue == 77)
   }
 }
 
@@ -183,7 +191,10 @@ import Testing
   }
 
   @Test func durationsThatOverflowOrHaveFractionalMonthsAreRefusedNeverTruncated() throws {
-    for text in ["P99999999999999999999Y", "P9999999999999999Y", "PT99999999999999999999999999999999999999S", "P1.5Y", "P0.5M", "1.5mo", "2000000d", "1mo1mo", "1d1d"] {
+    for text in [
+      "P99999999999999999999Y", "P9999999999999999Y", "PT99999999999999999999999999999999999999S", "P1.5Y", "P0.5M",
+      "1.5mo", "2000000d", "1mo1mo", "1d1d",
+    ] {
       #expect(throws: CLIError.self, "\(text)") { try ValueParsing.duration(text) }
     }
     #expect(try ValueParsing.duration("PT1.5S") == TypedDuration(seconds: 1.5))
@@ -211,7 +222,9 @@ import Testing
       let b = (0..<Int.random(in: 0...8, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }
       let limit = Int.random(in: 0...5, using: &generator)
       let exact = levenshtein(a, b)
-      #expect(Suggestion.distance(a, b, atMost: limit) == (exact <= limit ? exact : nil), "\(String(a)) \(String(b)) \(limit)")
+      #expect(
+        Suggestion.distance(a, b, atMost: limit) == (exact <= limit ? exact : nil), "\(String(a)) \(String(b)) \(limit)"
+      )
     }
     let names = (0..<5000).map { "com.example.product\($0)" }
     #expect(Suggestion.closest(to: String(repeating: "x", count: 20_000), in: names) == nil)
@@ -220,7 +233,10 @@ import Testing
 
   @Test func aLongScenarioRunsEveryLine() throws {
     let cli = try CLIHarness()
-    let lines = ["init AppleSample.storekit"] + Array(repeating: "buy consumable.fuel.octane87", count: 3000) + ["expect transactions 3000"]
+    let lines =
+      ["init AppleSample.storekit"] + Array(repeating: "buy consumable.fuel.octane87", count: 3000) + [
+        "expect transactions 3000"
+      ]
     try lines.joined(separator: "\n").write(toFile: cli.folder + "/long.storesim", atomically: true, encoding: .utf8)
     let r = cli.run("run long.storesim")
     #expect(r.code == 0, "\(r.stdout)\(r.stderr)")

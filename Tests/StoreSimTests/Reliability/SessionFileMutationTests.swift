@@ -19,7 +19,8 @@ import Testing
       try store.addCustomer("bob")
       try store.addFamilyMember("kid")
       _ = try store.buy("car")
-      _ = try store.buy("fuel", PurchaseOptions(quantity: 3, appAccountToken: UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")))
+      _ = try store.buy(
+        "fuel", PurchaseOptions(quantity: 3, appAccountToken: UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")))
       _ = try store.buy("monthly")
       _ = try store.buy("yearly", customer: "bob")
       _ = try store.buy("monthly", PurchaseOptions(offer: .promotional("promo.half")))
@@ -34,13 +35,18 @@ import Testing
       store.settings.askToBuyEnabled = true
       _ = try store.purchase("pass", customer: "kid")
       store.setDeliveryURL("http://localhost:8080/notify")
-      store.recordDelivery(NotificationDelivery(index: 0, url: "http://localhost:8080/notify", httpStatus: 200, error: nil, date: store.now))
-      store.recordDelivery(NotificationDelivery(index: 1, url: "http://localhost:8080/notify", httpStatus: nil, error: "connection refused", date: store.now))
+      store.recordDelivery(
+        NotificationDelivery(
+          index: 0, url: "http://localhost:8080/notify", httpStatus: 200, error: nil, date: store.now))
+      store.recordDelivery(
+        NotificationDelivery(
+          index: 1, url: "http://localhost:8080/notify", httpStatus: nil, error: "connection refused", date: store.now))
     } catch {
       fatalError("fixture: \(error)")
     }
     return SessionDocument(
-      format: SessionDocument.formatName, version: SessionDocument.currentVersion, configurationPath: "/tmp/some where/Products.storekit",
+      format: SessionDocument.formatName, version: SessionDocument.currentVersion,
+      configurationPath: "/tmp/some where/Products.storekit",
       configurationDigest: "0123456789abcdef", state: store.state)
   }()
 
@@ -168,7 +174,9 @@ import Testing
         let want = skipping ? partial(of: expected) : expected
         let same = read.state == want
         #expect(same, "\(what) (skipping: \(skipping)): loaded a different state: \(difference(read.state, want))")
-        #expect(read.configurationPath == document.configurationPath && read.configurationDigest == document.configurationDigest, "\(what)")
+        #expect(
+          read.configurationPath == document.configurationPath
+            && read.configurationDigest == document.configurationDigest, "\(what)")
         outcomes.append(.loadedAsSaved)
       } catch let error as CLIError {
         #expect(error.code == .dataError, "\(what) (skipping: \(skipping)): \(error.message)")
@@ -254,7 +262,10 @@ import Testing
     do {
       _ = try SessionFile.read(folder.file, shownAs: Self.shownAs)
     } catch let error as CLIError {
-      #expect(error.message == "session file \(Self.shownAs) is corrupt (checksum mismatch); it was left untouched — start over with 'storesim init CONFIG --force'")
+      #expect(
+        error.message
+          == "session file \(Self.shownAs) is corrupt (checksum mismatch); it was left untouched — start over with 'storesim init CONFIG --force'"
+      )
     }
   }
 
@@ -264,7 +275,9 @@ import Testing
   @Test func checksumIsStableAndNoticesEveryFlippedBit() {
     #expect(Checksum64.hex(Checksum64.hash([])) == "9bc29014d14dae85")
     #expect(Checksum64.hex(Checksum64.hash(Array("storesim".utf8))) == "b3f2400f25407920")
-    #expect(Checksum64.hex(Checksum64.hash(Array("The quick brown fox jumps over the lazy dog, 0123456789!".utf8))) == "7ed9da6cbbbf878d")
+    #expect(
+      Checksum64.hex(Checksum64.hash(Array("The quick brown fox jumps over the lazy dog, 0123456789!".utf8)))
+        == "7ed9da6cbbbf878d")
     #expect(Checksum64.hex(Checksum64.hash(fields: ["storesim-session", "3"])) == "b27d7266e5280de6")
     #expect(Checksum64.hash(fields: ["ab", "c"]) != Checksum64.hash(fields: ["a", "bc"]))
     let bytes = (0..<77).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }  // lanes, words and a tail
@@ -322,7 +335,8 @@ import Testing
     }
 
     // Saved again, a session is written as the current version.
-    try SessionFile.write(try SessionFile.read(folder.file, shownAs: Self.shownAs), to: SessionLocation(resolvedFile: folder.file))
+    try SessionFile.write(
+      try SessionFile.read(folder.file, shownAs: Self.shownAs), to: SessionLocation(resolvedFile: folder.file))
     #expect(try SessionFile.read(folder.file, shownAs: Self.shownAs).version == SessionDocument.currentVersion)
   }
 
@@ -340,7 +354,11 @@ import Testing
       for (k, p) in Self.occurrences(of: word, in: bytes).enumerated() where p > start && k % 16 == 0 {
         broken.append(("\(word) at \(p) as fXYZQ", replacing(word, "fXYZQ", at: p)))
         let w = Array(word.utf8)
-        broken.append(("\(word) at \(p) misspelt", replacing(word, String(decoding: w.dropLast() + [w.last! ^ 0x01], as: UTF8.self), at: p)))
+        broken.append(
+          (
+            "\(word) at \(p) misspelt",
+            replacing(word, String(decoding: w.dropLast() + [w.last! ^ 0x01], as: UTF8.self), at: p)
+          ))
         broken.append(("\(word) at \(p) cut short", replacing(word, String(word.dropLast()), at: p)))
       }
     }

@@ -39,7 +39,9 @@ final class CLIHarness: @unchecked Sendable {
 
   @discardableResult
   func run(_ argv: [String]) -> Result {
-    lock.withLock { out = ""; err = "" }
+    lock.withLock {
+      out = ""; err = ""
+    }
     let env = CLIEnvironment(
       writeOut: { [self] s in lock.withLock { out += s } },
       writeErr: { [self] s in lock.withLock { err += s } },

@@ -19,16 +19,27 @@ enum Fixtures {
   }
 
   static let configuration: StoreConfiguration = {
-    let trial = SubscriptionOffer(type: .introductory, paymentMode: .freeTrial, period: SubscriptionPeriod(value: 1, unit: .week))
-    let promo = SubscriptionOffer(type: .promotional, id: "promo.half", paymentMode: .payAsYouGo, period: SubscriptionPeriod(value: 1, unit: .month), periodCount: 3, price: Decimal(string: "4.99")!)
-    let code = SubscriptionOffer(type: .code, id: "FREEMONTH", paymentMode: .freeTrial, period: SubscriptionPeriod(value: 1, unit: .month), eligibility: ["new", "existing", "expired"])
-    let winBack = SubscriptionOffer(type: .winBack, id: "wb.free", paymentMode: .freeTrial, period: SubscriptionPeriod(value: 1, unit: .month))
+    let trial = SubscriptionOffer(
+      type: .introductory, paymentMode: .freeTrial, period: SubscriptionPeriod(value: 1, unit: .week))
+    let promo = SubscriptionOffer(
+      type: .promotional, id: "promo.half", paymentMode: .payAsYouGo,
+      period: SubscriptionPeriod(value: 1, unit: .month), periodCount: 3, price: Decimal(string: "4.99")!)
+    let code = SubscriptionOffer(
+      type: .code, id: "FREEMONTH", paymentMode: .freeTrial, period: SubscriptionPeriod(value: 1, unit: .month),
+      eligibility: ["new", "existing", "expired"])
+    let winBack = SubscriptionOffer(
+      type: .winBack, id: "wb.free", paymentMode: .freeTrial, period: SubscriptionPeriod(value: 1, unit: .month))
     let products = [
       Product(id: "car", type: .nonConsumable, price: Decimal(string: "1.99")!, isFamilyShareable: true),
       Product(id: "fuel", type: .consumable, price: Decimal(string: "0.99")!),
       Product(id: "pass", type: .nonRenewable, price: Decimal(string: "9.99")!),
-      sub("monthly", level: 2, period: "P1M", price: Decimal(string: "9.99")!, intro: trial, promos: [promo], codes: [code], winBack: [winBack], shareable: true),
-      sub("yearly", level: 2, period: "P1Y", price: Decimal(string: "79.99")!, intro: SubscriptionOffer(type: .introductory, paymentMode: .freeTrial, period: SubscriptionPeriod(value: 2, unit: .week))),
+      sub(
+        "monthly", level: 2, period: "P1M", price: Decimal(string: "9.99")!, intro: trial, promos: [promo],
+        codes: [code], winBack: [winBack], shareable: true),
+      sub(
+        "yearly", level: 2, period: "P1Y", price: Decimal(string: "79.99")!,
+        intro: SubscriptionOffer(
+          type: .introductory, paymentMode: .freeTrial, period: SubscriptionPeriod(value: 2, unit: .week))),
       sub("pro", level: 1, period: "P1M", price: Decimal(string: "14.99")!, shareable: true),
       sub("basic", level: 3, period: "P1M", price: Decimal(string: "4.99")!),
       sub("monthly.alt", level: 2, period: "P1M", price: Decimal(string: "8.99")!),
@@ -36,10 +47,15 @@ enum Fixtures {
     ]
     return StoreConfiguration(
       identifier: "TEST", products: products,
-      subscriptionGroups: [SubscriptionGroup(id: group, name: "Premium", productIDs: products.filter { $0.type == .autoRenewable }.map(\.id))])
+      subscriptionGroups: [
+        SubscriptionGroup(
+          id: group, name: "Premium", productIDs: products.filter { $0.type == .autoRenewable }.map(\.id))
+      ])
   }()
 
-  static func store(_ configure: (inout StoreKitSettings) -> Void = { _ in }, environment: StoreEnvironment = .xcode) -> Store {
+  static func store(
+    _ configure: (inout StoreKitSettings) -> Void = { _ in }, environment: StoreEnvironment = .xcode
+  ) -> Store {
     var store = Store(configuration: configuration, start: start, environment: environment)
     configure(&store.settings)
     return store
@@ -58,7 +74,9 @@ extension PurchaseOutcome {
 
 extension Store {
   /// Buys and returns the transaction, failing the test when the purchase does not succeed.
-  mutating func buy(_ id: String, _ options: PurchaseOptions = PurchaseOptions(), customer: String = Store.defaultCustomer) throws -> Transaction {
+  mutating func buy(
+    _ id: String, _ options: PurchaseOptions = PurchaseOptions(), customer: String = Store.defaultCustomer
+  ) throws -> Transaction {
     let outcome = try purchase(id, options: options, customer: customer)
     guard let t = outcome.transaction else { throw FixtureError.notPurchased(outcome.result.name) }
     return t

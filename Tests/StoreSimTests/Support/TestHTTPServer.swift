@@ -86,10 +86,14 @@ final class TestHTTPServer: @unchecked Sendable {
       address.sin_family = sa_family_t(AF_INET)
       address.sin_port = 0
       address.sin_addr.s_addr = inet_addr("127.0.0.1")
-      rc = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+      rc = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+      }
       if rc == 0 {
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        rc = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        rc = withUnsafeMutablePointer(to: &address) {
+          $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
         boundPort = UInt16(bigEndian: address.sin_port)
       }
     case .ipv6:
@@ -98,10 +102,16 @@ final class TestHTTPServer: @unchecked Sendable {
       address.sin6_family = sa_family_t(AF_INET6)
       address.sin6_port = 0
       _ = inet_pton(AF_INET6, "::1", &address.sin6_addr)
-      rc = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) } }
+      rc = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+        }
+      }
       if rc == 0 {
         var length = socklen_t(MemoryLayout<sockaddr_in6>.size)
-        rc = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        rc = withUnsafeMutablePointer(to: &address) {
+          $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
         boundPort = UInt16(bigEndian: address.sin6_port)
       }
     }
@@ -187,7 +197,9 @@ final class TestHTTPServer: @unchecked Sendable {
   /// Waits for `events` on `fd` or the wake-up pipe.
   private func wait(_ fd: Int32, _ events: Int32) -> Wait {
     while true {
-      var entries = [pollfd(fd: fd, events: Int16(events), revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
+      var entries = [
+        pollfd(fd: fd, events: Int16(events), revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
+      ]
       let rc = poll(&entries, 2, -1)
       if rc < 0 && errno == EINTR { continue }
       if entries[1].revents != 0 { return .woken }
@@ -292,7 +304,8 @@ final class TestHTTPServer: @unchecked Sendable {
         var headers: [(name: String, value: String)] = []
         for line in lines.dropFirst() {
           guard let colon = line.firstIndex(of: ":") else { continue }
-          headers.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+          headers.append(
+            (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
         }
         let request = Request(method: first[0], target: first[1], version: first[2], headers: headers, body: [])
         parsed = (request, end + 4, Int(request.header("Content-Length") ?? "0") ?? 0)
@@ -339,8 +352,12 @@ func unusedLoopbackPort() -> Int {
   var address = sockaddr_in()
   address.sin_family = sa_family_t(AF_INET)
   address.sin_addr.s_addr = inet_addr("127.0.0.1")
-  _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+  _ = withUnsafePointer(to: &address) {
+    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+  }
   var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-  _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+  _ = withUnsafeMutablePointer(to: &address) {
+    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+  }
   return Int(UInt16(bigEndian: address.sin_port))
 }
