@@ -3,6 +3,11 @@ import StoreSim
 
 /// Text for people: aligned columns, ISO 8601 UTC dates, one line per event.
 enum Render {
+  /// `TYPE` or `TYPE/SUBTYPE`, in Apple's words, as people and scenarios write a notification.
+  static func notificationName(_ type: NotificationTypeV2, _ subtype: Subtype?) -> String {
+    type.rawValue + (subtype.map { "/" + $0.rawValue } ?? "")
+  }
+
   static func date(_ d: Date?) -> String { d.map(ISO8601.string) ?? "-" }
 
   static func price(_ t: Transaction) -> String { PriceFormatter.display(t.price, currency: t.currency) }
@@ -66,7 +71,7 @@ enum Render {
     case .refundDeclined(let id, let tid, _): text = "refund request \(id) for transaction \(tid) declined"
     case .refundReversed(let tid, let product):
       text = "refund of transaction \(tid) for \(product) reversed; access restored"
-    case .notificationSent(_, let type, let subtype): text = "notification \(type)" + (subtype.map { "/\($0)" } ?? "")
+    case .notificationSent(_, let type, let subtype): text = "notification " + notificationName(type, subtype)
     case .clockAdvanced: return nil
     }
     return TerminalText.field("\(ISO8601.string(e.date))  \(who)\(text)")
@@ -127,8 +132,9 @@ enum Render {
     case .refundReversed(let tid, let p):
       d["event"] = .string("refundReversed"); d["transactionId"] = .string(String(tid)); d["productId"] = .string(p)
     case .notificationSent(let index, let type, let subtype):
-      d["event"] = .string("notificationSent"); d["index"] = .int(Int64(index)); d["notificationType"] = .string(type)
-      if let subtype { d["subtype"] = .string(subtype) }
+      d["event"] = .string("notificationSent"); d["index"] = .int(Int64(index));
+      d["notificationType"] = .string(type.rawValue)
+      if let subtype { d["subtype"] = .string(subtype.rawValue) }
     case .clockAdvanced(let to):
       d["event"] = .string("clockAdvanced"); d["to"] = .int(Int64((to.timeIntervalSince1970 * 1000).rounded()))
     }

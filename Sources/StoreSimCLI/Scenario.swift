@@ -302,7 +302,7 @@ struct ScenarioRunner {
         ? nil : "expected renewal \(words[2]) \(words[3]) \(words[4]), got \(shown(words[4], got))"
     case "notification":
       guard let n = store.notifications.last else { return "expected notification \(words[2]), got none" }
-      let got = n.notificationType + (n.subtype.map { "/\($0)" } ?? "")
+      let got = Render.notificationName(n.notificationType, n.subtype)
       return got == words[2] ? nil : "expected notification \(words[2]), got \(got)"
     case "receipt":
       let endpoint = words.count > 3 ? StoreEnvironment(userInput: words[3]) : nil

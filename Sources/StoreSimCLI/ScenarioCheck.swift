@@ -24,18 +24,8 @@ enum WireFields {
     "signedDate", "environment", "appAccountToken", "appTransactionId",
   ]
   /// Apple's `NotificationTypeV2` and `Subtype` values.
-  static let notificationTypes = [
-    "SUBSCRIBED", "DID_CHANGE_RENEWAL_PREF", "DID_CHANGE_RENEWAL_STATUS", "OFFER_REDEEMED", "DID_RENEW", "EXPIRED",
-    "DID_FAIL_TO_RENEW", "GRACE_PERIOD_EXPIRED", "PRICE_INCREASE", "REFUND", "REFUND_DECLINED", "CONSUMPTION_REQUEST",
-    "RENEWAL_EXTENDED", "REVOKE", "TEST", "RENEWAL_EXTENSION", "REFUND_REVERSED", "EXTERNAL_PURCHASE_TOKEN",
-    "ONE_TIME_CHARGE",
-  ]
-  static let notificationSubtypes = [
-    "INITIAL_BUY", "RESUBSCRIBE", "DOWNGRADE", "UPGRADE", "AUTO_RENEW_ENABLED", "AUTO_RENEW_DISABLED", "VOLUNTARY",
-    "BILLING_RETRY", "PRICE_INCREASE", "GRACE_PERIOD", "PENDING", "ACCEPTED", "BILLING_RECOVERY",
-    "PRODUCT_NOT_FOR_SALE",
-    "SUMMARY", "FAILURE", "UNREPORTED",
-  ]
+  static let notificationTypes = NotificationTypeV2.allCases.map(\.rawValue)
+  static let notificationSubtypes = Subtype.allCases.map(\.rawValue)
   /// Fields holding dates (epoch milliseconds on the wire; ISO 8601 in expectations).
   static let dates: Set<String> = [
     "purchaseDate", "originalPurchaseDate", "expiresDate", "signedDate", "revocationDate", "gracePeriodExpiresDate",

@@ -787,8 +787,8 @@ enum ServerAPI {
     var matches: [Int] = []
     for (i, n) in store.notifications.enumerated() {
       guard n.signedDate >= start, n.signedDate < end else { continue }
-      if let type, n.notificationType != type { continue }
-      if let subtype, n.subtype != subtype { continue }
+      if let type, n.notificationType.rawValue != type { continue }
+      if let subtype, n.subtype?.rawValue != subtype { continue }
       if let customer {
         guard n.customer == customer, let t = n.transaction,
           t.originalID == find(transaction!, in: store)!.transaction.originalID || t.id == transaction!

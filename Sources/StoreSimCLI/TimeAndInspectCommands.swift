@@ -549,7 +549,7 @@ let notificationsCommand = CommandSpec(
                   ? "" : attempts.contains(where: \.succeeded) ? "delivered" : "failed ×\(attempts.count)"
                 return [
                   String(i), ISO8601.string(n.signedDate), n.customer,
-                  n.notificationType + (n.subtype.map { "/\($0)" } ?? ""), n.transaction?.productID ?? "",
+                  Render.notificationName(n.notificationType, n.subtype), n.transaction?.productID ?? "",
                   n.status?.rawValue ?? "", delivery,
                 ]
               }))

@@ -85,11 +85,11 @@ enum Timeline {
         var failingSince: (Date, Character)?
         for n in store.notifications where n.customer == name && n.transaction?.subscriptionGroupID == group.id {
           switch (n.notificationType, n.subtype) {
-          case ("DID_FAIL_TO_RENEW", let sub): failingSince = (n.signedDate, sub == "GRACE_PERIOD" ? "g" : "r")
-          case ("GRACE_PERIOD_EXPIRED", _):
+          case (.didFailToRenew, let sub): failingSince = (n.signedDate, sub == .gracePeriod ? "g" : "r")
+          case (.gracePeriodExpired, _):
             if let (from, _) = failingSince { paint(&cells, column(from), column(n.signedDate), "g") }
             failingSince = (n.signedDate, "r")
-          case ("DID_RENEW", _), ("EXPIRED", _), ("REFUND", _):
+          case (.didRenew, _), (.expired, _), (.refund, _):
             if let (from, ch) = failingSince { paint(&cells, column(from), column(n.signedDate), ch) }
             failingSince = nil
           default: break
@@ -137,12 +137,12 @@ enum Timeline {
         }
         for n in store.notifications where n.customer == name && n.transaction?.subscriptionGroupID == group.id {
           switch (n.notificationType, n.subtype) {
-          case ("DID_FAIL_TO_RENEW", let sub):
-            failingSince = (n.signedDate, sub == "GRACE_PERIOD" ? "grace" : "billingRetry")
-          case ("GRACE_PERIOD_EXPIRED", _):
+          case (.didFailToRenew, let sub):
+            failingSince = (n.signedDate, sub == .gracePeriod ? "grace" : "billingRetry")
+          case (.gracePeriodExpired, _):
             close(n.signedDate)
             failingSince = (n.signedDate, "billingRetry")
-          case ("DID_RENEW", _), ("EXPIRED", _), ("REFUND", _):
+          case (.didRenew, _), (.expired, _), (.refund, _):
             close(n.signedDate)
             failingSince = nil
           default: break

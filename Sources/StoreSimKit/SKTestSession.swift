@@ -326,7 +326,7 @@ public final class SKTestSession: Sendable {
     core.read { store in
       store.notifications.map { n in
         Notification(
-          notificationType: n.notificationType, subtype: n.subtype, signedDate: n.signedDate,
+          notificationType: n.notificationType.rawValue, subtype: n.subtype?.rawValue, signedDate: n.signedDate,
           signedPayload: JWS.sign(store.payload(n), bundleID: store.state.bundleID),
           payload: store.payload(n).rendered(pretty: false))
       }

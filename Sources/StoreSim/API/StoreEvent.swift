@@ -48,7 +48,7 @@ public struct StoreEvent: Sendable, Hashable, Codable {
     /// The App Store reversed a refund: the transaction is no longer revoked (re-emitted on `updates`).
     case refundReversed(TransactionID, ProductID)
     /// A server notification was recorded (index into the outbox).
-    case notificationSent(index: Int, type: String, subtype: String?)
+    case notificationSent(index: Int, type: NotificationTypeV2, subtype: Subtype?)
     /// The clock moved.
     case clockAdvanced(to: Date)
   }

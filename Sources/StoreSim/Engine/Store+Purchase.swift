@@ -152,7 +152,7 @@ extension Store {
     case .consumable, .nonRenewable:
       let t = record(
         ci, newTransaction(product, quantity: options.quantity, token: options.appAccountToken), delivery: delivery)
-      notify(ci, "ONE_TIME_CHARGE", nil, transaction: t)
+      notify(ci, .oneTimeCharge, nil, transaction: t)
       return t
     case .nonConsumable:
       if let owned = state.customers[ci].transactions.first(where: {
@@ -161,7 +161,7 @@ extension Store {
         return owned  // Rule buying-what-you-own-returns-the-existing-transaction: nothing new.
       }
       let t = record(ci, newTransaction(product, quantity: 1, token: options.appAccountToken), delivery: delivery)
-      notify(ci, "ONE_TIME_CHARGE", nil, transaction: t)
+      notify(ci, .oneTimeCharge, nil, transaction: t)
       shareWithFamily(ci, t)
       return t
     case .autoRenewable:
@@ -269,7 +269,7 @@ extension Store {
       state.customers[ci].subscriptions.append(sub)
     }
     scheduleDeadline(ci, subIndex ?? state.customers[ci].subscriptions.count - 1)
-    notify(ci, "SUBSCRIBED", previous == nil ? "INITIAL_BUY" : "RESUBSCRIBE", transaction: t, group: group)
+    notify(ci, .subscribed, previous == nil ? .initialBuy : .resubscribe, transaction: t, group: group)
     shareWithFamily(ci, t)
     return t
   }
@@ -290,7 +290,7 @@ extension Store {
         sub.pendingOffer = offer
         state.customers[ci].subscriptions[si] = sub
         emit(ci, .offerRedeemed(sub.groupID, product.id, offerType: offer.type, offerID: offer.id))
-        notify(ci, "OFFER_REDEEMED", nil, transaction: latest, group: sub.groupID)
+        notify(ci, .offerRedeemed, nil, transaction: latest, group: sub.groupID)
       } else if sub.autoRenewProductID != product.id {
         sub.autoRenewProductID = product.id
         sub.pendingOffer = nil
@@ -301,13 +301,13 @@ extension Store {
         state.customers[ci].subscriptions[si] = sub
         if reenabled { emit(ci, .autoRenewStatusChanged(sub.groupID, product.id, willAutoRenew: true)) }
         emit(ci, .renewalPreferenceChanged(sub.groupID, product.id))
-        notify(ci, "DID_CHANGE_RENEWAL_PREF", nil, transaction: latest, group: sub.groupID)
+        notify(ci, .didChangeRenewalPref, nil, transaction: latest, group: sub.groupID)
       } else if !sub.willAutoRenew {
         // Buying the plan again turns auto-renew back on [inf].
         sub.willAutoRenew = true
         state.customers[ci].subscriptions[si] = sub
         emit(ci, .autoRenewStatusChanged(sub.groupID, product.id, willAutoRenew: true))
-        notify(ci, "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED", transaction: latest, group: sub.groupID)
+        notify(ci, .didChangeRenewalStatus, .autoRenewEnabled, transaction: latest, group: sub.groupID)
       }
       return latest  // Rule buying-what-you-own-returns-the-existing-transaction.
     }
@@ -341,9 +341,9 @@ extension Store {
       state.customers[ci].subscriptions[si] = sub
       scheduleDeadline(ci, si)
       if offer != nil {
-        notify(ci, "OFFER_REDEEMED", "UPGRADE", transaction: t, group: sub.groupID)
+        notify(ci, .offerRedeemed, .upgrade, transaction: t, group: sub.groupID)
       } else {
-        notify(ci, "DID_CHANGE_RENEWAL_PREF", "UPGRADE", transaction: t, group: sub.groupID)
+        notify(ci, .didChangeRenewalPref, .upgrade, transaction: t, group: sub.groupID)
       }
       shareWithFamily(ci, t)
       return t
@@ -361,9 +361,9 @@ extension Store {
     if reenabled { emit(ci, .autoRenewStatusChanged(sub.groupID, sub.currentProductID, willAutoRenew: true)) }
     emit(ci, .renewalPreferenceChanged(sub.groupID, product.id))
     if offer != nil {
-      notify(ci, "OFFER_REDEEMED", "DOWNGRADE", transaction: latest, group: sub.groupID)
+      notify(ci, .offerRedeemed, .downgrade, transaction: latest, group: sub.groupID)
     } else {
-      notify(ci, "DID_CHANGE_RENEWAL_PREF", "DOWNGRADE", transaction: latest, group: sub.groupID)
+      notify(ci, .didChangeRenewalPref, .downgrade, transaction: latest, group: sub.groupID)
     }
     return latest
   }

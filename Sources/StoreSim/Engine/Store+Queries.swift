@@ -145,7 +145,7 @@ extension Store {
 
   /// Records an App Store Server Notification V2 (rule notification-type-follows-the-event).
   mutating func notify(
-    _ ci: Int, _ type: String, _ subtype: String?, transaction: consuming Transaction?,
+    _ ci: Int, _ type: NotificationTypeV2, _ subtype: Subtype?, transaction: consuming Transaction?,
     group: SubscriptionGroupID? = nil
   ) {
     var info: RenewalInfo?
@@ -170,7 +170,7 @@ extension Store {
 
   /// Records a notification with the renewal info and status given.
   mutating func notify(
-    _ ci: Int, _ type: String, _ subtype: String?, transaction: consuming Transaction?,
+    _ ci: Int, _ type: NotificationTypeV2, _ subtype: Subtype?, transaction: consuming Transaction?,
     renewalInfo info: consuming RenewalInfo?,
     status: RenewalState?, consumptionRequestReason: ConsumptionRequestReason? = nil
   ) {

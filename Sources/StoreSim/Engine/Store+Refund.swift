@@ -52,7 +52,7 @@ extension Store {
         clearPendingPriceIncrease(ci, si)
       }
     }
-    notify(ci, "REFUND", nil, transaction: state.customers[ci].transactions[ti], group: group)
+    notify(ci, .refund, nil, transaction: state.customers[ci].transactions[ti], group: group)
     revokeFamilyCopies(of: id, from: ci, reason: reason, losingAccess: losesAccess)
   }
 
@@ -99,7 +99,7 @@ extension Store {
           status = sub.state
         }
         store.notify(
-          ci, "CONSUMPTION_REQUEST", nil, transaction: store.state.customers[ci].transactions[ti], renewalInfo: info,
+          ci, .consumptionRequest, nil, transaction: store.state.customers[ci].transactions[ti], renewalInfo: info,
           status: status, consumptionRequestReason: reason)
       }
       return request
@@ -137,7 +137,7 @@ extension Store {
       if store.state.refundRequests?.isEmpty == true { store.state.refundRequests = nil }
       let t = store.state.customers[ci].transactions[ti]
       store.emit(ci, .refundDeclined(requestID: id, t.id, t.productID))
-      store.notify(ci, "REFUND_DECLINED", nil, transaction: t, group: t.subscriptionGroupID)
+      store.notify(ci, .refundDeclined, nil, transaction: t, group: t.subscriptionGroupID)
       return request.transactionID
     }
   }
@@ -167,7 +167,7 @@ extension Store {
         store.scheduleDeadline(ci, si)
       }
       store.notify(
-        ci, "REFUND_REVERSED", nil, transaction: store.state.customers[ci].transactions[ti],
+        ci, .refundReversed, nil, transaction: store.state.customers[ci].transactions[ti],
         group: t.subscriptionGroupID)
       store.runDue(through: store.state.now)
     }.1
@@ -217,7 +217,7 @@ extension Store {
       info = s.renewalInfo
       status = s.state
     }
-    notify(mi, "REVOKE", nil, transaction: copy, renewalInfo: info, status: status)
+    notify(mi, .revoke, nil, transaction: copy, renewalInfo: info, status: status)
   }
 
   /// Removes a transaction, as `deleteTransaction(identifier:)`: an original subscription
@@ -333,14 +333,14 @@ extension Store {
   /// Gives each family member their own copy of a family-shareable purchase or renewal.
   /// A renewal's `renewalSubtype` (`BILLING_RECOVERY`) reaches the members' `DID_RENEW` too
   /// (rule family-members-get-status-changes).
-  mutating func shareWithFamily(_ ci: Int, _ t: Transaction, renewalSubtype: String? = nil) {
+  mutating func shareWithFamily(_ ci: Int, _ t: Transaction, renewalSubtype: Subtype? = nil) {
     guard state.customers[ci].familyID != nil, t.ownershipType == .purchased,
       state.configuration.isFamilyShareable(t.productID)
     else { return }
     for mi in familyMembers(of: ci) { copy(t, from: ci, to: mi, renewalSubtype: renewalSubtype) }
   }
 
-  mutating func copy(_ t: Transaction, from ci: Int, to mi: Int, renewalSubtype: String? = nil) {
+  mutating func copy(_ t: Transaction, from ci: Int, to mi: Int, renewalSubtype: Subtype? = nil) {
     let owner = state.customers[ci].name
     var c = t
     c.ownershipType = .familyShared
@@ -360,14 +360,14 @@ extension Store {
     if t.productType == .autoRenewable {
       let wasActive = earlier != nil
       if t.reason == .renewal {
-        notify(mi, "DID_RENEW", renewalSubtype, transaction: recorded, group: t.subscriptionGroupID)
+        notify(mi, .didRenew, renewalSubtype, transaction: recorded, group: t.subscriptionGroupID)
       } else {
         notify(
-          mi, "SUBSCRIBED", wasActive ? "RESUBSCRIBE" : "INITIAL_BUY", transaction: recorded,
+          mi, .subscribed, wasActive ? .resubscribe : .initialBuy, transaction: recorded,
           group: t.subscriptionGroupID)
       }
     } else {
-      notify(mi, "ONE_TIME_CHARGE", nil, transaction: recorded, group: nil)
+      notify(mi, .oneTimeCharge, nil, transaction: recorded, group: nil)
     }
   }
 }

@@ -177,7 +177,7 @@ extension Store {
     records.extensions.append(record)
     state.serverRecords = records
     let latest = state.customers[ci].transaction(latestID)
-    notify(ci, "RENEWAL_EXTENDED", nil, transaction: latest, group: sub.groupID)
+    notify(ci, .renewalExtended, nil, transaction: latest, group: sub.groupID)
     return record
   }
 
@@ -217,7 +217,7 @@ extension Store {
         if let (_, si) = subscriptionIndex(originalID: id) {
           let sub = state.customers[ci].subscriptions[si]
           notify(
-            ci, "RENEWAL_EXTENSION", "FAILURE", transaction: state.customers[ci].transaction(sub.latestTransactionID),
+            ci, .renewalExtension, .failure, transaction: state.customers[ci].transaction(sub.latestTransactionID),
             group: sub.groupID)
         }
       }
@@ -251,7 +251,7 @@ extension Store {
   /// Sends a TEST notification (Request a Test Notification) and returns its token.
   public mutating func sendTestNotification() -> String {
     let index = state.notifications.count
-    notify(0, "TEST", nil, transaction: nil, renewalInfo: nil, status: nil)
+    notify(0, .test, nil, transaction: nil, renewalInfo: nil, status: nil)
     let n = state.notifications[index]
     let token = "\(n.notificationUUID)_\(Int64((n.signedDate.timeIntervalSince1970 * 1000).rounded()))"
     var records = serverRecords

@@ -216,17 +216,17 @@ extension Store {
     switch state.customers[ci].subscriptions[si].billing {
     case .gracePeriod(_, let retry):
       if state.now >= retry {
-        expire(ci, si, reason: .billingError, subtype: "BILLING_RETRY")
+        expire(ci, si, reason: .billingError, subtype: .billingRetry)
       } else {
         state.customers[ci].subscriptions[si].billing = .billingRetry(retryEndDate: retry)
         scheduleDeadline(ci, si)
         let sub = state.customers[ci].subscriptions[si]
         emit(ci, .gracePeriodExpired(sub.groupID, sub.currentProductID))
-        notify(ci, "GRACE_PERIOD_EXPIRED", nil, transaction: latestTransaction(ci, si), group: sub.groupID)
-        notifyFamily(ci, si, "GRACE_PERIOD_EXPIRED", nil)
+        notify(ci, .gracePeriodExpired, nil, transaction: latestTransaction(ci, si), group: sub.groupID)
+        notifyFamily(ci, si, .gracePeriodExpired, nil)
       }
     case .billingRetry:
-      expire(ci, si, reason: .billingError, subtype: "BILLING_RETRY")
+      expire(ci, si, reason: .billingError, subtype: .billingRetry)
     case .healthy:
       periodEnded(ci, si)
     }
@@ -246,15 +246,15 @@ extension Store {
     let willAutoRenew = state.customers[ci].subscriptions[si].willAutoRenew
     let priceIncrease = state.customers[ci].subscriptions[si].priceIncreaseStatus
     if !willAutoRenew {
-      expire(ci, si, reason: .autoRenewDisabled, subtype: "VOLUNTARY")
+      expire(ci, si, reason: .autoRenewDisabled, subtype: .voluntary)
     } else if priceIncrease == .pending {
-      expire(ci, si, reason: .didNotConsentToPriceIncrease, subtype: "PRICE_INCREASE")
+      expire(ci, si, reason: .didNotConsentToPriceIncrease, subtype: .priceIncrease)
     } else if !state.configuration.hasProduct(state.customers[ci].subscriptions[si].autoRenewProductID) {
-      expire(ci, si, reason: .productUnavailable, subtype: "PRODUCT_NOT_FOR_SALE")
+      expire(ci, si, reason: .productUnavailable, subtype: .productNotForSale)
     } else if state.environment == .sandbox && state.customers[ci].subscriptions[si].renewalCount >= 12 {
       // The sandbox turns auto-renew off at the 13th renewal (rule sandbox-stops-after-twelve-renewals).
       state.customers[ci].subscriptions[si].willAutoRenew = false
-      expire(ci, si, reason: .autoRenewDisabled, subtype: "VOLUNTARY")
+      expire(ci, si, reason: .autoRenewDisabled, subtype: .voluntary)
     } else if state.settings.shouldEnterBillingRetryOnRenewal {
       failRenewal(ci, si)
     } else {
@@ -328,8 +328,8 @@ extension Store {
     }
     scheduleDeadline(ci, si)
     emit(ci, .subscriptionRenewed(group, t.id, t.productID))
-    notify(ci, "DID_RENEW", recovery ? "BILLING_RECOVERY" : nil, transaction: t, group: group)
-    shareWithFamily(ci, t, renewalSubtype: recovery ? "BILLING_RECOVERY" : nil)
+    notify(ci, .didRenew, recovery ? .billingRecovery : nil, transaction: t, group: group)
+    shareWithFamily(ci, t, renewalSubtype: recovery ? .billingRecovery : nil)
   }
 
   /// Changes a subscription in place (no copy of its storage).
@@ -359,9 +359,9 @@ extension Store {
     let group = state.customers[ci].subscriptions[si].groupID
     emit(ci, .renewalFailed(group, current, gracePeriodExpirationDate: graceEnd))
     notify(
-      ci, "DID_FAIL_TO_RENEW", graceEnd == nil ? nil : "GRACE_PERIOD", transaction: latestTransaction(ci, si),
+      ci, .didFailToRenew, graceEnd == nil ? nil : .gracePeriod, transaction: latestTransaction(ci, si),
       group: group)
-    notifyFamily(ci, si, "DID_FAIL_TO_RENEW", graceEnd == nil ? nil : "GRACE_PERIOD")
+    notifyFamily(ci, si, .didFailToRenew, graceEnd == nil ? nil : .gracePeriod)
   }
 
   /// Recovers from a billing failure: inside grace the billing anchor is kept, after grace a new
@@ -375,7 +375,7 @@ extension Store {
     }
   }
 
-  mutating func expire(_ ci: Int, _ si: Int, reason: ExpirationReason, subtype: String) {
+  mutating func expire(_ ci: Int, _ si: Int, reason: ExpirationReason, subtype: Subtype) {
     let (group, product) = updateSubscription(ci, si) { sub in
       sub.isExpired = true
       sub.expirationReason = reason
@@ -387,14 +387,14 @@ extension Store {
       return (sub.groupID, sub.currentProductID)
     }
     emit(ci, .subscriptionExpired(group, product, reason: reason))
-    notify(ci, "EXPIRED", subtype, transaction: latestTransaction(ci, si), group: group)
-    notifyFamily(ci, si, "EXPIRED", subtype)
+    notify(ci, .expired, subtype, transaction: latestTransaction(ci, si), group: group)
+    notifyFamily(ci, si, .expired, subtype)
   }
 
   /// Sends a status-change notification of the purchaser's subscription to every family member
   /// holding a copy of its current period, with the member's copy, renewal info and status
   /// (rule family-members-get-status-changes).
-  mutating func notifyFamily(_ ci: Int, _ si: Int, _ type: String, _ subtype: String?) {
+  mutating func notifyFamily(_ ci: Int, _ si: Int, _ type: NotificationTypeV2, _ subtype: Subtype?) {
     guard state.customers[ci].familyID != nil else { return }
     let latest = state.customers[ci].subscriptions[si].latestTransactionID
     let group = state.customers[ci].subscriptions[si].groupID
@@ -438,7 +438,7 @@ extension Store {
       (store: inout Store, ci: Int, si: Int) throws(StoreError) in
       store.turnAutoRenewOff(ci, si)
       if store.state.customers[ci].subscriptions[si].isInBillingRetry {
-        store.expire(ci, si, reason: .autoRenewDisabled, subtype: "VOLUNTARY")
+        store.expire(ci, si, reason: .autoRenewDisabled, subtype: .voluntary)
       }
     }
   }
@@ -461,9 +461,9 @@ extension Store {
     let sub = state.customers[ci].subscriptions[si]
     emit(ci, .autoRenewStatusChanged(sub.groupID, sub.currentProductID, willAutoRenew: false))
     notify(
-      ci, "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", transaction: latestTransaction(ci, si), group: sub.groupID
+      ci, .didChangeRenewalStatus, .autoRenewDisabled, transaction: latestTransaction(ci, si), group: sub.groupID
     )
-    notifyFamily(ci, si, "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED")
+    notifyFamily(ci, si, .didChangeRenewalStatus, .autoRenewDisabled)
   }
 
   mutating func turnAutoRenewOn(_ ci: Int, _ si: Int) {
@@ -472,8 +472,8 @@ extension Store {
     let sub = state.customers[ci].subscriptions[si]
     emit(ci, .autoRenewStatusChanged(sub.groupID, sub.currentProductID, willAutoRenew: true))
     notify(
-      ci, "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED", transaction: latestTransaction(ci, si), group: sub.groupID)
-    notifyFamily(ci, si, "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED")
+      ci, .didChangeRenewalStatus, .autoRenewEnabled, transaction: latestTransaction(ci, si), group: sub.groupID)
+    notifyFamily(ci, si, .didChangeRenewalStatus, .autoRenewEnabled)
   }
 
   /// Drops a price increase the customer has not agreed to, with its new price; an agreed one
@@ -506,7 +506,7 @@ extension Store {
       (store: inout Store, ci: Int, si: Int) throws(StoreError) in
       store.turnAutoRenewOff(ci, si)
       store.endPeriodNow(ci, si)
-      store.expire(ci, si, reason: .autoRenewDisabled, subtype: "VOLUNTARY")
+      store.expire(ci, si, reason: .autoRenewDisabled, subtype: .voluntary)
     }
   }
 
@@ -556,7 +556,7 @@ extension Store {
     return try onActiveSubscription(productID, customer: customer) {
       (store: inout Store, ci: Int, si: Int) throws(StoreError) in
       if let price { store.state.customers[ci].subscriptions[si].increasedPrice = price }
-      store.setPriceIncrease(ci, si, needsConsent ? .pending : .agreed, subtype: needsConsent ? "PENDING" : "ACCEPTED")
+      store.setPriceIncrease(ci, si, needsConsent ? .pending : .agreed, subtype: needsConsent ? .pending : .accepted)
     }
   }
 
@@ -570,7 +570,7 @@ extension Store {
       guard store.state.customers[ci].subscriptions[si].priceIncreaseStatus == .pending else {
         throw .noPriceIncreasePending(productID)
       }
-      store.setPriceIncrease(ci, si, .agreed, subtype: "ACCEPTED")
+      store.setPriceIncrease(ci, si, .agreed, subtype: .accepted)
     }
   }
 
@@ -589,10 +589,10 @@ extension Store {
     }
   }
 
-  mutating func setPriceIncrease(_ ci: Int, _ si: Int, _ status: PriceIncreaseStatus, subtype: String) {
+  mutating func setPriceIncrease(_ ci: Int, _ si: Int, _ status: PriceIncreaseStatus, subtype: Subtype) {
     state.customers[ci].subscriptions[si].priceIncreaseStatus = status
     let sub = state.customers[ci].subscriptions[si]
     emit(ci, .priceIncreaseStatusChanged(sub.groupID, sub.currentProductID, status))
-    notify(ci, "PRICE_INCREASE", subtype, transaction: latestTransaction(ci, si), group: sub.groupID)
+    notify(ci, .priceIncrease, subtype, transaction: latestTransaction(ci, si), group: sub.groupID)
   }
 }

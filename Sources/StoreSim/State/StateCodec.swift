@@ -75,7 +75,8 @@ public enum StateCodec {
     for (i, n) in state.notifications.enumerated() {
       if i > 0 { w.comma() }
       w.raw("[")
-      w.string(n.notificationType); w.comma(); w.optString(n.subtype); w.comma(); w.int(Int64(n.sequence)); w.comma()
+      w.string(n.notificationType.rawValue); w.comma(); w.optString(n.subtype?.rawValue); w.comma();
+      w.int(Int64(n.sequence)); w.comma()
       w.date(n.signedDate); w.comma(); w.string(n.customer); w.comma()
       if let t = n.transaction {
         if let current = transactions[t.id], current.withMutableFields(of: t) == t {
@@ -752,8 +753,8 @@ public enum StateCodec {
 
     mutating func notification() throws(DecodingError) -> ServerNotification {
       try expect(UInt8(ascii: "["))
-      let type = try string(); try sep()
-      let subtype = try optString(); try sep()
+      let type = try raw(NotificationTypeV2.self); try sep()
+      let subtype = try optRaw(Subtype.self); try sep()
       let sequence = try smallInt(); try sep()
       let signed = try date(); try sep()
       let customer = try string(); try sep()

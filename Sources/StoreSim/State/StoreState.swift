@@ -349,8 +349,8 @@ public struct Customer: Sendable, Hashable, Codable {
 public struct ServerNotification: Sendable, Hashable, Codable {
   /// The stored fields.
   struct Fields: Sendable, Hashable, Codable {
-    var notificationType: String
-    var subtype: String?
+    var notificationType: NotificationTypeV2
+    var subtype: Subtype?
     var sequence: Int
     var signedDate: Date
     var customer: String
@@ -364,7 +364,7 @@ public struct ServerNotification: Sendable, Hashable, Codable {
 
   /// Creates a record.
   init(
-    notificationType: String, subtype: String?, sequence: Int, signedDate: Date, customer: String,
+    notificationType: NotificationTypeV2, subtype: Subtype?, sequence: Int, signedDate: Date, customer: String,
     transaction: Transaction?, renewalInfo: RenewalInfo?, status: RenewalState?,
     consumptionRequestReason: ConsumptionRequestReason? = nil
   ) {
@@ -376,12 +376,12 @@ public struct ServerNotification: Sendable, Hashable, Codable {
   }
 
   /// `notificationType`.
-  public var notificationType: String {
+  public var notificationType: NotificationTypeV2 {
     _read { yield storage.fields.notificationType }
     _modify { yield &storage.fields.notificationType }
   }
   /// `subtype`.
-  public var subtype: String? {
+  public var subtype: Subtype? {
     _read { yield storage.fields.subtype }
     _modify { yield &storage.fields.subtype }
   }

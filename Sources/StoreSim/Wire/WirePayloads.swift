@@ -180,8 +180,8 @@ extension Store {
     if let s = n.status { data["status"] = .int(Int64(s.serverStatus)) }
     if let reason = n.consumptionRequestReason { data["consumptionRequestReason"] = .string(reason.rawValue) }
     return .object([
-      "notificationType": .string(n.notificationType),
-      "subtype": n.subtype.map(JSONOutput.string),
+      "notificationType": .string(n.notificationType.rawValue),
+      "subtype": n.subtype.map { .string($0.rawValue) },
       "notificationUUID": .string(n.notificationUUID),
       "version": .string("2.0"),
       "signedDate": milliseconds(n.signedDate),

@@ -258,7 +258,7 @@ import Testing
     let changed = try #require(r.changed)
     let after = try #require(changed.statuses(forGroup: Fixtures.group).first).transaction.expirationDate!
     #expect(after.timeIntervalSince(before) == 10 * 86_400)
-    #expect(changed.notifications.last?.notificationType == "RENEWAL_EXTENDED")
+    #expect(changed.notifications.last?.notificationType == .renewalExtended)
     // The same request identifier does not extend twice.
     let again = Self.put(
       changed, "/inApps/v1/subscriptions/extend/2000000000000001",
@@ -386,7 +386,7 @@ import Testing
     let r = Self.put(store, "/inApps/v1/notifications/test", "", method: "POST")
     #expect(r.status == 200)
     let changed = try #require(r.changed)
-    #expect(changed.notifications.last?.notificationType == "TEST")
+    #expect(changed.notifications.last?.notificationType == .test)
     let token = try #require(T.string(try JSONParser.parse(Array(r.body.utf8))["testNotificationToken"]))
     let (status, body) = T.call(changed, "GET", "/inApps/v1/notifications/test/\(token)")
     #expect(status == 200)

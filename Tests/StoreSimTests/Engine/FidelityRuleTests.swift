@@ -58,7 +58,7 @@ import Testing
             n.renewalInfo == nil ? ["transactionInfo"] : ["transactionInfo", "renewalInfo"]))
     }
     let request = try #require(store.notifications.last)
-    #expect(request.notificationType == "CONSUMPTION_REQUEST")
+    #expect(request.notificationType == .consumptionRequest)
     #expect(store.payload(request)["data"]?["consumptionRequestReason"] == .string("LEGAL"))
   }
 
@@ -291,7 +291,7 @@ import Testing
     let sub = try store.buy("pro")
     try store.refund(sub.id)
     let revoke = try #require(store.notifications.last { $0.customer == "kid" })
-    #expect(revoke.notificationType == "REVOKE")
+    #expect(revoke.notificationType == .revoke)
     #expect(revoke.status == .revoked)
     #expect(revoke.renewalInfo?.currentProductID == "pro")
     #expect(store.currentEntitlements(customer: "kid").isEmpty)
@@ -304,7 +304,7 @@ import Testing
     _ = try store.buy("pro")
     func kid(since i: Int) -> [String] {
       store.notifications[i...].filter { $0.customer == "kid" }.map {
-        $0.notificationType + ($0.subtype.map { "/\($0)" } ?? "")
+        $0.notificationType.rawValue + ($0.subtype.map { "/" + $0.rawValue } ?? "")
       }
     }
     var mark = store.notifications.count

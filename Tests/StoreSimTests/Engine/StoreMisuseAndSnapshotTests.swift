@@ -164,8 +164,8 @@ import Testing
     #expect(store.notifications.first == sent)
     #expect(store.notifications.last?.transaction?.revocationDate != nil)
     var edited = sent
-    edited.notificationType = "EDITED"
-    #expect(store.notifications.first?.notificationType == "SUBSCRIBED")
+    edited.notificationType = .test
+    #expect(store.notifications.first?.notificationType == .subscribed)
   }
 
   @Test func interruptedPurchaseIsPendingUntilResolvedThroughUpdates() throws {

@@ -87,11 +87,11 @@ extension Store {
   }
 
   var lastNotification: String? {
-    notifications.last.map { n in n.notificationType + (n.subtype.map { "/\($0)" } ?? "") }
+    notifications.last.map { n in n.notificationType.rawValue + (n.subtype.map { "/" + $0.rawValue } ?? "") }
   }
 
   func notificationNames(since index: Int) -> [String] {
-    notifications[index...].map { n in n.notificationType + (n.subtype.map { "/\($0)" } ?? "") }
+    notifications[index...].map { n in n.notificationType.rawValue + (n.subtype.map { "/" + $0.rawValue } ?? "") }
   }
 }
 

@@ -1,0 +1,46 @@
+/// The `notificationType` of an App Store Server Notification V2, with Apple's raw values (the
+/// name of Apple's `NotificationTypeV2`). JSON rendering is the only place the raw strings
+/// appear.
+public enum NotificationTypeV2: String, Sendable, Hashable, Codable, CaseIterable {
+  case subscribed = "SUBSCRIBED"
+  case didChangeRenewalPref = "DID_CHANGE_RENEWAL_PREF"
+  case didChangeRenewalStatus = "DID_CHANGE_RENEWAL_STATUS"
+  case offerRedeemed = "OFFER_REDEEMED"
+  case didRenew = "DID_RENEW"
+  case expired = "EXPIRED"
+  case didFailToRenew = "DID_FAIL_TO_RENEW"
+  case gracePeriodExpired = "GRACE_PERIOD_EXPIRED"
+  case priceIncrease = "PRICE_INCREASE"
+  case refund = "REFUND"
+  case refundDeclined = "REFUND_DECLINED"
+  case consumptionRequest = "CONSUMPTION_REQUEST"
+  case renewalExtended = "RENEWAL_EXTENDED"
+  case revoke = "REVOKE"
+  case test = "TEST"
+  case renewalExtension = "RENEWAL_EXTENSION"
+  case refundReversed = "REFUND_REVERSED"
+  case externalPurchaseToken = "EXTERNAL_PURCHASE_TOKEN"
+  case oneTimeCharge = "ONE_TIME_CHARGE"
+}
+
+/// The `subtype` of an App Store Server Notification V2, with Apple's raw values (the name of
+/// Apple's `Subtype`).
+public enum Subtype: String, Sendable, Hashable, Codable, CaseIterable {
+  case initialBuy = "INITIAL_BUY"
+  case resubscribe = "RESUBSCRIBE"
+  case downgrade = "DOWNGRADE"
+  case upgrade = "UPGRADE"
+  case autoRenewEnabled = "AUTO_RENEW_ENABLED"
+  case autoRenewDisabled = "AUTO_RENEW_DISABLED"
+  case voluntary = "VOLUNTARY"
+  case billingRetry = "BILLING_RETRY"
+  case priceIncrease = "PRICE_INCREASE"
+  case gracePeriod = "GRACE_PERIOD"
+  case pending = "PENDING"
+  case accepted = "ACCEPTED"
+  case billingRecovery = "BILLING_RECOVERY"
+  case productNotForSale = "PRODUCT_NOT_FOR_SALE"
+  case summary = "SUMMARY"
+  case failure = "FAILURE"
+  case unreported = "UNREPORTED"
+}
