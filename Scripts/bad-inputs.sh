@@ -2,10 +2,7 @@
 # Runs every bad input of docs/bad-inputs.md and prints the table with the exact answers.
 #   Scripts/bad-inputs.sh [STORESIM] > docs/bad-inputs.md   (CI checks the file is current)
 set -uo pipefail
-ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-BIN="$(realpath "${1:-$(cd "$ROOT" && swift build --show-bin-path)/storesim}")"
-WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
+. "$(dirname "$0")/lib.sh" "$@"
 cd "$WORK"
 cp "$ROOT/Configurations/AppleSample.storekit" sample.storekit
 printf 'book\0\0\0\0mark' > bookmark.storekit

@@ -4,10 +4,7 @@
 # Each case fills COMP_WORDS as bash would, calls the completion function in a subshell and
 # compares COMPREPLY (compgen output) with what it must hold.
 set -euo pipefail
-ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-BIN="$(realpath "${1:-$(cd "$ROOT" && swift build --show-bin-path)/storesim}")"
-WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
+. "$(dirname "$0")/lib.sh" "$@"
 mkdir "$WORK/bin"
 ln -s "$BIN" "$WORK/bin/storesim"
 cd "$WORK"

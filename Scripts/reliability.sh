@@ -6,11 +6,8 @@
 #  - a call on another session is not blocked while this session's lock is held.
 # Usage: Scripts/reliability.sh [STORESIM] [ROUNDS]
 set -euo pipefail
-ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-BIN="$(realpath "${1:-$(cd "$ROOT" && swift build --show-bin-path)/storesim}")"
+. "$(dirname "$0")/lib.sh" "$@"
 ROUNDS="${2:-100}"
-WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
 cd "$WORK"
 S() { "$BIN" "$@"; }
 count() { python3 -c 'import json,sys; print(len(json.load(sys.stdin)))'; }
@@ -77,7 +74,6 @@ unset STORESIM_SESSION
 round=rows
 CONFIG="$ROOT/Configurations/AppleSample.storekit"
 PREMIUM="$ROOT/Configurations/Premium.storekit"
-now_ms() { date +%s%3N; }
 code_of() { set +e; "$@" >/dev/null 2>&1; local c=$?; set -e; echo "$c"; }
 fresh() { rm -rf "$WORK/r" && mkdir -p "$WORK/r" && cd "$WORK/r"; }
 tx() { S transactions --json "$@" | count; }

@@ -2,10 +2,7 @@
 # Smoke test of the storesim binary: the acceptance story of the CLI, parallel calls on one
 # session, and SIGKILL at random instants. Usage: Scripts/smoke.sh [path/to/storesim]
 set -euo pipefail
-ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-BIN="$(realpath "${1:-$(cd "$ROOT" && swift build --show-bin-path)/storesim}")"
-WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
+. "$(dirname "$0")/lib.sh" "$@"
 cd "$WORK"
 S() { "$BIN" "$@"; }
 count() { python3 -c 'import json,sys; print(len(json.load(sys.stdin)))'; }

@@ -91,6 +91,37 @@ final class SessionLock {
   }
 }
 
+/// Signals that end the process, held back while a save is under way: a handler (process-wide,
+/// so whichever thread the kernel picks runs it; a per-thread signal mask would not do) notes
+/// the signal, and `end` raises it again under the handler that was there before.
+enum SignalsHeld {
+  static let signals = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
+  nonisolated(unsafe) static var pending: sig_atomic_t = 0
+  #if canImport(Darwin)
+    typealias Handler = sig_t
+  #else
+    typealias Handler = sighandler_t
+  #endif
+  nonisolated(unsafe) static var previous: [Int32: Handler?] = [:]
+
+  static func begin() {
+    pending = 0
+    for s in signals {
+      previous[s] = signal(s) { code in SignalsHeld.pending = code }
+    }
+  }
+
+  static func end() {
+    for s in signals {
+      if let handler = previous[s] { signal(s, handler) }
+    }
+    previous = [:]
+    let code = pending
+    pending = 0
+    if code != 0 { raise(code) }
+  }
+}
+
 /// Atomic replacement of a file: a temporary file beside it, flushed, renamed over it, the
 /// folder flushed. Signals that end the process (SIGINT, SIGTERM, SIGHUP, SIGQUIT) are held
 /// from the temporary file's creation to the rename, so they leave the old or the new file and
@@ -125,12 +156,8 @@ enum AtomicFile {
     let mode = exists ? mode_t(existing.st_mode & 0o7777) : 0o644
     removeStaleTemporaries(of: path)
 
-    var blocked = sigset_t()
-    var previous = sigset_t()
-    sigemptyset(&blocked)
-    for s in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] { sigaddset(&blocked, s) }
-    pthread_sigmask(SIG_BLOCK, &blocked, &previous)
-    defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+    SignalsHeld.begin()
+    defer { SignalsHeld.end() }
 
     let temporary = path + temporaryMarker + String(getpid())
     let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)

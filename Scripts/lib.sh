@@ -1,0 +1,8 @@
+# Shared preamble of the test scripts: source it as `. "$(dirname "$0")/lib.sh" "$@"`.
+# Sets ROOT (the repository), BIN (the storesim binary: the first argument, else the debug
+# build's), WORK (a temporary folder removed on exit) and defines now_ms.
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BIN="$(realpath "${1:-$(cd "$ROOT" && swift build --show-bin-path)/storesim}")"
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+now_ms() { date +%s%3N; }
