@@ -358,32 +358,7 @@ enum ServerAPI {
         guard let n = Int(v), (1...5).contains(n) else { throw APIError.invalidStatus }
         return n
       })
-    var data: [JSONOutput] = []
-    for g in store.configuration.subscriptionGroups.map(\.id) {
-      let list = store.statuses(forGroup: g, customer: customer).filter {
-        wanted.isEmpty || wanted.contains($0.state.serverStatus)
-      }
-      guard !list.isEmpty else { continue }
-      data.append(
-        .object([
-          "subscriptionGroupIdentifier": .string(g),
-          "lastTransactions": .array(
-            list.map { s in
-              .object([
-                "status": .int(Int64(s.state.serverStatus)),
-                "originalTransactionId": .string(String(s.transaction.originalID)),
-                "signedTransactionInfo": .string(store.signed(s.transaction, customer: customer)),
-                "signedRenewalInfo": .string(store.signed(s.renewalInfo, customer: customer)),
-              ])
-            }),
-        ]))
-    }
-    return .json(
-      .object([
-        "bundleId": .string(store.state.bundleID),
-        "environment": .string(store.state.environment.rawValue),
-        "data": .array(data),
-      ]))
+    return .json(store.allSubscriptionStatusesResponse(customer: customer, status: wanted))
   }
 
   // MARK: Orders and refunds

@@ -82,7 +82,7 @@ let initCommand = CommandSpec(
     let store = Store(configuration: loaded.configuration, start: start, bundleID: bundleID, environment: environment)
     let document = SessionDocument(
       format: SessionDocument.formatName, version: SessionDocument.currentVersion,
-      configurationPath: contentPath, configurationDigest: SessionFile.digest(data), state: store.state)
+      configurationPath: contentPath, configurationDigest: SessionFileFormat.digest(data), state: store.state)
     try SessionFile.write(document, to: location)
     if inv.json {
       inv.printJSON(

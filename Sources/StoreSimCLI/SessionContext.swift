@@ -112,7 +112,7 @@ enum SessionContext {
     guard let data = ConfigurationFile.contentsForReload(document.configurationPath, warn: inv.warning) else {
       return (document, false)
     }
-    let digest = SessionFile.digest(data)
+    let digest = SessionFileFormat.digest(data)
     guard digest != document.configurationDigest else { return (document, false) }
     if partial {
       // The reloaded configuration is saved: that needs the whole state.

@@ -34,9 +34,6 @@ struct SessionDocument: Codable {
 /// Session files on disk: the bytes are `SessionFileFormat`'s; this maps files, names them in
 /// errors, and saves atomically.
 enum SessionFile {
-  /// A cheap content digest (FNV-1a 64) of configuration bytes.
-  static func digest(_ data: Data) -> String { SessionFileFormat.digest(data) }
-
   /// Reads and checks a session file; the file is never modified on failure.
   /// `skippingNotifications` leaves the outbox unread (see `StateCodec.decode`): for commands
   /// that never look at it and never save. The file is mapped, so the parts not decoded are

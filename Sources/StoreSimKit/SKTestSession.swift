@@ -49,7 +49,7 @@ public final class SKTestSession: Sendable {
     }
     self.init(
       store: Store(configuration: loaded.configuration, start: startDate),
-      origin: SessionOrigin(configurationPath: path, configurationDigest: SessionFileCodec.digest(data)))
+      origin: SessionOrigin(configurationPath: path, configurationDigest: SessionFileFormat.digest(data)))
   }
 
   init(store: Store, origin: SessionOrigin) {

@@ -11,9 +11,6 @@ struct SessionOrigin: Sendable {
 /// version the CLI reads; checksums verified), so a session prepared with scenarios can be
 /// loaded into a test and saved back.
 enum SessionFileCodec {
-  /// FNV-1a 64 of the configuration bytes, as the CLI's.
-  static func digest(_ data: Data) -> String { SessionFileFormat.digest(data) }
-
   static func read(_ data: Data) throws -> (StoreState, SessionOrigin) {
     do {
       let (header, state) = try SessionFileFormat.decode(data)

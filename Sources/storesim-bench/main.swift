@@ -107,25 +107,9 @@ case "session":
   try store.advance(to: UTCCalendar.adding(months: 24, to: start))
   let made = store.customerNames.reduce(0) { $0 + (store.customer($1)?.transactions.count ?? 0) }
   for _ in 0..<max(0, target - made) { _ = try store.purchase("coins") }
-  // A version-3 session file: a header line with checksums, then the compact state, as
-  // `SessionIntegrity` in StoreSimCLI writes it (Scripts/bench.sh checks storesim accepts it).
-  var (line, outboxStart) = try StateCodec.encodeSplit(store.state)
-  line.append(0x0A)
-  let stateChecksum = Checksum64.hex(
-    line.withUnsafeBytes { Checksum64.hash(UnsafeRawBufferPointer(rebasing: $0[..<outboxStart])) })
-  let outboxChecksum = Checksum64.hex(
-    line.withUnsafeBytes { Checksum64.hash(UnsafeRawBufferPointer(rebasing: $0[outboxStart...])) })
-  let outboxLength = line.count - outboxStart
-  let checksum = Checksum64.hex(
-    Checksum64.hash(fields: [
-      "storesim-session", "3", StateCodec.name, "", "", "\(outboxStart)", stateChecksum, "\(outboxLength)",
-      outboxChecksum,
-    ]))
-  let header =
-    #"{"checksum":"\#(checksum)","codec":"\#(StateCodec.name)","configurationDigest":"","configurationPath":"","format":"storesim-session","#
-    + #""outboxChecksum":"\#(outboxChecksum)","outboxLength":\#(outboxLength),"stateChecksum":"\#(stateChecksum)","stateLength":\#(outboxStart),"version":3}"#
-  FileHandle.standardOutput.write(Data((header + "\n").utf8))
-  FileHandle.standardOutput.write(Data(line))
+  // A session file exactly as the CLI writes it (Scripts/bench.sh checks storesim accepts it).
+  FileHandle.standardOutput.write(
+    try SessionFileFormat.encode(store.state, configurationPath: "", configurationDigest: ""))
 default:
   FileHandle.standardError.write(Data("usage: storesim-bench throughput N YEARS [--one-call] | session N\n".utf8))
   exit(64)

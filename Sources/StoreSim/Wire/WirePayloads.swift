@@ -208,14 +208,17 @@ extension Store {
     ])
   }
 
-  /// The App Store Server API's `StatusResponse` (Get All Subscription Statuses).
+  /// The App Store Server API's `StatusResponse` (Get All Subscription Statuses); `status`
+  /// keeps only subscriptions whose server status (1–5) it holds, when not empty.
   public func allSubscriptionStatusesResponse(
-    customer: String = Store.defaultCustomer, groups: [SubscriptionGroupID]? = nil
+    customer: String = Store.defaultCustomer, groups: [SubscriptionGroupID]? = nil, status: Set<Int> = []
   ) -> JSONOutput {
     let ids = groups ?? state.configuration.subscriptionGroups.map(\.id)
     var data: [JSONOutput] = []
     for g in ids {
-      let list = statuses(forGroup: g, customer: customer)
+      let list = statuses(forGroup: g, customer: customer).filter {
+        status.isEmpty || status.contains($0.state.serverStatus)
+      }
       guard !list.isEmpty else { continue }
       data.append(
         .object([
