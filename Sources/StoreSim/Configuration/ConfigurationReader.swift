@@ -34,7 +34,66 @@ private struct Reader {
 
   // MARK: Document
 
+  /// The products and groups read so far, in file order.
+  struct Catalogue {
+    /// Each product with the JSON path and location it was read at.
+    var products: [(product: Product, path: String, location: TextLocation)] = []
+    var groups: [SubscriptionGroup] = []
+    var groupOrder: [SubscriptionGroupID: Int] = [:]
+    var unsupported: [ProductID] = []
+
+    mutating func addProduct(_ product: Product, path: String, location: TextLocation) {
+      products.append((product, path, location))
+    }
+
+    /// Adds a subscription to its group, creating the group (named `name`, or its id) when new.
+    mutating func addToGroup(_ product: Product, name: String?) {
+      guard let info = product.subscription else { return }
+      if let i = groupOrder[info.groupID] {
+        groups[i].productIDs.append(product.id)
+      } else {
+        groupOrder[info.groupID] = groups.count
+        groups.append(SubscriptionGroup(id: info.groupID, name: name ?? info.groupID, productIDs: [product.id]))
+      }
+    }
+  }
+
+  static let knownTopLevelKeys: Set<String> = [
+    "version", "identifier", "products", "nonRenewingSubscriptions", "subscriptionGroups",
+    "settings", "appPolicies", "subscriptionOffersKeyPair", "subscriptionBundleGroups",
+    "subscriptionSuiteGroups",
+  ]
+
   mutating func readDocument(_ bytes: [UInt8]) throws(ConfigurationIssue) -> StoreConfiguration {
+    let (root, members) = try readRoot(bytes)
+    warnDuplicateKeys(members, path: "")
+    let formatVersion = readFormatVersion(root)
+    var catalogue = Catalogue()
+    for member in members {
+      try readTopLevelMember(member, into: &catalogue)
+    }
+    groupHandMadeSubscriptions(&catalogue)
+    warnDuplicateProductIDs(catalogue.products)
+    let products = catalogue.products.map(\.product)
+    warnSharedLevels(catalogue)
+    var groups = catalogue.groups
+    for i in groups.indices {
+      var seen = Set<ProductID>()
+      groups[i].productIDs = groups[i].productIDs.filter { seen.insert($0).inserted }
+    }
+    let settings = root["settings"].map { readSettings($0, products: products) } ?? StoreKitSettings()
+    return StoreConfiguration(
+      identifier: string(root["identifier"], path: "identifier"),
+      formatVersion: formatVersion,
+      products: products,
+      subscriptionGroups: groups,
+      settings: settings,
+      unsupportedProductIDs: catalogue.unsupported
+    )
+  }
+
+  /// The document's top-level object, or why the bytes are not a configuration.
+  func readRoot(_ bytes: [UInt8]) throws(ConfigurationIssue) -> (JSONNode, [JSONMember]) {
     if let kind = Self.foreignFormat(bytes) {
       throw error("", TextLocation(line: 1, column: 1), "not a StoreKit configuration: this is \(kind), not JSON")
     }
@@ -49,25 +108,27 @@ private struct Reader {
         "", root.location,
         "not a StoreKit configuration: the top level is \(root.value.kindDescription), expected an object")
     }
-    warnDuplicateKeys(members, path: "")
+    return (root, members)
+  }
 
-    var formatVersion: StoreConfiguration.FormatVersion?
+  /// `version`: Xcode's `{major, minor}` object; other shapes are warned about and read as the newest format.
+  mutating func readFormatVersion(_ root: JSONNode) -> StoreConfiguration.FormatVersion? {
     switch root["version"]?.value {
     case .object?:
       let node = root["version"]!
       let major = int(node["major"], path: "version.major")
       let minor = int(node["minor"], path: "version.minor")
-      if let major {
-        formatVersion = .init(major: major, minor: minor ?? 0)
-        if major > ConfigurationReader.newestKnownMajorVersion {
-          warn(
-            "version", node.location,
-            "format version \(major).\(minor ?? 0) is newer than storesim knows (up to \(ConfigurationReader.newestKnownMajorVersion).x); known keys are read, the rest is ignored"
-          )
-        }
-      } else {
+      guard let major else {
         warn("version", node.location, "version has no integer 'major'; reading the file as the newest known format")
+        return nil
       }
+      if major > ConfigurationReader.newestKnownMajorVersion {
+        warn(
+          "version", node.location,
+          "format version \(major).\(minor ?? 0) is newer than storesim knows (up to \(ConfigurationReader.newestKnownMajorVersion).x); known keys are read, the rest is ignored"
+        )
+      }
+      return .init(major: major, minor: minor ?? 0)
     case .number(let text)?:
       warn(
         "version", root["version"]?.location,
@@ -80,129 +141,124 @@ private struct Reader {
         "version", root["version"]?.location,
         "version is \(root["version"]!.value.kindDescription), expected an object; ignored")
     }
+    return nil
+  }
 
-    var products: [(Product, String, TextLocation)] = []
-    var groups: [SubscriptionGroup] = []
-    var unsupported: [ProductID] = []
-    var groupOrder: [SubscriptionGroupID: Int] = [:]
-
-    func addToGroup(_ product: Product, name: String?) {
-      guard let info = product.subscription else { return }
-      if let i = groupOrder[info.groupID] {
-        groups[i].productIDs.append(product.id)
-      } else {
-        groupOrder[info.groupID] = groups.count
-        groups.append(SubscriptionGroup(id: info.groupID, name: name ?? info.groupID, productIDs: [product.id]))
-      }
-    }
-
-    let knownTop: Set<String> = [
-      "version", "identifier", "products", "nonRenewingSubscriptions", "subscriptionGroups",
-      "settings", "appPolicies", "subscriptionOffersKeyPair", "subscriptionBundleGroups",
-      "subscriptionSuiteGroups",
-    ]
-    for member in members {
-      let key = member.key
-      let path = key
-      switch key {
-      case "products":
-        for (i, node) in array(member.value, path: path).enumerated() {
-          if let p = try readProduct(node, path: "\(path)[\(i)]", defaultType: nil) {
-            products.append((p, "\(path)[\(i)]", node.location))
-          }
-        }
-      case "nonRenewingSubscriptions", "nonRenewableSubscriptions":
-        if key == "nonRenewableSubscriptions" {
-          warn(
-            path, member.keyLocation,
-            "'nonRenewableSubscriptions' is a misspelling of 'nonRenewingSubscriptions'; read as non-renewing subscriptions"
-          )
-        }
-        for (i, node) in array(member.value, path: path).enumerated() {
-          if let p = try readProduct(node, path: "\(path)[\(i)]", defaultType: .nonRenewable, forceType: true) {
-            products.append((p, "\(path)[\(i)]", node.location))
-          }
-        }
-      case "nonConsumableProducts", "nonConsumables":
+  /// One top-level key: product lists, subscription groups, and keys that are warned about.
+  mutating func readTopLevelMember(_ member: JSONMember, into catalogue: inout Catalogue) throws(ConfigurationIssue) {
+    let key = member.key
+    let path = key
+    switch key {
+    case "products":
+      try readProductList(member.value, path: path, defaultType: nil, into: &catalogue)
+    case "nonRenewingSubscriptions", "nonRenewableSubscriptions":
+      if key == "nonRenewableSubscriptions" {
         warn(
           path, member.keyLocation,
-          "'\(key)' is not a key Xcode writes; its entries are read as non-consumable products")
-        for (i, node) in array(member.value, path: path).enumerated() {
-          if let p = try readProduct(node, path: "\(path)[\(i)]", defaultType: .nonConsumable) {
-            products.append((p, "\(path)[\(i)]", node.location))
-          }
-        }
-      case "subscriptionGroups":
-        for (gi, groupNode) in array(member.value, path: path).enumerated() {
-          let gpath = "\(path)[\(gi)]"
-          guard let gm = groupNode.members else {
-            warn(
-              gpath, groupNode.location,
-              "a subscription group is \(groupNode.value.kindDescription), expected an object; skipped")
-            continue
-          }
-          warnDuplicateKeys(gm, path: gpath)
-          var groupID = string(groupNode["id"], path: "\(gpath).id") ?? ""
-          if groupID.isEmpty {
-            groupID = "group\(gi + 1)"
-            warn(gpath, groupNode.location, "subscription group has no 'id'; the simulator calls it '\(groupID)'")
-          }
-          let name = string(groupNode["name"], path: "\(gpath).name") ?? groupID
-          let localizations = readLocalizations(groupNode["localizations"], path: "\(gpath).localizations")
-          warnUnknownKeys(
-            gm, known: ["id", "name", "localizations", "subscriptions"], path: gpath, what: "subscription group")
-          if let existing = groupOrder[groupID] {
-            warn(
-              "\(gpath).id", groupNode["id"]?.location,
-              "subscription group id '\(groupID)' appears twice; its members join the first group '\(groups[existing].name)'"
-            )
-          } else {
-            groupOrder[groupID] = groups.count
-            groups.append(SubscriptionGroup(id: groupID, name: name, localizations: localizations, productIDs: []))
-          }
-          for (si, node) in array(groupNode["subscriptions"], path: "\(gpath).subscriptions").enumerated() {
-            let spath = "\(gpath).subscriptions[\(si)]"
-            if let p = try readSubscription(node, path: spath, groupID: groupID) {
-              products.append((p, spath, node.location))
-              if let i = groupOrder[groupID] { groups[i].productIDs.append(p.id) }
-            }
-          }
-        }
-      case "subscriptionSuiteGroups":
-        for (gi, groupNode) in array(member.value, path: path).enumerated() {
-          for (si, node) in array(groupNode["subscriptions"], path: "\(path)[\(gi)].subscriptions").enumerated() {
-            let id = string(node["productID"], path: "\(path)[\(gi)].subscriptions[\(si)].productID") ?? "?"
-            unsupported.append(id)
-            warn(
-              "\(path)[\(gi)].subscriptions[\(si)]", node.location,
-              "subscription suite '\(id)' (iOS 27) is not simulated; it is listed as unsupported and cannot be bought")
-          }
-        }
-      case "subscriptionBundleGroups":
-        if case .array(let items) = member.value.value, !items.isEmpty {
-          warn(
-            path, member.value.location,
-            "subscription bundles (iOS 27) are not simulated; \(items.count) entries ignored")
-        }
-      case "nonConsumableIAPIdentifiers", "subscriptions", "bundleID":
-        warn(path, member.keyLocation, "'\(key)' is not a key Xcode writes; ignored")
-      default:
-        if !knownTop.contains(key) {
-          warn(path, member.keyLocation, "unknown key '\(key)'; ignored")
-        }
+          "'nonRenewableSubscriptions' is a misspelling of 'nonRenewingSubscriptions'; read as non-renewing subscriptions"
+        )
+      }
+      try readProductList(member.value, path: path, defaultType: .nonRenewable, forceType: true, into: &catalogue)
+    case "nonConsumableProducts", "nonConsumables":
+      warn(
+        path, member.keyLocation,
+        "'\(key)' is not a key Xcode writes; its entries are read as non-consumable products")
+      try readProductList(member.value, path: path, defaultType: .nonConsumable, into: &catalogue)
+    case "subscriptionGroups":
+      for (gi, groupNode) in array(member.value, path: path).enumerated() {
+        try readSubscriptionGroup(groupNode, path: "\(path)[\(gi)]", number: gi + 1, into: &catalogue)
+      }
+    case "subscriptionSuiteGroups":
+      readSubscriptionSuites(member.value, path: path, into: &catalogue)
+    case "subscriptionBundleGroups":
+      if case .array(let items) = member.value.value, !items.isEmpty {
+        warn(
+          path, member.value.location,
+          "subscription bundles (iOS 27) are not simulated; \(items.count) entries ignored")
+      }
+    case "nonConsumableIAPIdentifiers", "subscriptions", "bundleID":
+      warn(path, member.keyLocation, "'\(key)' is not a key Xcode writes; ignored")
+    default:
+      if !Self.knownTopLevelKeys.contains(key) {
+        warn(path, member.keyLocation, "unknown key '\(key)'; ignored")
       }
     }
+  }
 
-    // Hand-made products that declared themselves auto-renewable carry their own group.
-    for (product, _, _) in products where product.subscription != nil {
-      if groupOrder[product.subscription!.groupID] == nil
-        || !(groups[groupOrder[product.subscription!.groupID]!].productIDs.contains(product.id))
-      {
-        addToGroup(product, name: nil)
+  mutating func readProductList(
+    _ node: JSONNode, path: String, defaultType: ProductType?, forceType: Bool = false,
+    into catalogue: inout Catalogue
+  ) throws(ConfigurationIssue) {
+    for (i, node) in array(node, path: path).enumerated() {
+      if let p = try readProduct(node, path: "\(path)[\(i)]", defaultType: defaultType, forceType: forceType) {
+        catalogue.addProduct(p, path: "\(path)[\(i)]", location: node.location)
       }
     }
+  }
 
-    // Duplicate ids: first wins.
+  /// One entry of `subscriptionGroups`: the group (the `number`th; a missing id is named after it)
+  /// and its subscriptions.
+  mutating func readSubscriptionGroup(
+    _ groupNode: JSONNode, path gpath: String, number: Int, into catalogue: inout Catalogue
+  ) throws(ConfigurationIssue) {
+    guard let gm = groupNode.members else {
+      warn(
+        gpath, groupNode.location,
+        "a subscription group is \(groupNode.value.kindDescription), expected an object; skipped")
+      return
+    }
+    warnDuplicateKeys(gm, path: gpath)
+    var groupID = string(groupNode["id"], path: "\(gpath).id") ?? ""
+    if groupID.isEmpty {
+      groupID = "group\(number)"
+      warn(gpath, groupNode.location, "subscription group has no 'id'; the simulator calls it '\(groupID)'")
+    }
+    let name = string(groupNode["name"], path: "\(gpath).name") ?? groupID
+    let localizations = readLocalizations(groupNode["localizations"], path: "\(gpath).localizations")
+    warnUnknownKeys(
+      gm, known: ["id", "name", "localizations", "subscriptions"], path: gpath, what: "subscription group")
+    if let existing = catalogue.groupOrder[groupID] {
+      warn(
+        "\(gpath).id", groupNode["id"]?.location,
+        "subscription group id '\(groupID)' appears twice; its members join the first group '\(catalogue.groups[existing].name)'"
+      )
+    } else {
+      catalogue.groupOrder[groupID] = catalogue.groups.count
+      catalogue.groups.append(SubscriptionGroup(id: groupID, name: name, localizations: localizations, productIDs: []))
+    }
+    for (si, node) in array(groupNode["subscriptions"], path: "\(gpath).subscriptions").enumerated() {
+      let spath = "\(gpath).subscriptions[\(si)]"
+      if let p = try readSubscription(node, path: spath, groupID: groupID) {
+        catalogue.addProduct(p, path: spath, location: node.location)
+        if let i = catalogue.groupOrder[groupID] { catalogue.groups[i].productIDs.append(p.id) }
+      }
+    }
+  }
+
+  /// `subscriptionSuiteGroups` (iOS 27): listed as unsupported, never sold.
+  mutating func readSubscriptionSuites(_ node: JSONNode, path: String, into catalogue: inout Catalogue) {
+    for (gi, groupNode) in array(node, path: path).enumerated() {
+      for (si, node) in array(groupNode["subscriptions"], path: "\(path)[\(gi)].subscriptions").enumerated() {
+        let id = string(node["productID"], path: "\(path)[\(gi)].subscriptions[\(si)].productID") ?? "?"
+        catalogue.unsupported.append(id)
+        warn(
+          "\(path)[\(gi)].subscriptions[\(si)]", node.location,
+          "subscription suite '\(id)' (iOS 27) is not simulated; it is listed as unsupported and cannot be bought")
+      }
+    }
+  }
+
+  /// Hand-made products that declared themselves auto-renewable carry their own group.
+  func groupHandMadeSubscriptions(_ catalogue: inout Catalogue) {
+    for (product, _, _) in catalogue.products {
+      guard let groupID = product.subscription?.groupID else { continue }
+      if let i = catalogue.groupOrder[groupID], catalogue.groups[i].productIDs.contains(product.id) { continue }
+      catalogue.addToGroup(product, name: nil)
+    }
+  }
+
+  /// Duplicate ids: the first wins.
+  mutating func warnDuplicateProductIDs(_ products: [(product: Product, path: String, location: TextLocation)]) {
     var firstPath: [ProductID: String] = [:]
     for (product, path, location) in products {
       if let earlier = firstPath[product.id] {
@@ -213,50 +269,30 @@ private struct Reader {
         firstPath[product.id] = path
       }
     }
-    let uniqueProducts = products.map(\.0)
+  }
 
-    // Shared levels.
-    for (groupIndex, group) in groups.enumerated() {
+  /// Products sharing a level in a group: a crossgrade between them, worth a warning.
+  mutating func warnSharedLevels(_ catalogue: Catalogue) {
+    let products = catalogue.products
+    for (groupIndex, group) in catalogue.groups.enumerated() {
       var byLevel: [Int: [ProductID]] = [:]
       for id in group.productIDs {
-        if let level = uniqueProducts.first(where: { $0.id == id })?.subscription?.groupLevel {
+        if let level = products.first(where: { $0.product.id == id })?.product.subscription?.groupLevel {
           if !(byLevel[level]?.contains(id) ?? false) { byLevel[level, default: []].append(id) }
         }
       }
       for (level, ids) in byLevel.sorted(by: { $0.key < $1.key }) where ids.count > 1 {
         let list = ids.map { "'\($0)'" }.joined(separator: ", ")
-        // Located at the second product of the level: the one that makes it shared.
-        if let second = products.first(where: { $0.0.id == ids[1] }) {
-          warn(
-            second.1, second.2,
-            "in group '\(group.name)' \(list) share level \(level): switching between them is a crossgrade (immediate when their periods match, at the next renewal otherwise)"
-          )
-          continue
-        }
-        warn(
-          "subscriptionGroups[\(groupIndex)]", nil,
+        let message =
           "in group '\(group.name)' \(list) share level \(level): switching between them is a crossgrade (immediate when their periods match, at the next renewal otherwise)"
-        )
+        // Located at the second product of the level: the one that makes it shared.
+        if let second = products.first(where: { $0.product.id == ids[1] }) {
+          warn(second.path, second.location, message)
+        } else {
+          warn("subscriptionGroups[\(groupIndex)]", nil, message)
+        }
       }
     }
-    for i in groups.indices {
-      var seen = Set<ProductID>()
-      groups[i].productIDs = groups[i].productIDs.filter { seen.insert($0).inserted }
-    }
-
-    var settings = StoreKitSettings()
-    if let node = root["settings"] {
-      settings = readSettings(node, products: uniqueProducts)
-    }
-
-    return StoreConfiguration(
-      identifier: string(root["identifier"], path: "identifier"),
-      formatVersion: formatVersion,
-      products: uniqueProducts,
-      subscriptionGroups: groups,
-      settings: settings,
-      unsupportedProductIDs: unsupported
-    )
   }
 
   static func foreignFormat(_ bytes: [UInt8]) -> String? {
