@@ -16,14 +16,11 @@ Usage: interop.py STORESIM_BINARY
 """
 import attr
 import base64
-import enum
-import http.server
 import json
 import os
 import subprocess
 import sys
 import tempfile
-import threading
 
 from appstoreserverlibrary.models.Data import Data
 from appstoreserverlibrary.models.Environment import Environment
@@ -32,17 +29,11 @@ from appstoreserverlibrary.models.JWSTransactionDecodedPayload import JWSTransac
 from appstoreserverlibrary.models.ResponseBodyV2DecodedPayload import ResponseBodyV2DecodedPayload
 from appstoreserverlibrary.signed_data_verifier import SignedDataVerifier
 
+import interop_support
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.abspath(sys.argv[1])
 failures = []
-
-
-def plain(value):
-    if isinstance(value, enum.Enum):
-        return value.value
-    if isinstance(value, list):
-        return [plain(v) for v in value]
-    return value
 
 
 def allowed_keys(model):
@@ -95,15 +86,7 @@ def check_notification(verifier, signed, where, printed=None):
 
 
 def compare(kind, expected, decoded, where):
-    """Every key of storesim's JSON must decode to the same value (raw fields preferred)."""
-    for key, want in expected.items():
-        raw = "raw" + key[0].upper() + key[1:]
-        got = getattr(decoded, raw, None)
-        if got is None:
-            got = getattr(decoded, key, None)
-        got = plain(got)
-        if got != want:
-            failures.append(f"{where}: {kind}.{key}: storesim {want!r}, decoded {got!r}")
+    interop_support.compare(kind, expected, decoded, where, failures)
 
 
 def check_artifacts(folder, environment):
@@ -135,27 +118,8 @@ def run(*args, cwd):
 
 
 def delivery_test():
-    received = []
-    state = {"requests": 0}
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_POST(self):
-            body = self.rfile.read(int(self.headers["Content-Length"]))
-            state["requests"] += 1
-            if state["requests"] == 1:
-                self.send_response(500)
-            else:
-                received.append(json.loads(body))
-                self.send_response(200)
-            self.end_headers()
-
-        def log_message(self, *args):
-            pass
-
-    server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_port}/notifications"
-    try:
+    with interop_support.Receiver(fail_first=1) as server:
+        received, url = server.received, server.url + "notifications"
         with tempfile.TemporaryDirectory() as work:
             config = os.path.join(ROOT, "Configurations", "AppleSample.storekit")
             assert run("init", config, "--environment", "LocalTesting", "--bundle-id", "com.example.interop", cwd=work).returncode == 0
@@ -187,8 +151,6 @@ def delivery_test():
             if len(received) != total or len(set(uuids)) != total:
                 failures.append(f"delivery: {total} notifications, {len(received)} received, {len(set(uuids))} distinct")
             print(f"delivery: {total} notifications, first POST answered 500, all {len(set(uuids))} arrived after --retry")
-    finally:
-        server.shutdown()
 
 
 def main():

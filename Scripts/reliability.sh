@@ -9,8 +9,6 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh" "$@"
 ROUNDS="${2:-100}"
 cd "$WORK"
-S() { "$BIN" "$@"; }
-count() { python3 -c 'import json,sys; print(len(json.load(sys.stdin)))'; }
 fail() { echo "FAIL (round $round): $*" >&2; exit 1; }
 
 S init "$ROOT/Configurations/AppleSample.storekit" --start 2026-01-01T00:00:00Z >/dev/null

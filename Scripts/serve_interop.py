@@ -19,15 +19,12 @@ How the client is pointed at storesim: in `Environment.LOCAL_TESTING` the librar
 `https://local-testing-base-url`; the client keeps it in its `_base_url` attribute, which this
 script sets to the URL `storesim serve` prints (`http://127.0.0.1:PORT`).
 """
-import enum
-import http.server
 import json
 import os
 import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import uuid
 
 from cryptography.hazmat.primitives import serialization
@@ -46,6 +43,9 @@ from appstoreserverlibrary.models.Status import Status
 from appstoreserverlibrary.models.TransactionHistoryRequest import Order, ProductType, TransactionHistoryRequest
 from appstoreserverlibrary.signed_data_verifier import SignedDataVerifier
 
+import interop_support
+from interop_support import plain
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.abspath(sys.argv[1])
 BUNDLE = "com.example.serve"
@@ -58,26 +58,8 @@ def check(condition, message):
         failures.append(message)
 
 
-def plain(value):
-    if isinstance(value, enum.Enum):
-        return value.value
-    if isinstance(value, list):
-        return [plain(v) for v in value]
-    return value
-
-
 def compare(kind, expected, decoded, where):
-    """Every key of storesim's JSON must decode to the same value (raw fields preferred)."""
-    for key, want in expected.items():
-        if key == "signedDate":
-            continue  # signed when answered
-        raw = "raw" + key[0].upper() + key[1:]
-        got = getattr(decoded, raw, None)
-        if got is None:
-            got = getattr(decoded, key, None)
-        got = plain(got)
-        if got != want:
-            failures.append(f"{where}: {kind}.{key}: storesim {want!r}, decoded {got!r}")
+    interop_support.compare(kind, expected, decoded, where, failures, skip=("signedDate",))  # signed when answered
 
 
 def storesim(*args, cwd):
@@ -265,21 +247,9 @@ def run_checks(work, url):
     check(app.bundleId == BUNDLE and app.appTransactionId == transactions[0].get("appTransactionId"), "app transaction")
 
     # Writing endpoints. A receiver on 127.0.0.1 takes the notifications they cause.
-    received = []
-
-    class Receiver(http.server.BaseHTTPRequestHandler):
-        def do_POST(self):
-            received.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
-            self.send_response(200)
-            self.end_headers()
-
-        def log_message(self, *args):
-            pass
-
-    receiver = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
-    threading.Thread(target=receiver.serve_forever, daemon=True).start()
-    try:
-        storesim("settings", "deliver-url", f"http://127.0.0.1:{receiver.server_address[1]}/", cwd=work)
+    with interop_support.Receiver() as receiver:
+        received = receiver.received
+        storesim("settings", "deliver-url", receiver.url, cwd=work)
         calls += 1
         token = client.request_test_notification().testNotificationToken
         calls += 1
@@ -322,8 +292,6 @@ def run_checks(work, url):
         client.set_app_account_token(original, UpdateAppAccountTokenRequest(appAccountToken=token))
         mine = [t for t in json.loads(storesim("transactions", "--json", cwd=work)) if t["originalTransactionId"] == original]
         check(mine and all(t.get("appAccountToken") == token for t in mine), "app account token on every transaction of the subscription")
-    finally:
-        receiver.shutdown()
 
     # Errors as the library's APIException with Apple's codes.
     expect_api_error(lambda: client.get_transaction_info("9999"), 404, 4040010, "unknown transaction id")
