@@ -126,7 +126,7 @@ let extendCommand = CommandSpec(
           inv.printJSON(
             .object([
               "originalTransactionId": .string(String(record.originalTransactionID)), "success": .bool(true),
-              "effectiveDate": .int(Int64((record.effectiveDate.timeIntervalSince1970 * 1000).rounded())),
+              "effectiveDate": .int(record.effectiveDate.epochMilliseconds),
               "requestIdentifier": .string(record.requestIdentifier),
             ]))
         } else {
@@ -210,7 +210,7 @@ let consumptionCommand = CommandSpec(
               .object([
                 "transactionId": .string(String(c.transactionID)), "customer": .string(c.customer),
                 "version": .int(Int64(c.version)),
-                "date": .int(Int64((c.date.timeIntervalSince1970 * 1000).rounded())),
+                "date": .int(c.date.epochMilliseconds),
                 "refundRequestId": c.refundRequestID.map(JSONOutput.string),
                 "fields": .object(c.fields.mapValues { JSONOutput.number($0) }),
               ])

@@ -533,7 +533,9 @@ private struct Reader {
     if let arrayNode = node["introductoryOffers"] {
       let items = array(arrayNode, path: "\(path).introductoryOffers")
       let pick =
-        items.enumerated().first(where: { string($0.element["billingPlanType"], path: "") != "MONTHLY" })
+        items.enumerated().first(where: {
+          string($0.element["billingPlanType"], path: "").flatMap(BillingPlanType.init) != .monthly
+        })
         ?? items.enumerated().first
       if let (i, item) = pick {
         intro = readOffer(item, path: "\(path).introductoryOffers[\(i)]", type: .introductory)
@@ -556,7 +558,8 @@ private struct Reader {
         let p = "\(path).billingPlans[\(i)]"
         plans.append(
           BillingPlan(
-            type: string(item["billingPlanType"], path: "\(p).billingPlanType") ?? "BILLED_UPFRONT",
+            type: string(item["billingPlanType"], path: "\(p).billingPlanType").flatMap(BillingPlanType.init)
+              ?? .billedUpfront,
             price: string(item["displayPrice"], path: "\(p).displayPrice").flatMap(Self.decimal) ?? 0,
             commitmentPrice: string(item["commitmentDisplayPrice"], path: "\(p).commitmentDisplayPrice").flatMap(
               Self.decimal),
@@ -639,12 +642,12 @@ private struct Reader {
         warn(path, node.location, "offer has no offerID; it is redeemed as '\(id ?? "")'")
       }
     }
-    var eligibility: [String] = []
+    var eligibility: [OfferCodeEligibility] = []
     if let list = node["eligibility"] {
       for (i, e) in array(list, path: "\(path).eligibility").enumerated() {
         guard let s = string(e, path: "\(path).eligibility[\(i)]") else { continue }
-        if ["new", "existing", "expired"].contains(s) {
-          eligibility.append(s)
+        if let known = OfferCodeEligibility(rawValue: s) {
+          eligibility.append(known)
         } else {
           warn("\(path).eligibility[\(i)]", e.location, "unknown offer-code eligibility '\(s)'; ignored")
         }
@@ -701,12 +704,8 @@ private struct Reader {
       case "_failTransactionsEnabled": s.failTransactionsEnabled = bool(v, path: path) ?? false
       case "_storeKitError":
         if let code = int(v, path: path) {
-          let names = [
-            0: "unknown", 11: "invalidOfferIdentifier", 12: "invalidSignature", 13: "missingOfferParams",
-            14: "invalidOfferPrice",
-          ]
-          if let name = names[code] {
-            s.failureError = name
+          if let error = SKErrorCode(code: code) {
+            s.failureError = error
           } else {
             warn(
               path, v.location,

@@ -198,10 +198,20 @@ public struct SubscriptionInfo: Sendable, Hashable, Codable {
   }
 }
 
-/// A billing plan of a subscription (5.0+ files).
+/// How a billing plan charges, as the App Store Server API's `billingPlanType` (the name and raw
+/// values of Apple's `BillingPlanType`; `.storekit` files write the same strings).
+public enum BillingPlanType: String, Sendable, Hashable, Codable, CaseIterable {
+  /// The whole period is paid at once.
+  case billedUpfront = "BILLED_UPFRONT"
+  /// Paid monthly over a longer commitment.
+  case monthly = "MONTHLY"
+}
+
+/// A billing plan of a subscription (5.0+ files); an unknown `billingPlanType` reads as
+/// `.billedUpfront`.
 public struct BillingPlan: Sendable, Hashable, Codable {
-  /// `BILLED_UPFRONT` or `MONTHLY`.
-  public var type: String
+  /// How it is billed.
+  public var type: BillingPlanType
   /// Price per charge.
   public var price: Decimal
   /// Total over the commitment.

@@ -36,6 +36,17 @@ public enum RevocationReason: Int, Sendable, Hashable, Codable {
   }
 }
 
+/// How a transaction was revoked, as the App Store Server API's `revocationType` (the name and
+/// raw values of Apple's `RevocationType`).
+public enum RevocationType: String, Sendable, Hashable, Codable, CaseIterable {
+  /// The whole purchase was refunded.
+  case refundFull = "REFUND_FULL"
+  /// Part of the purchase was refunded (storesim refunds in full).
+  case refundProrated = "REFUND_PRORATED"
+  /// Family Sharing access ended.
+  case familyRevoke = "FAMILY_REVOKE"
+}
+
 /// The offer a transaction's period was bought with (`Transaction.Offer`).
 public struct TransactionOffer: Sendable, Hashable, Codable {
   /// Which kind.
@@ -284,6 +295,13 @@ public struct Transaction: Sendable, Hashable, Codable, Identifiable {
 
   /// Whether refunded or revoked.
   public var isRevoked: Bool { revocationDate != nil }
+
+  /// How it was revoked (`revocationType` on the wire), nil while it is not: a refund is always
+  /// full; family access ends with `.familyRevoke`.
+  public var revocationType: RevocationType? {
+    guard isRevoked else { return nil }
+    return isFamilyRevocation ? .familyRevoke : .refundFull
+  }
 
   /// This transaction with the fields that can change after it was created taken from `other`.
   func withMutableFields(of other: Transaction) -> Transaction {
