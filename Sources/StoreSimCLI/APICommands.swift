@@ -155,8 +155,7 @@ let extendAllCommand = CommandSpec(
   arguments: "<product-id>",
   options: extensionOptions + [
     OptionSpec(
-      name: "storefront", value: "<code>", help: "only subscribers in this storefront (ISO 3166-1 alpha-3; repeatable)",
-      repeats: true)
+      name: "storefront", value: "<code>", help: "only subscribers in this storefront (ISO 3166-1 alpha-3; repeatable)")
   ],
   discussion: """
     The same as POST /inApps/v1/subscriptions/extend/mass: every active subscription to the

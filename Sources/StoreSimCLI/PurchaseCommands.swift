@@ -7,7 +7,7 @@ let purchaseCommands: [CommandSpec] = [
 
 /// Prints events as text lines (nothing under --json; the caller prints its own JSON).
 func reportEvents(_ inv: Invocation, _ events: [StoreEvent], store: Store) {
-  if !inv.json, !events.isEmpty { inv.out(Render.events(events, store: store)) }
+  if !inv.json, !events.isEmpty { inv.out(Render.events(events)) }
 }
 
 /// Prints events as text lines, or as `{"events": [...]}` under --json.

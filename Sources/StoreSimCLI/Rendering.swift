@@ -77,7 +77,7 @@ enum Render {
     return TerminalText.field("\(ISO8601.string(e.date))  \(who)\(text)")
   }
 
-  static func events(_ list: [StoreEvent], store: Store) -> String {
+  static func events(_ list: [StoreEvent]) -> String {
     list.compactMap { event($0) }.joined(separator: "\n")
   }
 

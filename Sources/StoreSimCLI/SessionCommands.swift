@@ -367,7 +367,7 @@ let familyCommand = CommandSpec(
         inv.printJSON(
           .object(["members": .array(members.map(JSONOutput.string)), "events": .array(events.map(Render.eventJSON))]))
       } else {
-        if !events.isEmpty { inv.out(Render.events(events, store: store)) }
+        if !events.isEmpty { inv.out(Render.events(events)) }
         inv.out(members.isEmpty ? "\(me) has no family" : "family: " + members.joined(separator: ", "))
       }
       return .success

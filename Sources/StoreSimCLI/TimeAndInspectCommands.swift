@@ -35,7 +35,7 @@ func subscriptionAction(
         if inv.json {
           inv.printJSON(.object(["events": .array(events.map(Render.eventJSON))]))
         } else {
-          inv.out(events.isEmpty ? "no change" : Render.events(events, store: store))
+          inv.out(events.isEmpty ? "no change" : Render.events(events))
         }
         return .success
       }

@@ -288,7 +288,7 @@ private struct Reader {
     var type = defaultType ?? .nonConsumable
     var subscription: SubscriptionInfo?
     if let typeNode = node["type"], let raw = string(typeNode, path: "\(path).type") {
-      let parsed = Self.productType(raw)
+      let parsed = ProductType(anyName: raw)
       if forceType {
         if parsed != defaultType {
           warn(
@@ -360,16 +360,6 @@ private struct Reader {
       isFamilyShareable: shareable && type != .consumable && type != .nonRenewable,
       internalID: string(node["internalID"], path: "\(path).internalID") ?? "",
       localizations: localizations, subscription: subscription)
-  }
-
-  static func productType(_ raw: String) -> ProductType? {
-    switch raw.lowercased().filter({ $0.isLetter }) {
-    case "consumable": return .consumable
-    case "nonconsumable": return .nonConsumable
-    case "nonrenewingsubscription", "nonrenewablesubscription", "nonrenewing", "nonrenewable": return .nonRenewable
-    case "autorenewablesubscription", "recurringsubscription", "autorenewable": return .autoRenewable
-    default: return nil
-    }
   }
 
   mutating func requireProductID(_ node: JSONNode, path: String) throws(ConfigurationIssue) -> ProductID {
@@ -486,7 +476,7 @@ private struct Reader {
     warnDuplicateKeys(m, path: path)
     let id = try requireProductID(node, path: path)
     if let typeNode = node["type"], let raw = string(typeNode, path: "\(path).type"), raw != "RecurringSubscription" {
-      if Self.productType(raw) == .autoRenewable {
+      if ProductType(anyName: raw) == .autoRenewable {
         warn(
           "\(path).type", typeNode.location,
           "type '\(raw)' is not Xcode's spelling; read as an auto-renewable subscription")
@@ -761,7 +751,7 @@ private struct Reader {
       warn(path, entry.location, "a _storeKitErrors entry has no name; ignored")
       return
     }
-    let api = StoreKitAPI(rawValue: name) ?? StoreKitAPI(userInput: name)
+    let api = StoreKitAPI(rawValue: name) ?? StoreKitAPI(anyName: name)
     guard let api else {
       warn("\(path).name", entry["name"]?.location, "unknown StoreKit API '\(name)' in _storeKitErrors; ignored")
       return

@@ -29,15 +29,14 @@ public enum ProductType: String, Sendable, Hashable, Codable, CaseIterable {
     }
   }
 
-  /// Accepts the StoreKit 2 name, the server name, or the `.storekit` name, in any case.
-  public init?(userInput: String) {
-    let key = userInput.lowercased().filter { $0.isLetter }
-    switch key {
+  /// Reads the StoreKit 2 name, the server name or the `.storekit` name, in any case, `-`/`_`
+  /// and spaces ignored: configuration files and what people type share this one reading.
+  package init?(anyName: String) {
+    switch anyName.lowercased().filter({ $0.isLetter }) {
     case "consumable": self = .consumable
     case "nonconsumable": self = .nonConsumable
-    case "nonrenewable", "nonrenewing", "nonrenewingsubscription": self = .nonRenewable
-    case "autorenewable", "autorenewablesubscription", "recurringsubscription", "subscription":
-      self = .autoRenewable
+    case "nonrenewable", "nonrenewing", "nonrenewingsubscription", "nonrenewablesubscription": self = .nonRenewable
+    case "autorenewable", "autorenewablesubscription", "recurringsubscription", "subscription": self = .autoRenewable
     default: return nil
     }
   }

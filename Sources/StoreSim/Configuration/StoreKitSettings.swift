@@ -35,9 +35,10 @@ public enum StoreKitAPI: String, Sendable, Hashable, Codable, CaseIterable {
     }
   }
 
-  /// Parses a member name (`loadProducts`), a file name (`Load Products`) or a kebab form.
-  public init?(userInput: String) {
-    let key = userInput.lowercased().filter { $0.isLetter }
+  /// Reads a member name (`loadProducts`), a file name (`Load Products`) or a kebab form, in any
+  /// case: `_storeKitErrors` names and what people type.
+  package init?(anyName: String) {
+    let key = anyName.lowercased().filter { $0.isLetter }
     if let api = StoreKitAPI.allCases.first(where: {
       $0.name.lowercased() == key || $0.rawValue.lowercased().filter(\.isLetter) == key
     }) {
@@ -159,22 +160,6 @@ public struct SimulatedError: Sendable, Hashable, Codable, CustomStringConvertib
   public init(family: Family, name: String) {
     self.family = family
     self.name = name
-  }
-
-  /// Parses `name` or `family.name` for an API; nil when no family of the API has that case.
-  public init?(userInput: String, for api: StoreKitAPI) {
-    let parts = userInput.split(separator: ".", maxSplits: 1).map(String.init)
-    let wantedName = (parts.last ?? userInput).lowercased()
-    let families =
-      parts.count == 2
-      ? api.families.filter { $0.rawValue.lowercased() == parts[0].lowercased() } : api.families
-    for family in families {
-      if let name = family.cases.first(where: { $0.lowercased() == wantedName }) {
-        self.init(family: family, name: name)
-        return
-      }
-    }
-    return nil
   }
 
   /// `family.name`, e.g. `generic.networkError`.

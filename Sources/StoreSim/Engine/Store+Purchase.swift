@@ -224,8 +224,7 @@ extension Store {
       t.price = offer.price
     }
     t.expirationDate = span.end
-    t.offer = TransactionOffer(
-      type: offer.type, id: offer.id, paymentMode: offer.paymentMode, period: offer.totalPeriod)
+    t.offer = TransactionOffer(offer)
     return span.anchor
   }
 
