@@ -126,7 +126,7 @@ let extendCommand = CommandSpec(
           inv.printJSON(
             .object([
               "originalTransactionId": .string(String(record.originalTransactionID)), "success": .bool(true),
-              "effectiveDate": .int(Int64((record.effectiveDate.timeIntervalSince1970 * 1000).rounded())),
+              "effectiveDate": .int(record.effectiveDate.epochMilliseconds),
               "requestIdentifier": .string(record.requestIdentifier),
             ]))
         } else {
@@ -155,8 +155,7 @@ let extendAllCommand = CommandSpec(
   arguments: "<product-id>",
   options: extensionOptions + [
     OptionSpec(
-      name: "storefront", value: "<code>", help: "only subscribers in this storefront (ISO 3166-1 alpha-3; repeatable)",
-      repeats: true)
+      name: "storefront", value: "<code>", help: "only subscribers in this storefront (ISO 3166-1 alpha-3; repeatable)")
   ],
   discussion: """
     The same as POST /inApps/v1/subscriptions/extend/mass: every active subscription to the
@@ -210,7 +209,7 @@ let consumptionCommand = CommandSpec(
               .object([
                 "transactionId": .string(String(c.transactionID)), "customer": .string(c.customer),
                 "version": .int(Int64(c.version)),
-                "date": .int(Int64((c.date.timeIntervalSince1970 * 1000).rounded())),
+                "date": .int(c.date.epochMilliseconds),
                 "refundRequestId": c.refundRequestID.map(JSONOutput.string),
                 "fields": .object(c.fields.mapValues { JSONOutput.number($0) }),
               ])

@@ -8,8 +8,6 @@ struct OptionSpec: Sendable {
   var value: String?
   /// One-line help.
   var help: String
-  /// Whether it may repeat.
-  var repeats = false
 }
 
 /// The global options, accepted before or after the command.

@@ -7,7 +7,7 @@ let purchaseCommands: [CommandSpec] = [
 
 /// Prints events as text lines (nothing under --json; the caller prints its own JSON).
 func reportEvents(_ inv: Invocation, _ events: [StoreEvent], store: Store) {
-  if !inv.json, !events.isEmpty { inv.out(Render.events(events, store: store)) }
+  if !inv.json, !events.isEmpty { inv.out(Render.events(events)) }
 }
 
 /// Prints events as text lines, or as `{"events": [...]}` under --json.
@@ -77,7 +77,7 @@ let buyCommand = CommandSpec(
       switch outcome.result {
       case .success(let t, let verification):
         json["transaction"] = store.payload(t, customer: customer)
-        if let verification { json["verificationError"] = .string(verification) }
+        if let verification { json["verificationError"] = .string(verification.description) }
         let created = outcome.events.contains {
           if case .transactionCreated(let id, _, _) = $0.kind { return id == t.id }
           return false
@@ -87,7 +87,7 @@ let buyCommand = CommandSpec(
           let when = t.expirationDate.map(ISO8601.string) ?? "the next renewal"
           json["scheduledChange"] = .object([
             "productId": .string(productID), "fromProductId": .string(t.productID),
-            "effectiveDate": t.expirationDate.map { .int(Int64(($0.timeIntervalSince1970 * 1000).rounded())) } ?? .null,
+            "effectiveDate": t.expirationDate.map { .int($0.epochMilliseconds) } ?? .null,
           ])
           line =
             "scheduled  \(productID)  from \(when), when \(t.productID) renews  (transaction \(t.id) of \(t.productID) stays until then)"
@@ -110,7 +110,7 @@ let buyCommand = CommandSpec(
       case .userCancelled:
         line = "userCancelled"
       case .failed(let error):
-        json["error"] = .string(error)
+        json["error"] = .string(error.description)
         line = "failed     \(error)"
       }
       if inv.json {

@@ -77,12 +77,12 @@ enum Render {
     return TerminalText.field("\(ISO8601.string(e.date))  \(who)\(text)")
   }
 
-  static func events(_ list: [StoreEvent], store: Store) -> String {
+  static func events(_ list: [StoreEvent]) -> String {
     list.compactMap { event($0) }.joined(separator: "\n")
   }
 
   static func eventJSON(_ e: StoreEvent) -> JSONOutput {
-    var d: [String: JSONOutput] = ["date": .int(Int64((e.date.timeIntervalSince1970 * 1000).rounded()))]
+    var d: [String: JSONOutput] = ["date": .int(e.date.epochMilliseconds)]
     if !e.customer.isEmpty { d["customer"] = .string(e.customer) }
     switch e.kind {
     case .transactionCreated(let id, let p, let delivery):
@@ -97,7 +97,7 @@ enum Render {
       d["transactionId"] = .string(String(id)); d["productId"] = .string(p)
     case .renewalFailed(let g, let p, let grace):
       d["event"] = .string("renewalFailed"); d["subscriptionGroupIdentifier"] = .string(g); d["productId"] = .string(p)
-      if let grace { d["gracePeriodExpiresDate"] = .int(Int64((grace.timeIntervalSince1970 * 1000).rounded())) }
+      if let grace { d["gracePeriodExpiresDate"] = .int(grace.epochMilliseconds) }
     case .gracePeriodExpired(let g, let p):
       d["event"] = .string("gracePeriodExpired"); d["subscriptionGroupIdentifier"] = .string(g);
       d["productId"] = .string(p)
@@ -136,7 +136,7 @@ enum Render {
       d["notificationType"] = .string(type.rawValue)
       if let subtype { d["subtype"] = .string(subtype.rawValue) }
     case .clockAdvanced(let to):
-      d["event"] = .string("clockAdvanced"); d["to"] = .int(Int64((to.timeIntervalSince1970 * 1000).rounded()))
+      d["event"] = .string("clockAdvanced"); d["to"] = .int(to.epochMilliseconds)
     }
     return .object(d)
   }

@@ -244,7 +244,7 @@ struct ScenarioRunner {
     func same(_ expected: String, _ actual: String) -> Bool {
       if expected == actual { return true }
       if let e = try? ValueParsing.date(expected), let a = Int64(actual) {
-        return Int64((e.timeIntervalSince1970 * 1000).rounded()) == a
+        return e.epochMilliseconds == a
       }
       return false
     }
@@ -254,7 +254,7 @@ struct ScenarioRunner {
       guard Int64(expected) == nil, (try? ValueParsing.date(expected)) != nil, let ms = Int64(actual) else {
         return actual
       }
-      let text = ISO8601.string(Date(timeIntervalSince1970: Double(ms) / 1000))
+      let text = ISO8601.string(Date(epochMilliseconds: ms))
       if !expected.contains("T") && !expected.contains(" "), text.hasSuffix("T00:00:00Z") {
         return String(text.prefix(10))
       }

@@ -332,7 +332,7 @@ enum ServerAPI {
 
   static func date(_ text: String, invalid: APIError) throws -> Date {
     guard let ms = Int64(text), ms >= 0 else { throw invalid }
-    return Date(timeIntervalSince1970: Double(ms) / 1000)
+    return Date(epochMilliseconds: ms)
   }
 
   /// Revision tokens: `storesim-N`, the number of transactions already returned.
@@ -404,8 +404,8 @@ enum ServerAPI {
       "appTransactionId": .string(c.appTransactionID),
       "applicationVersion": .string("1"),
       "originalApplicationVersion": .string("1"),
-      "originalPurchaseDate": .int(Int64((store.state.startDate.timeIntervalSince1970 * 1000).rounded())),
-      "receiptCreationDate": .int(Int64((store.now.timeIntervalSince1970 * 1000).rounded())),
+      "originalPurchaseDate": .int(store.state.startDate.epochMilliseconds),
+      "receiptCreationDate": .int(store.now.epochMilliseconds),
       "originalPlatform": .string("iOS"),
     ])
     return .json(.object(["signedAppTransactionInfo": .string(JWS.sign(payload, bundleID: store.state.bundleID))]))
@@ -612,7 +612,7 @@ enum ServerAPI {
         "originalTransactionId": .string(String(record.originalTransactionID)),
         "webOrderLineItemId": webOrder.map { .string(String($0)) },
         "success": .bool(true),
-        "effectiveDate": .int(Int64((record.effectiveDate.timeIntervalSince1970 * 1000).rounded())),
+        "effectiveDate": .int(record.effectiveDate.epochMilliseconds),
       ]))
     response.changed = changed
     return response
@@ -664,7 +664,7 @@ enum ServerAPI {
       .object([
         "requestIdentifier": .string(m.requestIdentifier),
         "complete": .bool(true),
-        "completeDate": .int(Int64((m.date.timeIntervalSince1970 * 1000).rounded())),
+        "completeDate": .int(m.date.epochMilliseconds),
         "succeededCount": .int(Int64(m.succeeded)),
         "failedCount": .int(Int64(m.failed)),
       ]))
@@ -696,7 +696,7 @@ enum ServerAPI {
         "sendAttempts": .array(
           attempts.map { d in
             .object([
-              "attemptDate": .int(Int64((d.date.timeIntervalSince1970 * 1000).rounded())),
+              "attemptDate": .int(d.date.epochMilliseconds),
               "sendAttemptResult": .string(sendAttemptResult(d)),
             ])
           }),
@@ -723,7 +723,7 @@ enum ServerAPI {
     func number(_ key: String, _ invalid: APIError) throws -> Date? {
       guard let node = body[key] else { return nil }
       guard case .number(let n) = node.value, let ms = Int64(n) else { throw invalid }
-      return Date(timeIntervalSince1970: Double(ms) / 1000)
+      return Date(epochMilliseconds: ms)
     }
     func string(_ key: String, _ invalid: APIError) throws -> String? {
       guard let node = body[key] else { return nil }
@@ -781,7 +781,7 @@ enum ServerAPI {
         "sendAttempts": .array(
           list.map { d in
             .object([
-              "attemptDate": .int(Int64((d.date.timeIntervalSince1970 * 1000).rounded())),
+              "attemptDate": .int(d.date.epochMilliseconds),
               "sendAttemptResult": .string(sendAttemptResult(d)),
             ])
           }),

@@ -51,7 +51,7 @@ let initCommand = CommandSpec(
           .object([
             "session": .string("memory"), "configuration": .string(config),
             "products": .int(Int64(loaded.configuration.products.count)),
-            "now": .int(Int64((store.now.timeIntervalSince1970 * 1000).rounded())),
+            "now": .int(store.now.epochMilliseconds),
             "environment": .string(environment.rawValue),
             "bundleId": .string(bundleID), "warnings": .int(Int64(loaded.warnings.count)),
           ]))
@@ -89,7 +89,7 @@ let initCommand = CommandSpec(
         .object([
           "session": .string(shown), "configuration": .string(config),
           "products": .int(Int64(loaded.configuration.products.count)),
-          "now": .int(Int64(store.now.timeIntervalSince1970 * 1000)), "environment": .string(environment.rawValue),
+          "now": .int(store.now.epochMillisecondsTruncated), "environment": .string(environment.rawValue),
           "bundleId": .string(bundleID), "warnings": .int(Int64(loaded.warnings.count)),
         ]))
     } else {
@@ -120,7 +120,7 @@ enum SettingKey: String, CaseIterable {
     case .deliverURL: return store.state.deliveryURL ?? "off"
     case .askToBuy: return s.askToBuyEnabled ? "on" : "off"
     case .interruptedPurchases: return s.interruptedPurchasesEnabled ? "on" : "off"
-    case .failTransactions: return s.failTransactionsEnabled ? s.failureError : "off"
+    case .failTransactions: return s.failTransactionsEnabled ? s.failureError.rawValue : "off"
     case .billingRetry: return s.shouldEnterBillingRetryOnRenewal ? "on" : "off"
     case .gracePeriod: return s.billingGracePeriodIsEnabled ? "on" : "off"
     case .storefront: return s.storefront
@@ -143,7 +143,7 @@ extension SettingKey {
     case .deliverURL: return store.state.deliveryURL.map(JSONOutput.string) ?? .null
     case .askToBuy: return .bool(s.askToBuyEnabled)
     case .interruptedPurchases: return .bool(s.interruptedPurchasesEnabled)
-    case .failTransactions: return s.failTransactionsEnabled ? .string(s.failureError) : .null
+    case .failTransactions: return s.failTransactionsEnabled ? .string(s.failureError.rawValue) : .null
     case .billingRetry: return .bool(s.shouldEnterBillingRetryOnRenewal)
     case .gracePeriod: return .bool(s.billingGracePeriodIsEnabled)
     case .storefront: return .string(s.storefront)
@@ -184,13 +184,12 @@ func applySetting(_ key: SettingKey, _ args: [String], to s: inout StoreKitSetti
     if let on = try? parseSwitch(value, key: key.rawValue) {
       s.failTransactionsEnabled = on
     } else {
-      let names = ["unknown", "invalidOfferIdentifier", "invalidSignature", "missingOfferParams", "invalidOfferPrice"]
-      guard let name = names.first(where: { $0.lowercased() == value.lowercased() }) else {
-        throw CLIError.usage(
-          "fail-transactions takes off, on, or one of \(names.joined(separator: ", "))", command: "settings")
+      guard let error = SKErrorCode.allCases.first(where: { $0.rawValue.lowercased() == value.lowercased() }) else {
+        let names = SKErrorCode.allCases.map(\.rawValue).joined(separator: ", ")
+        throw CLIError.usage("fail-transactions takes off, on, or one of \(names)", command: "settings")
       }
       s.failTransactionsEnabled = true
-      s.failureError = name
+      s.failureError = error
     }
   case .storefront:
     guard Storefront.named(value) != nil else {
@@ -368,7 +367,7 @@ let familyCommand = CommandSpec(
         inv.printJSON(
           .object(["members": .array(members.map(JSONOutput.string)), "events": .array(events.map(Render.eventJSON))]))
       } else {
-        if !events.isEmpty { inv.out(Render.events(events, store: store)) }
+        if !events.isEmpty { inv.out(Render.events(events)) }
         inv.out(members.isEmpty ? "\(me) has no family" : "family: " + members.joined(separator: ", "))
       }
       return .success
@@ -385,7 +384,7 @@ let nowCommand = CommandSpec(
       if inv.json {
         inv.printJSON(
           .object([
-            "now": .int(Int64((store.now.timeIntervalSince1970 * 1000).rounded())),
+            "now": .int(store.now.epochMilliseconds),
             "date": .string(ISO8601.string(store.now)),
           ]))
       } else {

@@ -35,7 +35,7 @@ func subscriptionAction(
         if inv.json {
           inv.printJSON(.object(["events": .array(events.map(Render.eventJSON))]))
         } else {
-          inv.out(events.isEmpty ? "no change" : Render.events(events, store: store))
+          inv.out(events.isEmpty ? "no change" : Render.events(events))
         }
         return .success
       }
@@ -144,7 +144,7 @@ let advanceCommand = CommandSpec(
       } else {
         if inv.json {
           inv.printJSON(
-            .object(["now": .int(Int64((store.now.timeIntervalSince1970 * 1000).rounded())), "events": .array([])]))
+            .object(["now": .int(store.now.epochMilliseconds), "events": .array([])]))
         } else {
           inv.out("nothing is scheduled")
           inv.out("now \(ISO8601.string(store.now))")
@@ -176,7 +176,7 @@ func streamAdvance(_ inv: Invocation, _ store: inout Store, to target: Date) thr
     return !Interrupt.requested
   }
   guard finished else { throw CLIError.failed("interrupted") }
-  let now = Int64((store.now.timeIntervalSince1970 * 1000).rounded())
+  let now = store.now.epochMilliseconds
   if inv.json {
     inv.environment.writeOut((first ? "]" : "\n  ]") + ",\n  \"now\": \(now)\n}\n")
   } else {
@@ -387,7 +387,7 @@ let pendingCommand = CommandSpec(
       let customer = SessionContext.customer(inv)
       let list = store.pendingRequests(customer: customer)
       let refunds = store.refundRequests(customer: customer)
-      func ms(_ d: Date) -> JSONOutput { .int(Int64((d.timeIntervalSince1970 * 1000).rounded())) }
+      func ms(_ d: Date) -> JSONOutput { .int(d.epochMilliseconds) }
       if inv.json {
         inv.printJSON(
           .array(

@@ -108,7 +108,7 @@ enum Timeline {
   /// The same periods as data: per group and customer, each period's kind, product,
   /// transaction and start and end (epoch milliseconds, like the wire shapes).
   static func json(store: Store, groups: [SubscriptionGroup]) -> JSONOutput {
-    func ms(_ d: Date) -> JSONOutput { .int(Int64((d.timeIntervalSince1970 * 1000).rounded())) }
+    func ms(_ d: Date) -> JSONOutput { .int(d.epochMilliseconds) }
     var items: [JSONOutput] = []
     for group in groups {
       var customers: [JSONOutput] = []

@@ -91,17 +91,19 @@ public struct Product: Identifiable, Sendable, Hashable {
       return .success(core.read { core.verified($0.customer(core.customer)?.transaction(t.id) ?? t, in: $0) })
     case .pending: return .pending
     case .userCancelled: return .userCancelled
-    case .failed(let text): throw Self.purchaseFailure(text)
+    case .failed(let failure): throw Self.purchaseFailure(failure)
     }
   }
 
-  static func purchaseFailure(_ text: String) -> any Error {
-    let parts = text.split(separator: ".", maxSplits: 1).map(String.init)
-    let name = parts.last ?? text
-    switch parts.first {
-    case "purchase": return PurchaseError(simulated: name)
-    case "generic": return StoreKitError(simulated: name)
-    default: return StoreKitError.unknown
+  /// The StoreKit error a failed purchase throws (a legacy `SKError` becomes `StoreKitError.unknown`).
+  static func purchaseFailure(_ failure: PurchaseFailure) -> any Error {
+    switch failure {
+    case .invalidQuantity: return PurchaseError.invalidQuantity
+    case .invalidOfferIdentifier: return PurchaseError.invalidOfferIdentifier
+    case .ineligibleForOffer: return PurchaseError.ineligibleForOffer
+    case .simulated(let error) where error.family == .purchase: return PurchaseError(simulated: error.name)
+    case .simulated(let error) where error.family == .generic: return StoreKitError(simulated: error.name)
+    case .simulated, .skError: return StoreKitError.unknown
     }
   }
 

@@ -182,7 +182,7 @@ public final class SKTestSession: Sendable {
       return core.read { store in Transaction(t, store: store, customer: customer, core: core) }
     case .pending: throw SKTestError(.invalidAction, "the purchase is pending (Ask to Buy or interrupted)")
     case .userCancelled: throw StoreKitError.userCancelled
-    case .failed(let text): throw Product.purchaseFailure(text)
+    case .failed(let failure): throw Product.purchaseFailure(failure)
     }
   }
 

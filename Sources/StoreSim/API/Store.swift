@@ -25,7 +25,7 @@ public struct Store: Sendable {
     configuration: StoreConfiguration, start: Date, bundleID: String = "com.example.app",
     environment: StoreEnvironment = .xcode
   ) {
-    let start = Date(timeIntervalSince1970: (start.timeIntervalSince1970 * 1000).rounded() / 1000)
+    let start = Date(epochMilliseconds: start.epochMilliseconds)
     state = StoreState(
       configuration: configuration, settings: configuration.settings, now: start, startDate: start,
       bundleID: bundleID, environment: environment, customers: [], pendingRequests: [],

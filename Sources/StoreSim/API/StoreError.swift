@@ -73,7 +73,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
 public enum ISO8601 {
   /// `2026-01-31T10:00:00Z`.
   public static func string(_ date: Date) -> String {
-    let ms = Int64((date.timeIntervalSince1970 * 1000).rounded())
+    let ms = date.epochMilliseconds
     var days = ms / 86_400_000
     var rest = ms % 86_400_000
     if rest < 0 { rest += 86_400_000; days -= 1 }

@@ -61,16 +61,43 @@ public struct StoreEvent: Sendable, Hashable, Codable {
   public var kind: Kind
 }
 
+/// An error a purchase throws, as StoreKit's: `Product.PurchaseError` for a refused offer or
+/// quantity, the error a test made the purchase API throw, or the legacy `SKError` of failing
+/// transactions. The description is the text storesim prints (`purchase.ineligibleForOffer`,
+/// `generic.networkError`, `SKError.unknown`).
+public enum PurchaseFailure: Error, Sendable, Hashable, CustomStringConvertible {
+  /// `Product.PurchaseError.invalidQuantity`: a quantity outside 1...10.
+  case invalidQuantity
+  /// `Product.PurchaseError.invalidOfferIdentifier`: no such offer for the product.
+  case invalidOfferIdentifier
+  /// `Product.PurchaseError.ineligibleForOffer`: the customer may not redeem the offer.
+  case ineligibleForOffer
+  /// The error `setSimulatedError(_:forAPI: .purchase)` made the purchase throw.
+  case simulated(SimulatedError)
+  /// The legacy `SKError` every purchase fails with while failing transactions is on.
+  case skError(SKErrorCode)
+
+  public var description: String {
+    switch self {
+    case .invalidQuantity: return SimulatedError(family: .purchase, name: "invalidQuantity").description
+    case .invalidOfferIdentifier: return SimulatedError(family: .purchase, name: "invalidOfferIdentifier").description
+    case .ineligibleForOffer: return SimulatedError(family: .purchase, name: "ineligibleForOffer").description
+    case .simulated(let error): return error.description
+    case .skError(let code): return "SKError.\(code.rawValue)"
+    }
+  }
+}
+
 /// The outcome of a purchase, as `Product.PurchaseResult` plus thrown purchase errors.
 public enum PurchaseResult: Sendable, Hashable {
   /// A transaction exists (new, or the existing one for an owned product).
-  case success(Transaction, verificationError: String?)
+  case success(Transaction, verificationError: SimulatedError?)
   /// Waiting for Ask to Buy approval or an interrupted purchase's resolution.
   case pending(requestID: String)
   /// The customer dismissed the sheet.
   case userCancelled
-  /// The purchase threw this error (`family.name`, e.g. `purchase.ineligibleForOffer`).
-  case failed(String)
+  /// The purchase threw this error.
+  case failed(PurchaseFailure)
 
   /// `purchased`, `pending`, `userCancelled`, `failed`.
   public var name: String {

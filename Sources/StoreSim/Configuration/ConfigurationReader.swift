@@ -324,7 +324,7 @@ private struct Reader {
     var type = defaultType ?? .nonConsumable
     var subscription: SubscriptionInfo?
     if let typeNode = node["type"], let raw = string(typeNode, path: "\(path).type") {
-      let parsed = Self.productType(raw)
+      let parsed = ProductType(anyName: raw)
       if forceType {
         if parsed != defaultType {
           warn(
@@ -396,16 +396,6 @@ private struct Reader {
       isFamilyShareable: shareable && type != .consumable && type != .nonRenewable,
       internalID: string(node["internalID"], path: "\(path).internalID") ?? "",
       localizations: localizations, subscription: subscription)
-  }
-
-  static func productType(_ raw: String) -> ProductType? {
-    switch raw.lowercased().filter({ $0.isLetter }) {
-    case "consumable": return .consumable
-    case "nonconsumable": return .nonConsumable
-    case "nonrenewingsubscription", "nonrenewablesubscription", "nonrenewing", "nonrenewable": return .nonRenewable
-    case "autorenewablesubscription", "recurringsubscription", "autorenewable": return .autoRenewable
-    default: return nil
-    }
   }
 
   mutating func requireProductID(_ node: JSONNode, path: String) throws(ConfigurationIssue) -> ProductID {
@@ -522,7 +512,7 @@ private struct Reader {
     warnDuplicateKeys(m, path: path)
     let id = try requireProductID(node, path: path)
     if let typeNode = node["type"], let raw = string(typeNode, path: "\(path).type"), raw != "RecurringSubscription" {
-      if Self.productType(raw) == .autoRenewable {
+      if ProductType(anyName: raw) == .autoRenewable {
         warn(
           "\(path).type", typeNode.location,
           "type '\(raw)' is not Xcode's spelling; read as an auto-renewable subscription")
@@ -569,7 +559,9 @@ private struct Reader {
     if let arrayNode = node["introductoryOffers"] {
       let items = array(arrayNode, path: "\(path).introductoryOffers")
       let pick =
-        items.enumerated().first(where: { string($0.element["billingPlanType"], path: "") != "MONTHLY" })
+        items.enumerated().first(where: {
+          string($0.element["billingPlanType"], path: "").flatMap(BillingPlanType.init) != .monthly
+        })
         ?? items.enumerated().first
       if let (i, item) = pick {
         intro = readOffer(item, path: "\(path).introductoryOffers[\(i)]", type: .introductory)
@@ -592,7 +584,8 @@ private struct Reader {
         let p = "\(path).billingPlans[\(i)]"
         plans.append(
           BillingPlan(
-            type: string(item["billingPlanType"], path: "\(p).billingPlanType") ?? "BILLED_UPFRONT",
+            type: string(item["billingPlanType"], path: "\(p).billingPlanType").flatMap(BillingPlanType.init)
+              ?? .billedUpfront,
             price: string(item["displayPrice"], path: "\(p).displayPrice").flatMap(Self.decimal) ?? 0,
             commitmentPrice: string(item["commitmentDisplayPrice"], path: "\(p).commitmentDisplayPrice").flatMap(
               Self.decimal),
@@ -675,12 +668,12 @@ private struct Reader {
         warn(path, node.location, "offer has no offerID; it is redeemed as '\(id ?? "")'")
       }
     }
-    var eligibility: [String] = []
+    var eligibility: [OfferCodeEligibility] = []
     if let list = node["eligibility"] {
       for (i, e) in array(list, path: "\(path).eligibility").enumerated() {
         guard let s = string(e, path: "\(path).eligibility[\(i)]") else { continue }
-        if ["new", "existing", "expired"].contains(s) {
-          eligibility.append(s)
+        if let known = OfferCodeEligibility(rawValue: s) {
+          eligibility.append(known)
         } else {
           warn("\(path).eligibility[\(i)]", e.location, "unknown offer-code eligibility '\(s)'; ignored")
         }
@@ -737,12 +730,8 @@ private struct Reader {
       case "_failTransactionsEnabled": s.failTransactionsEnabled = bool(v, path: path) ?? false
       case "_storeKitError":
         if let code = int(v, path: path) {
-          let names = [
-            0: "unknown", 11: "invalidOfferIdentifier", 12: "invalidSignature", 13: "missingOfferParams",
-            14: "invalidOfferPrice",
-          ]
-          if let name = names[code] {
-            s.failureError = name
+          if let error = SKErrorCode(code: code) {
+            s.failureError = error
           } else {
             warn(
               path, v.location,
@@ -798,7 +787,7 @@ private struct Reader {
       warn(path, entry.location, "a _storeKitErrors entry has no name; ignored")
       return
     }
-    let api = StoreKitAPI(rawValue: name) ?? StoreKitAPI(userInput: name)
+    let api = StoreKitAPI(rawValue: name) ?? StoreKitAPI(anyName: name)
     guard let api else {
       warn("\(path).name", entry["name"]?.location, "unknown StoreKit API '\(name)' in _storeKitErrors; ignored")
       return

@@ -29,15 +29,14 @@ public enum ProductType: String, Sendable, Hashable, Codable, CaseIterable {
     }
   }
 
-  /// Accepts the StoreKit 2 name, the server name, or the `.storekit` name, in any case.
-  public init?(userInput: String) {
-    let key = userInput.lowercased().filter { $0.isLetter }
-    switch key {
+  /// Reads the StoreKit 2 name, the server name or the `.storekit` name, in any case, `-`/`_`
+  /// and spaces ignored: configuration files and what people type share this one reading.
+  package init?(anyName: String) {
+    switch anyName.lowercased().filter({ $0.isLetter }) {
     case "consumable": self = .consumable
     case "nonconsumable": self = .nonConsumable
-    case "nonrenewable", "nonrenewing", "nonrenewingsubscription": self = .nonRenewable
-    case "autorenewable", "autorenewablesubscription", "recurringsubscription", "subscription":
-      self = .autoRenewable
+    case "nonrenewable", "nonrenewing", "nonrenewingsubscription", "nonrenewablesubscription": self = .nonRenewable
+    case "autorenewable", "autorenewablesubscription", "recurringsubscription", "subscription": self = .autoRenewable
     default: return nil
     }
   }
@@ -198,10 +197,20 @@ public struct SubscriptionInfo: Sendable, Hashable, Codable {
   }
 }
 
-/// A billing plan of a subscription (5.0+ files).
+/// How a billing plan charges, as the App Store Server API's `billingPlanType` (the name and raw
+/// values of Apple's `BillingPlanType`; `.storekit` files write the same strings).
+public enum BillingPlanType: String, Sendable, Hashable, Codable, CaseIterable {
+  /// The whole period is paid at once.
+  case billedUpfront = "BILLED_UPFRONT"
+  /// Paid monthly over a longer commitment.
+  case monthly = "MONTHLY"
+}
+
+/// A billing plan of a subscription (5.0+ files); an unknown `billingPlanType` reads as
+/// `.billedUpfront`.
 public struct BillingPlan: Sendable, Hashable, Codable {
-  /// `BILLED_UPFRONT` or `MONTHLY`.
-  public var type: String
+  /// How it is billed.
+  public var type: BillingPlanType
   /// Price per charge.
   public var price: Decimal
   /// Total over the commitment.

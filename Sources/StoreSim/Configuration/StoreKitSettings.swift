@@ -35,9 +35,10 @@ public enum StoreKitAPI: String, Sendable, Hashable, Codable, CaseIterable {
     }
   }
 
-  /// Parses a member name (`loadProducts`), a file name (`Load Products`) or a kebab form.
-  public init?(userInput: String) {
-    let key = userInput.lowercased().filter { $0.isLetter }
+  /// Reads a member name (`loadProducts`), a file name (`Load Products`) or a kebab form, in any
+  /// case: `_storeKitErrors` names and what people type.
+  package init?(anyName: String) {
+    let key = anyName.lowercased().filter { $0.isLetter }
     if let api = StoreKitAPI.allCases.first(where: {
       $0.name.lowercased() == key || $0.rawValue.lowercased().filter(\.isLetter) == key
     }) {
@@ -47,6 +48,56 @@ public enum StoreKitAPI: String, Sendable, Hashable, Codable, CaseIterable {
     } else {
       return nil
     }
+  }
+}
+
+extension StoreKitAPI: CodingKeyRepresentable {
+  private struct Key: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+  }
+
+  /// A dictionary keyed by API is written keyed by `name` (`loadProducts`).
+  public var codingKey: any CodingKey { Key(stringValue: name) }
+
+  public init?<T: CodingKey>(codingKey: T) {
+    guard let api = Self.allCases.first(where: { $0.name == codingKey.stringValue }) else { return nil }
+    self = api
+  }
+}
+
+/// The legacy `SKError.Code` purchases fail with while failing transactions is on
+/// (`_storeKitError` in `.storekit` files). Raw values are the case names; `code` is Apple's
+/// number.
+public enum SKErrorCode: String, Sendable, Hashable, Codable, CaseIterable {
+  /// `SKError.Code.unknown` (0).
+  case unknown
+  /// `SKError.Code.invalidOfferIdentifier` (11).
+  case invalidOfferIdentifier
+  /// `SKError.Code.invalidSignature` (12).
+  case invalidSignature
+  /// `SKError.Code.missingOfferParams` (13).
+  case missingOfferParams
+  /// `SKError.Code.invalidOfferPrice` (14).
+  case invalidOfferPrice
+
+  /// Apple's `SKError.Code` number, as `_storeKitError` writes it.
+  public var code: Int {
+    switch self {
+    case .unknown: return 0
+    case .invalidOfferIdentifier: return 11
+    case .invalidSignature: return 12
+    case .missingOfferParams: return 13
+    case .invalidOfferPrice: return 14
+    }
+  }
+
+  /// The case with Apple's number, or nil when storesim does not simulate it.
+  public init?(code: Int) {
+    guard let c = Self.allCases.first(where: { $0.code == code }) else { return nil }
+    self = c
   }
 }
 
@@ -111,22 +162,6 @@ public struct SimulatedError: Sendable, Hashable, Codable, CustomStringConvertib
     self.name = name
   }
 
-  /// Parses `name` or `family.name` for an API; nil when no family of the API has that case.
-  public init?(userInput: String, for api: StoreKitAPI) {
-    let parts = userInput.split(separator: ".", maxSplits: 1).map(String.init)
-    let wantedName = (parts.last ?? userInput).lowercased()
-    let families =
-      parts.count == 2
-      ? api.families.filter { $0.rawValue.lowercased() == parts[0].lowercased() } : api.families
-    for family in families {
-      if let name = family.cases.first(where: { $0.lowercased() == wantedName }) {
-        self.init(family: family, name: name)
-        return
-      }
-    }
-    return nil
-  }
-
   /// `family.name`, e.g. `generic.networkError`.
   public var description: String { "\(family.rawValue).\(name)" }
 }
@@ -155,21 +190,21 @@ public struct StoreKitSettings: Sendable, Hashable, Codable {
   public var disableDialogs = false
   /// Legacy: every purchase fails (`_failTransactionsEnabled`).
   public var failTransactionsEnabled = false
-  /// Legacy: the `SKError` name purchases fail with while `failTransactionsEnabled`.
-  public var failureError: String = "unknown"
-  /// Simulated errors per API, keyed by `StoreKitAPI.name`.
-  public var simulatedErrors: [String: SimulatedError] = [:]
+  /// Legacy: the `SKError` purchases fail with while `failTransactionsEnabled`.
+  public var failureError: SKErrorCode = .unknown
+  /// Simulated errors per API (written keyed by `StoreKitAPI.name`).
+  public var simulatedErrors: [StoreKitAPI: SimulatedError] = [:]
 
   /// The defaults of `SKTestSession`.
   public init() {}
 
   /// The simulated error for an API, if any.
   public func simulatedError(forAPI api: StoreKitAPI) -> SimulatedError? {
-    simulatedErrors.isEmpty ? nil : simulatedErrors[api.name]
+    simulatedErrors.isEmpty ? nil : simulatedErrors[api]
   }
 
   /// Sets or clears (nil) the simulated error for an API, as `setSimulatedError(_:forAPI:)`.
   public mutating func setSimulatedError(_ error: SimulatedError?, forAPI api: StoreKitAPI) {
-    simulatedErrors[api.name] = error
+    simulatedErrors[api] = error
   }
 }

@@ -64,15 +64,15 @@ public struct SubscriptionOffer: Sendable, Hashable, Codable {
   /// The offer price: per period for pay as you go, for the whole offer when paid up front,
   /// zero for free trials.
   public var price: Decimal
-  /// Offer codes: which customers may redeem (`new`, `existing`, `expired`); empty means all.
-  public var eligibility: [String]
+  /// Offer codes: which customers may redeem; empty means all.
+  public var eligibility: [OfferCodeEligibility]
   /// Win-back offers: Xcode's Eligible switch.
   public var isEligible: Bool
 
   /// Creates an offer.
   public init(
     type: OfferType, id: String? = nil, paymentMode: PaymentMode, period: SubscriptionPeriod,
-    periodCount: Int = 1, price: Decimal = 0, eligibility: [String] = [], isEligible: Bool = true
+    periodCount: Int = 1, price: Decimal = 0, eligibility: [OfferCodeEligibility] = [], isEligible: Bool = true
   ) {
     self.type = type
     self.id = id
@@ -89,4 +89,15 @@ public struct SubscriptionOffer: Sendable, Hashable, Codable {
   public var totalPeriod: SubscriptionPeriod {
     period.times(periodCount)
   }
+}
+
+/// Which customers may redeem an offer code, as App Store Connect's customer eligibility. Raw
+/// values are the `eligibility` strings of `.storekit` files.
+public enum OfferCodeEligibility: String, Sendable, Hashable, Codable, CaseIterable {
+  /// Customers who never subscribed in the group.
+  case new
+  /// Customers with an active subscription in the group.
+  case existing
+  /// Customers whose subscription in the group has expired.
+  case expired
 }

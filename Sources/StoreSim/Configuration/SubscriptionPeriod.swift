@@ -66,22 +66,8 @@ public struct SubscriptionPeriod: Sendable, Hashable, Codable, CustomStringConve
     }
   }
 
-  /// The period expressed in days when it is made of days or weeks.
-  public var days: Int? {
-    switch unit {
-    case .day: return value
-    case .week: return value * 7
-    default: return nil
-    }
-  }
-
   /// This period repeated `count` times.
   public func times(_ count: Int) -> SubscriptionPeriod {
     SubscriptionPeriod(value: value * max(count, 1), unit: unit)
-  }
-
-  /// A human phrase: "1 month", "3 days".
-  public var phrase: String {
-    "\(value) \(unit.rawValue)\(value == 1 ? "" : "s")"
   }
 }

@@ -45,18 +45,6 @@ public enum TimeRate: Int, Sendable, Hashable, Codable, CaseIterable {
   /// The case name, as Apple spells it.
   public var name: String { String(describing: self) }
 
-  /// Parses a case name (any case, `-`/`_` ignored) or a raw number.
-  public init?(userInput: String) {
-    if let number = Int(userInput) {
-      guard let rate = TimeRate(rawValue: number) else { return nil }
-      self = rate
-      return
-    }
-    let key = userInput.lowercased().filter { $0.isLetter || $0.isNumber }
-    guard let rate = TimeRate.allCases.first(where: { $0.name.lowercased() == key }) else { return nil }
-    self = rate
-  }
-
   /// Seconds of virtual time that one real day stands for under the legacy "X is one day" rates.
   var secondsPerDay: Int64? {
     switch self {

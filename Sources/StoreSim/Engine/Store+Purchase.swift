@@ -36,9 +36,9 @@ extension Store {
     let product = try product(productID)
     if let date, date > state.now { throw .purchaseDateInFuture(date) }
     if cancel { return .userCancelled }
-    if let error = state.settings.simulatedError(forAPI: .purchase) { return .failed(error.description) }
-    if state.settings.failTransactionsEnabled { return .failed("SKError.\(state.settings.failureError)") }
-    if !(1...10).contains(options.quantity) { return .failed("purchase.invalidQuantity") }
+    if let error = state.settings.simulatedError(forAPI: .purchase) { return .failed(.simulated(error)) }
+    if state.settings.failTransactionsEnabled { return .failed(.skError(state.settings.failureError)) }
+    if !(1...10).contains(options.quantity) { return .failed(.invalidQuantity) }
     if case .failure(let error) = resolveOffer(ci, product, options.offer) { return .failed(error) }
     if state.settings.askToBuyEnabled || state.settings.interruptedPurchasesEnabled {
       let kind: PendingRequest.Kind = state.settings.askToBuyEnabled ? .askToBuy : .interrupted
@@ -74,22 +74,19 @@ extension Store {
     } else {
       transaction = completePurchase(ci, product, options, delivery: .purchaseResult)
     }
-    let verification = state.settings.simulatedError(forAPI: .verification)?.description
+    let verification = state.settings.simulatedError(forAPI: .verification)
     return .success(state.customers[ci].transaction(transaction.id) ?? transaction, verificationError: verification)
   }
 
   // MARK: Offers
 
-  enum OfferResolution {
-    case success(SubscriptionOffer?)
-    case failure(String)
-  }
-
   /// Which offer applies to a purchase, or the purchase error StoreKit throws (rule
   /// intro-offer-eligibility-is-per-group and the offer rules after it).
-  func resolveOffer(_ ci: Int, _ product: Product, _ request: OfferRequest?) -> OfferResolution {
+  func resolveOffer(
+    _ ci: Int, _ product: Product, _ request: OfferRequest?
+  ) -> Result<SubscriptionOffer?, PurchaseFailure> {
     guard let info = product.subscription else {
-      return request == nil ? .success(nil) : .failure("purchase.invalidOfferIdentifier")
+      return request == nil ? .success(nil) : .failure(.invalidOfferIdentifier)
     }
     let customer = state.customers[ci]
     let sub = customer.subscription(info.groupID)
@@ -101,37 +98,37 @@ extension Store {
       if introEligible, let intro = info.introductoryOffer { return .success(intro) }
       return .success(nil)
     case .introductory?:
-      guard let intro = info.introductoryOffer else { return .failure("purchase.invalidOfferIdentifier") }
-      return introEligible ? .success(intro) : .failure("purchase.ineligibleForOffer")
+      guard let intro = info.introductoryOffer else { return .failure(.invalidOfferIdentifier) }
+      return introEligible ? .success(intro) : .failure(.ineligibleForOffer)
     case .promotional(let id)?:
       guard let offer = info.promotionalOffers.first(where: { $0.id == id }) else {
-        return .failure("purchase.invalidOfferIdentifier")
+        return .failure(.invalidOfferIdentifier)
       }
       // Only customers with a current or past subscription in the app (rule
       // promotional-offer-needs-a-past-subscription).
       let hasSubscribed = customer.transactions.contains {
         $0.productType == .autoRenewable && $0.ownershipType == .purchased
       }
-      return hasSubscribed ? .success(offer) : .failure("purchase.ineligibleForOffer")
+      return hasSubscribed ? .success(offer) : .failure(.ineligibleForOffer)
     case .code(let reference)?:
       guard let offer = info.offerCodes.first(where: { ($0.id ?? "").lowercased() == reference.lowercased() }) else {
-        return .failure("purchase.invalidOfferIdentifier")
+        return .failure(.invalidOfferIdentifier)
       }
-      let status = sub == nil ? "new" : (active ? "existing" : "expired")
+      let status: OfferCodeEligibility = sub == nil ? .new : (active ? .existing : .expired)
       return offer.eligibility.isEmpty || offer.eligibility.contains(status)
-        ? .success(offer) : .failure("purchase.ineligibleForOffer")
+        ? .success(offer) : .failure(.ineligibleForOffer)
     case .winBack(let id)?:
       let groupOffers = state.configuration.products(inGroup: info.groupID).flatMap {
         $0.subscription?.winBackOffers ?? []
       }
       guard let offer = info.winBackOffers.first(where: { $0.id == id }) ?? groupOffers.first(where: { $0.id == id })
       else {
-        return .failure("purchase.invalidOfferIdentifier")
+        return .failure(.invalidOfferIdentifier)
       }
       // Churned only: expired and auto-renew off; never in grace or retry (rule
       // win-back-offers-only-for-churned-subscriptions).
       guard let sub, sub.isExpired, !sub.willAutoRenew, offer.isEligible else {
-        return .failure("purchase.ineligibleForOffer")
+        return .failure(.ineligibleForOffer)
       }
       return .success(offer)
     }
@@ -227,8 +224,7 @@ extension Store {
       t.price = offer.price
     }
     t.expirationDate = span.end
-    t.offer = TransactionOffer(
-      type: offer.type, id: offer.id, paymentMode: offer.paymentMode, period: offer.totalPeriod)
+    t.offer = TransactionOffer(offer)
     return span.anchor
   }
 

@@ -135,9 +135,7 @@ extension Store {
       expirationReason: sub.isExpired || sub.isInBillingRetry ? sub.expirationReason : nil,
       isInBillingRetry: sub.isInBillingRetry, gracePeriodExpirationDate: sub.gracePeriodExpirationDate,
       priceIncreaseStatus: sub.priceIncreaseStatus,
-      offer: nextOffer.map {
-        TransactionOffer(type: $0.type, id: $0.id, paymentMode: $0.paymentMode, period: $0.totalPeriod)
-      },
+      offer: nextOffer.map(TransactionOffer.init),
       renewalDate: sub.expirationDate, recentSubscriptionStartDate: sub.recentSubscriptionStartDate,
       renewalPrice: price, currency: storefront.currency, eligibleWinBackOfferIDs: winBack,
       appAccountToken: sub.appAccountToken, signedDate: state.now)

@@ -253,7 +253,7 @@ extension Store {
     let index = state.notifications.count
     notify(0, .test, nil, transaction: nil, renewalInfo: nil, status: nil)
     let n = state.notifications[index]
-    let token = "\(n.notificationUUID)_\(Int64((n.signedDate.timeIntervalSince1970 * 1000).rounded()))"
+    let token = "\(n.notificationUUID)_\(n.signedDate.epochMilliseconds)"
     var records = serverRecords
     records.testNotifications.append(TestNotificationRecord(token: token, index: index))
     state.serverRecords = records

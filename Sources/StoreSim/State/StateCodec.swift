@@ -122,7 +122,7 @@ public enum StateCodec {
       }
     }
     mutating func bool(_ v: Bool) { if v { raw("true") } else { raw("false") } }
-    mutating func date(_ d: Date) { int(Int64((d.timeIntervalSince1970 * 1000).rounded())) }
+    mutating func date(_ d: Date) { int(d.epochMilliseconds) }
     mutating func optDate(_ d: Date?) { if let d { date(d) } else { raw("null") } }
     mutating func optString(_ s: String?) { if let s { string(s) } else { raw("null") } }
     mutating func decimal(_ d: Decimal) {
@@ -159,7 +159,7 @@ public enum StateCodec {
       period(o.period); comma(); int(Int64(o.periodCount)); comma(); decimal(o.price); comma(); raw("[")
       for (i, e) in o.eligibility.enumerated() {
         if i > 0 { comma() }
-        string(e)
+        string(e.rawValue)
       }
       raw("]"); comma(); bool(o.isEligible); raw("]")
     }
@@ -393,7 +393,7 @@ public enum StateCodec {
       throw fail("expected a boolean")
     }
 
-    mutating func date() throws(DecodingError) -> Date { Date(timeIntervalSince1970: Double(try int()) / 1000) }
+    mutating func date() throws(DecodingError) -> Date { Date(epochMilliseconds: try int()) }
     mutating func optDate() throws(DecodingError) -> Date? { isNull() ? nil : try date() }
 
     mutating func decimal() throws(DecodingError) -> Decimal {
@@ -586,7 +586,8 @@ public enum StateCodec {
       let period = try period(); try sep()
       let count = try smallInt(); try sep()
       let price = try decimal(); try sep()
-      let eligibility = try list { (r: inout Reader) throws(DecodingError) in try r.string() }; try sep()
+      let eligibility = try list { (r: inout Reader) throws(DecodingError) in try r.raw(OfferCodeEligibility.self) }
+      try sep()
       let eligible = try bool()
       try expect(UInt8(ascii: "]"))
       return SubscriptionOffer(

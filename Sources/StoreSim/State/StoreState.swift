@@ -10,12 +10,6 @@ public enum StoreEnvironment: String, Sendable, Hashable, Codable, CaseIterable 
   case sandbox = "Sandbox"
   /// The live App Store.
   case production = "Production"
-
-  /// Parses a name in any case.
-  public init?(userInput: String) {
-    guard let e = Self.allCases.first(where: { $0.rawValue.lowercased() == userInput.lowercased() }) else { return nil }
-    self = e
-  }
 }
 
 /// The renewal state of a subscription, as `Product.SubscriptionInfo.RenewalState`.
@@ -481,15 +475,6 @@ public enum ConsumptionRequestReason: String, Sendable, Hashable, Codable, CaseI
   case legal = "LEGAL"
   /// Another reason.
   case other = "OTHER"
-
-  /// Parses `unintended-purchase`, `UNINTENDED_PURCHASE`, `unintendedPurchase` and so on.
-  public init?(userInput: String) {
-    let key = userInput.lowercased().filter { $0.isLetter }
-    guard let r = Self.allCases.first(where: { $0.rawValue.lowercased().filter({ $0.isLetter }) == key }) else {
-      return nil
-    }
-    self = r
-  }
 }
 
 /// A refund the customer asked for and the App Store has not answered yet (rule

@@ -25,15 +25,17 @@ public enum RevocationReason: Int, Sendable, Hashable, Codable {
   case other = 0
   /// Refunded because of a problem with the app.
   case developerIssue = 1
+}
 
-  /// Parses `developer-issue`, `developerIssue`, `other`, `0`, `1`.
-  public init?(userInput: String) {
-    switch userInput.lowercased().filter({ $0.isLetter || $0.isNumber }) {
-    case "developerissue", "1": self = .developerIssue
-    case "other", "0": self = .other
-    default: return nil
-    }
-  }
+/// How a transaction was revoked, as the App Store Server API's `revocationType` (the name and
+/// raw values of Apple's `RevocationType`).
+public enum RevocationType: String, Sendable, Hashable, Codable, CaseIterable {
+  /// The whole purchase was refunded.
+  case refundFull = "REFUND_FULL"
+  /// Part of the purchase was refunded (storesim refunds in full).
+  case refundProrated = "REFUND_PRORATED"
+  /// Family Sharing access ended.
+  case familyRevoke = "FAMILY_REVOKE"
 }
 
 /// The offer a transaction's period was bought with (`Transaction.Offer`).
@@ -53,6 +55,12 @@ public struct TransactionOffer: Sendable, Hashable, Codable {
     self.id = id
     self.paymentMode = paymentMode
     self.period = period
+  }
+
+  /// The record of a configured offer: its whole length is the offer period (rule
+  /// offer-period-is-the-whole-offer).
+  public init(_ offer: SubscriptionOffer) {
+    self.init(type: offer.type, id: offer.id, paymentMode: offer.paymentMode, period: offer.totalPeriod)
   }
 }
 
@@ -285,6 +293,13 @@ public struct Transaction: Sendable, Hashable, Codable, Identifiable {
   /// Whether refunded or revoked.
   public var isRevoked: Bool { revocationDate != nil }
 
+  /// How it was revoked (`revocationType` on the wire), nil while it is not: a refund is always
+  /// full; family access ends with `.familyRevoke`.
+  public var revocationType: RevocationType? {
+    guard isRevoked else { return nil }
+    return isFamilyRevocation ? .familyRevoke : .refundFull
+  }
+
   /// This transaction with the fields that can change after it was created taken from `other`.
   func withMutableFields(of other: Transaction) -> Transaction {
     var t = self
@@ -350,20 +365,6 @@ public enum OfferRequest: Sendable, Hashable, Codable, CustomStringConvertible {
   case code(String)
   /// A win-back offer by id (`winBackOffer(_:)`).
   case winBack(String)
-
-  /// Parses `intro`, `promotional:ID`, `code:REF`, `win-back:ID`.
-  public init?(userInput: String) {
-    let parts = userInput.split(separator: ":", maxSplits: 1).map(String.init)
-    let kind = parts[0].lowercased().filter(\.isLetter)
-    let value = parts.count > 1 ? parts[1] : ""
-    switch kind {
-    case "intro", "introductory": self = .introductory
-    case "promotional" where !value.isEmpty, "promo" where !value.isEmpty: self = .promotional(value)
-    case "code" where !value.isEmpty, "offercode" where !value.isEmpty: self = .code(value)
-    case "winback" where !value.isEmpty: self = .winBack(value)
-    default: return nil
-    }
-  }
 
   /// `promotional:ID` form.
   public var description: String {

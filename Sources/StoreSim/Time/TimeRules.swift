@@ -5,7 +5,7 @@ public enum UTCCalendar {
   /// Adds months to a date, clamping the day to the end of the target month (Jan 31 + 1 month =
   /// Feb 28 or 29), keeping the time of day.
   public static func adding(months: Int, to date: Date) -> Date {
-    let totalMs = Int64((date.timeIntervalSince1970 * 1000).rounded())
+    let totalMs = date.epochMilliseconds
     let dayMs: Int64 = 86_400_000
     var days = totalMs / dayMs
     var msOfDay = totalMs % dayMs
@@ -19,7 +19,7 @@ public enum UTCCalendar {
     m = monthIndex - y * 12 + 1
     d = min(d, daysInMonth(year: y, month: m))
     let newDays = daysFromCivil(year: y, month: m, day: d)
-    return Date(timeIntervalSince1970: Double(newDays * dayMs + msOfDay) / 1000)
+    return Date(epochMilliseconds: newDays * dayMs + msOfDay)
   }
 
   /// When `start` is `anchor` plus a whole number k of months (the day clamped to the month's
@@ -29,7 +29,7 @@ public enum UTCCalendar {
   public static func anniversary(of anchor: Date, from start: Date, addingMonths months: Int) -> Date? {
     let dayMs: Int64 = 86_400_000
     func split(_ date: Date) -> (days: Int64, ms: Int64) {
-      let total = Int64((date.timeIntervalSince1970 * 1000).rounded())
+      let total = date.epochMilliseconds
       var days = total / dayMs
       var ms = total % dayMs
       if ms < 0 {
@@ -47,7 +47,7 @@ public enum UTCCalendar {
     let y = index >= 0 ? index / 12 : (index - 11) / 12
     let m = index - y * 12 + 1
     let d = min(ad, daysInMonth(year: y, month: m))
-    return Date(timeIntervalSince1970: Double(daysFromCivil(year: y, month: m, day: d) * dayMs + a.ms) / 1000)
+    return Date(epochMilliseconds: daysFromCivil(year: y, month: m, day: d) * dayMs + a.ms)
   }
 
   static func isLeap(_ y: Int64) -> Bool { (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 }

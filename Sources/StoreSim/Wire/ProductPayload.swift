@@ -45,7 +45,7 @@ extension SubscriptionOffer {
       "periodCount": .int(Int64(periodCount)),
       "price": .decimal(price),
       "displayPrice": .string(PriceFormatter.display(price, currency: currency)),
-      "eligibility": type == .code && !eligibility.isEmpty ? .array(eligibility.map(JSONOutput.string)) : nil,
+      "eligibility": type == .code && !eligibility.isEmpty ? .array(eligibility.map { .string($0.rawValue) }) : nil,
       "isEligible": type == .winBack ? .bool(isEligible) : nil,
     ])
   }

@@ -120,14 +120,14 @@ extension Store {
 /// The receipt date triple: `X` (GMT), `X_ms`, `X_pst` (America/Los_Angeles, with US DST).
 enum ReceiptDates {
   static func add(_ key: String, _ date: Date, to d: inout [String: JSONOutput]) {
-    let ms = Int64((date.timeIntervalSince1970 * 1000).rounded())
+    let ms = date.epochMilliseconds
     d[key] = .string(format(ms) + " Etc/GMT")
     d[key + "_ms"] = .string(String(ms))
     d[key + "_pst"] = .string(format(ms + pacificOffsetMs(ms)) + " America/Los_Angeles")
   }
 
   static func format(_ ms: Int64) -> String {
-    let iso = ISO8601.string(Date(timeIntervalSince1970: Double(ms - ms % 1000) / 1000))
+    let iso = ISO8601.string(Date(epochMilliseconds: ms - ms % 1000))
     return iso.replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: "")
   }
 

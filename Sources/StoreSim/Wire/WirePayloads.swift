@@ -2,7 +2,7 @@ import Foundation
 
 /// Epoch milliseconds, the App Store Server API's date form.
 func milliseconds(_ date: Date) -> JSONOutput {
-  .int(Int64((date.timeIntervalSince1970 * 1000).rounded()))
+  .int(date.epochMilliseconds)
 }
 
 /// Currency units to the API's Int64 milliunits (`4.99` → `4990`).
@@ -48,10 +48,10 @@ public struct TransactionPayload {
     if let v = t.appAccountToken { d["appAccountToken"] = .string(v.uuidString.lowercased()) }
     if let v = t.revocationDate { d["revocationDate"] = milliseconds(v) }
     if let v = t.revocationReason { d["revocationReason"] = .int(Int64(v.rawValue)) }
-    if t.isRevoked {
-      d["revocationType"] = .string(t.isFamilyRevocation ? "FAMILY_REVOKE" : "REFUND_FULL")
+    if let type = t.revocationType {
+      d["revocationType"] = .string(type.rawValue)
       // Rule refund-carries-revocation-percentage: a full refund is 100000 milliunits (100 %).
-      if !t.isFamilyRevocation { d["revocationPercentage"] = .int(100_000) }
+      if type == .refundFull { d["revocationPercentage"] = .int(100_000) }
     }
     if t.isUpgraded { d["isUpgraded"] = .bool(true) }
     if let o = t.offer {

@@ -47,6 +47,13 @@ import Testing
     SessionCase(line: "settings ask-to-by on", code: 64, stderrContains: "did you mean 'ask-to-buy'?"),
     SessionCase(line: "settings time-rate fastest", code: 64, stderrContains: "unknown time rate 'fastest'"),
     SessionCase(line: "settings error purchase nope", code: 64, stderrContains: "not an error purchase can throw"),
+    SessionCase(
+      line: "settings fail-transactions nope", code: 64,
+      stderrContains:
+        "fail-transactions takes off, on, or one of unknown, invalidOfferIdentifier, invalidSignature, missingOfferParams, invalidOfferPrice"
+    ),
+    SessionCase(line: "settings error nope x", code: 64, stderrContains: "unknown StoreKit API 'nope'"),
+    SessionCase(line: "products --type gadget", code: 64, stderrContains: "unknown product type 'gadget'"),
     SessionCase(line: "advance --to 2025-01-01T00:00:00Z", code: 1, stderrContains: "cannot move backward"),
     SessionCase(line: "advance 3 days", code: 64, stderrContains: "unexpected argument 'days'"),
     SessionCase(line: "advance 2026-13-01", code: 64, stderrContains: "use 'advance --to DATE'"),

@@ -118,7 +118,7 @@ import Testing
     #expect(a.introductoryOffer?.price == Decimal(string: "0.99")!)
     #expect(a.promotionalOffers.first?.id == "$4 for month")
     #expect(a.promotionalOffers.first?.periodCount == 3)
-    #expect(a.offerCodes.first?.eligibility == ["expired", "new"])
+    #expect(a.offerCodes.first?.eligibility == [.expired, .new])
     #expect(a.winBackOffers.first?.isEligible == true)
     #expect(c.product("b")?.subscription?.introductoryOffer == nil)
     #expect(c.subscriptionGroups.map(\.productIDs) == [["a", "b"]])
@@ -141,7 +141,7 @@ import Testing
       #"{"version":{"major":1,"minor":1},"products":[],"settings":{"_failTransactionsEnabled":true,"_storeKitError":12}}"#
     )
     #expect(loaded.configuration.settings.failTransactionsEnabled)
-    #expect(loaded.configuration.settings.failureError == "invalidSignature")
+    #expect(loaded.configuration.settings.failureError == .invalidSignature)
   }
 
   @Test func newerMajorVersionLoadsWithAWarning() throws {

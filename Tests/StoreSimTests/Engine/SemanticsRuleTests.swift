@@ -23,7 +23,7 @@ extension Tag {
     #expect(second.offer == nil)
     #expect(!store.isEligibleForIntroOffer(group: Fixtures.group))
     let explicit = try store.purchase("yearly", options: PurchaseOptions(offer: .introductory))
-    #expect(explicit.result == .failed("purchase.ineligibleForOffer") || explicit.transaction?.offer == nil)
+    #expect(explicit.result == .failed(.ineligibleForOffer) || explicit.transaction?.offer == nil)
   }
 
   // 2: rule plan-changes-never-get-an-intro-offer
@@ -396,7 +396,7 @@ extension Tag {
     #expect(car.purchasedQuantity == 1)
     #expect(car.price == Decimal(string: "1.99")!)
     #expect(
-      try store.purchase("fuel", options: PurchaseOptions(quantity: 11)).result == .failed("purchase.invalidQuantity"))
+      try store.purchase("fuel", options: PurchaseOptions(quantity: 11)).result == .failed(.invalidQuantity))
   }
 
   // 26: rule price-is-units-in-storekit-and-milliunits-on-the-server
@@ -475,13 +475,13 @@ extension Tag {
     let t = try store.buy("monthly")  // its product carries the win-back offer
     #expect(
       try store.purchase("monthly", options: PurchaseOptions(offer: .winBack("wb.free"))).result
-        == .failed("purchase.ineligibleForOffer"))
+        == .failed(.ineligibleForOffer))
     try store.advance(to: t.expirationDate!)
     #expect(store.status()?.state == .inBillingRetryPeriod)
     #expect(store.status()?.renewalInfo.eligibleWinBackOfferIDs == [])
     #expect(
       try store.purchase("monthly", options: PurchaseOptions(offer: .winBack("wb.free"))).result
-        == .failed("purchase.ineligibleForOffer"))
+        == .failed(.ineligibleForOffer))
     try store.disableAutoRenew(productID: "monthly")  // cancelling during retry ends it
     #expect(store.status()?.state == .expired)
     #expect(store.status()?.renewalInfo.eligibleWinBackOfferIDs == ["wb.free"])
@@ -650,9 +650,11 @@ extension Tag {
   @Test(.tags(.inferred)) func rule41_simulatedErrorPersistsUntilClearedWithNil() throws {
     var store = Fixtures.store()
     store.settings.setSimulatedError(SimulatedError(family: .generic, name: "networkError"), forAPI: .purchase)
-    #expect(try store.purchase("car").result == .failed("generic.networkError"))
+    #expect(
+      try store.purchase("car").result == .failed(.simulated(SimulatedError(family: .generic, name: "networkError"))))
     try store.advance(by: 60)
-    #expect(try store.purchase("fuel").result == .failed("generic.networkError"))
+    #expect(
+      try store.purchase("fuel").result == .failed(.simulated(SimulatedError(family: .generic, name: "networkError"))))
     store.settings.setSimulatedError(nil, forAPI: .purchase)
     #expect(try store.purchase("car").result.name == "purchased")
   }

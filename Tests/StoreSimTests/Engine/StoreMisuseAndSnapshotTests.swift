@@ -81,10 +81,10 @@ import Testing
     #expect(try store.purchase("car", cancel: true).result == .userCancelled)
     #expect(
       try store.purchase("monthly", options: PurchaseOptions(offer: .promotional("nope"))).result
-        == .failed("purchase.invalidOfferIdentifier"))
+        == .failed(.invalidOfferIdentifier))
     #expect(
       try store.purchase("monthly", options: PurchaseOptions(offer: .promotional("promo.half"))).result
-        == .failed("purchase.ineligibleForOffer"))
+        == .failed(.ineligibleForOffer))
     #expect(store.allTransactions().isEmpty)
   }
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import StoreSim
+@testable import StoreSimCLI
 
 @Suite struct WireTests {
   @Test func sha256AndHMACMatchKnownVectors() {

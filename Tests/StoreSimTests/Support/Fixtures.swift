@@ -26,7 +26,7 @@ enum Fixtures {
       period: SubscriptionPeriod(value: 1, unit: .month), periodCount: 3, price: Decimal(string: "4.99")!)
     let code = SubscriptionOffer(
       type: .code, id: "FREEMONTH", paymentMode: .freeTrial, period: SubscriptionPeriod(value: 1, unit: .month),
-      eligibility: ["new", "existing", "expired"])
+      eligibility: [.new, .existing, .expired])
     let winBack = SubscriptionOffer(
       type: .winBack, id: "wb.free", paymentMode: .freeTrial, period: SubscriptionPeriod(value: 1, unit: .month))
     let products = [
