@@ -89,7 +89,7 @@ let initCommand = CommandSpec(
         .object([
           "session": .string(shown), "configuration": .string(config),
           "products": .int(Int64(loaded.configuration.products.count)),
-          "now": .int(store.now.epochMillisecondsTruncated), "environment": .string(environment.rawValue),
+          "now": .int(store.now.epochMilliseconds), "environment": .string(environment.rawValue),
           "bundleId": .string(bundleID), "warnings": .int(Int64(loaded.warnings.count)),
         ]))
     } else {

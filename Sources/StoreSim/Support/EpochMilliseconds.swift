@@ -5,10 +5,6 @@ extension Date {
   /// and the JSON output write a date.
   package var epochMilliseconds: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
 
-  /// Milliseconds since 1970, truncated toward zero. Only `session show --json`'s `now` writes
-  /// this form; it is kept so that output stays byte-identical.
-  package var epochMillisecondsTruncated: Int64 { Int64(timeIntervalSince1970 * 1000) }
-
   /// The date `milliseconds` after 1970.
   package init(epochMilliseconds milliseconds: Int64) {
     self.init(timeIntervalSince1970: Double(milliseconds) / 1000)
