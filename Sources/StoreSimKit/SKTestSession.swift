@@ -140,12 +140,12 @@ public final class SKTestSession: Sendable {
 
   /// Restores every setting to the configuration's values.
   public func resetToDefaultState() {
-    _ = try? core.mutate { (store: inout Store) throws(StoreError) in (store.resetToDefaultState(), []) }
+    _ = try? core.mutate { (store: inout Store) throws(StoreError) in store.resetToDefaultState() }
   }
 
   /// Removes every transaction; intro offers become available again.
   public func clearTransactions() {
-    _ = try? core.mutate { (store: inout Store) throws(StoreError) in ((), store.clearTransactions()) }
+    _ = try? core.mutate { (store: inout Store) throws(StoreError) in store.clearTransactions() }
   }
 
   /// A purchase made outside the app: the app sees it on `Transaction.updates`.
@@ -160,24 +160,22 @@ public final class SKTestSession: Sendable {
   public func buyProduct(
     identifier: String, options: Set<Product.PurchaseOption> = [], familyMember: String
   ) async throws -> Transaction {
-    try await buy(identifier, options: options, customer: familyMember)
+    try await buy(identifier, options: options, customer: CustomerID(familyMember))
   }
 
   private func buy(
-    _ identifier: String, options: Set<Product.PurchaseOption>, customer: String
+    _ identifier: String, options: Set<Product.PurchaseOption>, customer: CustomerID
   ) async throws -> Transaction {
     let engineOptions = try Product.PurchaseOption.engineOptions(options)
-    let outcome: PurchaseOutcome
+    let result: PurchaseResult
     do {
-      outcome = try core.mutate(purchasesOnUpdates: true) { (store: inout Store) throws(StoreError) in
-        let o = try store.purchase(
-          identifier, options: engineOptions.options, customer: customer, at: engineOptions.date)
-        return (o, o.events)
+      result = try core.mutate(purchasesOnUpdates: true) { (store: inout Store) throws(StoreError) in
+        try store.purchase(identifier, options: engineOptions.options, customer: customer, at: engineOptions.date)
       }
     } catch {
       throw Self.testError(error)
     }
-    switch outcome.result {
+    switch result {
     case .success(let t, _):
       return core.read { store in Transaction(t, store: store, customer: customer, core: core) }
     case .pending: throw SKTestError(.invalidAction, "the purchase is pending (Ask to Buy or interrupted)")
@@ -189,14 +187,14 @@ public final class SKTestSession: Sendable {
   /// Not in StoreKitTest: puts a customer in the app customer's Family Sharing group.
   public func addFamilyMember(_ name: String) throws {
     try control { (store: inout Store) throws(StoreError) in
-      if !store.hasCustomer(name) { try store.addCustomer(name) }
-      return try store.addFamilyMember(name, to: core.customer)
+      if !store.hasCustomer(CustomerID(name)) { try store.addCustomer(CustomerID(name)) }
+      return try store.addFamilyMember(CustomerID(name), to: core.customer)
     }
   }
 
   public func approveAskToBuyTransaction(identifier: UInt) throws {
     try control { (store: inout Store) throws(StoreError) in
-      try store.approveAskToBuyTransaction(identifier: String(identifier)).1
+      try store.approveAskToBuyTransaction(identifier: String(identifier))
     }
   }
 
@@ -351,9 +349,9 @@ public final class SKTestSession: Sendable {
 
   // MARK: Helpers
 
-  private func control(_ body: (inout Store) throws(StoreError) -> [StoreEvent]) throws {
+  private func control<Value>(_ body: (inout Store) throws(StoreError) -> Outcome<Value>) throws {
     do {
-      try core.mutate { (store: inout Store) throws(StoreError) in ((), try body(&store)) }
+      _ = try core.mutate(body)
     } catch {
       throw Self.testError(error)
     }

@@ -144,12 +144,12 @@ import Testing
 
   @Test func theDeadlineEstimateIsAnUpperBoundOfTheWorkDone() throws {
     var store = Fixtures.store()
-    _ = try store.buy("monthly")
+    _ = try store.buyProduct("monthly")
     try store.addCustomer("b")
-    _ = try store.buy("weekly", customer: "b")
+    _ = try store.buyProduct("weekly", customer: "b")
     let target = store.now.addingTimeInterval(Fixtures.days(400))
     let estimate = store.dueEstimate(through: target, limit: 1_000_000)
-    let events = try store.advance(to: target)
+    let events = try store.advance(to: target).events
     let renewals = events.filter { if case .subscriptionRenewed = $0.kind { return true } else { return false } }.count
     #expect(renewals > 50)
     #expect(estimate >= renewals)
@@ -158,12 +158,12 @@ import Testing
 
   @Test func streamingAnAdvanceGivesTheSameEventsAndStateAsCollectingThem() throws {
     var a = Fixtures.store { $0.shouldEnterBillingRetryOnRenewal = false }
-    _ = try a.buy("monthly")
+    _ = try a.buyProduct("monthly")
     try a.addCustomer("b")
-    _ = try a.buy("weekly", customer: "b")
+    _ = try a.buyProduct("weekly", customer: "b")
     var b = a
     let target = a.now.addingTimeInterval(Fixtures.days(200))
-    let collected = try a.advance(to: target)
+    let collected = try a.advance(to: target).events
     var streamed: [StoreEvent] = []
     let finished = try b.advance(to: target) { events in
       streamed += events
@@ -177,7 +177,7 @@ import Testing
 
   @Test func aStreamedAdvanceStopsWhenAskedWithEverythingBeforeItDone() throws {
     var store = Fixtures.store()
-    _ = try store.buy("weekly")
+    _ = try store.buyProduct("weekly")
     let start = store.now
     var batches = 0
     let finished = try store.advance(to: start.addingTimeInterval(Fixtures.days(3650))) { events in
