@@ -324,7 +324,8 @@ public final class SKTestSession: Sendable {
     core.read { store in
       store.notifications.map { n in
         Notification(
-          notificationType: n.notificationType.rawValue, subtype: n.subtype?.rawValue, signedDate: n.signedDate,
+          notificationType: n.notificationType.rawValue, subtype: n.subtype?.rawValue, name: n.name,
+          signedDate: n.signedDate,
           signedPayload: JWS.sign(store.payload(n), bundleID: store.state.bundleID),
           payload: store.payload(n).rendered(pretty: false))
       }
@@ -337,14 +338,13 @@ public final class SKTestSession: Sendable {
     public let notificationType: String
     /// `subtype`, e.g. `GRACE_PERIOD`.
     public let subtype: String?
+    /// `TYPE` or `TYPE/SUBTYPE` (`ServerNotification.name`).
+    public let name: String
     public let signedDate: Date
     /// The compact JWS Apple would POST as `signedPayload`.
     public let signedPayload: String
     /// The `ResponseBodyV2DecodedPayload` JSON text.
     public let payload: String
-
-    /// `TYPE` or `TYPE/SUBTYPE`.
-    public var name: String { notificationType + (subtype.map { "/\($0)" } ?? "") }
   }
 
   // MARK: Helpers
