@@ -121,7 +121,8 @@ let extendCommand = CommandSpec(
       }
       do {
         let record = try store.extendRenewalDate(
-          originalTransactionID: id!, days: days, reason: reason, requestIdentifier: request)
+          originalTransactionID: id!, days: days, reason: reason, requestIdentifier: request
+        ).value
         if inv.json {
           inv.printJSON(
             .object([
@@ -173,7 +174,8 @@ let extendAllCommand = CommandSpec(
       }
       let storefronts = inv.arguments.options["storefront"]
       let m = store.massExtendRenewalDate(
-        productID: product, days: days, reason: reason, requestIdentifier: request, storefronts: storefronts)
+        productID: product, days: days, reason: reason, requestIdentifier: request, storefronts: storefronts
+      ).value
       if inv.json {
         inv.printJSON(
           .object([
@@ -207,7 +209,7 @@ let consumptionCommand = CommandSpec(
           .array(
             list.map { c in
               .object([
-                "transactionId": .string(String(c.transactionID)), "customer": .string(c.customer),
+                "transactionId": .string(String(c.transactionID)), "customer": .string(c.customer.rawValue),
                 "version": .int(Int64(c.version)),
                 "date": .int(c.date.epochMilliseconds),
                 "refundRequestId": c.refundRequestID.map(JSONOutput.string),
@@ -222,7 +224,7 @@ let consumptionCommand = CommandSpec(
             [["TRANSACTION", "CUSTOMER", "SENT", "VERSION", "ANSWERS", "FIELDS"]]
               + list.map { c in
                 [
-                  String(c.transactionID), c.customer, ISO8601.string(c.date), "v\(c.version)",
+                  String(c.transactionID), c.customer.rawValue, ISO8601.string(c.date), "v\(c.version)",
                   c.refundRequestID ?? "-",
                   c.fields.keys.sorted().map { "\($0)=\(c.fields[$0]!)" }.joined(separator: " "),
                 ]

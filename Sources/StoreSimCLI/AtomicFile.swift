@@ -93,7 +93,9 @@ final class SessionLock {
 
 /// Signals that end the process, held back while a save is under way: a handler (process-wide,
 /// so whichever thread the kernel picks runs it; a per-thread signal mask would not do) notes
-/// the signal, and `end` raises it again under the handler that was there before.
+/// the signal, and the last `end` raises it again under the handler that was there before.
+/// Saves on several threads at once (the shell beside `serve`, parallel tests) nest: the
+/// handlers are installed by the first `begin` and restored by the last `end`.
 enum SignalsHeld {
   static let signals = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
   nonisolated(unsafe) static var pending: sig_atomic_t = 0
@@ -102,9 +104,16 @@ enum SignalsHeld {
   #else
     typealias Handler = sighandler_t
   #endif
+  /// Guards `saves` and `previous` (never taken by the handler, which only sets `pending`).
+  static let lock = NSLock()
+  nonisolated(unsafe) static var saves = 0
   nonisolated(unsafe) static var previous: [Int32: Handler?] = [:]
 
   static func begin() {
+    lock.lock()
+    defer { lock.unlock() }
+    saves += 1
+    guard saves == 1 else { return }
     pending = 0
     for s in signals {
       previous[s] = signal(s) { code in SignalsHeld.pending = code }
@@ -112,12 +121,16 @@ enum SignalsHeld {
   }
 
   static func end() {
+    lock.lock()
+    saves -= 1
+    guard saves == 0 else { return lock.unlock() }
     for s in signals {
       if let handler = previous[s] { signal(s, handler) }
     }
     previous = [:]
     let code = pending
     pending = 0
+    lock.unlock()
     if code != 0 { raise(code) }
   }
 }

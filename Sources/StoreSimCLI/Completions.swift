@@ -35,7 +35,7 @@ let completionsCommand = CommandSpec(
       return try SessionContext.with(inv, mutating: false, needsNotifications: false) { store in
         switch what {
         case "products": inv.out(store.configuration.products.map(\.id).joined(separator: "\n"))
-        case "customers": inv.out(store.customerNames.joined(separator: "\n"))
+        case "customers": inv.out(store.customerIDs.map(\.rawValue).joined(separator: "\n"))
         default:
           let ids = store.allTransactions(customer: SessionContext.customer(inv)).map { String($0.id) }
           if !ids.isEmpty { inv.out(ids.joined(separator: "\n")) }

@@ -15,7 +15,7 @@ extension StoreError {
     case .noSubscriptionFound, .subscriptionNotActive, .noIssueToResolve, .alreadyRefunded, .cannotRefundFamilyShared,
       .clockCannotMoveBackward, .purchaseDateInFuture, .customerExists, .noPriceIncreasePending,
       .duplicateRefundRequest,
-      .notRefunded:
+      .notRefunded, .purchaseNotCompleted:
       return .failure
     }
   }

@@ -71,10 +71,10 @@ let buyCommand = CommandSpec(
       }
       let outcome = try store.purchase(
         productID, options: options, customer: customer, cancel: inv.arguments.has("cancel"), at: at)
-      inv.memory?.lastPurchaseResult = outcome.result.name
-      var json: [String: JSONOutput] = ["result": .string(outcome.result.name)]
+      inv.memory?.lastPurchaseResult = outcome.value.name
+      var json: [String: JSONOutput] = ["result": .string(outcome.value.name)]
       var line: String
-      switch outcome.result {
+      switch outcome.value {
       case .success(let t, let verification):
         json["transaction"] = store.payload(t, customer: customer)
         if let verification { json["verificationError"] = .string(verification.description) }
@@ -124,7 +124,7 @@ let buyCommand = CommandSpec(
         }
         reportEvents(inv, other, store: store)
       }
-      switch outcome.result {
+      switch outcome.value {
       case .failed(let error):
         inv.err("error: purchase of '\(productID)' failed: \(error)")
         return .failure
@@ -160,7 +160,8 @@ func askToBuyCommand(_ name: String, approve: Bool) -> CommandSpec {
             "request \(id) is no longer pending: it was answered already, or it is not an Ask to Buy request")
         }
         if approve {
-          let (t, events) = try store.approveAskToBuyTransaction(identifier: id)
+          let approved = try store.approveAskToBuyTransaction(identifier: id)
+          let (t, events) = (approved.value, approved.events)
           if inv.json {
             inv.printJSON(
               .object([
@@ -172,7 +173,7 @@ func askToBuyCommand(_ name: String, approve: Bool) -> CommandSpec {
             reportEvents(inv, events, store: store)
           }
         } else {
-          let events = try store.declineAskToBuyTransaction(identifier: id)
+          let events = try store.declineAskToBuyTransaction(identifier: id).events
           if inv.json {
             inv.printJSON(
               .object(["result": .string("declined"), "requestId": .string(requestID), "productId": .string(product)]))
@@ -221,7 +222,7 @@ let resolveCommand = CommandSpec(
     _ = try inv.positionals(0...1, "product id")
     return try SessionContext.with(inv, mutating: true) { store in
       let product = try productArgument(inv, store, command: "resolve")
-      let events = try store.resolveIssue(productID: product, customer: SessionContext.customer(inv))
+      let events = try store.resolveIssue(productID: product, customer: SessionContext.customer(inv)).events
       printEvents(inv, events, store: store)
       return .success
     }
@@ -239,7 +240,7 @@ let finishCommand = CommandSpec(
       let customer = SessionContext.customer(inv)
       if inv.arguments.has("all") {
         guard args.isEmpty else { throw CLIError.usage("give a transaction id or --all, not both", command: "finish") }
-        let n = try store.finishAll(customer: customer)
+        let n = try store.finishAll(customer: customer).value
         inv.out(
           inv.json
             ? JSONOutput.object(["finished": .int(Int64(n))]).rendered()
@@ -317,7 +318,7 @@ let refundCommand = CommandSpec(
       } else {
         id = try latestRefundable(byProduct!, store: store, customer: customer)
       }
-      let events = try store.refund(id, reason: reason, customer: customer)
+      let events = try store.refund(id, reason: reason, customer: customer).events
       printRefund(inv, store: store, id: id, customer: customer, events: events)
       return .success
     }
@@ -332,7 +333,7 @@ func revocationReason(_ inv: Invocation) throws -> RevocationReason {
 }
 
 /// The latest transaction the customer bought of a product, finished or not.
-func latestRefundable(_ productID: ProductID, store: Store, customer: String) throws -> TransactionID {
+func latestRefundable(_ productID: ProductID, store: Store, customer: CustomerID) throws -> TransactionID {
   _ = try store.checkedProduct(productID)
   guard let t = store.latestPurchasedTransaction(of: productID, customer: customer) else {
     throw CLIError.failed("no transaction for '\(productID)' to refund")
@@ -341,11 +342,11 @@ func latestRefundable(_ productID: ProductID, store: Store, customer: String) th
 }
 
 func printRefund(
-  _ inv: Invocation, store: Store, id: TransactionID, customer: String, events: [StoreEvent],
+  _ inv: Invocation, store: Store, id: TransactionID, customer: CustomerID, events: [StoreEvent],
   extra: [String: JSONOutput] = [:]
 ) {
   if inv.json {
-    let owner = store.customerNames.first { store.customer($0)?.transaction(id) != nil } ?? customer
+    let owner = store.customerIDs.first { store.customer($0)?.transaction(id) != nil } ?? customer
     var json = extra
     if let t = store.customer(owner)?.transaction(id) { json["transaction"] = store.payload(t, customer: owner) }
     json["events"] = .array(events.map(Render.eventJSON))
@@ -387,7 +388,8 @@ func refundAction(_ inv: Invocation, _ action: String, _ rest: [String]) throws 
       } else {
         id = try latestRefundable(target, store: store, customer: customer)
       }
-      let (request, events) = try store.requestRefund(id, reason: reason, customer: customer)
+      let requested = try store.requestRefund(id, reason: reason, customer: customer)
+      let (request, events) = (requested.value, requested.events)
       if !inv.json {
         inv.out("refund request \(request.id) for transaction \(id) (\(request.productID)): waiting for the App Store")
       }
@@ -406,9 +408,10 @@ func refundAction(_ inv: Invocation, _ action: String, _ rest: [String]) throws 
     let reason = try revocationReason(inv)
     return try SessionContext.with(inv, mutating: true) { store in
       let customer = SessionContext.customer(inv)
-      let (id, events) =
+      let answered =
         action == "approve"
         ? try store.approveRefundRequest(target, reason: reason) : try store.declineRefundRequest(target)
+      let (id, events) = (answered.value, answered.events)
       printRefund(
         inv, store: store, id: id, customer: customer, events: events,
         extra: ["requestId": .string(target), "result": .string(action == "approve" ? "refunded" : "declined")])
@@ -421,7 +424,7 @@ func refundAction(_ inv: Invocation, _ action: String, _ rest: [String]) throws 
     let id = try ValueParsing.transactionID(target)
     return try SessionContext.with(inv, mutating: true) { store in
       let customer = SessionContext.customer(inv)
-      let events = try store.reverseRefund(id, customer: customer)
+      let events = try store.reverseRefund(id, customer: customer).events
       printRefund(inv, store: store, id: id, customer: customer, events: events)
       return .success
     }

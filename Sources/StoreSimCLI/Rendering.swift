@@ -3,11 +3,6 @@ import StoreSim
 
 /// Text for people: aligned columns, ISO 8601 UTC dates, one line per event.
 enum Render {
-  /// `TYPE` or `TYPE/SUBTYPE`, in Apple's words, as people and scenarios write a notification.
-  static func notificationName(_ type: NotificationTypeV2, _ subtype: Subtype?) -> String {
-    type.rawValue + (subtype.map { "/" + $0.rawValue } ?? "")
-  }
-
   static func date(_ d: Date?) -> String { d.map(ISO8601.string) ?? "-" }
 
   static func price(_ t: Transaction) -> String { PriceFormatter.display(t.price, currency: t.currency) }
@@ -42,7 +37,7 @@ enum Render {
 
   /// One line for a store event.
   static func event(_ e: StoreEvent) -> String? {
-    let who = e.customer.isEmpty || e.customer == Store.defaultCustomer ? "" : "[\(e.customer)] "
+    let who = e.customer.map { $0 == .default ? "" : "[\($0)] " } ?? ""
     let text: String
     switch e.kind {
     case .transactionCreated(let id, let product, let delivery):
@@ -71,7 +66,7 @@ enum Render {
     case .refundDeclined(let id, let tid, _): text = "refund request \(id) for transaction \(tid) declined"
     case .refundReversed(let tid, let product):
       text = "refund of transaction \(tid) for \(product) reversed; access restored"
-    case .notificationSent(_, let type, let subtype): text = "notification " + notificationName(type, subtype)
+    case .notificationSent(_, let type, let subtype): text = "notification " + ServerNotification.name(type, subtype)
     case .clockAdvanced: return nil
     }
     return TerminalText.field("\(ISO8601.string(e.date))  \(who)\(text)")
@@ -83,7 +78,7 @@ enum Render {
 
   static func eventJSON(_ e: StoreEvent) -> JSONOutput {
     var d: [String: JSONOutput] = ["date": .int(e.date.epochMilliseconds)]
-    if !e.customer.isEmpty { d["customer"] = .string(e.customer) }
+    if let customer = e.customer { d["customer"] = .string(customer.rawValue) }
     switch e.kind {
     case .transactionCreated(let id, let p, let delivery):
       d["event"] = .string("transactionCreated"); d["transactionId"] = .string(String(id)); d["productId"] = .string(p);

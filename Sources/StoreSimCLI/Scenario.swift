@@ -115,7 +115,7 @@ struct ScenarioRunner {
   /// signed form, for checking with Apple's library.
   static func artifacts(_ store: Store) -> JSONOutput {
     var items: [JSONOutput] = []
-    for name in store.customerNames {
+    for name in store.customerIDs {
       for t in store.customer(name)?.transactions ?? [] {
         items.append(
           .object([
@@ -222,7 +222,7 @@ struct ScenarioRunner {
         ? nil : "expected an error containing '\(text)', got '\(lastError.message)'"
     }
     guard let store = memory.store else { return "expected \(form), got no session (start with init)" }
-    let customer = Store.defaultCustomer
+    let customer = CustomerID.default
     func group(_ text: String) -> SubscriptionGroupID? {
       store.configuration.group(named: text)?.id ?? store.configuration.product(text)?.subscription?.groupID
     }
@@ -302,7 +302,7 @@ struct ScenarioRunner {
         ? nil : "expected renewal \(words[2]) \(words[3]) \(words[4]), got \(shown(words[4], got))"
     case "notification":
       guard let n = store.notifications.last else { return "expected notification \(words[2]), got none" }
-      let got = Render.notificationName(n.notificationType, n.subtype)
+      let got = n.name
       return got == words[2] ? nil : "expected notification \(words[2]), got \(got)"
     case "receipt":
       let endpoint = words.count > 3 ? StoreEnvironment(userInput: words[3]) : nil

@@ -246,14 +246,14 @@ enum ServerAPI {
   }
 
   /// The customer holding a transaction (own or family copy) and the transaction.
-  static func find(_ id: TransactionID, in store: Store) -> (customer: String, transaction: Transaction)? {
+  static func find(_ id: TransactionID, in store: Store) -> (customer: CustomerID, transaction: Transaction)? {
     for c in store.state.customers {
-      if let t = c.transaction(id) { return (c.name, t) }
+      if let t = c.transaction(id) { return (c.id, t) }
     }
     // Apple accepts an appTransactionId wherever "any transaction id" is asked for.
     let text = String(id)
     if let c = store.state.customers.first(where: { $0.appTransactionID == text }), let t = c.transactions.first {
-      return (c.name, t)
+      return (c.id, t)
     }
     return nil
   }
@@ -590,7 +590,8 @@ enum ServerAPI {
     let record: RenewalExtension
     do {
       record = try changed.extendRenewalDate(
-        originalTransactionID: id, days: days, reason: reason, requestIdentifier: request)
+        originalTransactionID: id, days: days, reason: reason, requestIdentifier: request
+      ).value
     } catch {
       switch error {
       case .notFound: throw APIError.originalTransactionIDNotFound
@@ -674,7 +675,7 @@ enum ServerAPI {
   static func requestTestNotification(store: Store) throws -> APIResponse {
     guard store.state.deliveryURL != nil else { throw APIError.serverNotificationURLNotFound }
     var changed = store
-    let token = changed.sendTestNotification()
+    let token = changed.sendTestNotification().value
     var response = APIResponse.json(.object(["testNotificationToken": .string(token)]))
     response.changed = changed
     return response

@@ -356,13 +356,13 @@ let familyCommand = CommandSpec(
       if let action = args.first {
         guard args.count == 2 else { throw CLIError.usage("family \(action) needs a customer name", command: "family") }
         switch action {
-        case "add": events = try store.addFamilyMember(args[1], to: me)
-        case "remove": events = try store.removeFamilyMember(args[1])
+        case "add": events = try store.addFamilyMember(CustomerID(args[1]), to: me).events
+        case "remove": events = try store.removeFamilyMember(CustomerID(args[1])).events
         default: throw CLIError.usage("unknown family action '\(action)'; use add or remove", command: "family")
         }
       }
       let family = store.customer(me)?.familyID
-      let members = store.customerNames.filter { family != nil && store.customer($0)?.familyID == family }
+      let members = store.customerIDs.filter { family != nil && store.customer($0)?.familyID == family }.map(\.rawValue)
       if inv.json {
         inv.printJSON(
           .object(["members": .array(members.map(JSONOutput.string)), "events": .array(events.map(Render.eventJSON))]))

@@ -10,8 +10,8 @@ enum SessionContext {
   }
 
   /// The acting customer.
-  static func customer(_ inv: Invocation) -> String {
-    inv.arguments.value("customer") ?? Store.defaultCustomer
+  static func customer(_ inv: Invocation) -> CustomerID {
+    inv.arguments.value("customer").map { CustomerID($0) } ?? .default
   }
 
   /// The catalogue and settings of the current session.
@@ -193,11 +193,15 @@ extension SessionContext {
     guard !store.hasCustomer(customer) else { return }
     guard mutating else {
       var message = "no customer named '\(customer)'"
-      if let near = Suggest.closest(to: customer, in: store.customerNames) { message += "; did you mean '\(near)'?" }
+      if let near = Suggest.closest(to: customer.rawValue, in: store.customerIDs.map(\.rawValue)) {
+        message += "; did you mean '\(near)'?"
+      }
       throw CLIError.notFound(message)
     }
     var note = "note: new customer '\(customer)'"
-    if let near = Suggest.closest(to: customer, in: store.customerNames) { note += "; did you mean '\(near)'?" }
+    if let near = Suggest.closest(to: customer.rawValue, in: store.customerIDs.map(\.rawValue)) {
+      note += "; did you mean '\(near)'?"
+    }
     inv.err(note)
     _ = try? store.addCustomer(customer)
   }

@@ -22,7 +22,7 @@ let subscriptionCommands: [CommandSpec] = [
 
 func subscriptionAction(
   _ name: String, _ abstract: String, _ discussion: String,
-  _ act: @escaping @Sendable (inout Store, ProductID, String) throws -> [StoreEvent]
+  _ act: @escaping @Sendable (inout Store, ProductID, CustomerID) throws -> Outcome<Void>
 ) -> CommandSpec {
   CommandSpec(
     name: name, group: "Subscriptions and time", abstract: abstract, arguments: "<product-id>",
@@ -31,7 +31,7 @@ func subscriptionAction(
       _ = try inv.positionals(0...1, "product id")
       return try SessionContext.with(inv, mutating: true) { store in
         let product = try productArgument(inv, store, command: name)
-        let events = try act(&store, product, SessionContext.customer(inv))
+        let events = try act(&store, product, SessionContext.customer(inv)).events
         if inv.json {
           inv.printJSON(.object(["events": .array(events.map(Render.eventJSON))]))
         } else {
@@ -96,9 +96,10 @@ let priceIncreaseCommand = CommandSpec(
       switch action {
       case "request":
         events = try store.requestPriceIncreaseConsent(
-          productID: product, price: price, needsConsent: !noConsent, customer: customer)
-      case "accept", "consent": events = try store.consentToPriceIncrease(productID: product, customer: customer)
-      case "decline": events = try store.declinePriceIncrease(productID: product, customer: customer)
+          productID: product, price: price, needsConsent: !noConsent, customer: customer
+        ).events
+      case "accept", "consent": events = try store.consentToPriceIncrease(productID: product, customer: customer).events
+      case "decline": events = try store.declinePriceIncrease(productID: product, customer: customer).events
       default:
         var message = "unknown price-increase action '\(action)'"
         if let near = Suggest.closest(to: action, in: ["request", "accept", "decline"]) {
@@ -394,13 +395,13 @@ let pendingCommand = CommandSpec(
             list.map {
               .object([
                 "requestId": .string($0.id), "kind": .string($0.kind.rawValue), "productId": .string($0.productID),
-                "customer": .string($0.customer), "date": ms($0.date),
+                "customer": .string($0.customer.rawValue), "date": ms($0.date),
               ])
             }
               + refunds.map {
                 .object([
                   "requestId": .string($0.id), "kind": .string("refund"), "productId": .string($0.productID),
-                  "customer": .string($0.customer),
+                  "customer": .string($0.customer.rawValue),
                   "date": ms($0.date), "transactionId": .string(String($0.transactionID)),
                   "consumptionRequestReason": .string($0.reason.rawValue),
                 ])
@@ -548,8 +549,8 @@ let notificationsCommand = CommandSpec(
                   attempts.isEmpty
                   ? "" : attempts.contains(where: \.succeeded) ? "delivered" : "failed ×\(attempts.count)"
                 return [
-                  String(i), ISO8601.string(n.signedDate), n.customer,
-                  Render.notificationName(n.notificationType, n.subtype), n.transaction?.productID ?? "",
+                  String(i), ISO8601.string(n.signedDate), n.customer.rawValue,
+                  n.name, n.transaction?.productID ?? "",
                   n.status?.rawValue ?? "", delivery,
                 ]
               }))

@@ -52,8 +52,8 @@ enum Timeline {
   static func render(store: Store, groups: [SubscriptionGroup], width: Int, colour: Bool) -> String {
     var out: [String] = []
     for group in groups {
-      var rows: [(String, [Transaction])] = []
-      for name in store.customerNames {
+      var rows: [(CustomerID, [Transaction])] = []
+      for name in store.customerIDs {
         let list = store.allTransactions(customer: name).filter { $0.subscriptionGroupID == group.id }
         if !list.isEmpty { rows.append((name, list)) }
       }
@@ -65,7 +65,7 @@ enum Timeline {
       let end = max(store.now, rows.flatMap { $0.1 }.compactMap(\.expirationDate).max() ?? store.now)
       let span = max(end.timeIntervalSince(start), 1)
       func column(_ d: Date) -> Int { min(width - 1, max(0, Int(d.timeIntervalSince(start) / span * Double(width)))) }
-      let label = rows.map { TerminalText.field($0.0).count }.max()! + 2
+      let label = rows.map { TerminalText.field($0.0.rawValue).count }.max()! + 2
       out.append(TerminalText.field("\(group.name) (\(group.id))"))
       out.append(
         String(repeating: " ", count: label) + ISO8601.string(start).prefix(10)
@@ -97,7 +97,7 @@ enum Timeline {
         }
         if let (from, ch) = failingSince { paint(&cells, column(from), column(store.now), ch) }
         let row = colour ? colourise(cells) : String(cells)
-        out.append(TerminalText.field(name).padding(toLength: label, withPad: " ", startingAt: 0) + row)
+        out.append(TerminalText.field(name.rawValue).padding(toLength: label, withPad: " ", startingAt: 0) + row)
       }
       out.append("")
     }
@@ -112,7 +112,7 @@ enum Timeline {
     var items: [JSONOutput] = []
     for group in groups {
       var customers: [JSONOutput] = []
-      for name in store.customerNames {
+      for name in store.customerIDs {
         let sorted = store.allTransactions(customer: name).filter { $0.subscriptionGroupID == group.id }.sorted {
           $0.purchaseDate < $1.purchaseDate
         }
@@ -149,7 +149,7 @@ enum Timeline {
           }
         }
         close(store.now)
-        customers.append(.object(["customer": .string(name), "periods": .array(periods)]))
+        customers.append(.object(["customer": .string(name.rawValue), "periods": .array(periods)]))
       }
       items.append(
         .object([

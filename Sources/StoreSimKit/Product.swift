@@ -76,17 +76,16 @@ public struct Product: Identifiable, Sendable, Hashable {
   public func purchase(options: Set<PurchaseOption> = []) async throws -> PurchaseResult {
     let engineOptions = try PurchaseOption.engineOptions(options)
     let cancel = core.userCancelsPurchases
-    let outcome: StoreSim.PurchaseOutcome
+    let result: StoreSim.PurchaseResult
     do {
-      outcome = try core.mutate { (store: inout Store) throws(StoreError) in
-        let o = try store.purchase(
+      result = try core.mutate { (store: inout Store) throws(StoreError) in
+        try store.purchase(
           id, options: engineOptions.options, customer: core.customer, cancel: cancel, at: engineOptions.date)
-        return (o, o.events)
       }
     } catch {
       throw StoreKitError.unknown
     }
-    switch outcome.result {
+    switch result {
     case .success(let t, _):
       return .success(core.read { core.verified($0.customer(core.customer)?.transaction(t.id) ?? t, in: $0) })
     case .pending: return .pending

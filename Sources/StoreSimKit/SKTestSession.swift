@@ -140,12 +140,12 @@ public final class SKTestSession: Sendable {
 
   /// Restores every setting to the configuration's values.
   public func resetToDefaultState() {
-    _ = try? core.mutate { (store: inout Store) throws(StoreError) in (store.resetToDefaultState(), []) }
+    _ = try? core.mutate { (store: inout Store) throws(StoreError) in store.resetToDefaultState() }
   }
 
   /// Removes every transaction; intro offers become available again.
   public func clearTransactions() {
-    _ = try? core.mutate { (store: inout Store) throws(StoreError) in ((), store.clearTransactions()) }
+    _ = try? core.mutate { (store: inout Store) throws(StoreError) in store.clearTransactions() }
   }
 
   /// A purchase made outside the app: the app sees it on `Transaction.updates`.
@@ -160,24 +160,22 @@ public final class SKTestSession: Sendable {
   public func buyProduct(
     identifier: String, options: Set<Product.PurchaseOption> = [], familyMember: String
   ) async throws -> Transaction {
-    try await buy(identifier, options: options, customer: familyMember)
+    try await buy(identifier, options: options, customer: CustomerID(familyMember))
   }
 
   private func buy(
-    _ identifier: String, options: Set<Product.PurchaseOption>, customer: String
+    _ identifier: String, options: Set<Product.PurchaseOption>, customer: CustomerID
   ) async throws -> Transaction {
     let engineOptions = try Product.PurchaseOption.engineOptions(options)
-    let outcome: PurchaseOutcome
+    let result: PurchaseResult
     do {
-      outcome = try core.mutate(purchasesOnUpdates: true) { (store: inout Store) throws(StoreError) in
-        let o = try store.purchase(
-          identifier, options: engineOptions.options, customer: customer, at: engineOptions.date)
-        return (o, o.events)
+      result = try core.mutate(purchasesOnUpdates: true) { (store: inout Store) throws(StoreError) in
+        try store.purchase(identifier, options: engineOptions.options, customer: customer, at: engineOptions.date)
       }
     } catch {
       throw Self.testError(error)
     }
-    switch outcome.result {
+    switch result {
     case .success(let t, _):
       return core.read { store in Transaction(t, store: store, customer: customer, core: core) }
     case .pending: throw SKTestError(.invalidAction, "the purchase is pending (Ask to Buy or interrupted)")
@@ -189,14 +187,14 @@ public final class SKTestSession: Sendable {
   /// Not in StoreKitTest: puts a customer in the app customer's Family Sharing group.
   public func addFamilyMember(_ name: String) throws {
     try control { (store: inout Store) throws(StoreError) in
-      if !store.hasCustomer(name) { try store.addCustomer(name) }
-      return try store.addFamilyMember(name, to: core.customer)
+      if !store.hasCustomer(CustomerID(name)) { try store.addCustomer(CustomerID(name)) }
+      return try store.addFamilyMember(CustomerID(name), to: core.customer)
     }
   }
 
   public func approveAskToBuyTransaction(identifier: UInt) throws {
     try control { (store: inout Store) throws(StoreError) in
-      try store.approveAskToBuyTransaction(identifier: String(identifier)).1
+      try store.approveAskToBuyTransaction(identifier: String(identifier))
     }
   }
 
@@ -326,7 +324,8 @@ public final class SKTestSession: Sendable {
     core.read { store in
       store.notifications.map { n in
         Notification(
-          notificationType: n.notificationType.rawValue, subtype: n.subtype?.rawValue, signedDate: n.signedDate,
+          notificationType: n.notificationType.rawValue, subtype: n.subtype?.rawValue, name: n.name,
+          signedDate: n.signedDate,
           signedPayload: JWS.sign(store.payload(n), bundleID: store.state.bundleID),
           payload: store.payload(n).rendered(pretty: false))
       }
@@ -339,21 +338,20 @@ public final class SKTestSession: Sendable {
     public let notificationType: String
     /// `subtype`, e.g. `GRACE_PERIOD`.
     public let subtype: String?
+    /// `TYPE` or `TYPE/SUBTYPE` (`ServerNotification.name`).
+    public let name: String
     public let signedDate: Date
     /// The compact JWS Apple would POST as `signedPayload`.
     public let signedPayload: String
     /// The `ResponseBodyV2DecodedPayload` JSON text.
     public let payload: String
-
-    /// `TYPE` or `TYPE/SUBTYPE`.
-    public var name: String { notificationType + (subtype.map { "/\($0)" } ?? "") }
   }
 
   // MARK: Helpers
 
-  private func control(_ body: (inout Store) throws(StoreError) -> [StoreEvent]) throws {
+  private func control<Value>(_ body: (inout Store) throws(StoreError) -> Outcome<Value>) throws {
     do {
-      try core.mutate { (store: inout Store) throws(StoreError) in ((), try body(&store)) }
+      _ = try core.mutate(body)
     } catch {
       throw Self.testError(error)
     }

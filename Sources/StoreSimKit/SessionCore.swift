@@ -11,7 +11,7 @@ final class SessionCore: @unchecked Sendable {
   private let lock = NSLock()
   private var store: Store
   /// The customer the app signs in as.
-  let customer = Store.defaultCustomer
+  let customer = CustomerID.default
   private var listeners: [ListenerBase] = []
   private var replayedUnfinished = false
   private var settleWaiters: [CheckedContinuation<Void, Never>] = []
@@ -32,21 +32,20 @@ final class SessionCore: @unchecked Sendable {
   /// `purchasesOnUpdates` also delivers `purchaseResult` transactions on `updates` (purchases
   /// made outside the app, `SKTestSession.buyProduct`).
   func mutate<T>(
-    purchasesOnUpdates: Bool = false, _ body: (inout Store) throws(StoreError) -> (T, [StoreEvent])
+    purchasesOnUpdates: Bool = false, _ body: (inout Store) throws(StoreError) -> Outcome<T>
   ) throws(StoreError) -> T {
     lock.lock()
-    let result: T
-    let events: [StoreEvent]
+    let outcome: Outcome<T>
     do {
-      (result, events) = try body(&store)
+      outcome = try body(&store)
     } catch {
       lock.unlock()
       throw error
     }
-    let wakeups = deliver(events, purchasesOnUpdates: purchasesOnUpdates)
+    let wakeups = deliver(outcome.events, purchasesOnUpdates: purchasesOnUpdates)
     lock.unlock()
     for wake in wakeups { wake() }
-    return result
+    return outcome.value
   }
 
   /// Settings changes (no events).

@@ -148,7 +148,7 @@ extension Product {
       public let appAccountToken: UUID?
       public let jwsRepresentation: String
 
-      init(_ r: StoreSim.RenewalInfo, store: Store, customer: String) {
+      init(_ r: StoreSim.RenewalInfo, store: Store, customer: CustomerID) {
         originalTransactionID = r.originalTransactionID
         currentProductID = r.currentProductID
         willAutoRenew = r.willAutoRenew

@@ -103,7 +103,7 @@ public struct Transaction: Identifiable, Sendable, Hashable, JWSRepresentable {
   public let jwsRepresentation: String
   let core: SessionCore
 
-  init(_ t: StoreSim.Transaction, store: Store, customer: String, core: SessionCore) {
+  init(_ t: StoreSim.Transaction, store: Store, customer: CustomerID, core: SessionCore) {
     id = t.id
     originalID = t.originalID
     webOrderLineItemID = t.webOrderLineItemID.map(String.init)
@@ -145,7 +145,7 @@ public struct Transaction: Identifiable, Sendable, Hashable, JWSRepresentable {
   /// Marks the transaction finished: it leaves `Transaction.unfinished`.
   public func finish() async {
     _ = try? core.mutate { (store: inout Store) throws(StoreError) in
-      ((), try store.finish(id, customer: core.customer))
+      try store.finish(id, customer: core.customer)
     }
   }
 

@@ -45,7 +45,8 @@ func simulate(
 ) throws -> (events: Int, seconds: Double, store: Store) {
   var store = Store(configuration: configuration, start: start)
   var events = 0
-  func count(_ list: [StoreEvent]) {
+  func count<Value>(_ outcome: Outcome<Value>) {
+    let list = outcome.events
     for i in list.indices {
       switch list[i].kind {
       case .transactionCreated, .subscriptionExpired, .transactionRevoked, .notificationSent: events += 1
@@ -56,13 +57,13 @@ func simulate(
   let time = try seconds {
     let step = 30.0 * 86_400 / Double(max(n, 1))
     for i in 0..<n {
-      let name = "c\(i)"
+      let name = CustomerID("c\(i)")
       try store.addCustomer(name)
       count(try store.advance(to: start.addingTimeInterval(step * Double(i))))
       let outcome = try store.purchase(i % 7 == 0 ? "yearly" : "monthly", customer: name)
-      count(outcome.events)
+      count(outcome)
       if i % 10 == 3 { count(try store.disableAutoRenew(productID: "monthly", customer: name)) }
-      if i % 100 == 5, case .success(let t, _) = outcome.result { count(try store.refund(t.id, customer: name)) }
+      if i % 100 == 5, let t = outcome.transaction { count(try store.refund(t.id, customer: name)) }
     }
     let end = UTCCalendar.adding(months: 12 * years, to: start)
     if oneCall { count(try store.advance(to: end)) }
@@ -80,10 +81,10 @@ case "throughput":
   print("events \(r.events)")
   print("seconds \(r.seconds)")
   print("events_per_second \(Double(r.events) / r.seconds)")
-  print("transactions \(r.store.customerNames.reduce(0) { $0 + (r.store.customer($1)?.transactions.count ?? 0) })")
+  print("transactions \(r.store.customerIDs.reduce(0) { $0 + (r.store.customer($1)?.transactions.count ?? 0) })")
   print("peak_mib \(peakMemoryMiB())")
   // A fast run that skipped work is not a result: every live subscription must be past now.
-  let stale = r.store.customerNames.reduce(0) { n, name in
+  let stale = r.store.customerIDs.reduce(0) { n, name in
     n
       + (r.store.customer(name)?.subscriptions.filter {
         !$0.isExpired && !$0.isRevoked && $0.expirationDate < r.store.now
@@ -101,11 +102,12 @@ case "session":
   let subscribers = max(1, target / 25)
   var store = Store(configuration: configuration, start: start)
   for i in 0..<subscribers {
-    try store.addCustomer("c\(i)")
-    _ = try store.purchase("monthly", customer: "c\(i)")
+    let name = CustomerID("c\(i)")
+    try store.addCustomer(name)
+    _ = try store.purchase("monthly", customer: name)
   }
   try store.advance(to: UTCCalendar.adding(months: 24, to: start))
-  let made = store.customerNames.reduce(0) { $0 + (store.customer($1)?.transactions.count ?? 0) }
+  let made = store.customerIDs.reduce(0) { $0 + (store.customer($1)?.transactions.count ?? 0) }
   for _ in 0..<max(0, target - made) { _ = try store.purchase("coins") }
   // A session file exactly as the CLI writes it (Scripts/bench.sh checks storesim accepts it).
   FileHandle.standardOutput.write(

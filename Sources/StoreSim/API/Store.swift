@@ -2,13 +2,26 @@ import Foundation
 
 /// A simulated App Store: a configuration, settings, a virtual clock and customers.
 ///
-/// `Store` is a value. Every mutating call either succeeds and returns the events it caused, or
-/// throws a `StoreError` and leaves the state exactly as it was. Method names follow
-/// `SKTestSession` and StoreKit 2. Nothing here reads the wall clock, the file system or prints.
+/// `Store` is a value. Every mutating call either succeeds and returns an `Outcome`: its value
+/// (`PurchaseResult`, `Transaction`, `RefundRequest`…, or `()` when there is nothing to return)
+/// and the events it caused, in order; or it throws a `StoreError` and leaves the state exactly
+/// as it was. The one exception is `advance(to:streaming:)`, which hands events to a sink as they
+/// happen. Customers are named by `CustomerID`; calls without `customer:` act for
+/// `CustomerID.default`. Method names follow `SKTestSession` and StoreKit 2. Nothing here reads
+/// the wall clock, the file system or prints.
+///
+/// ```swift
+/// var store = Store(configuration: configuration, start: start)
+/// let bought = try store.purchase("monthly")
+/// let transaction = try #require(bought.transaction)
+/// try store.finish(transaction.id)
+/// let renewed = try store.advance(by: 31 * 86_400)
+/// print(renewed.notificationNames)  // ["DID_RENEW"]
+/// ```
 public struct Store: Sendable {
   /// The whole state; compare it, encode it, restore it with `init(state:)`.
   public internal(set) var state: StoreState
-  var customerIndex: [String: Int]
+  var customerIndex: [CustomerID: Int]
   var events: [StoreEvent] = []
   /// Due deadlines, derived from the state (never saved); stale entries are skipped on pop.
   var schedule = DueQueue()
@@ -16,9 +29,6 @@ public struct Store: Sendable {
   var warmed: UInt64 = 0
   /// The storefront of `settings`, looked up once per settings change.
   var storefront: Storefront = .usa
-
-  /// The default customer's name.
-  public static let defaultCustomer = "default"
 
   /// A new session over a configuration, starting at `start`.
   public init(
@@ -33,13 +43,13 @@ public struct Store: Sendable {
       nextWebOrderLineItemID: 2_000_000_100_000_001, nextRequestNumber: 1)
     customerIndex = [:]
     storefront = Self.storefront(of: state.settings)
-    appendCustomer(Self.defaultCustomer)
+    appendCustomer(.default)
   }
 
   /// Restores a session from a saved state.
   public init(state: StoreState) {
     self.state = state
-    customerIndex = Dictionary(state.customers.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
+    customerIndex = Dictionary(state.customers.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
     storefront = Self.storefront(of: state.settings)
     rebuildSchedule()
   }
@@ -62,44 +72,49 @@ public struct Store: Sendable {
   /// Notifications emitted so far.
   public var notifications: [ServerNotification] { state.notifications }
 
+  /// The newest notification, if any (`lastNotification?.name` is e.g. `"DID_RENEW"`).
+  public var lastNotification: ServerNotification? { state.notifications.last }
+
   /// Replaces the catalogue (the configuration file was edited), keeping history and settings.
-  public mutating func replaceConfiguration(_ configuration: StoreConfiguration) {
+  @discardableResult
+  public mutating func replaceConfiguration(_ configuration: StoreConfiguration) -> Outcome<Void> {
     state.configuration = configuration
+    return Outcome(events: [])
   }
 
   // MARK: Customers
 
-  /// Customer names in creation order.
-  public var customerNames: [String] { state.customers.map(\.name) }
+  /// Customers in creation order.
+  public var customerIDs: [CustomerID] { state.customers.map(\.id) }
 
   /// Adds a customer.
   @discardableResult
-  public mutating func addCustomer(_ name: String) throws(StoreError) -> [StoreEvent] {
-    guard customerIndex[name] == nil else { throw .customerExists(name) }
-    appendCustomer(name)
-    return []
+  public mutating func addCustomer(_ id: CustomerID) throws(StoreError) -> Outcome<Void> {
+    guard customerIndex[id] == nil else { throw .customerExists(id) }
+    appendCustomer(id)
+    return Outcome(events: [])
   }
 
   /// Whether a customer exists.
-  public func hasCustomer(_ name: String) -> Bool { customerIndex[name] != nil }
+  public func hasCustomer(_ id: CustomerID) -> Bool { customerIndex[id] != nil }
 
-  mutating func appendCustomer(_ name: String) {
-    customerIndex[name] = state.customers.count
+  mutating func appendCustomer(_ id: CustomerID) {
+    customerIndex[id] = state.customers.count
     let number = state.customers.count + 1
     state.customers.append(
       Customer(
-        name: name, transactions: [], subscriptions: [], introductoryOfferUsedGroups: [],
+        id: id, transactions: [], subscriptions: [], introductoryOfferUsedGroups: [],
         familyID: nil, appTransactionID: String(704_000_000_000_000_000 + UInt64(number))))
   }
 
-  func index(of customer: String) throws(StoreError) -> Int {
+  func index(of customer: CustomerID) throws(StoreError) -> Int {
     guard let i = customerIndex[customer] else { throw .customerNotFound(customer) }
     return i
   }
 
   /// A customer's record.
-  public func customer(_ name: String = Store.defaultCustomer) -> Customer? {
-    customerIndex[name].map { state.customers[$0] }
+  public func customer(_ id: CustomerID = .default) -> Customer? {
+    customerIndex[id].map { state.customers[$0] }
   }
 
   // MARK: Catalogue
@@ -139,7 +154,7 @@ public struct Store: Sendable {
 
   mutating func emit(_ customer: Int, _ kind: consuming StoreEvent.Kind) {
     events.append(
-      StoreEvent(date: state.now, customer: customer >= 0 ? state.customers[customer].name : "", kind: kind))
+      StoreEvent(date: state.now, customer: customer >= 0 ? state.customers[customer].id : nil, kind: kind))
   }
 
   /// Runs a mutation and collects its events.
@@ -148,14 +163,16 @@ public struct Store: Sendable {
   /// `StoreError` leaves the state exactly as it was without copying it first (a copy would cost
   /// time in proportion to the whole session on every command). The misuse tests hold each
   /// command to this.
-  mutating func atomically<T>(_ body: (inout Store) throws(StoreError) -> T) throws(StoreError) -> (T, [StoreEvent]) {
+  mutating func atomically<T, Failure: Error>(
+    _ body: (inout Store) throws(Failure) -> T
+  ) throws(Failure) -> Outcome<T> {
     events = []
     events.reserveCapacity(16)
     do {
       let result = try body(&self)
       let produced = events
       events = []
-      return (result, produced)
+      return Outcome(value: result, events: produced)
     } catch {
       events = []
       throw error

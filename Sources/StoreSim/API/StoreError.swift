@@ -1,6 +1,7 @@
 import Foundation
 
-/// Why the store refused a command: misuse, never a purchase outcome. The state is unchanged.
+/// Why the store refused a command: misuse, never a purchase outcome (except
+/// `purchaseNotCompleted`, thrown by `buyProduct` only). The state is unchanged.
 public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The product is not in the configuration.
   case productNotFound(ProductID, suggestion: ProductID?)
@@ -25,9 +26,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
   /// A back-dated purchase cannot be in the future.
   case purchaseDateInFuture(Date)
   /// No customer has this name.
-  case customerNotFound(String)
+  case customerNotFound(CustomerID)
   /// The customer already exists.
-  case customerExists(String)
+  case customerExists(CustomerID)
   /// No price increase is pending to accept or decline.
   case noPriceIncreasePending(ProductID)
   /// A price must be more than zero.
@@ -38,6 +39,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
   case noRefundRequest(String)
   /// Only a refunded transaction's refund can be reversed.
   case notRefunded(TransactionID)
+  /// `buyProduct` got no transaction: the purchase is pending, was cancelled or failed (unlike
+  /// the other cases, the store holds what that outcome left, e.g. a pending request).
+  case purchaseNotCompleted(ProductID, PurchaseResult)
 
   /// One lowercase line naming the thing involved.
   public var description: String {
@@ -65,6 +69,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case .duplicateRefundRequest(let id): return "transaction \(id) already has a refund request waiting for an answer"
     case .noRefundRequest(let id): return "no refund request with id '\(id)'"
     case .notRefunded(let id): return "transaction \(id) was not refunded, so there is no refund to reverse"
+    case .purchaseNotCompleted(let id, let result):
+      if case .failed(let error) = result { return "the purchase of '\(id)' failed: \(error)" }
+      return "the purchase of '\(id)' did not complete: \(result.name)"
     }
   }
 }

@@ -55,8 +55,8 @@ public struct StoreEvent: Sendable, Hashable, Codable {
 
   /// When it happened (virtual time).
   public var date: Date
-  /// The customer it concerns ("" for store-wide events).
-  public var customer: String
+  /// The customer it concerns; nil for store-wide events (the clock moving).
+  public var customer: CustomerID?
   /// What happened.
   public var kind: Kind
 }

@@ -1,13 +1,5 @@
 import Foundation
 
-/// The outcome of a purchase call with the events it caused.
-public struct PurchaseOutcome: Sendable {
-  /// What `purchase()` returned.
-  public var result: PurchaseResult
-  /// What happened, in order.
-  public var events: [StoreEvent]
-}
-
 extension Store {
   /// Buys a product, as `Product.purchase(options:)` (rule
   /// same-device-purchase-is-not-repeated-on-updates).
@@ -16,21 +8,36 @@ extension Store {
   ///   - cancel: the customer dismisses the sheet (`.userCancelled`).
   ///   - date: a back-dated purchase (`purchaseDate(_:renewalBehavior: .renewUntilNow)`):
   ///     renewals are filled in up to now.
+  /// - Returns: the `PurchaseResult` as `value` (`outcome.transaction` on success) and the events.
   /// - Throws: `StoreError` for misuse (unknown product or customer, future date); purchase
   ///   errors StoreKit throws (ineligible offer, simulated errors) are `.failed` outcomes.
   @discardableResult
   public mutating func purchase(
     _ productID: ProductID, options: PurchaseOptions = PurchaseOptions(),
-    customer: String = Store.defaultCustomer, cancel: Bool = false, at date: Date? = nil
-  ) throws(StoreError) -> PurchaseOutcome {
-    let (result, events) = try atomically { (store: inout Store) throws(StoreError) -> PurchaseResult in
+    customer: CustomerID = .default, cancel: Bool = false, at date: Date? = nil
+  ) throws(StoreError) -> Outcome<PurchaseResult> {
+    try atomically { (store: inout Store) throws(StoreError) -> PurchaseResult in
       try store.purchaseBody(productID, options: options, customer: customer, cancel: cancel, at: date)
     }
-    return PurchaseOutcome(result: result, events: events)
+  }
+
+  /// Buys a product and returns its transaction, as `SKTestSession.buyProduct(identifier:options:)`:
+  /// for tests that need the purchase to succeed.
+  ///
+  /// - Throws: `StoreError.purchaseNotCompleted` when the purchase is pending, cancelled or
+  ///   failed (the store then holds what that outcome left, e.g. a pending Ask to Buy request);
+  ///   the other `StoreError`s as `purchase` does, leaving the store unchanged.
+  @discardableResult
+  public mutating func buyProduct(
+    _ productID: ProductID, options: PurchaseOptions = PurchaseOptions(), customer: CustomerID = .default
+  ) throws(StoreError) -> Transaction {
+    let outcome = try purchase(productID, options: options, customer: customer)
+    guard let transaction = outcome.transaction else { throw .purchaseNotCompleted(productID, outcome.value) }
+    return transaction
   }
 
   mutating func purchaseBody(
-    _ productID: ProductID, options: PurchaseOptions, customer: String, cancel: Bool, at date: Date?
+    _ productID: ProductID, options: PurchaseOptions, customer: CustomerID, cancel: Bool, at date: Date?
   ) throws(StoreError) -> PurchaseResult {
     let ci = try index(of: customer)
     let product = try product(productID)
@@ -386,7 +393,7 @@ extension Store {
   @discardableResult
   public mutating func approveAskToBuyTransaction(
     identifier: String? = nil
-  ) throws(StoreError) -> (Transaction, [StoreEvent]) {
+  ) throws(StoreError) -> Outcome<Transaction> {
     try atomically { (store: inout Store) throws(StoreError) -> Transaction in
       let request = try store.findRequest(identifier, kind: .askToBuy)
       let ci = try store.index(of: request.customer)
@@ -398,13 +405,13 @@ extension Store {
 
   /// Declines an Ask to Buy request (the newest when nil): nothing is ever delivered.
   @discardableResult
-  public mutating func declineAskToBuyTransaction(identifier: String? = nil) throws(StoreError) -> [StoreEvent] {
+  public mutating func declineAskToBuyTransaction(identifier: String? = nil) throws(StoreError) -> Outcome<Void> {
     try atomically { (store: inout Store) throws(StoreError) -> Void in
       let request = try store.findRequest(identifier, kind: .askToBuy)
       store.state.pendingRequests.removeAll { $0.id == request.id }
       store.emit(
         (try? store.index(of: request.customer)) ?? -1, .askToBuyDeclined(requestID: request.id, request.productID))
-    }.1
+    }
   }
 
   func findRequest(_ id: String?, kind: PendingRequest.Kind) throws(StoreError) -> PendingRequest {
@@ -419,8 +426,8 @@ extension Store {
   /// as `resolveIssueForTransaction(identifier:)`; the new transaction arrives on `updates`.
   @discardableResult
   public mutating func resolveIssue(
-    productID: ProductID, customer: String = Store.defaultCustomer
-  ) throws(StoreError) -> [StoreEvent] {
+    productID: ProductID, customer: CustomerID = .default
+  ) throws(StoreError) -> Outcome<Void> {
     try atomically { (store: inout Store) throws(StoreError) -> Void in
       let ci = try store.index(of: customer)
       let product = try store.product(productID)
@@ -437,26 +444,26 @@ extension Store {
       else { throw .noIssueToResolve(productID) }
       store.recover(ci, si)
       store.runDue(through: store.state.now)
-    }.1
+    }
   }
 
   /// Marks a transaction finished (idempotent), as `Transaction.finish()`.
   @discardableResult
   public mutating func finish(
-    _ id: TransactionID, customer: String = Store.defaultCustomer
-  ) throws(StoreError) -> [StoreEvent] {
+    _ id: TransactionID, customer: CustomerID = .default
+  ) throws(StoreError) -> Outcome<Void> {
     try atomically { (store: inout Store) throws(StoreError) -> Void in
       let ci = try store.index(of: customer)
       guard let ti = store.state.customers[ci].transactions.lastIndex(where: { $0.id == id }) else {
         throw .transactionNotFound(id)
       }
       store.state.customers[ci].transactions[ti].isFinished = true
-    }.1
+    }
   }
 
   /// Finishes every unfinished transaction of the customer; returns how many.
   @discardableResult
-  public mutating func finishAll(customer: String = Store.defaultCustomer) throws(StoreError) -> Int {
+  public mutating func finishAll(customer: CustomerID = .default) throws(StoreError) -> Outcome<Int> {
     try atomically { (store: inout Store) throws(StoreError) -> Int in
       let ci = try store.index(of: customer)
       var count = 0
@@ -466,6 +473,6 @@ extension Store {
         count += 1
       }
       return count
-    }.0
+    }
   }
 }

@@ -6,7 +6,7 @@ extension Store {
   /// consumables or revoked transactions (rule consumables-never-entitle-non-renewing-always-do,
   /// rule refunded-transactions-leave-entitlements-but-stay-in-history, rule
   /// several-statuses-entitle-if-any-does).
-  public func currentEntitlements(customer: String = Store.defaultCustomer) -> [Transaction] {
+  public func currentEntitlements(customer: CustomerID = .default) -> [Transaction] {
     guard let ci = customerIndex[customer] else { return [] }
     let c = state.customers[ci]
     var result: [Transaction] = []
@@ -30,19 +30,19 @@ extension Store {
 
   /// `Transaction.all`: every transaction except finished consumables that were not refunded
   /// (rule finished-consumables-leave-history-until-refunded), oldest first.
-  public func allTransactions(customer: String = Store.defaultCustomer) -> [Transaction] {
+  public func allTransactions(customer: CustomerID = .default) -> [Transaction] {
     guard let c = self.customer(customer) else { return [] }
     return c.transactions.filter { !($0.productType == .consumable && $0.isFinished && !$0.isRevoked) }
   }
 
   /// `Transaction.unfinished`.
-  public func unfinishedTransactions(customer: String = Store.defaultCustomer) -> [Transaction] {
+  public func unfinishedTransactions(customer: CustomerID = .default) -> [Transaction] {
     guard let c = self.customer(customer) else { return [] }
     return c.transactions.filter { !$0.isFinished }
   }
 
   /// `Transaction.latest(for:)`: the most recent transaction for the product in any state.
-  public func latestTransaction(for productID: ProductID, customer: String = Store.defaultCustomer) -> Transaction? {
+  public func latestTransaction(for productID: ProductID, customer: CustomerID = .default) -> Transaction? {
     allTransactions(customer: customer).last { $0.productID == productID }
   }
 
@@ -50,7 +50,7 @@ extension Store {
   /// member sharing a subscription of the group (rule several-statuses-entitle-if-any-does). Empty
   /// if never subscribed.
   public func statuses(
-    forGroup group: SubscriptionGroupID, customer: String = Store.defaultCustomer
+    forGroup group: SubscriptionGroupID, customer: CustomerID = .default
   ) -> [SubscriptionStatus] {
     guard let ci = customerIndex[customer] else { return [] }
     return statuses(ci, group: group)
@@ -65,7 +65,7 @@ extension Store {
           groupID: group, state: sub.state, renewalInfo: renewalInfo(ci, sub), transaction: t, isFamilyShared: false))
     }
     // Family-shared statuses: derived from the purchaser's subscription, with this customer's copy.
-    var owners: [String] = []
+    var owners: [CustomerID] = []
     for t in c.transactions where t.ownershipType == .familyShared && t.subscriptionGroupID == group {
       if let owner = t.sharedFrom, !owners.contains(owner) { owners.append(owner) }
     }
@@ -86,18 +86,18 @@ extension Store {
 
   /// Whether the customer may get the group's introductory offer (rule
   /// intro-offer-eligibility-is-per-group).
-  public func isEligibleForIntroOffer(group: SubscriptionGroupID, customer: String = Store.defaultCustomer) -> Bool {
+  public func isEligibleForIntroOffer(group: SubscriptionGroupID, customer: CustomerID = .default) -> Bool {
     guard let c = self.customer(customer) else { return false }
     return !c.introductoryOfferUsedGroups.contains(group)
   }
 
   /// Open Ask to Buy requests and interrupted purchases of the customer (all when nil).
-  public func pendingRequests(customer: String? = nil) -> [PendingRequest] {
+  public func pendingRequests(customer: CustomerID? = nil) -> [PendingRequest] {
     state.pendingRequests.filter { customer == nil || $0.customer == customer }
   }
 
   /// Refund requests waiting for the App Store's answer, of the customer (all when nil).
-  public func refundRequests(customer: String? = nil) -> [RefundRequest] {
+  public func refundRequests(customer: CustomerID? = nil) -> [RefundRequest] {
     (state.refundRequests ?? []).filter { customer == nil || $0.customer == customer }
   }
 
@@ -175,7 +175,7 @@ extension Store {
     let index = state.notifications.count
     let notification = ServerNotification(
       notificationType: type, subtype: subtype, sequence: index, signedDate: state.now,
-      customer: state.customers[ci].name, transaction: consume transaction, renewalInfo: consume info, status: status,
+      customer: state.customers[ci].id, transaction: consume transaction, renewalInfo: consume info, status: status,
       consumptionRequestReason: consumptionRequestReason)
     state.notifications.append(consume notification)
     emit(ci, .notificationSent(index: index, type: type, subtype: subtype))

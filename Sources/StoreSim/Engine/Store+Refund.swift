@@ -20,13 +20,13 @@ extension Store {
   /// A refund request waiting for the same transaction is answered by it.
   @discardableResult
   public mutating func refund(
-    _ id: TransactionID, reason: RevocationReason = .other, customer: String = Store.defaultCustomer
-  ) throws(StoreError) -> [StoreEvent] {
+    _ id: TransactionID, reason: RevocationReason = .other, customer: CustomerID = .default
+  ) throws(StoreError) -> Outcome<Void> {
     try atomically { (store: inout Store) throws(StoreError) -> Void in
       let acting = try store.index(of: customer)
       guard let (ci, ti) = store.locate(id, preferring: acting) else { throw .transactionNotFound(id) }
       try store.grantRefund(ci, ti, reason: reason)
-    }.1
+    }
   }
 
   mutating func grantRefund(_ ci: Int, _ ti: Int, reason: RevocationReason) throws(StoreError) {
@@ -66,8 +66,8 @@ extension Store {
   /// consumption-request-for-consumables-and-subscriptions).
   @discardableResult
   public mutating func requestRefund(
-    _ id: TransactionID, reason: ConsumptionRequestReason = .other, customer: String = Store.defaultCustomer
-  ) throws(StoreError) -> (RefundRequest, [StoreEvent]) {
+    _ id: TransactionID, reason: ConsumptionRequestReason = .other, customer: CustomerID = .default
+  ) throws(StoreError) -> Outcome<RefundRequest> {
     try atomically { (store: inout Store) throws(StoreError) -> RefundRequest in
       let ci = try store.index(of: customer)
       guard let ti = store.state.customers[ci].transactions.lastIndex(where: { $0.id == id }) else {
@@ -119,7 +119,7 @@ extension Store {
   @discardableResult
   public mutating func approveRefundRequest(
     _ id: String, reason: RevocationReason = .other
-  ) throws(StoreError) -> (TransactionID, [StoreEvent]) {
+  ) throws(StoreError) -> Outcome<TransactionID> {
     try atomically { (store: inout Store) throws(StoreError) -> TransactionID in
       let (request, ci, ti) = try store.refundRequest(id)
       try store.grantRefund(ci, ti, reason: reason)
@@ -130,7 +130,7 @@ extension Store {
   /// The App Store declines a refund request: `REFUND_DECLINED`; nothing else changes (auto-renew
   /// stays as the request left it).
   @discardableResult
-  public mutating func declineRefundRequest(_ id: String) throws(StoreError) -> (TransactionID, [StoreEvent]) {
+  public mutating func declineRefundRequest(_ id: String) throws(StoreError) -> Outcome<TransactionID> {
     try atomically { (store: inout Store) throws(StoreError) -> TransactionID in
       let (request, ci, ti) = try store.refundRequest(id)
       store.state.refundRequests?.removeAll { $0.id == id }
@@ -148,8 +148,8 @@ extension Store {
   /// auto-renew as the refund left it (off), so it expires then unless turned back on.
   @discardableResult
   public mutating func reverseRefund(
-    _ id: TransactionID, customer: String = Store.defaultCustomer
-  ) throws(StoreError) -> [StoreEvent] {
+    _ id: TransactionID, customer: CustomerID = .default
+  ) throws(StoreError) -> Outcome<Void> {
     try atomically { (store: inout Store) throws(StoreError) -> Void in
       let acting = try store.index(of: customer)
       guard let (ci, ti) = store.locate(id, preferring: acting) else { throw .transactionNotFound(id) }
@@ -170,13 +170,13 @@ extension Store {
         ci, .refundReversed, nil, transaction: store.state.customers[ci].transactions[ti],
         group: t.subscriptionGroupID)
       store.runDue(through: store.state.now)
-    }.1
+    }
   }
 
   /// The latest transaction the customer bought of a product, finished or not (what
   /// `refund --product` refunds, rule refund-by-product-includes-finished-transactions).
   public func latestPurchasedTransaction(
-    of productID: ProductID, customer: String = Store.defaultCustomer
+    of productID: ProductID, customer: CustomerID = .default
   ) -> Transaction? {
     self.customer(customer)?.transactions.last { $0.productID == productID && $0.ownershipType == .purchased }
   }
@@ -225,8 +225,8 @@ extension Store {
   /// deleting-an-original-purchase-deletes-its-renewals).
   @discardableResult
   public mutating func deleteTransaction(
-    _ id: TransactionID, customer: String = Store.defaultCustomer
-  ) throws(StoreError) -> [StoreEvent] {
+    _ id: TransactionID, customer: CustomerID = .default
+  ) throws(StoreError) -> Outcome<Void> {
     try atomically { (store: inout Store) throws(StoreError) -> Void in
       let ci = try store.index(of: customer)
       guard let t = store.state.customers[ci].transaction(id) else { throw .transactionNotFound(id) }
@@ -243,13 +243,13 @@ extension Store {
         store.state.customers[mi].transactions.removeAll { $0.sharedTransactionID.map(removed.contains) ?? false }
       }
       store.rebuildSchedule()
-    }.1
+    }
   }
 
   /// `clearTransactions()`: every transaction, subscription and request of every customer is
   /// removed; intro eligibility resets. Settings and notifications stay.
   @discardableResult
-  public mutating func clearTransactions() -> [StoreEvent] {
+  public mutating func clearTransactions() -> Outcome<Void> {
     for ci in state.customers.indices {
       state.customers[ci].transactions = []
       state.customers[ci].subscriptions = []
@@ -258,12 +258,14 @@ extension Store {
     state.pendingRequests = []
     state.refundRequests = nil
     rebuildSchedule()
-    return []
+    return Outcome(events: [])
   }
 
   /// `resetToDefaultState()`: settings back to the configuration's values.
-  public mutating func resetToDefaultState() {
+  @discardableResult
+  public mutating func resetToDefaultState() -> Outcome<Void> {
     settings = state.configuration.settings
+    return Outcome(events: [])
   }
 
   // MARK: Family Sharing
@@ -277,14 +279,14 @@ extension Store {
   /// each other as family-shared transactions (rule family-shared-copies-are-the-members-own).
   @discardableResult
   public mutating func addFamilyMember(
-    _ member: String, to organizer: String = Store.defaultCustomer
-  ) throws(StoreError) -> [StoreEvent] {
+    _ member: CustomerID, to organizer: CustomerID = .default
+  ) throws(StoreError) -> Outcome<Void> {
     try atomically { (store: inout Store) throws(StoreError) -> Void in
       let oi = try store.index(of: organizer)
       if store.customerIndex[member] == nil { store.appendCustomer(member) }
       let mi = try store.index(of: member)
       guard mi != oi else { return }
-      let family = store.state.customers[oi].familyID ?? "family-\(store.state.customers[oi].name)"
+      let family = store.state.customers[oi].familyID ?? "family-\(store.state.customers[oi].id)"
       store.state.customers[oi].familyID = family
       store.state.customers[mi].familyID = family
       // Existing shareable purchases of each side reach the other.
@@ -301,18 +303,18 @@ extension Store {
           store.copy(t, from: from, to: to)
         }
       }
-    }.1
+    }
   }
 
   /// Takes `member` out of their family: the family-shared transactions they received, and those
   /// others received from them, are revoked (`REVOKE`).
   @discardableResult
-  public mutating func removeFamilyMember(_ member: String) throws(StoreError) -> [StoreEvent] {
+  public mutating func removeFamilyMember(_ member: CustomerID) throws(StoreError) -> Outcome<Void> {
     try atomically { (store: inout Store) throws(StoreError) -> Void in
       let mi = try store.index(of: member)
       let others = store.familyMembers(of: mi)
       store.state.customers[mi].familyID = nil
-      let name = store.state.customers[mi].name
+      let name = store.state.customers[mi].id
       for ti in store.state.customers[mi].transactions.indices
       where store.state.customers[mi].transactions[ti].ownershipType == .familyShared
         && !store.state.customers[mi].transactions[ti].isRevoked
@@ -327,7 +329,7 @@ extension Store {
           store.revokeCopy(oi, ti, reason: .other)
         }
       }
-    }.1
+    }
   }
 
   /// Gives each family member their own copy of a family-shareable purchase or renewal.
@@ -341,7 +343,7 @@ extension Store {
   }
 
   mutating func copy(_ t: Transaction, from ci: Int, to mi: Int, renewalSubtype: Subtype? = nil) {
-    let owner = state.customers[ci].name
+    let owner = state.customers[ci].id
     var c = t
     c.ownershipType = .familyShared
     c.sharedFrom = owner

@@ -20,7 +20,7 @@ public struct ConsumptionRecord: Sendable, Hashable, Codable {
   /// The transaction.
   public var transactionID: TransactionID
   /// Its customer.
-  public var customer: String
+  public var customer: CustomerID
   /// When it was sent (virtual date).
   public var date: Date
   /// 1 (`/inApps/v1/...`, deprecated) or 2.
@@ -32,7 +32,7 @@ public struct ConsumptionRecord: Sendable, Hashable, Codable {
 
   /// Creates a record.
   public init(
-    transactionID: TransactionID, customer: String, date: Date, version: Int, fields: [String: String],
+    transactionID: TransactionID, customer: CustomerID, date: Date, version: Int, fields: [String: String],
     refundRequestID: String?
   ) {
     self.transactionID = transactionID
@@ -49,7 +49,7 @@ public struct RenewalExtension: Sendable, Hashable, Codable {
   /// The subscription.
   public var originalTransactionID: TransactionID
   /// Its customer.
-  public var customer: String
+  public var customer: CustomerID
   /// Days added.
   public var days: Int
   /// Apple's `extendReasonCode` (0 undeclared, 1 customer satisfaction, 2 other, 3 service issue).
@@ -114,8 +114,14 @@ extension Store {
   public var serverRecords: ServerRecords { state.serverRecords ?? ServerRecords() }
 
   /// Sets (or clears) the app account token of a purchase: every transaction with this
-  /// original transaction id, and the subscription's future renewals.
-  public mutating func setAppAccountToken(_ token: UUID?, originalTransactionID id: TransactionID) -> Bool {
+  /// original transaction id, and the subscription's future renewals. The value is false when no
+  /// customer bought a transaction with this original id (nothing changes then).
+  @discardableResult
+  public mutating func setAppAccountToken(_ token: UUID?, originalTransactionID id: TransactionID) -> Outcome<Bool> {
+    atomically { (store: inout Store) -> Bool in store.setAppAccountTokenBody(token, originalTransactionID: id) }
+  }
+
+  mutating func setAppAccountTokenBody(_ token: UUID?, originalTransactionID id: TransactionID) -> Bool {
     for ci in state.customers.indices {
       guard state.customers[ci].transactions.contains(where: { $0.originalID == id && $0.ownershipType == .purchased })
       else { continue }
@@ -134,8 +140,19 @@ extension Store {
   /// the latest transaction's `expiresDate` and the renewal date move, renewals continue from
   /// the new date, and RENEWAL_EXTENDED is sent. A request identifier already used for this
   /// subscription answers the earlier extension again without extending twice.
+  ///
+  /// - Throws: `ExtensionRefusal`, Apple's error conditions for this endpoint; the store is unchanged.
   @discardableResult
   public mutating func extendRenewalDate(
+    originalTransactionID id: TransactionID, days: Int, reason: Int, requestIdentifier: String
+  ) throws(ExtensionRefusal) -> Outcome<RenewalExtension> {
+    try atomically { (store: inout Store) throws(ExtensionRefusal) -> RenewalExtension in
+      try store.extend(originalTransactionID: id, days: days, reason: reason, requestIdentifier: requestIdentifier)
+    }
+  }
+
+  /// One extension of `extendRenewalDate`, also run for each subscription of a mass extension.
+  mutating func extend(
     originalTransactionID id: TransactionID, days: Int, reason: Int, requestIdentifier: String, mass: Bool = false
   ) throws(ExtensionRefusal) -> RenewalExtension {
     if let earlier = serverRecords.extensions.last(where: {
@@ -170,7 +187,7 @@ extension Store {
     }
     scheduleDeadline(ci, si)
     let record = RenewalExtension(
-      originalTransactionID: id, customer: state.customers[ci].name, days: days, reason: reason,
+      originalTransactionID: id, customer: state.customers[ci].id, days: days, reason: reason,
       requestIdentifier: requestIdentifier,
       date: state.now, effectiveDate: newDate, transactionID: latestID, mass: mass)
     var records = serverRecords
@@ -187,6 +204,16 @@ extension Store {
   /// limit RENEWAL_EXTENSION/FAILURE. A request identifier already used returns that request.
   @discardableResult
   public mutating func massExtendRenewalDate(
+    productID: ProductID, days: Int, reason: Int, requestIdentifier: String, storefronts: [String]?
+  ) -> Outcome<MassExtension> {
+    atomically { (store: inout Store) -> MassExtension in
+      store.massExtend(
+        productID: productID, days: days, reason: reason, requestIdentifier: requestIdentifier, storefronts: storefronts
+      )
+    }
+  }
+
+  mutating func massExtend(
     productID: ProductID, days: Int, reason: Int, requestIdentifier: String, storefronts: [String]?
   ) -> MassExtension {
     if let earlier = serverRecords.massExtensions.first(where: { $0.requestIdentifier == requestIdentifier }) {
@@ -209,7 +236,7 @@ extension Store {
     }
     for (ci, id) in targets {
       do {
-        try extendRenewalDate(
+        _ = try extend(
           originalTransactionID: id, days: days, reason: reason, requestIdentifier: requestIdentifier, mass: true)
         succeeded += 1
       } catch {
@@ -236,8 +263,8 @@ extension Store {
   /// refund request (its CONSUMPTION_REQUEST) when there is one.
   @discardableResult
   public mutating func recordConsumption(
-    transactionID: TransactionID, customer: String, version: Int, fields: [String: String]
-  ) -> ConsumptionRecord {
+    transactionID: TransactionID, customer: CustomerID, version: Int, fields: [String: String]
+  ) -> Outcome<ConsumptionRecord> {
     let request = refundRequests().first { $0.transactionID == transactionID && $0.customer == customer }
     let record = ConsumptionRecord(
       transactionID: transactionID, customer: customer, date: state.now, version: version, fields: fields,
@@ -245,11 +272,16 @@ extension Store {
     var records = serverRecords
     records.consumption.append(record)
     state.serverRecords = records
-    return record
+    return Outcome(value: record, events: [])
   }
 
-  /// Sends a TEST notification (Request a Test Notification) and returns its token.
-  public mutating func sendTestNotification() -> String {
+  /// Sends a TEST notification (Request a Test Notification); the value is its token.
+  @discardableResult
+  public mutating func sendTestNotification() -> Outcome<String> {
+    atomically { (store: inout Store) -> String in store.sendTestNotificationBody() }
+  }
+
+  mutating func sendTestNotificationBody() -> String {
     let index = state.notifications.count
     notify(0, .test, nil, transaction: nil, renewalInfo: nil, status: nil)
     let n = state.notifications[index]

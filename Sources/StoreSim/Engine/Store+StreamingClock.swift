@@ -3,7 +3,8 @@ import Foundation
 extension Store {
   /// Moves the clock to `date` like `advance(to:)`, handing the events to `sink` as they happen
   /// (in order, a batch at a time) instead of collecting them, so memory does not grow with
-  /// their number.
+  /// their number. The one mutating call that returns no `Outcome`: it is the hot path of the
+  /// CLI and the benchmark, and its events have already gone to `sink`.
   ///
   /// When `sink` answers false the clock stops after the current batch: everything up to
   /// `now` has happened and nothing after it. Returns whether the clock reached `date`.

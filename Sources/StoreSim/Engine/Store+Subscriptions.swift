@@ -5,7 +5,7 @@ extension Store {
 
   /// Moves the clock forward by a number of seconds, running everything due on the way.
   @discardableResult
-  public mutating func advance(by seconds: TimeInterval) throws(StoreError) -> [StoreEvent] {
+  public mutating func advance(by seconds: TimeInterval) throws(StoreError) -> Outcome<Void> {
     try advance(to: state.now.addingTimeInterval(seconds))
   }
 
@@ -13,19 +13,22 @@ extension Store {
   ///
   /// - Throws: `clockCannotMoveBackward` for a date before now.
   @discardableResult
-  public mutating func advance(to date: Date) throws(StoreError) -> [StoreEvent] {
+  public mutating func advance(to date: Date) throws(StoreError) -> Outcome<Void> {
     guard date >= state.now else { throw .clockCannotMoveBackward(now: state.now, requested: date) }
-    return try atomically { (store: inout Store) throws(StoreError) -> Void in
+    return atomically { (store: inout Store) -> Void in
       store.runDue(through: date)
       store.state.now = date
       store.emit(-1, .clockAdvanced(to: date))
-    }.1
+    }
   }
 
-  /// Moves the clock to the next due event and runs it; nil when nothing is scheduled.
-  public mutating func advanceToNextEvent() throws(StoreError) -> [StoreEvent]? {
-    guard let next = nextDue() else { return nil }
-    return try advance(to: max(next.date, state.now))
+  /// Moves the clock to the next due event and runs it. The value is the date the clock moved
+  /// to; nil (and no events) when nothing is scheduled.
+  @discardableResult
+  public mutating func advanceToNextEvent() throws(StoreError) -> Outcome<Date?> {
+    guard let next = nextDue() else { return Outcome(value: nil, events: []) }
+    let date = max(next.date, state.now)
+    return Outcome(value: date, events: try advance(to: date).events)
   }
 
   /// The date of the next scheduled lifecycle event, if any.
@@ -322,7 +325,7 @@ extension Store {
     guard state.customers[ci].familyID != nil else { return }
     let latest = state.customers[ci].subscriptions[si].latestTransactionID
     let group = state.customers[ci].subscriptions[si].groupID
-    let owner = state.customers[ci].name
+    let owner = state.customers[ci].id
     for mi in familyMembers(of: ci) {
       guard let copy = state.customers[mi].transactions.last(where: { $0.sharedTransactionID == latest }),
         !copy.isRevoked
@@ -356,8 +359,8 @@ extension Store {
   /// subscription ends at once (rule cancelling-in-billing-retry-expires-at-once).
   @discardableResult
   public mutating func disableAutoRenew(
-    productID: ProductID, customer: String = Store.defaultCustomer
-  ) throws(StoreError) -> [StoreEvent] {
+    productID: ProductID, customer: CustomerID = .default
+  ) throws(StoreError) -> Outcome<Void> {
     try onActiveSubscription(productID, customer: customer) {
       (store: inout Store, ci: Int, si: Int) throws(StoreError) in
       store.turnAutoRenewOff(ci, si)
@@ -369,13 +372,13 @@ extension Store {
 
   /// Runs an action on the customer's active subscription in the product's group.
   mutating func onActiveSubscription(
-    _ productID: ProductID, customer: String, _ body: (inout Store, Int, Int) throws(StoreError) -> Void
-  ) throws(StoreError) -> [StoreEvent] {
+    _ productID: ProductID, customer: CustomerID, _ body: (inout Store, Int, Int) throws(StoreError) -> Void
+  ) throws(StoreError) -> Outcome<Void> {
     try atomically { (store: inout Store) throws(StoreError) -> Void in
       let ci = try store.index(of: customer)
       let si = try store.activeSubscriptionIndex(ci, productID)
       try body(&store, ci, si)
-    }.1
+    }
   }
 
   mutating func turnAutoRenewOff(_ ci: Int, _ si: Int) {
@@ -412,8 +415,8 @@ extension Store {
   /// Turns auto-renew back on (`enableAutoRenewForTransaction`).
   @discardableResult
   public mutating func enableAutoRenew(
-    productID: ProductID, customer: String = Store.defaultCustomer
-  ) throws(StoreError) -> [StoreEvent] {
+    productID: ProductID, customer: CustomerID = .default
+  ) throws(StoreError) -> Outcome<Void> {
     try onActiveSubscription(productID, customer: customer) {
       (store: inout Store, ci: Int, si: Int) throws(StoreError) in
       store.turnAutoRenewOn(ci, si)
@@ -424,8 +427,8 @@ extension Store {
   /// expire-subscription-ends-the-period-now).
   @discardableResult
   public mutating func expireSubscription(
-    productID: ProductID, customer: String = Store.defaultCustomer
-  ) throws(StoreError) -> [StoreEvent] {
+    productID: ProductID, customer: CustomerID = .default
+  ) throws(StoreError) -> Outcome<Void> {
     try onActiveSubscription(productID, customer: customer) {
       (store: inout Store, ci: Int, si: Int) throws(StoreError) in
       store.turnAutoRenewOff(ci, si)
@@ -452,8 +455,8 @@ extension Store {
   /// force-renewal-leaves-billing-retry-alone).
   @discardableResult
   public mutating func forceRenewal(
-    productID: ProductID, customer: String = Store.defaultCustomer
-  ) throws(StoreError) -> [StoreEvent] {
+    productID: ProductID, customer: CustomerID = .default
+  ) throws(StoreError) -> Outcome<Void> {
     try onActiveSubscription(productID, customer: customer) {
       (store: inout Store, ci: Int, si: Int) throws(StoreError) in
       store.turnAutoRenewOn(ci, si)
@@ -474,8 +477,8 @@ extension Store {
   ///     (`PRICE_INCREASE`/`ACCEPTED`, rule price-increase-without-consent-is-accepted-at-once).
   @discardableResult
   public mutating func requestPriceIncreaseConsent(
-    productID: ProductID, price: Decimal? = nil, needsConsent: Bool = true, customer: String = Store.defaultCustomer
-  ) throws(StoreError) -> [StoreEvent] {
+    productID: ProductID, price: Decimal? = nil, needsConsent: Bool = true, customer: CustomerID = .default
+  ) throws(StoreError) -> Outcome<Void> {
     if let price, price <= 0 { throw .invalidPrice(price) }
     return try onActiveSubscription(productID, customer: customer) {
       (store: inout Store, ci: Int, si: Int) throws(StoreError) in
@@ -487,8 +490,8 @@ extension Store {
   /// `consentToPriceIncreaseForTransaction`: agreed; renews normally.
   @discardableResult
   public mutating func consentToPriceIncrease(
-    productID: ProductID, customer: String = Store.defaultCustomer
-  ) throws(StoreError) -> [StoreEvent] {
+    productID: ProductID, customer: CustomerID = .default
+  ) throws(StoreError) -> Outcome<Void> {
     try onActiveSubscription(productID, customer: customer) {
       (store: inout Store, ci: Int, si: Int) throws(StoreError) in
       guard store.state.customers[ci].subscriptions[si].priceIncreaseStatus == .pending else {
@@ -502,8 +505,8 @@ extension Store {
   /// subscription expires voluntarily at period end (rule price-increase-consent-decides-the-renewal).
   @discardableResult
   public mutating func declinePriceIncrease(
-    productID: ProductID, customer: String = Store.defaultCustomer
-  ) throws(StoreError) -> [StoreEvent] {
+    productID: ProductID, customer: CustomerID = .default
+  ) throws(StoreError) -> Outcome<Void> {
     try onActiveSubscription(productID, customer: customer) {
       (store: inout Store, ci: Int, si: Int) throws(StoreError) in
       guard store.state.customers[ci].subscriptions[si].priceIncreaseStatus == .pending else {

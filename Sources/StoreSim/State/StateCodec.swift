@@ -49,7 +49,7 @@ public enum StateCodec {
     for (i, c) in state.customers.enumerated() {
       if i > 0 { w.comma() }
       w.raw("[")
-      w.string(c.name); w.comma(); w.string(c.appTransactionID); w.comma(); w.optString(c.familyID); w.comma()
+      w.string(c.id.rawValue); w.comma(); w.string(c.appTransactionID); w.comma(); w.optString(c.familyID); w.comma()
       w.raw("[")
       for (j, g) in c.introductoryOfferUsedGroups.sorted().enumerated() {
         if j > 0 { w.comma() }
@@ -77,7 +77,7 @@ public enum StateCodec {
       w.raw("[")
       w.string(n.notificationType.rawValue); w.comma(); w.optString(n.subtype?.rawValue); w.comma();
       w.int(Int64(n.sequence)); w.comma()
-      w.date(n.signedDate); w.comma(); w.string(n.customer); w.comma()
+      w.date(n.signedDate); w.comma(); w.string(n.customer.rawValue); w.comma()
       if let t = n.transaction {
         if let current = transactions[t.id], current.withMutableFields(of: t) == t {
           w.reference(t)
@@ -176,7 +176,7 @@ public enum StateCodec {
       comma(); bool(t.isFamilyRevocation); comma(); bool(t.isUpgraded); comma(); transactionOffer(t.offer); comma()
       string(t.reason.rawValue); comma(); decimal(t.price); comma(); string(t.currency); comma(); string(t.storefront);
       comma()
-      string(t.storefrontID); comma(); bool(t.isFinished); comma(); optString(t.sharedFrom); comma()
+      string(t.storefrontID); comma(); bool(t.isFinished); comma(); optString(t.sharedFrom?.rawValue); comma()
       if let s = t.sharedTransactionID { uint(s) } else { raw("null") }
       raw("]")
     }
@@ -625,7 +625,7 @@ public enum StateCodec {
       let storefront = try string(); try sep()
       let storefrontID = try string(); try sep()
       let finished = try bool(); try sep()
-      let sharedFrom = try optString(); try sep()
+      let sharedFrom = try optString().map { CustomerID($0) }; try sep()
       let sharedID = try optUInt()
       try expect(UInt8(ascii: "]"))
       return Transaction(
@@ -735,7 +735,7 @@ public enum StateCodec {
 
     mutating func customer() throws(DecodingError) {
       try expect(UInt8(ascii: "["))
-      let name = try string(); try sep()
+      let id = CustomerID(try string()); try sep()
       let app = try string(); try sep()
       let family = try optString(); try sep()
       let groups = try list { (r: inout Reader) throws(DecodingError) in try r.string() }; try sep()
@@ -748,7 +748,7 @@ public enum StateCodec {
       }
       customers.append(
         Customer(
-          name: name, transactions: transactions, subscriptions: subscriptions,
+          id: id, transactions: transactions, subscriptions: subscriptions,
           introductoryOfferUsedGroups: Set(groups), familyID: family, appTransactionID: app))
     }
 
@@ -758,7 +758,7 @@ public enum StateCodec {
       let subtype = try optRaw(Subtype.self); try sep()
       let sequence = try smallInt(); try sep()
       let signed = try date(); try sep()
-      let customer = try string(); try sep()
+      let customer = CustomerID(try string()); try sep()
       let transaction = isNull() ? nil : try notificationTransaction(); try sep()
       let info = try renewalInfo(); try sep()
       let status = try optRaw(RenewalState.self)

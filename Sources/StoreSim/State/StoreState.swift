@@ -311,9 +311,9 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
 }
 
 /// One Apple Account of the session.
-public struct Customer: Sendable, Hashable, Codable {
+public struct Customer: Sendable, Hashable, Codable, Identifiable {
   /// The customer's name (`--customer`).
-  public var name: String
+  public var id: CustomerID
   /// Every transaction of this customer, in creation order (deleted ones removed).
   public var transactions: [Transaction]
   /// Own subscriptions, one per group ever subscribed.
@@ -324,6 +324,11 @@ public struct Customer: Sendable, Hashable, Codable {
   public var familyID: String?
   /// The app transaction id of this customer.
   public var appTransactionID: String
+
+  enum CodingKeys: String, CodingKey {
+    case id = "name"
+    case transactions, subscriptions, introductoryOfferUsedGroups, familyID, appTransactionID
+  }
 
   /// The own subscription state for a group.
   public func subscription(_ group: SubscriptionGroupID) -> SubscriptionState? {
@@ -347,7 +352,7 @@ public struct ServerNotification: Sendable, Hashable, Codable {
     var subtype: Subtype?
     var sequence: Int
     var signedDate: Date
-    var customer: String
+    var customer: CustomerID
     var transaction: Transaction?
     var renewalInfo: RenewalInfo?
     var status: RenewalState?
@@ -358,7 +363,7 @@ public struct ServerNotification: Sendable, Hashable, Codable {
 
   /// Creates a record.
   init(
-    notificationType: NotificationTypeV2, subtype: Subtype?, sequence: Int, signedDate: Date, customer: String,
+    notificationType: NotificationTypeV2, subtype: Subtype?, sequence: Int, signedDate: Date, customer: CustomerID,
     transaction: Transaction?, renewalInfo: RenewalInfo?, status: RenewalState?,
     consumptionRequestReason: ConsumptionRequestReason? = nil
   ) {
@@ -390,7 +395,7 @@ public struct ServerNotification: Sendable, Hashable, Codable {
     _modify { yield &storage.fields.signedDate }
   }
   /// The customer it is about.
-  public var customer: String {
+  public var customer: CustomerID {
     _read { yield storage.fields.customer }
     _modify { yield &storage.fields.customer }
   }
@@ -483,7 +488,7 @@ public struct RefundRequest: Sendable, Hashable, Codable, Identifiable {
   /// Request id (shares the numbering of Ask to Buy requests).
   public var id: String
   /// The customer who asked.
-  public var customer: String
+  public var customer: CustomerID
   /// The transaction to refund.
   public var transactionID: TransactionID
   /// Its product.

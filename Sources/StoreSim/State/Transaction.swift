@@ -95,7 +95,7 @@ public struct Transaction: Sendable, Hashable, Codable, Identifiable {
     var storefront: String
     var storefrontID: String
     var isFinished: Bool
-    var sharedFrom: String?
+    var sharedFrom: CustomerID?
     var sharedTransactionID: TransactionID?
   }
 
@@ -128,7 +128,7 @@ public struct Transaction: Sendable, Hashable, Codable, Identifiable {
     storefront: String,
     storefrontID: String,
     isFinished: Bool,
-    sharedFrom: String?,
+    sharedFrom: CustomerID?,
     sharedTransactionID: TransactionID?
   ) {
     storage = CopyOnWrite(
@@ -276,7 +276,7 @@ public struct Transaction: Sendable, Hashable, Codable, Identifiable {
     _modify { yield &storage.fields.isFinished }
   }
   /// The customer whose purchase was shared into this one (family copies only).
-  public var sharedFrom: String? {
+  public var sharedFrom: CustomerID? {
     _read { yield storage.fields.sharedFrom }
     _modify { yield &storage.fields.sharedFrom }
   }
@@ -329,7 +329,7 @@ public struct PendingRequest: Sendable, Hashable, Codable, Identifiable {
   /// Why it waits.
   public var kind: Kind
   /// The customer who asked.
-  public var customer: String
+  public var customer: CustomerID
   /// The product asked for.
   public var productID: ProductID
   /// The purchase options.

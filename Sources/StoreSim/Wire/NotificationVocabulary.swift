@@ -44,3 +44,14 @@ public enum Subtype: String, Sendable, Hashable, Codable, CaseIterable {
   case failure = "FAILURE"
   case unreported = "UNREPORTED"
 }
+
+extension ServerNotification {
+  /// `TYPE` or `TYPE/SUBTYPE` in Apple's words (`DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLED`),
+  /// as people, scenarios and tests write a notification.
+  public static func name(_ type: NotificationTypeV2, _ subtype: Subtype?) -> String {
+    type.rawValue + (subtype.map { "/" + $0.rawValue } ?? "")
+  }
+
+  /// `TYPE` or `TYPE/SUBTYPE` of this notification, e.g. `SUBSCRIBED/INITIAL_BUY`.
+  public var name: String { Self.name(notificationType, subtype) }
+}

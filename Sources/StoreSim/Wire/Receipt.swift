@@ -20,7 +20,7 @@ extension Store {
   ///     21008. Defaults to the endpoint matching the session's environment.
   ///   - forcedStatus: answer with this error status instead (21000–21010, 21100–21199).
   public func receipt(
-    customer: String = Store.defaultCustomer, askedAs: StoreEnvironment? = nil, forcedStatus: Int? = nil
+    customer: CustomerID = .default, askedAs: StoreEnvironment? = nil, forcedStatus: Int? = nil
   ) -> JSONOutput {
     let isProduction = state.environment == .production
     let endpoint = askedAs ?? (isProduction ? .production : .sandbox)

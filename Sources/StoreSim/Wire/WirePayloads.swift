@@ -109,7 +109,7 @@ public struct RenewalInfoPayload {
 
 extension Store {
   /// A transaction's JSON payload for this session, signed now.
-  public func payload(_ t: Transaction, customer: String = Store.defaultCustomer) -> JSONOutput {
+  public func payload(_ t: Transaction, customer: CustomerID = .default) -> JSONOutput {
     TransactionPayload(
       t, bundleID: state.bundleID, environment: state.environment, signedDate: state.now,
       appTransactionID: self.customer(customer)?.appTransactionID
@@ -117,13 +117,13 @@ extension Store {
   }
 
   /// A renewal info's JSON payload for this session.
-  public func payload(_ r: RenewalInfo, customer: String = Store.defaultCustomer) -> JSONOutput {
+  public func payload(_ r: RenewalInfo, customer: CustomerID = .default) -> JSONOutput {
     RenewalInfoPayload(r, environment: state.environment, appTransactionID: self.customer(customer)?.appTransactionID)
       .json
   }
 
   /// A subscription status as the product spec's `status` shape.
-  public func payload(_ s: SubscriptionStatus, customer: String = Store.defaultCustomer) -> JSONOutput {
+  public func payload(_ s: SubscriptionStatus, customer: CustomerID = .default) -> JSONOutput {
     .object([
       "subscriptionGroupIdentifier": .string(s.groupID),
       "state": .string(s.state.rawValue),
@@ -135,12 +135,12 @@ extension Store {
   }
 
   /// A transaction as compact JWS, signed now.
-  public func signed(_ t: Transaction, customer: String = Store.defaultCustomer) -> String {
+  public func signed(_ t: Transaction, customer: CustomerID = .default) -> String {
     JWS.sign(payload(t, customer: customer), bundleID: state.bundleID)
   }
 
   /// A renewal info as compact JWS.
-  public func signed(_ r: RenewalInfo, customer: String = Store.defaultCustomer) -> String {
+  public func signed(_ r: RenewalInfo, customer: CustomerID = .default) -> String {
     JWS.sign(payload(r, customer: customer), bundleID: state.bundleID)
   }
 
@@ -196,7 +196,7 @@ extension Store {
 
   /// The App Store Server API's transaction history response (`HistoryResponse`).
   public func transactionHistoryResponse(
-    customer: String = Store.defaultCustomer, productID: ProductID? = nil
+    customer: CustomerID = .default, productID: ProductID? = nil
   ) -> JSONOutput {
     let list = allTransactions(customer: customer).filter { productID == nil || $0.productID == productID }
     return .object([
@@ -211,7 +211,7 @@ extension Store {
   /// The App Store Server API's `StatusResponse` (Get All Subscription Statuses); `status`
   /// keeps only subscriptions whose server status (1–5) it holds, when not empty.
   public func allSubscriptionStatusesResponse(
-    customer: String = Store.defaultCustomer, groups: [SubscriptionGroupID]? = nil, status: Set<Int> = []
+    customer: CustomerID = .default, groups: [SubscriptionGroupID]? = nil, status: Set<Int> = []
   ) -> JSONOutput {
     let ids = groups ?? state.configuration.subscriptionGroups.map(\.id)
     var data: [JSONOutput] = []

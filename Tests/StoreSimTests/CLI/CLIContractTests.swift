@@ -220,10 +220,10 @@ import Testing
   @Test func compactCodecRoundTripsABusyState() throws {
     var store = Fixtures.store()
     try store.addFamilyMember("kid")
-    _ = try store.buy("car")
-    _ = try store.buy("fuel", PurchaseOptions(quantity: 2, appAccountToken: UUID()))
-    _ = try store.buy("monthly")
-    _ = try store.buy("monthly", PurchaseOptions(offer: .promotional("promo.half")))
+    _ = try store.buyProduct("car")
+    _ = try store.buyProduct("fuel", options: PurchaseOptions(quantity: 2, appAccountToken: UUID()))
+    _ = try store.buyProduct("monthly")
+    _ = try store.buyProduct("monthly", options: PurchaseOptions(offer: .promotional("promo.half")))
     store.settings.shouldEnterBillingRetryOnRenewal = true
     store.settings.billingGracePeriodIsEnabled = true
     try store.advance(by: 86_400 * 40)

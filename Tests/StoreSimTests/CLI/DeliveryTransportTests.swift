@@ -293,8 +293,8 @@ import Testing
     let server = try TestHTTPServer(.ipv4, [.respond(status: 500), .respond(status: 200)])
     defer { server.stop() }
     var store = Fixtures.store()
-    _ = try store.buy("car")
-    _ = try store.buy("monthly")
+    _ = try store.buyProduct("car")
+    _ = try store.buyProduct("monthly")
     let count = store.notifications.count
     try #require(count >= 2)
     let url = server.base + "/notifications"

@@ -122,7 +122,7 @@ import Testing
     #expect(ids("subscriptionGroupIdentifier=G1").count == 3)
     #expect(ids("revoked=true").isEmpty)
     #expect(ids("inAppOwnershipType=FAMILY_SHARED").isEmpty)
-    let secondRenewal = Int64(store.allTransactions()[2].purchaseDate.timeIntervalSince1970 * 1000)
+    let secondRenewal = store.allTransactions()[2].purchaseDate.epochMilliseconds
     #expect(ids("startDate=\(secondRenewal)&productId=pro").count == 1)
     let (_, desc) = Self.call(store, "GET", "/inApps/v2/history/2000000000000001?sort=DESCENDING")
     #expect(Self.string(Self.decoded(Self.array(desc["signedTransactions"]).first)?["productId"]) == "fuel")

@@ -34,8 +34,8 @@ import Testing
   // notification-payload-is-apple-shape
   @Test func signedNotificationPayloadHoldsOnlyApplesDataKeys() throws {
     var store = Fixtures.store()
-    _ = try store.buy("monthly")
-    _ = try store.buy("fuel")
+    _ = try store.buyProduct("monthly")
+    _ = try store.buyProduct("fuel")
     let fuel = try #require(store.latestTransaction(for: "fuel"))
     try store.requestRefund(fuel.id, reason: .legal)
     let allowed: Set<String> = [
@@ -65,38 +65,38 @@ import Testing
   // refund-requests-wait-for-an-answer
   @Test func refundRequestWaitsUntilTheAppStoreAnswers() throws {
     var store = Fixtures.store()
-    let car = try store.buy("car")
-    let (request, _) = try store.requestRefund(car.id)
+    let car = try store.buyProduct("car")
+    let request = try store.requestRefund(car.id).value
     #expect(store.refundRequests().map(\.id) == [request.id])
     #expect(store.customer()?.transaction(car.id)?.isRevoked == false)
     #expect(store.currentEntitlements().map(\.id) == [car.id])
     #expect(throws: StoreError.duplicateRefundRequest(car.id)) { try store.requestRefund(car.id) }
-    let (refunded, _) = try store.approveRefundRequest(request.id, reason: .developerIssue)
+    let refunded = try store.approveRefundRequest(request.id, reason: .developerIssue).value
     #expect(refunded == car.id)
     #expect(store.refundRequests().isEmpty)
     #expect(store.customer()?.transaction(car.id)?.revocationReason == .developerIssue)
-    #expect(store.lastNotification == "REFUND")
+    #expect(store.lastNotification?.name == "REFUND")
     #expect(throws: StoreError.noRefundRequest(request.id)) { try store.approveRefundRequest(request.id) }
   }
 
   // consumption-request-for-consumables-and-subscriptions
   @Test func refundRequestSendsConsumptionRequestForConsumablesAndSubscriptionsOnly() throws {
     var store = Fixtures.store()
-    let fuel = try store.buy("fuel")
-    let car = try store.buy("car")
-    let pass = try store.buy("pass")
-    let sub = try store.buy("pro")
+    let fuel = try store.buyProduct("fuel")
+    let car = try store.buyProduct("car")
+    let pass = try store.buyProduct("pass")
+    let sub = try store.buyProduct("pro")
     let before = store.notifications.count
     try store.requestRefund(car.id)
     try store.requestRefund(pass.id)
     #expect(store.notifications.count == before)
     try store.requestRefund(fuel.id, reason: .unintendedPurchase)
-    #expect(store.lastNotification == "CONSUMPTION_REQUEST")
+    #expect(store.lastNotification?.name == "CONSUMPTION_REQUEST")
     #expect(store.notifications.last?.consumptionRequestReason == .unintendedPurchase)
     #expect(store.notifications.last?.renewalInfo == nil)
     try store.requestRefund(sub.id, reason: .fulfillmentIssue)
     #expect(
-      store.notificationNames(since: store.notifications.count - 2) == [
+      store.notifications.suffix(2).map(\.name) == [
         "DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLED", "CONSUMPTION_REQUEST",
       ])
     #expect(store.notifications.last?.status == .subscribed)
@@ -106,7 +106,7 @@ import Testing
   // refund-request-turns-auto-renew-off
   @Test func refundRequestForASubscriptionTurnsAutoRenewOff() throws {
     var store = Fixtures.store()
-    let sub = try store.buy("pro")
+    let sub = try store.buyProduct("pro")
     try store.requestRefund(sub.id)
     #expect(store.status()?.renewalInfo.willAutoRenew == false)
     #expect(store.status()?.state == .subscribed)
@@ -115,11 +115,11 @@ import Testing
   // refund-decline
   @Test func declinedRefundRequestSendsRefundDeclinedAndChangesNothingElse() throws {
     var store = Fixtures.store()
-    let car = try store.buy("car")
-    let (request, _) = try store.requestRefund(car.id)
+    let car = try store.buyProduct("car")
+    let request = try store.requestRefund(car.id).value
     let transactions = store.customer()?.transactions
     try store.declineRefundRequest(request.id)
-    #expect(store.lastNotification == "REFUND_DECLINED")
+    #expect(store.lastNotification?.name == "REFUND_DECLINED")
     #expect(store.refundRequests().isEmpty)
     #expect(store.customer()?.transactions == transactions)
     #expect(store.currentEntitlements().map(\.id) == [car.id])
@@ -128,11 +128,11 @@ import Testing
   // refund-reversal-restores-access
   @Test func reversedRefundRestoresAccessAndKeepsTheRenewalDate() throws {
     var store = Fixtures.store()
-    let sub = try store.buy("pro")
+    let sub = try store.buyProduct("pro")
     try store.refund(sub.id)
     #expect(store.status()?.state == .revoked)
     try store.reverseRefund(sub.id)
-    #expect(store.lastNotification == "REFUND_REVERSED")
+    #expect(store.lastNotification?.name == "REFUND_REVERSED")
     let t = try #require(store.customer()?.transaction(sub.id))
     #expect(t.revocationDate == nil && t.revocationReason == nil)
     #expect(store.status()?.state == .subscribed)
@@ -144,7 +144,7 @@ import Testing
   // price-increase-changes-the-renewal-price
   @Test func priceIncreaseShowsTheNewRenewalPriceAndChargesItAfterConsent() throws {
     var store = Fixtures.store()
-    _ = try store.buy("pro")
+    _ = try store.buyProduct("pro")
     try store.requestPriceIncreaseConsent(productID: "pro", price: Decimal(string: "19.99")!)
     #expect(store.status()?.renewalInfo.renewalPrice == Decimal(string: "19.99")!)
     #expect(store.status()?.renewalInfo.priceIncreaseStatus == .pending)
@@ -159,9 +159,9 @@ import Testing
   // price-increase-without-consent-is-accepted-at-once
   @Test func priceIncreaseWithoutConsentIsAcceptedAtOnce() throws {
     var store = Fixtures.store()
-    _ = try store.buy("pro")
+    _ = try store.buyProduct("pro")
     try store.requestPriceIncreaseConsent(productID: "pro", price: Decimal(string: "15.99")!, needsConsent: false)
-    #expect(store.lastNotification == "PRICE_INCREASE/ACCEPTED")
+    #expect(store.lastNotification?.name == "PRICE_INCREASE/ACCEPTED")
     #expect(store.status()?.renewalInfo.priceIncreaseStatus == .agreed)
     _ = try store.advanceToNextEvent()
     #expect(store.latestTransaction(for: "pro")?.price == Decimal(string: "15.99")!)
@@ -170,7 +170,7 @@ import Testing
   // price-increase-changes-the-renewal-price (ignored consent still expires with expirationIntent 3)
   @Test func ignoredPriceIncreaseWithANewPriceExpiresWithIntent3() throws {
     var store = Fixtures.store()
-    _ = try store.buy("pro")
+    _ = try store.buyProduct("pro")
     try store.requestPriceIncreaseConsent(productID: "pro", price: Decimal(string: "19.99")!)
     _ = try store.advanceToNextEvent()
     #expect(store.status()?.state == .expired)
@@ -180,7 +180,7 @@ import Testing
   // renewals-keep-the-anniversary
   @Test(.tags(.inferred)) func monthlyRenewalKeepsTheAnniversaryDay() throws {
     var store = Self.store(period: "P1M")
-    _ = try store.buy("plan")
+    _ = try store.buyProduct("plan")
     #expect(
       try Self.expiries(&store, renewals: 4) == [
         "2026-02-28T12:00:00Z", "2026-03-31T12:00:00Z", "2026-04-30T12:00:00Z", "2026-05-31T12:00:00Z",
@@ -200,14 +200,14 @@ import Testing
     ])
   func multiMonthRenewalKeepsTheAnniversaryDay(_ period: String, _ start: TimeInterval, _ expected: [String]) throws {
     var store = Self.store(period: period, start: Date(timeIntervalSince1970: start))
-    _ = try store.buy("plan")
+    _ = try store.buyProduct("plan")
     #expect(try Self.expiries(&store, renewals: 3) == expected)
   }
 
   // renewals-keep-the-anniversary
   @Test(.tags(.inferred)) func quarterlyRenewalBoughtOnAugust31KeepsTheAnniversaryAfterFebruary() throws {
     var store = Self.store(period: "P3M", start: Date(timeIntervalSince1970: 1_788_177_600))  // 2026-08-31T12:00:00Z
-    _ = try store.buy("plan")
+    _ = try store.buyProduct("plan")
     #expect(
       try Self.expiries(&store, renewals: 3) == [
         "2026-11-30T12:00:00Z", "2027-02-28T12:00:00Z", "2027-05-31T12:00:00Z",
@@ -217,7 +217,7 @@ import Testing
   // renewals-keep-the-anniversary
   @Test(.tags(.inferred)) func yearlyRenewalBoughtOnFebruary29KeepsTheAnniversary() throws {
     var store = Self.store(period: "P1Y", start: Date(timeIntervalSince1970: 1_709_208_000))  // 2024-02-29T12:00:00Z
-    _ = try store.buy("plan")
+    _ = try store.buyProduct("plan")
     #expect(
       try Self.expiries(&store, renewals: 5) == [
         "2025-02-28T12:00:00Z", "2026-02-28T12:00:00Z", "2027-02-28T12:00:00Z", "2028-02-29T12:00:00Z",
@@ -230,7 +230,7 @@ import Testing
     var store = Self.store(period: "P1M", start: Date(timeIntervalSince1970: 1_767_960_000))  // 2026-01-09T12:00:00Z
     store.settings.shouldEnterBillingRetryOnRenewal = true
     store.settings.billingGracePeriodIsEnabled = true
-    _ = try store.buy("plan")
+    _ = try store.buyProduct("plan")
     try store.advance(to: Date(timeIntervalSince1970: 1_770_638_400))  // 2026-02-09: renewal fails
     #expect(store.status()?.state == .inGracePeriod)
     try store.advance(to: Self.jan31.addingTimeInterval(59 * 86_400))  // 2026-03-31: grace is over
@@ -246,10 +246,10 @@ import Testing
   // buying-in-the-group-re-enables-auto-renew
   @Test(.tags(.inferred)) func downgradeBoughtAfterCancellingHappensAtTheRenewal() throws {
     var store = Fixtures.store()
-    _ = try store.buy("pro")
+    _ = try store.buyProduct("pro")
     try store.disableAutoRenew(productID: "pro")
-    _ = try store.buy("basic")
-    #expect(store.lastNotification == "DID_CHANGE_RENEWAL_PREF/DOWNGRADE")
+    _ = try store.buyProduct("basic")
+    #expect(store.lastNotification?.name == "DID_CHANGE_RENEWAL_PREF/DOWNGRADE")
     #expect(store.status()?.renewalInfo.willAutoRenew == true)
     #expect(store.status()?.renewalInfo.autoRenewProductID == "basic")
     _ = try store.advanceToNextEvent()
@@ -260,9 +260,9 @@ import Testing
   // offer-period-is-the-whole-offer
   @Test func payAsYouGoOfferPeriodIsTheWholeOffer() throws {
     var store = Fixtures.store()
-    _ = try store.buy("basic")
+    _ = try store.buyProduct("basic")
     // 3 × P1M pay as you go, an upgrade.
-    _ = try store.buy("monthly", PurchaseOptions(offer: .promotional("promo.half")))
+    _ = try store.buyProduct("monthly", options: PurchaseOptions(offer: .promotional("promo.half")))
     let t = try #require(store.latestTransaction(for: "monthly"))
     #expect(t.offer?.period.iso8601 == "P3M")
     #expect(store.payload(t)["offerPeriod"] == .string("P3M"))
@@ -274,7 +274,7 @@ import Testing
   @Test func refundOfAnOldRenewalRevokesTheMembersOldCopyWithoutRevoke() throws {
     var store = Fixtures.store()
     try store.addFamilyMember("kid")
-    let first = try store.buy("pro")
+    let first = try store.buyProduct("pro")
     _ = try store.advanceToNextEvent()
     let kidFirst = try #require(store.customer("kid")?.transactions.first { $0.sharedTransactionID == first.id })
     let before = store.notifications.count
@@ -288,7 +288,7 @@ import Testing
   @Test func revokeOfASharedSubscriptionCarriesRenewalInfoAndStatus() throws {
     var store = Fixtures.store()
     try store.addFamilyMember("kid")
-    let sub = try store.buy("pro")
+    let sub = try store.buyProduct("pro")
     try store.refund(sub.id)
     let revoke = try #require(store.notifications.last { $0.customer == "kid" })
     #expect(revoke.notificationType == .revoke)
@@ -301,7 +301,7 @@ import Testing
   @Test(.tags(.inferred)) func familyMembersGetRenewalStatusExpiryGraceAndRetryNotifications() throws {
     var store = Fixtures.store()
     try store.addFamilyMember("kid")
-    _ = try store.buy("pro")
+    _ = try store.buyProduct("pro")
     func kid(since i: Int) -> [String] {
       store.notifications[i...].filter { $0.customer == "kid" }.map {
         $0.notificationType.rawValue + ($0.subtype.map { "/" + $0.rawValue } ?? "")
@@ -326,7 +326,7 @@ import Testing
     #expect(expired.status == .expired)
     #expect(expired.renewalInfo != nil)
     // A recovery reaches the member as a recovery.
-    _ = try store.buy("pro")
+    _ = try store.buyProduct("pro")
     store.settings.billingGracePeriodIsEnabled = false
     _ = try store.advanceToNextEvent()
     store.settings.shouldEnterBillingRetryOnRenewal = false
@@ -338,10 +338,10 @@ import Testing
   // win-back-offers-of-the-last-subscription
   @Test func eligibleWinBackOffersAreThoseOfTheLastSubscribedProduct() throws {
     var store = Fixtures.store()
-    _ = try store.buy("basic")
+    _ = try store.buyProduct("basic")
     try store.expireSubscription(productID: "basic")
     #expect(store.status()?.renewalInfo.eligibleWinBackOfferIDs == [])
-    _ = try store.buy("monthly")
+    _ = try store.buyProduct("monthly")
     try store.expireSubscription(productID: "monthly")
     #expect(store.status()?.renewalInfo.eligibleWinBackOfferIDs == ["wb.free"])
   }
@@ -349,9 +349,9 @@ import Testing
   // ask-to-buy-requests-are-consolidated
   @Test(.tags(.inferred)) func secondAskToBuyRequestForTheSameProductReturnsThePendingOne() throws {
     var store = Fixtures.store { $0.askToBuyEnabled = true }
-    let first = try store.purchase("car").result
+    let first = try store.purchase("car").value
     try store.advance(by: 3600)
-    let second = try store.purchase("car").result
+    let second = try store.purchase("car").value
     #expect(first == second)
     #expect(store.pendingRequests().count == 1)
     #expect(store.pendingRequests().first?.date == store.now)
@@ -366,7 +366,7 @@ import Testing
   @Test func fullRefundCarriesRevocationPercentage100000() throws {
     var store = Fixtures.store()
     try store.addFamilyMember("kid")
-    let car = try store.buy("car")
+    let car = try store.buyProduct("car")
     #expect(store.payload(car)["revocationPercentage"] == nil)
     try store.refund(car.id)
     let refunded = store.payload(try #require(store.customer()?.transaction(car.id)))
@@ -379,8 +379,8 @@ import Testing
   // receipt-cancellation-only-for-non-consumables-and-subscriptions
   @Test func refundedConsumableHasNoCancellationDateInTheReceipt() throws {
     var store = Fixtures.store()
-    let fuel = try store.buy("fuel")
-    let car = try store.buy("car")
+    let fuel = try store.buyProduct("fuel")
+    let car = try store.buyProduct("car")
     try store.refund(fuel.id)
     try store.refund(car.id)
     guard case .array(let items)? = store.receipt()["receipt"]?["in_app"] else { Issue.record("no in_app"); return }
@@ -397,7 +397,7 @@ import Testing
   // Session files keep the new state, and files written before it still load.
   @Test func sessionKeepsRefundRequestsAnniversaryAndPriceIncreaseAndOldFilesStillLoad() throws {
     var store = Self.store(period: "P1M")
-    let t = try store.buy("plan")
+    let t = try store.buyProduct("plan")
     try store.requestRefund(t.id, reason: .legal)
     try store.enableAutoRenew(productID: "plan")
     try store.requestPriceIncreaseConsent(productID: "plan", price: Decimal(string: "12.49")!)

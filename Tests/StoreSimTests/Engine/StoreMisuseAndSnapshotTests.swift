@@ -8,12 +8,13 @@ import Testing
   func busyStore() throws -> Store {
     var store = Fixtures.store()
     try store.addFamilyMember("kid")
-    _ = try store.buy("car")
-    _ = try store.buy(
-      "fuel", PurchaseOptions(quantity: 2, appAccountToken: UUID(uuidString: "11111111-2222-3333-4444-555555555555")))
-    _ = try store.buy("monthly")
+    _ = try store.buyProduct("car")
+    _ = try store.buyProduct(
+      "fuel",
+      options: PurchaseOptions(quantity: 2, appAccountToken: UUID(uuidString: "11111111-2222-3333-4444-555555555555")))
+    _ = try store.buyProduct("monthly")
     try store.advance(by: Fixtures.days(45))
-    _ = try store.buy("pro")
+    _ = try store.buyProduct("pro")
     store.settings.askToBuyEnabled = true
     _ = try store.purchase("pass")
     return store
@@ -78,12 +79,12 @@ import Testing
 
   @Test func outcomesAreValuesNotErrors() throws {
     var store = Fixtures.store()
-    #expect(try store.purchase("car", cancel: true).result == .userCancelled)
+    #expect(try store.purchase("car", cancel: true).value == .userCancelled)
     #expect(
-      try store.purchase("monthly", options: PurchaseOptions(offer: .promotional("nope"))).result
+      try store.purchase("monthly", options: PurchaseOptions(offer: .promotional("nope"))).value
         == .failed(.invalidOfferIdentifier))
     #expect(
-      try store.purchase("monthly", options: PurchaseOptions(offer: .promotional("promo.half"))).result
+      try store.purchase("monthly", options: PurchaseOptions(offer: .promotional("promo.half"))).value
         == .failed(.ineligibleForOffer))
     #expect(store.allTransactions().isEmpty)
   }
@@ -91,13 +92,13 @@ import Testing
   @Test func advanceRunsEventsInTimeOrderAcrossCustomers() throws {
     var store = Fixtures.store()
     try store.addCustomer("b")
-    _ = try store.buy("weekly", customer: "b")
+    _ = try store.buyProduct("weekly", customer: "b")
     try store.advance(by: 3600)
-    _ = try store.buy("basic")
-    let events = try store.advance(by: Fixtures.days(40))
+    _ = try store.buyProduct("basic")
+    let events = try store.advance(by: Fixtures.days(40)).events
     let dates = events.map(\.date)
     #expect(dates == dates.sorted())
-    #expect(store.notificationNames(since: 2).filter { $0 == "DID_RENEW" }.count == 6)  // 5 weekly + 1 monthly
+    #expect(store.notifications[2...].map(\.name).filter { $0 == "DID_RENEW" }.count == 6)  // 5 weekly + 1 monthly
   }
 
   /// Purchases at instants that are not whole seconds (the 10,000 subscribers of the benchmark
@@ -107,13 +108,13 @@ import Testing
     var store = Fixtures.store()
     let customers = 400
     for i in 0..<customers {
-      try store.addCustomer("c\(i)")
+      try store.addCustomer(CustomerID("c\(i)"))
       try store.advance(to: Fixtures.start.addingTimeInterval(259.2 * Double(i)))
-      _ = try store.purchase("monthly", customer: "c\(i)")  // a week's free trial first
+      _ = try store.purchase("monthly", customer: CustomerID("c\(i)"))  // a week's free trial first
     }
     try store.advance(to: UTCCalendar.adding(months: 3, to: Fixtures.start))
     for i in 0..<customers {
-      let customer = try #require(store.customer("c\(i)"))
+      let customer = try #require(store.customer(CustomerID("c\(i)")))
       #expect(customer.transactions.count >= 3, "c\(i) renewed \(customer.transactions.count - 1) times in 3 months")
       #expect(customer.subscriptions.allSatisfy { $0.expirationDate > store.now })
     }
@@ -129,19 +130,19 @@ import Testing
         $0.billingGracePeriodIsEnabled = true
       }
       for i in 0..<40 {
-        try store.addCustomer("c\(i)")
+        try store.addCustomer(CustomerID("c\(i)"))
         try store.advance(by: 0.75 * Double(i % 9))
-        _ = try store.purchase(i % 3 == 0 ? "weekly" : "pro", customer: "c\(i)")
+        _ = try store.purchase(i % 3 == 0 ? "weekly" : "pro", customer: CustomerID("c\(i)"))
         if i % 5 == 0 { store.settings.shouldEnterBillingRetryOnRenewal.toggle() }
       }
       return store
     }
     var once = try story()
     var stepped = try story()
-    let long = try once.advance(by: 600)
+    let long = try once.advance(by: 600).events
     var short: [StoreEvent] = []
     for _ in 0..<600 {
-      short += try stepped.advance(by: 1).filter { if case .clockAdvanced = $0.kind { false } else { true } }
+      short += try stepped.advance(by: 1).events.filter { if case .clockAdvanced = $0.kind { false } else { true } }
     }
     #expect(once.state == stepped.state)
     #expect(long.filter { if case .clockAdvanced = $0.kind { false } else { true } } == short)
@@ -153,7 +154,7 @@ import Testing
   /// notification, an event or a caller already holds.
   @Test func copiesKeepTheValueTheyWereMadeWith() throws {
     var store = Fixtures.store()
-    let bought = try store.buy("pro")
+    let bought = try store.buyProduct("pro")
     let sent = try #require(store.notifications.last)
     try store.finish(bought.id)
     try store.refund(bought.id)
@@ -171,10 +172,10 @@ import Testing
   @Test func interruptedPurchaseIsPendingUntilResolvedThroughUpdates() throws {
     var store = Fixtures.store { $0.interruptedPurchasesEnabled = true }
     let outcome = try store.purchase("car")
-    #expect(outcome.result.name == "pending")
+    #expect(outcome.value.name == "pending")
     #expect(store.pendingRequests().first?.kind == .interrupted)
     store.settings.interruptedPurchasesEnabled = false
-    let events = try store.resolveIssue(productID: "car")
+    let events = try store.resolveIssue(productID: "car").events
     #expect(
       events.contains {
         if case .transactionCreated(_, "car", .updates) = $0.kind { return true }; return false
@@ -190,7 +191,7 @@ import Testing
       products: [Fixtures.sub("s", level: 1, period: "P1M", price: 5, intro: offer)],
       subscriptionGroups: [SubscriptionGroup(id: Fixtures.group, name: "G", productIDs: ["s"])])
     var store = Store(configuration: c, start: Fixtures.start)
-    _ = try store.buy("s")
+    _ = try store.buyProduct("s")
     try store.advance(by: Fixtures.days(100))
     let prices = store.allTransactions().map(\.price)
     #expect(prices == [1, 1, 1, 5])

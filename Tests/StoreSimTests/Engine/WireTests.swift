@@ -17,7 +17,7 @@ import Testing
 
   @Test func signedTransactionIsCompactJWSWhosePayloadIsTheJSON() throws {
     var store = Fixtures.store()
-    let t = try store.buy("car")
+    let t = try store.buyProduct("car")
     let jws = store.signed(t)
     #expect(jws.split(separator: ".").count == 3)
     let payload = try #require(JWS.verify(jws, bundleID: store.state.bundleID))
@@ -27,7 +27,7 @@ import Testing
 
   @Test func notificationBodyIsSignedPayloadWithSignedTransactionInside() throws {
     var store = Fixtures.store()
-    _ = try store.buy("basic")
+    _ = try store.buyProduct("basic")
     let n = try #require(store.notifications.last)
     guard case .string(let signed)? = store.signedBody(n)["signedPayload"] else {
       Issue.record("no signedPayload"); return
@@ -43,7 +43,7 @@ import Testing
 
   @Test func receiptAnswers21007ForATestReceiptAtProductionAnd21008TheOtherWay() throws {
     var store = Fixtures.store(environment: .sandbox)
-    _ = try store.buy("basic")
+    _ = try store.buyProduct("basic")
     #expect(store.receipt(askedAs: .production)["status"] == .int(21007))
     #expect(store.receipt()["status"] == .int(0))
     let production = Store(configuration: Fixtures.configuration, start: Fixtures.start, environment: .production)
@@ -54,8 +54,8 @@ import Testing
 
   @Test func receiptListsInAppLatestReceiptInfoAndPendingRenewalInfoAsStrings() throws {
     var store = Fixtures.store()
-    let fuel = try store.buy("fuel")
-    _ = try store.buy("monthly")
+    let fuel = try store.buyProduct("fuel")
+    _ = try store.buyProduct("monthly")
     try store.finish(fuel.id)
     let r = store.receipt()
     guard case .object(let receipt)? = r["receipt"], case .array(let inApp)? = receipt["in_app"] else {
@@ -73,8 +73,8 @@ import Testing
 
   @Test func serverAPIShapesCarrySignedData() throws {
     var store = Fixtures.store()
-    _ = try store.buy("car")
-    _ = try store.buy("basic")
+    _ = try store.buyProduct("car")
+    _ = try store.buyProduct("basic")
     guard case .array(let signed)? = store.transactionHistoryResponse()["signedTransactions"] else {
       Issue.record("no signedTransactions"); return
     }

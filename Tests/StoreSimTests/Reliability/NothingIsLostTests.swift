@@ -98,6 +98,27 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: stale))
   }
 
+  @Test func savesOnManyThreadsAtOnceNestTheirSignalHandlersAndRestoreTheOriginal() throws {
+    let folder = NSTemporaryDirectory() + "storesim-threads-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    // The handler the test process has now, read by swapping it out and back.
+    let original = signal(SIGTERM, SIG_IGN)
+    signal(SIGTERM, original)
+    DispatchQueue.concurrentPerform(iterations: 8) { worker in
+      let location = SessionLocation(resolvedFile: folder + "/s\(worker).json")
+      for round in 0..<100 {
+        try? AtomicFile.write(Data("round \(round)".utf8), to: location)
+      }
+    }
+    let after = signal(SIGTERM, original)
+    #expect(after.map { unsafeBitCast($0, to: Int.self) } == original.map { unsafeBitCast($0, to: Int.self) })
+    #expect(SignalsHeld.saves == 0)
+    for worker in 0..<8 {
+      #expect(bytes(folder + "/s\(worker).json") == Data("round 99".utf8))
+    }
+  }
+
   @Test func systemErrorsNameTheirCauseAndFollowSysexits() {
     #expect(SystemError.exitCode(EACCES) == .permissionDenied)
     #expect(SystemError.exitCode(ENOSPC) == .ioError)
@@ -144,12 +165,12 @@ import Testing
 
   @Test func theDeadlineEstimateIsAnUpperBoundOfTheWorkDone() throws {
     var store = Fixtures.store()
-    _ = try store.buy("monthly")
+    _ = try store.buyProduct("monthly")
     try store.addCustomer("b")
-    _ = try store.buy("weekly", customer: "b")
+    _ = try store.buyProduct("weekly", customer: "b")
     let target = store.now.addingTimeInterval(Fixtures.days(400))
     let estimate = store.dueEstimate(through: target, limit: 1_000_000)
-    let events = try store.advance(to: target)
+    let events = try store.advance(to: target).events
     let renewals = events.filter { if case .subscriptionRenewed = $0.kind { return true } else { return false } }.count
     #expect(renewals > 50)
     #expect(estimate >= renewals)
@@ -158,12 +179,12 @@ import Testing
 
   @Test func streamingAnAdvanceGivesTheSameEventsAndStateAsCollectingThem() throws {
     var a = Fixtures.store { $0.shouldEnterBillingRetryOnRenewal = false }
-    _ = try a.buy("monthly")
+    _ = try a.buyProduct("monthly")
     try a.addCustomer("b")
-    _ = try a.buy("weekly", customer: "b")
+    _ = try a.buyProduct("weekly", customer: "b")
     var b = a
     let target = a.now.addingTimeInterval(Fixtures.days(200))
-    let collected = try a.advance(to: target)
+    let collected = try a.advance(to: target).events
     var streamed: [StoreEvent] = []
     let finished = try b.advance(to: target) { events in
       streamed += events
@@ -177,7 +198,7 @@ import Testing
 
   @Test func aStreamedAdvanceStopsWhenAskedWithEverythingBeforeItDone() throws {
     var store = Fixtures.store()
-    _ = try store.buy("weekly")
+    _ = try store.buyProduct("weekly")
     let start = store.now
     var batches = 0
     let finished = try store.advance(to: start.addingTimeInterval(Fixtures.days(3650))) { events in

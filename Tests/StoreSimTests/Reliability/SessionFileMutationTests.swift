@@ -18,14 +18,16 @@ import Testing
       try store.addCustomer("zoë \"the\" \\ tester")
       try store.addCustomer("bob")
       try store.addFamilyMember("kid")
-      _ = try store.buy("car")
-      _ = try store.buy(
-        "fuel", PurchaseOptions(quantity: 3, appAccountToken: UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")))
-      _ = try store.buy("monthly")
-      _ = try store.buy("yearly", customer: "bob")
-      _ = try store.buy("monthly", PurchaseOptions(offer: .promotional("promo.half")))
-      _ = try store.buy("weekly", customer: "zoë \"the\" \\ tester")
-      _ = try store.buy("pass", customer: "bob")
+      _ = try store.buyProduct("car")
+      _ = try store.buyProduct(
+        "fuel",
+        options: PurchaseOptions(quantity: 3, appAccountToken: UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"))
+      )
+      _ = try store.buyProduct("monthly")
+      _ = try store.buyProduct("yearly", customer: "bob")
+      _ = try store.buyProduct("monthly", options: PurchaseOptions(offer: .promotional("promo.half")))
+      _ = try store.buyProduct("weekly", customer: "zoë \"the\" \\ tester")
+      _ = try store.buyProduct("pass", customer: "bob")
       try store.advance(by: Fixtures.days(70))
       store.settings.shouldEnterBillingRetryOnRenewal = true
       store.settings.billingGracePeriodIsEnabled = true
@@ -199,8 +201,8 @@ import Testing
     if a.customers != b.customers {
       parts.append("customers")
       for (x, y) in zip(a.customers, b.customers) where x != y {
-        parts.append("\(x.name): \(zip(x.transactions, y.transactions).filter { $0 != $1 }.map { "\($0.0.id)" })")
-        if x.subscriptions != y.subscriptions { parts.append("\(x.name) subscriptions") }
+        parts.append("\(x.id): \(zip(x.transactions, y.transactions).filter { $0 != $1 }.map { "\($0.0.id)" })")
+        if x.subscriptions != y.subscriptions { parts.append("\(x.id) subscriptions") }
       }
     }
     if a.notifications != b.notifications { parts.append("notifications") }

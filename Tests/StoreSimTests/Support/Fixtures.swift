@@ -64,35 +64,9 @@ enum Fixtures {
   static func days(_ n: Double) -> TimeInterval { n * 86_400 }
 }
 
-extension PurchaseOutcome {
-  /// The transaction of a successful purchase.
-  var transaction: Transaction? {
-    if case .success(let t, _) = result { return t }
-    return nil
-  }
-}
-
 extension Store {
-  /// Buys and returns the transaction, failing the test when the purchase does not succeed.
-  mutating func buy(
-    _ id: String, _ options: PurchaseOptions = PurchaseOptions(), customer: String = Store.defaultCustomer
-  ) throws -> Transaction {
-    let outcome = try purchase(id, options: options, customer: customer)
-    guard let t = outcome.transaction else { throw FixtureError.notPurchased(outcome.result.name) }
-    return t
-  }
-
-  func status(_ customer: String = Store.defaultCustomer) -> SubscriptionStatus? {
+  /// The customer's own status in the fixture group.
+  func status(_ customer: CustomerID = .default) -> SubscriptionStatus? {
     statuses(forGroup: Fixtures.group, customer: customer).first { !$0.isFamilyShared }
   }
-
-  var lastNotification: String? {
-    notifications.last.map { n in n.notificationType.rawValue + (n.subtype.map { "/" + $0.rawValue } ?? "") }
-  }
-
-  func notificationNames(since index: Int) -> [String] {
-    notifications[index...].map { n in n.notificationType.rawValue + (n.subtype.map { "/" + $0.rawValue } ?? "") }
-  }
 }
-
-enum FixtureError: Error { case notPurchased(String) }
