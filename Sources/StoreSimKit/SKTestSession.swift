@@ -76,33 +76,33 @@ public final class SKTestSession: Sendable {
   // MARK: Properties
 
   public var askToBuyEnabled: Bool {
-    get { core.read { $0.settings.askToBuyEnabled } }
-    set { core.updateSettings { $0.askToBuyEnabled = newValue } }
+    get { core[setting: \.askToBuyEnabled] }
+    set { core[setting: \.askToBuyEnabled] = newValue }
   }
   public var disableDialogs: Bool {
-    get { core.read { $0.settings.disableDialogs } }
-    set { core.updateSettings { $0.disableDialogs = newValue } }
+    get { core[setting: \.disableDialogs] }
+    set { core[setting: \.disableDialogs] = newValue }
   }
   public var interruptedPurchasesEnabled: Bool {
-    get { core.read { $0.settings.interruptedPurchasesEnabled } }
-    set { core.updateSettings { $0.interruptedPurchasesEnabled = newValue } }
+    get { core[setting: \.interruptedPurchasesEnabled] }
+    set { core[setting: \.interruptedPurchasesEnabled] = newValue }
   }
   public var failTransactionsEnabled: Bool {
-    get { core.read { $0.settings.failTransactionsEnabled } }
-    set { core.updateSettings { $0.failTransactionsEnabled = newValue } }
+    get { core[setting: \.failTransactionsEnabled] }
+    set { core[setting: \.failTransactionsEnabled] = newValue }
   }
   public var shouldEnterBillingRetryOnRenewal: Bool {
-    get { core.read { $0.settings.shouldEnterBillingRetryOnRenewal } }
-    set { core.updateSettings { $0.shouldEnterBillingRetryOnRenewal = newValue } }
+    get { core[setting: \.shouldEnterBillingRetryOnRenewal] }
+    set { core[setting: \.shouldEnterBillingRetryOnRenewal] = newValue }
   }
   public var billingGracePeriodIsEnabled: Bool {
-    get { core.read { $0.settings.billingGracePeriodIsEnabled } }
-    set { core.updateSettings { $0.billingGracePeriodIsEnabled = newValue } }
+    get { core[setting: \.billingGracePeriodIsEnabled] }
+    set { core[setting: \.billingGracePeriodIsEnabled] = newValue }
   }
   /// ISO 3166-1 alpha-3 storefront code.
   public var storefront: String {
-    get { core.read { $0.settings.storefront } }
-    set { core.updateSettings { $0.storefront = newValue } }
+    get { core[setting: \.storefront] }
+    set { core[setting: \.storefront] = newValue }
   }
   public var locale: Locale {
     get { Locale(identifier: core.read { $0.settings.locale }) }
@@ -111,8 +111,8 @@ public final class SKTestSession: Sendable {
   public typealias TimeRate = StoreSim.TimeRate
   /// Recorded; the virtual clock moves only with `advance(by:)`.
   public var timeRate: TimeRate {
-    get { core.read { $0.settings.timeRate } }
-    set { core.updateSettings { $0.timeRate = newValue } }
+    get { core[setting: \.timeRate] }
+    set { core[setting: \.timeRate] = newValue }
   }
 
   /// Not in StoreKitTest: purchases are dismissed by the customer (`.userCancelled`) while true.

@@ -55,6 +55,12 @@ final class SessionCore: @unchecked Sendable {
     body(&store.settings)
   }
 
+  /// One setting, read and written under the lock.
+  subscript<Value>(setting key: WritableKeyPath<StoreKitSettings, Value>) -> Value {
+    get { read { $0.settings[keyPath: key] } }
+    set { updateSettings { $0[keyPath: key] = newValue } }
+  }
+
   var userCancelsPurchases: Bool {
     get { lock.lock(); defer { lock.unlock() }; return cancelPurchases }
     set { lock.lock(); defer { lock.unlock() }; cancelPurchases = newValue }
