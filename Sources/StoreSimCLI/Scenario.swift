@@ -6,7 +6,7 @@ import StoreSim
 enum ScriptLineSplitter {
   struct SyntaxError: Error { var message: String }
 
-  static func split(_ line: String) throws -> [String] {
+  static func split(_ line: String) throws(SyntaxError) -> [String] {
     var words: [String] = []
     var current = ""
     var inWord = false
@@ -39,6 +39,8 @@ struct ScenarioLine {
   var number: Int
   var words: [String]
   var text: String
+  /// The expectation of an `expect` line, read once when the line is checked.
+  var expectation: Expectation?
 }
 
 /// The result of one expectation or failed command.
@@ -54,16 +56,25 @@ struct ScenarioRunner {
   var environment: CLIEnvironment
   var verbose: Bool
 
-  static var expectForms: [String] { ExpectForm.all.map(\.name) }
-
-  /// The problem with one line that needs no session to see (the words of a command line, an
-  /// expectation's form and values), or nil. `store` checks product and group names.
-  static func lineProblem(_ words: [String], table: CommandTable, store: Store?) -> String? {
+  /// Reads one line of a file: nil for a blank or comment line, else the line with its
+  /// expectation read, or the problem any reader can see without a session (the words of a
+  /// command line, an expectation's form and values). `store` checks product and group names.
+  static func read(
+    _ raw: Substring, number: Int, table: CommandTable, store: Store?
+  ) throws(ScenarioProblem) -> ScenarioLine? {
+    let words: [String]
+    do {
+      words = try ScriptLineSplitter.split(String(raw))
+    } catch {
+      throw ScenarioProblem(error.message)
+    }
+    guard !words.isEmpty else { return nil }
+    var line = ScenarioLine(number: number, words: words, text: String(raw))
     switch words[0] {
-    case "storesim": return "write commands without 'storesim'"
-    case "expect": return ExpectForm.problem(words, store: store)
-    case "echo": return nil
-    case "run", "shell": return "'\(words[0])' cannot be used inside a scenario"
+    case "storesim": throw ScenarioProblem("write commands without 'storesim'")
+    case "expect": line.expectation = try Expectation.parse(words, store: store)
+    case "echo": break
+    case "run", "shell": throw ScenarioProblem("'\(words[0])' cannot be used inside a scenario")
     default:
       do {
         let parsed = try ArgumentScanner.scan(words, commands: table)
@@ -71,32 +82,29 @@ struct ScenarioRunner {
           throw CLI.unknownCommand(name, table: table)
         }
       } catch let error as CLIError {
-        return error.message
+        throw ScenarioProblem(error.message)
       } catch {
-        return String(describing: error)
+        throw ScenarioProblem(String(describing: error))
       }
-      return nil
     }
+    return line
+  }
+
+  /// The lines of a file with their numbers (from 1).
+  static func numberedLines(_ text: String) -> [(number: Int, raw: Substring)] {
+    text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().map { ($0.offset + 1, $0.element) }
   }
 
   /// Parses a file line by line, without running anything; the first problem is thrown as
   /// `file:line: error: ...` (the shell checks a line at a time; `run` uses `ScenarioCheck`).
   static func parse(_ text: String, file: String, table: CommandTable) throws -> [ScenarioLine] {
     var lines: [ScenarioLine] = []
-    for (i, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-      let number = i + 1
-      let words: [String]
+    for (number, raw) in numberedLines(text) {
       do {
-        words = try ScriptLineSplitter.split(String(raw))
+        if let line = try read(raw, number: number, table: table, store: nil) { lines.append(line) }
       } catch {
-        throw CLIError.data(
-          "\(file):\(number): error: \((error as? ScriptLineSplitter.SyntaxError)?.message ?? "bad line")")
+        throw CLIError.data("\(file):\(number): error: \(error.message)")
       }
-      guard !words.isEmpty else { continue }
-      if let problem = lineProblem(words, table: table, store: nil) {
-        throw CLIError.data("\(file):\(number): error: \(problem)")
-      }
-      lines.append(ScenarioLine(number: number, words: words, text: String(raw)))
     }
     return lines
   }
@@ -158,17 +166,17 @@ struct ScenarioRunner {
     /// Whether an `expect error` or `expect result` right after line `index` answers a failure.
     func answered(after index: Int) -> Bool {
       for next in lines[(index + 1)...] {
-        guard next.words[0] == "expect" else { return false }
-        if next.words.count > 1, next.words[1] == "error" || next.words[1] == "result" { return true }
+        guard let expectation = next.expectation else { return false }
+        if expectation.kind.answersFailure { return true }
       }
       return memory.isInteractive
     }
     for (index, line) in lines.enumerated() {
       let words = line.words
-      if words[0] == "expect" {
+      if let expectation = line.expectation {
         expectations += 1
-        if let message = check(words, memory: memory, lastError: memory.lastError) { fail(line.number, message) }
-        if words[1] == "error" || words[1] == "result" { memory.unexpectedError = nil }
+        if let message = expectation.failure(in: memory, lastError: memory.lastError) { fail(line.number, message) }
+        if expectation.kind.answersFailure { memory.unexpectedError = nil }
         continue
       }
       if let p = memory.unexpectedError {
@@ -210,114 +218,6 @@ struct ScenarioRunner {
       memory.unexpectedError = nil
     }
     return (failures, expectations)
-  }
-
-  /// nil when the expectation holds, else "expected ..., got ...".
-  func check(_ words: [String], memory: MemorySession, lastError: (line: Int, message: String)?) -> String? {
-    let form = words[1]
-    if form == "error" {
-      let text = words.dropFirst(2).joined(separator: " ")
-      guard let lastError else { return "expected an error containing '\(text)', got success" }
-      return lastError.message.contains(text)
-        ? nil : "expected an error containing '\(text)', got '\(lastError.message)'"
-    }
-    guard let store = memory.store else { return "expected \(form), got no session (start with init)" }
-    let customer = Store.defaultCustomer
-    func group(_ text: String) -> SubscriptionGroupID? {
-      store.configuration.group(named: text)?.id ?? store.configuration.product(text)?.subscription?.groupID
-    }
-    func field(_ json: JSONOutput?, _ name: String) -> String {
-      switch json?[name] {
-      case nil: return "absent"
-      case .string(let s)?: return s
-      case .int(let i)?: return String(i)
-      case .number(let n)?: return n
-      case .bool(let b)?: return b ? "true" : "false"
-      case .null?: return "null"
-      case .array(let items)?:
-        return items.map { item -> String in
-          if case .string(let t) = item { return t }; return item.rendered(pretty: false)
-        }.joined(separator: ",")
-      default: return json![name]!.rendered(pretty: false)
-      }
-    }
-    func same(_ expected: String, _ actual: String) -> Bool {
-      if expected == actual { return true }
-      if let e = try? ValueParsing.date(expected), let a = Int64(actual) {
-        return Int64((e.timeIntervalSince1970 * 1000).rounded()) == a
-      }
-      return false
-    }
-    /// The actual value in the form the expectation used: a date written as ISO 8601 is
-    /// answered in ISO 8601 (as a day when the expectation gave a day and it is midnight).
-    func shown(_ expected: String, _ actual: String) -> String {
-      guard Int64(expected) == nil, (try? ValueParsing.date(expected)) != nil, let ms = Int64(actual) else {
-        return actual
-      }
-      let text = ISO8601.string(Date(timeIntervalSince1970: Double(ms) / 1000))
-      if !expected.contains("T") && !expected.contains(" "), text.hasSuffix("T00:00:00Z") {
-        return String(text.prefix(10))
-      }
-      return text
-    }
-    switch form {
-    case "result":
-      let got = memory.lastPurchaseResult ?? "no purchase yet"
-      return got == words[2] ? nil : "expected result \(words[2]), got \(got)"
-    case "entitled", "not-entitled":
-      let entitled = store.currentEntitlements(customer: customer).contains { $0.productID == words[2] }
-      if store.configuration.product(words[2]) == nil {
-        return "expected \(form) \(words[2]), got unknown product '\(words[2])'"
-      }
-      if form == "entitled" { return entitled ? nil : "expected \(words[2]) to be entitled, got not entitled" }
-      return entitled ? "expected \(words[2]) not to be entitled, got entitled" : nil
-    case "state":
-      guard let g = group(words[2]) else {
-        return "expected \(words[2]) to be \(words[3]), got no such group or subscription"
-      }
-      let statuses = store.statuses(forGroup: g, customer: customer)
-      let got = (statuses.first { !$0.isFamilyShared } ?? statuses.first)?.state.rawValue ?? "never subscribed"
-      return got == words[3] ? nil : "expected \(words[2]) to be \(words[3]), got \(got)"
-    case "pending":
-      let got = store.pendingRequests(customer: customer).count + store.refundRequests(customer: customer).count
-      return got == Int(words[2]) ? nil : "expected \(words[2]) pending, got \(got)"
-    case "transactions":
-      var list = store.allTransactions(customer: customer)
-      if words.count == 5 { list = list.filter { $0.productID == words[4] } }
-      let of = words.count == 5 ? " of \(words[4])" : ""
-      return list.count == Int(words[2]) ? nil : "expected \(words[2]) transactions\(of), got \(list.count)"
-    case "latest":
-      guard let t = store.latestTransaction(for: words[2], customer: customer) else {
-        return "expected latest \(words[2]) \(words[3]) \(words[4]), got no transaction"
-      }
-      let got = field(store.payload(t, customer: customer), words[3])
-      return same(words[4], got)
-        ? nil : "expected latest \(words[2]) \(words[3]) \(words[4]), got \(shown(words[4], got))"
-    case "renewal":
-      guard let g = group(words[2]), let s = store.statuses(forGroup: g, customer: customer).first else {
-        return "expected renewal \(words[2]) \(words[3]) \(words[4]), got no subscription"
-      }
-      let got = field(store.payload(s.renewalInfo, customer: customer), words[3])
-      return same(words[4], got)
-        ? nil : "expected renewal \(words[2]) \(words[3]) \(words[4]), got \(shown(words[4], got))"
-    case "notification":
-      guard let n = store.notifications.last else { return "expected notification \(words[2]), got none" }
-      let got = Render.notificationName(n.notificationType, n.subtype)
-      return got == words[2] ? nil : "expected notification \(words[2]), got \(got)"
-    case "receipt":
-      let endpoint = words.count > 3 ? StoreEnvironment(userInput: words[3]) : nil
-      guard case .int(let status)? = store.receipt(customer: customer, askedAs: endpoint)["status"] else {
-        return "expected receipt status \(words[2]), got none"
-      }
-      return String(status) == words[2] ? nil : "expected receipt status \(words[2]), got \(status)"
-    case "now":
-      guard let date = try? ValueParsing.date(words[2]) else {
-        return "expected now \(words[2]), got an unreadable date"
-      }
-      return date == store.now ? nil : "expected now \(words[2]), got \(ISO8601.string(store.now))"
-    default:
-      return "unknown expectation \(form)"
-    }
   }
 }
 

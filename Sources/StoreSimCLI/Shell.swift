@@ -103,7 +103,9 @@ struct Shell {
       let lines: [ScenarioLine]
       do {
         lines = try ScenarioRunner.parse(raw, file: "<stdin>", table: inv.table).map {
-          ScenarioLine(number: number, words: $0.words, text: $0.text)
+          var line = $0
+          line.number = number
+          return line
         }
       } catch let error as CLIError {
         inv.err(error.message.replacingOccurrences(of: "<stdin>:1:", with: "<stdin>:\(number):"))

@@ -314,18 +314,10 @@ let statusCommand = CommandSpec(
       let customer = SessionContext.customer(inv)
       var groups = store.configuration.subscriptionGroups.map(\.id)
       if let arg {
-        if let g = store.configuration.group(named: arg) {
-          groups = [g.id]
-        } else if let g = store.configuration.product(arg)?.subscription?.groupID {
-          groups = [g]
-        } else {
-          let names =
-            store.configuration.subscriptionGroups.flatMap { [$0.id, $0.name] }
-            + store.configuration.products.filter { $0.subscription != nil }.map(\.id)
-          var message = "'\(arg)' is neither a subscription group nor an auto-renewable product"
-          if let near = Suggest.closest(to: arg, in: names) { message += "; did you mean '\(near)'?" }
-          throw CLIError.notFound(message)
+        guard let group = SubscriptionSubject.group(arg, in: store.configuration) else {
+          throw CLIError.notFound(SubscriptionSubject.unknown(arg, in: store.configuration))
         }
+        groups = [group]
       }
       let statuses = groups.flatMap { store.statuses(forGroup: $0, customer: customer) }
       if try apiFormat(inv) {
