@@ -132,7 +132,7 @@ let statusCommand = CommandSpec(
       var groups = store.configuration.subscriptionGroups.map(\.id)
       if let arg {
         guard let group = SubscriptionSubject.group(arg, in: store.configuration) else {
-          throw CLIError.notFound(SubscriptionSubject.unknown(arg, in: store.configuration))
+          throw CLIError.refusedArgument(SubscriptionSubject.unknown(arg, in: store.configuration))
         }
         groups = [group]
       }

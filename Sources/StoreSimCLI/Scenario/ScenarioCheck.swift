@@ -37,7 +37,7 @@ enum ScenarioCheck {
     }
     if name == "status" || name == "timeline", let arg = positionals.first {
       do { _ = try ConfigurationNames(store: store).groupOrProduct(arg) } catch {
-        throw CLIError.notFound(error.message)
+        throw CLIError.refusedArgument(error.message)
       }
     }
     throw Reached()

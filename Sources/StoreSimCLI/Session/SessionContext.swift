@@ -194,7 +194,7 @@ extension SessionContext {
     guard mutating else {
       var message = "no customer named '\(customer)'"
       if let near = Suggest.closest(to: customer, in: store.customerNames) { message += "; did you mean '\(near)'?" }
-      throw CLIError.notFound(message)
+      throw CLIError.refusedArgument(message)
     }
     var note = "note: new customer '\(customer)'"
     if let near = Suggest.closest(to: customer, in: store.customerNames) { note += "; did you mean '\(near)'?" }

@@ -29,7 +29,7 @@ let timelineCommand = CommandSpec(
           if let near = Suggest.closest(to: arg, in: groups.flatMap { [$0.id, $0.name] }) {
             message += "; did you mean '\(near)'?"
           }
-          throw CLIError.notFound(message)
+          throw CLIError.refusedArgument(message)
         }
         groups = [g]
       }
