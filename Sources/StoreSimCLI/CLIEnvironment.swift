@@ -94,8 +94,9 @@ struct CLIError: Error {
   static func usage(_ message: String, command: String? = nil) -> CLIError {
     CLIError(code: .usage, message: message, usageOf: command ?? "")
   }
-  /// A usage error that needs no usage line: the command line asked for something absurd.
-  static func refusedValue(_ message: String) -> CLIError { CLIError(code: .usage, message: message) }
+  /// A usage error (64) that needs no usage line: the command line names something that does not
+  /// exist (a group, a customer, a transaction) or asks for something absurd.
+  static func refusedArgument(_ message: String) -> CLIError { CLIError(code: .usage, message: message) }
   static func data(_ message: String) -> CLIError { CLIError(code: .dataError, message: message) }
   static func noInput(_ message: String) -> CLIError { CLIError(code: .noInput, message: message) }
   static func failed(_ message: String) -> CLIError { CLIError(code: .failure, message: message) }

@@ -26,9 +26,6 @@ extension CLIError {
   init(_ error: StoreError) {
     self.init(code: error.exitCode, message: error.description)
   }
-
-  /// A name that does not exist on the command line (a group, a customer, a transaction): 64.
-  static func notFound(_ message: String) -> CLIError { CLIError(code: .usage, message: message) }
 }
 
 extension ExitCode {

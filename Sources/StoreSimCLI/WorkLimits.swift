@@ -17,11 +17,12 @@ enum WorkLimits {
   /// Refuses to move the clock to `date` when that would run more deadlines than allowed.
   static func checkAdvance(_ store: Store, to date: Date, asked: String) throws {
     guard date <= latestDate else {
-      throw CLIError.refusedValue("'\(asked)' would move the clock past the year 9999, the last date storesim handles")
+      throw CLIError.refusedArgument(
+        "'\(asked)' would move the clock past the year 9999, the last date storesim handles")
     }
     let estimate = store.dueEstimate(through: date, limit: maximumDeadlines)
     if estimate > maximumDeadlines {
-      throw CLIError.refusedValue(
+      throw CLIError.refusedArgument(
         "'\(asked)' would run more than \(maximumDeadlines.formatted()) renewals and other subscription deadlines in one command, the limit; advance in smaller steps"
       )
     }

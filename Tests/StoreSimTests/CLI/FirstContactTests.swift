@@ -8,26 +8,55 @@ import Testing
   static let readme =
     (try? String(contentsOf: CLIHarness.projectRoot.appendingPathComponent("README.md"), encoding: .utf8)) ?? ""
 
+  /// The README's lines from the one starting with `start` to the first that does not match
+  /// `continues` (or the first blank line).
+  static func readmeBlock(from start: String, while continues: (Substring) -> Bool) -> [Substring] {
+    let lines = readme.split(separator: "\n", omittingEmptySubsequences: false)
+    guard let first = lines.firstIndex(where: { $0.hasPrefix(start) }) else { return [] }
+    return Array(lines[first...].prefix { !$0.isEmpty && ($0.hasPrefix(start) || continues($0)) })
+  }
+
   @Test func readmeCommandTableIsGeneratedFromTheCommandTable() {
     let table = CommandTable.standard.markdownTable()
-    let inREADME = Self.readme.contains(table)
-    #expect(inREADME, "README.md must hold the command table generated from CommandTable.standard:\n\(table)")
+    let block = Self.readmeBlock(from: "| group | commands |") { $0.hasPrefix("|") }
+    #expect(
+      block.joined(separator: "\n") + "\n" == table,
+      "README.md must hold the command table generated from CommandTable.standard:\n\(table)")
+    // No second, hand-kept copy of a group's row anywhere else.
+    let rows = table.split(separator: "\n").dropFirst(2)
+    for row in rows {
+      let group = row.split(separator: "|")[0]
+      let copies = Self.readme.split(separator: "\n").filter { $0.hasPrefix("|\(group)|") }
+      #expect(copies.count == 1, "README.md has \(copies.count) rows for\(group)")
+    }
     for spec in CommandTable.standard.commands {
       #expect(table.contains("`\(spec.name)`"))
     }
   }
 
-  @Test func readmeAndHelpListEveryExpectation() throws {
+  @Test func readmeListsExactlyTheExpectationsInOrder() {
+    let paragraph = Self.readmeBlock(from: "Expectations (`storesim help expect`):") { _ in true }
+      .joined(separator: " ")
+    // Each form is a code span with its arguments (`entitled P`); the first one says `expect`.
+    let spans = paragraph.split(separator: "`").enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
+    let forms = spans.filter { $0.contains(" ") && !$0.hasPrefix("storesim ") }.map {
+      String($0.split(separator: " ")[$0.hasPrefix("expect ") ? 1 : 0])
+    }
+    #expect(forms == Expectation.Kind.allCases.map(\.name) + ["echo"], "README.md's list of expectations: \(forms)")
+  }
+
+  @Test func helpListsExactlyTheExpectationsInOrder() throws {
     let cli = try CLIHarness()
     let help = cli.run("help expect")
     #expect(help.code == 0)
-    let run = cli.run("help run").stdout
-    for form in ExpectForm.all {
-      #expect(help.stdout.contains("expect \(form.name) "), "help expect lacks \(form.name)")
-      #expect(run.contains(form.name), "help run lacks \(form.name)")
-      let listed = Self.readme.contains("`\(form.name) ") || Self.readme.contains("`expect \(form.name)")
-      #expect(listed, "README lacks expect \(form.name)")
-    }
+    let section = help.stdout.components(separatedBy: "FORMS:")[1].components(separatedBy: "EXAMPLE:")[0]
+    let forms = section.split(separator: "\n").filter { $0.hasPrefix("  expect ") }.map(String.init)
+    #expect(forms == Expectation.Kind.allCases.map { "  \($0.form)" })
+    // `help run` names the forms in one parenthesis.
+    let run = cli.run("help run").stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    let named = run.components(separatedBy: "'storesim help expect' (").dropFirst().first?
+      .prefix { $0 != ")" }
+    #expect(named.map(String.init) == Expectation.Kind.allCases.map(\.name).joined(separator: ", "))
     #expect(cli.run("help echo").stdout.contains("USAGE: echo"))
     #expect(cli.run("--help").stdout.contains("expect, echo"))
     let outside = cli.run("expect pending 0")

@@ -138,7 +138,7 @@ let extendCommand = CommandSpec(
         return .success
       } catch let refusal as ExtensionRefusal {
         switch refusal {
-        case .notFound: throw CLIError.notFound("no subscription has original transaction id \(target)")
+        case .notFound: throw CLIError.refusedArgument("no subscription has original transaction id \(target)")
         case .ineligible:
           throw CLIError.failed("subscription \(target) is not active; only active subscriptions can be extended")
         case .maximumReached:
@@ -170,7 +170,7 @@ let extendAllCommand = CommandSpec(
     return try SessionContext.with(inv, mutating: true) { store in
       let (days, reason, request) = try extensionArguments(inv, store)
       guard try store.checkedProduct(product).type == .autoRenewable else {
-        throw CLIError.notFound("\(product) is not an auto-renewable subscription")
+        throw CLIError.refusedArgument("\(product) is not an auto-renewable subscription")
       }
       let storefronts = inv.arguments.options["storefront"]
       let m = store.massExtendRenewalDate(

@@ -196,7 +196,7 @@ extension SessionContext {
       if let near = Suggest.closest(to: customer.rawValue, in: store.customerIDs.map(\.rawValue)) {
         message += "; did you mean '\(near)'?"
       }
-      throw CLIError.notFound(message)
+      throw CLIError.refusedArgument(message)
     }
     var note = "note: new customer '\(customer)'"
     if let near = Suggest.closest(to: customer.rawValue, in: store.customerIDs.map(\.rawValue)) {

@@ -21,11 +21,46 @@ enum ScenarioOnlyHelp {
 
   static func text(_ name: String) -> String? {
     switch name {
-    case "expect": return ExpectForm.helpText
-    case "echo": return ExpectForm.echoHelp
+    case "expect": return expectHelp
+    case "echo": return echoHelp
     default: return nil
     }
   }
+
+  /// `help expect`.
+  static var expectHelp: String {
+    var text = """
+      OVERVIEW: Check the store in a scenario (.storesim files, 'storesim run' and the shell)
+
+      USAGE: expect <form> [arguments]
+
+      A failed expectation prints file:line: expected ..., got ...; the run goes on and the exit
+      code is 1. Every expectation is checked before anything runs: forms, counts, dates and field
+      names (against Apple's JWSTransactionDecodedPayload and JWSRenewalInfoDecodedPayload).
+
+      FORMS:
+
+      """
+    for kind in Expectation.Kind.allCases {
+      text += "  \(kind.form)\n" + HelpText.wrapLine("      \(kind.help)") + "\n"
+    }
+    text += "\nEXAMPLE:\n  expect latest com.example.premium.monthly expiresDate 2026-02-07T00:00:00Z\n"
+    return text
+  }
+
+  /// `help echo`.
+  static let echoHelp = """
+    OVERVIEW: Print a line of text (scenarios and the shell only)
+
+    USAGE: echo [text...]
+
+    The words are printed as they are, one space apart, on stdout. Handy to explain a scenario
+    as it runs.
+
+    EXAMPLE:
+      echo Billing fails from here on
+
+    """
 }
 
 /// Help text folded to a width: long lines break at spaces, continuing under their indent.

@@ -32,6 +32,10 @@ struct CommandTable: Sendable {
     "Session and catalogue", "Purchases", "Subscriptions and time", "Inspection", "Scripts and exploration", "Server",
   ]
 
+  /// Commands whose first argument is a product id (unless `--transaction` names it): completed
+  /// from the session's products and checked against a scenario's configuration.
+  static let productCommands = ["buy", "resolve", "cancel", "resume", "expire", "renew", "price-increase", "latest"]
+
   func spec(named name: String) -> CommandSpec? {
     commands.first { $0.name == name }
   }
@@ -56,7 +60,7 @@ struct CommandTable: Sendable {
       }
       if group == "Scripts and exploration" {
         text +=
-          "  " + "expect, echo".padding(toLength: 16, withPad: " ", startingAt: 0)
+          "  " + ScenarioOnlyHelp.names.joined(separator: ", ").padding(toLength: 16, withPad: " ", startingAt: 0)
           + "scenario and shell lines: checks and notes (see 'storesim help expect')\n"
       }
       text += "\n"

@@ -28,12 +28,12 @@ struct SessionLocation {
   /// anything is touched.
   init(shown: String, environment: CLIEnvironment) throws {
     guard !shown.isEmpty else {
-      throw CLIError.refusedValue("the session path is empty; give a file with --session PATH or $STORESIM_SESSION")
+      throw CLIError.refusedArgument("the session path is empty; give a file with --session PATH or $STORESIM_SESSION")
     }
     self.shown = shown
     var path = environment.resolve(shown)
     guard !path.hasSuffix("/") else {
-      throw CLIError.refusedValue("the session path \(shown) is a folder; give a file name")
+      throw CLIError.refusedArgument("the session path \(shown) is a folder; give a file name")
     }
     // Follow symlinks of the last component (at most 32, like the kernel's own limit of 40).
     for _ in 0..<32 {
@@ -49,7 +49,7 @@ struct SessionLocation {
     }
     var info = stat()
     if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
-      throw CLIError.refusedValue("the session path \(shown) is a folder; give a file name")
+      throw CLIError.refusedArgument("the session path \(shown) is a folder; give a file name")
     }
     file = path
   }
@@ -237,7 +237,7 @@ enum AtomicFile {
   static func keepDamaged(_ location: SessionLocation) throws -> String {
     var info = stat()
     guard lstat(location.file, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-      throw CLIError.refusedValue("\(location.shown) is not a regular file; storesim moves only session files")
+      throw CLIError.refusedArgument("\(location.shown) is not a regular file; storesim moves only session files")
     }
     var n = 0
     while true {

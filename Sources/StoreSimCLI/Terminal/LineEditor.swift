@@ -119,7 +119,9 @@ func shellCompletions(_ text: String, table: CommandTable, productIDs: [String])
   if words.count <= 1 {
     return (table.names + ["expect", "echo", "help", "history", "exit"]).filter { $0.hasPrefix(current) }.sorted()
   }
-  if words[0] == "expect" && words.count == 2 { return ScenarioRunner.expectForms.filter { $0.hasPrefix(current) } }
+  if words[0] == "expect" && words.count == 2 {
+    return Expectation.Kind.allCases.map(\.name).filter { $0.hasPrefix(current) }
+  }
   if current.hasPrefix("--"), let spec = table.spec(named: words[0]) {
     return (spec.options + globalOptions).map { "--" + $0.name }.filter { $0.hasPrefix(current) }
   }

@@ -104,4 +104,9 @@ enum Suggest {
   static func closest(to input: String, in candidates: [String]) -> String? {
     Suggestion.closest(to: input, in: candidates)
   }
+
+  /// `message; did you mean 'NAME'?` when a candidate is close to `input`, else `message`.
+  static func appending(to message: String, for input: String, in candidates: [String]) -> String {
+    closest(to: input, in: candidates).map { "\(message); did you mean '\($0)'?" } ?? message
+  }
 }

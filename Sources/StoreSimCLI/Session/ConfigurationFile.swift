@@ -59,25 +59,28 @@ enum ConfigurationFile {
     do {
       return (try ConfigurationReader.read(data), data)
     } catch {
-      throw CLIError.data(located(error.issue, file: path))
+      throw CLIError.data(diagnostic(error.issue, file: path, severity: false))
     }
   }
 
-  /// `file:line:column: message (at path)` for an issue, without the severity word.
-  static func located(_ issue: ConfigurationIssue, file: String) -> String {
+  /// An issue as compiler-style text, `file:line:column: [severity: ]message (at path)`: with
+  /// the severity word for a warning or error printed alone, without it inside an error message.
+  static func diagnostic(_ issue: ConfigurationIssue, file: String, severity: Bool = true) -> String {
     var text = file
     if let location = issue.location { text += ":\(location)" }
-    text += ": \(issue.message)"
+    text += severity ? ": \(issue.severity.rawValue): \(issue.message)" : ": \(issue.message)"
     if !issue.path.isEmpty { text += " (at \(issue.path))" }
     return text
   }
 
-  /// The compiler-style line for a warning or error.
-  static func diagnostic(_ issue: ConfigurationIssue, file: String) -> String {
-    var text = file
-    if let location = issue.location { text += ":\(location)" }
-    text += ": \(issue.severity.rawValue): \(issue.message)"
-    if !issue.path.isEmpty { text += " (at \(issue.path))" }
-    return text
+  /// An issue as JSON (`validate --json`): severity, path, line, column, message.
+  static func json(_ issue: ConfigurationIssue) -> JSONOutput {
+    .object([
+      "severity": .string(issue.severity.rawValue),
+      "path": .string(issue.path),
+      "line": issue.location.map { .int(Int64($0.line)) },
+      "column": issue.location.map { .int(Int64($0.column)) },
+      "message": .string(issue.message),
+    ])
   }
 }

@@ -29,7 +29,7 @@ let validateCommand = CommandSpec(
               "formatVersion": c.formatVersion.map { .string($0.description) },
               "products": .int(Int64(c.products.count)),
               "subscriptionGroups": .int(Int64(c.subscriptionGroups.count)),
-              "warnings": .array(loaded.warnings.map { issueJSON($0) }),
+              "warnings": .array(loaded.warnings.map(ConfigurationFile.json)),
             ]))
         } else {
           inv.out("ok     \(file): format \(c.formatVersion?.description ?? "unknown"), \(summary)")
@@ -45,16 +45,6 @@ let validateCommand = CommandSpec(
     if inv.json { inv.printJSON(.object(["files": .array(reports)])) }
     return worst
   })
-
-func issueJSON(_ issue: ConfigurationIssue) -> JSONOutput {
-  .object([
-    "severity": .string(issue.severity.rawValue),
-    "path": .string(issue.path),
-    "line": issue.location.map { .int(Int64($0.line)) },
-    "column": issue.location.map { .int(Int64($0.column)) },
-    "message": .string(issue.message),
-  ])
-}
 
 let productsCommand = CommandSpec(
   name: "products", group: "Session and catalogue",

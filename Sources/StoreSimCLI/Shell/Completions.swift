@@ -62,8 +62,6 @@ let completionsCommand = CommandSpec(
 struct Completions {
   var table: CommandTable
 
-  /// Commands whose first argument is a product id.
-  static let productCommands = ["buy", "resolve", "cancel", "resume", "expire", "renew", "price-increase", "latest"]
   /// Commands whose first argument is a transaction id.
   static let transactionCommands = ["finish", "refund"]
   /// Commands whose arguments are files.
@@ -125,7 +123,7 @@ struct Completions {
           return
         fi
         case "$cmd" in
-          \(Self.productCommands.joined(separator: "|"))) [ "$npos" -eq 0 ] && COMPREPLY=($(compgen -W "$(_storesim_ids products "$session")" -- "$cur"));;
+          \(CommandTable.productCommands.joined(separator: "|"))) [ "$npos" -eq 0 ] && COMPREPLY=($(compgen -W "$(_storesim_ids products "$session")" -- "$cur"));;
           \(Self.transactionCommands.joined(separator: "|"))) [ "$npos" -eq 0 ] && COMPREPLY=($(compgen -W "$(_storesim_ids transactions "$session") \(refundWords)" -- "$cur"));;
           settings) [ "$npos" -eq 0 ] && COMPREPLY=($(compgen -W "\(settingNames)" -- "$cur"));;
           help) COMPREPLY=($(compgen -W "\(table.names.joined(separator: " ")) \(ScenarioOnlyHelp.names.joined(separator: " "))" -- "$cur"));;
@@ -173,7 +171,7 @@ struct Completions {
       }
     }
     text +=
-      "complete -c storesim -n '__fish_seen_subcommand_from \(Self.productCommands.joined(separator: " "))' -a '(storesim completions --list products 2>/dev/null)'\n"
+      "complete -c storesim -n '__fish_seen_subcommand_from \(CommandTable.productCommands.joined(separator: " "))' -a '(storesim completions --list products 2>/dev/null)'\n"
     text +=
       "complete -c storesim -n '__fish_seen_subcommand_from \(Self.transactionCommands.joined(separator: " "))' -a '(storesim completions --list transactions 2>/dev/null)'\n"
     text += "complete -c storesim -n '__fish_seen_subcommand_from settings' -a \(quoted(settingNames))\n"

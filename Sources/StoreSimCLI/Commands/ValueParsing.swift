@@ -126,7 +126,8 @@ enum ValueParsing {
   static func date(_ duration: TypedDuration, after date: Date, text: String) throws -> Date {
     let target = duration.after(date)
     guard target <= WorkLimits.latestDate else {
-      throw CLIError.refusedValue("'\(text)' would move the clock past the year 9999, the last date storesim handles")
+      throw CLIError.refusedArgument(
+        "'\(text)' would move the clock past the year 9999, the last date storesim handles")
     }
     return target
   }

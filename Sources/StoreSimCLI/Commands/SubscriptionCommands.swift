@@ -1,0 +1,186 @@
+import Foundation
+import StoreSim
+
+let subscriptionCommands: [CommandSpec] = [
+  subscriptionAction(
+    "cancel", "Turn auto-renew off (the subscription ends at the period end)",
+    "disableAutoRenewForTransaction; during grace or billing retry the subscription ends at once."
+  ) { try $0.disableAutoRenew(productID: $1, customer: $2) },
+  subscriptionAction("resume", "Turn auto-renew back on", "enableAutoRenewForTransaction.") {
+    try $0.enableAutoRenew(productID: $1, customer: $2)
+  },
+  subscriptionAction(
+    "expire", "Expire a subscription now (expireSubscription)",
+    "Turns auto-renew off and ends the current period now (EXPIRED/VOLUNTARY)."
+  ) { try $0.expireSubscription(productID: $1, customer: $2) },
+  subscriptionAction(
+    "renew", "Force a renewal now (forceRenewalOfSubscription)",
+    "Ends the period now and starts the next one; turns auto-renew on and clears a pending price increase; billing retry is left as it is."
+  ) { try $0.forceRenewal(productID: $1, customer: $2) },
+  priceIncreaseCommand, advanceCommand,
+]
+
+func subscriptionAction(
+  _ name: String, _ abstract: String, _ discussion: String,
+  _ act: @escaping @Sendable (inout Store, ProductID, CustomerID) throws -> Outcome<Void>
+) -> CommandSpec {
+  CommandSpec(
+    name: name, group: "Subscriptions and time", abstract: abstract, arguments: "<product-id>",
+    options: [transactionOption], discussion: discussion, example: "storesim \(name) subscription.pro",
+    run: { inv in
+      _ = try inv.positionals(0...1, "product id")
+      return try SessionContext.with(inv, mutating: true) { store in
+        let product = try productArgument(inv, store, command: name)
+        let events = try act(&store, product, SessionContext.customer(inv)).events
+        if inv.json {
+          inv.printJSON(.object(["events": .array(events.map(Render.eventJSON))]))
+        } else {
+          inv.out(events.isEmpty ? "no change" : Render.events(events))
+        }
+        return .success
+      }
+    })
+}
+
+let priceIncreaseCommand = CommandSpec(
+  name: "price-increase", group: "Subscriptions and time",
+  abstract: "Request, accept or decline a price increase",
+  arguments: "<product-id> request|accept|decline",
+  options: [
+    transactionOption,
+    OptionSpec(
+      name: "price", value: "<amount>",
+      help: "request: the new price (renewalPrice shows it; the next renewal after consent charges it)"),
+    OptionSpec(
+      name: "no-consent", value: nil,
+      help: "request: an increase that needs no consent, accepted at once (PRICE_INCREASE/ACCEPTED)"),
+  ],
+  discussion:
+    "request: PRICE_INCREASE/PENDING (repeatable); with --price the renewal info's renewalPrice shows the new price at once and the first renewal after consent charges it. accept: PRICE_INCREASE/ACCEPTED. decline: auto-renew off, voluntary expiry at period end. Ignored consent expires the subscription with didNotConsentToPriceIncrease (expirationIntent 3).",
+  example: "storesim price-increase subscription.pro request --price 5.99",
+  run: { inv in
+    let args = try inv.positionals(1...2, "action (request, accept or decline)")
+    let action = args.last!.lowercased()
+    var price: Decimal?
+    if let text = inv.arguments.value("price") {
+      guard let p = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")), p > 0,
+        text.allSatisfy({ $0.isNumber || $0 == "." })
+      else {
+        throw CLIError.usage("price must be a positive amount like 5.99, not '\(text)'", command: "price-increase")
+      }
+      price = p
+    }
+    let noConsent = inv.arguments.has("no-consent")
+    if (price != nil || noConsent) && action != "request" {
+      throw CLIError.usage("--price and --no-consent go with 'request'", command: "price-increase")
+    }
+    return try SessionContext.with(inv, mutating: true) { store in
+      let product: ProductID
+      if inv.arguments.value("transaction") != nil {
+        guard args.count == 1 else {
+          throw CLIError.usage("give a product or --transaction, not both", command: "price-increase")
+        }
+        let id = try ValueParsing.transactionID(inv.arguments.value("transaction")!)
+        guard let t = store.customer(SessionContext.customer(inv))?.transaction(id) else {
+          throw CLIError(StoreError.transactionNotFound(id))
+        }
+        product = t.productID
+      } else {
+        guard args.count == 2 else {
+          throw CLIError.usage("missing action: request, accept or decline", command: "price-increase")
+        }
+        product = args[0]
+      }
+      let customer = SessionContext.customer(inv)
+      let events: [StoreEvent]
+      switch action {
+      case "request":
+        events = try store.requestPriceIncreaseConsent(
+          productID: product, price: price, needsConsent: !noConsent, customer: customer
+        ).events
+      case "accept", "consent": events = try store.consentToPriceIncrease(productID: product, customer: customer).events
+      case "decline": events = try store.declinePriceIncrease(productID: product, customer: customer).events
+      default:
+        var message = "unknown price-increase action '\(action)'"
+        if let near = Suggest.closest(to: action, in: ["request", "accept", "decline"]) {
+          message += "; did you mean '\(near)'?"
+        }
+        throw CLIError.usage(message, command: "price-increase")
+      }
+      printEvents(inv, events, store: store)
+      return .success
+    }
+  })
+
+let advanceCommand = CommandSpec(
+  name: "advance", group: "Subscriptions and time",
+  abstract: "Move the virtual clock; everything due on the way happens in order",
+  arguments: "<duration> | --to <date> | --next",
+  options: [
+    OptionSpec(name: "to", value: "<date>", help: "advance to this ISO 8601 date"),
+    OptionSpec(name: "next", value: nil, help: "advance to the next scheduled event"),
+  ],
+  discussion:
+    "Durations: 30s 15min 2h 3d 1w 1mo 1y (or combined, 1d12h) or ISO 8601 (P1M, PT2H). A bare 'm' is refused as ambiguous. The clock never moves backward.",
+  example: "storesim advance 1mo",
+  run: { inv in
+    let args = try inv.positionals(0...1, "duration")
+    let modes = [!args.isEmpty, inv.arguments.has("to"), inv.arguments.has("next")].filter { $0 }.count
+    guard modes == 1 else {
+      throw CLIError.usage("give exactly one of a duration, --to DATE or --next", command: "advance")
+    }
+    if let text = args.first, text.range(of: #"^\d{4}-\d{2}-\d{2}"#, options: .regularExpression) != nil {
+      throw CLIError.usage("'\(text)' looks like a date; use 'advance --to DATE'", command: "advance")
+    }
+    let duration = try args.first.map(ValueParsing.duration)
+    let to = try inv.arguments.value("to").map { try ValueParsing.date($0, note: inv.warning) }
+    return try SessionContext.with(inv, mutating: true) { store in
+      let target: Date
+      if let duration, let text = args.first {
+        target = try ValueParsing.date(duration, after: store.now, text: text)
+      } else if let to {
+        target = to
+      } else if let next = store.nextEventDate {
+        target = max(next, store.now)
+      } else {
+        if inv.json {
+          inv.printJSON(
+            .object(["now": .int(store.now.epochMilliseconds), "events": .array([])]))
+        } else {
+          inv.out("nothing is scheduled")
+          inv.out("now \(ISO8601.string(store.now))")
+        }
+        return .success
+      }
+      try WorkLimits.checkAdvance(store, to: target, asked: args.first ?? inv.arguments.value("to") ?? "--next")
+      try streamAdvance(inv, &store, to: target)
+      return .success
+    }
+  })
+
+/// Advances the clock, writing each event as it happens (the output is held on disk past a few
+/// megabytes, not in memory), and stops when Ctrl-C asks the shell to.
+func streamAdvance(_ inv: Invocation, _ store: inout Store, to target: Date) throws {
+  var first = true
+  if inv.json { inv.environment.writeOut("{\n  \"events\": [") }
+  let finished = try store.advance(to: target) { (events: inout [StoreEvent]) -> Bool in
+    for event in events {
+      if inv.json {
+        inv.environment.writeOut(
+          (first ? "\n    " : ",\n    ") + Render.eventJSON(event).rendered(pretty: true, indent: 2))
+        first = false
+      } else if let line = Render.event(event) {
+        inv.environment.writeOut(line + "\n")
+      }
+    }
+    events.removeAll(keepingCapacity: true)
+    return !Interrupt.requested
+  }
+  guard finished else { throw CLIError.failed("interrupted") }
+  let now = store.now.epochMilliseconds
+  if inv.json {
+    inv.environment.writeOut((first ? "]" : "\n  ]") + ",\n  \"now\": \(now)\n}\n")
+  } else {
+    inv.out("now \(ISO8601.string(store.now))")
+  }
+}

@@ -1,0 +1,414 @@
+import Foundation
+import StoreSim
+
+/// One `expect` line of a scenario or the shell, parsed once from its words
+/// (`Expectation.parse`) and checked against the session by `failure(in:)`.
+enum Expectation {
+  /// `expect result purchased|pending|userCancelled|failed`: the outcome of the last buy.
+  case result(PurchaseResultName)
+  /// `expect entitled PRODUCT`: the product is in `Transaction.currentEntitlements`.
+  case entitled(ProductID)
+  /// `expect not-entitled PRODUCT`.
+  case notEntitled(ProductID)
+  /// `expect state GROUP|PRODUCT STATE`: the group's renewal state.
+  case state(String, RenewalState)
+  /// `expect pending N`: open Ask to Buy, interrupted and refund requests.
+  case pending(Written<Int>)
+  /// `expect transactions N [--product PRODUCT]`: `Transaction.all`'s count.
+  case transactions(Written<Int>, product: ProductID?)
+  /// `expect latest PRODUCT FIELD VALUE`: a field of the latest transaction's JSON.
+  case latest(ProductID, field: String, value: String)
+  /// `expect renewal GROUP|PRODUCT FIELD VALUE`: a field of the renewal info's JSON.
+  case renewal(String, field: String, value: String)
+  /// `expect notification TYPE[/SUBTYPE]`: the newest server notification.
+  case notification(NotificationTypeV2, Subtype?)
+  /// `expect error TEXT`: the previous command failed with a message containing the text.
+  case error(String)
+  /// `expect now DATE`: the virtual clock.
+  case now(Written<Date>)
+  /// `expect receipt STATUS [ENDPOINT]`: the verifyReceipt status.
+  case receipt(Written<Int>, endpoint: StoreEnvironment?)
+
+  /// The forms without their values: each one's name, arguments, help and word count, the one
+  /// place `help expect`, completions, errors and the README check read them from.
+  enum Kind: String, CaseIterable {
+    case result, entitled
+    case notEntitled = "not-entitled"
+    case state, pending, transactions, latest, renewal, notification, error, now, receipt
+
+    var name: String { rawValue }
+
+    var arguments: String {
+      switch self {
+      case .result: return PurchaseResultName.allCases.map(\.rawValue).joined(separator: "|")
+      case .entitled, .notEntitled: return "PRODUCT"
+      case .state: return "GROUP|PRODUCT STATE"
+      case .pending: return "N"
+      case .transactions: return "N [--product PRODUCT]"
+      case .latest: return "PRODUCT FIELD VALUE"
+      case .renewal: return "GROUP|PRODUCT FIELD VALUE"
+      case .notification: return "TYPE[/SUBTYPE]"
+      case .error: return "TEXT"
+      case .now: return "DATE"
+      case .receipt: return "STATUS [ENDPOINT]"
+      }
+    }
+
+    var help: String {
+      switch self {
+      case .result: return "the outcome of the last buy"
+      case .entitled: return "the product is in Transaction.currentEntitlements"
+      case .notEntitled: return "the product is not in the entitlements"
+      case .state:
+        return "the group's renewal state: \(RenewalState.allCases.map(\.rawValue).joined(separator: ", "))"
+      case .pending: return "open Ask to Buy, interrupted and refund requests"
+      case .transactions: return "the number of transactions (Transaction.all)"
+      case .latest:
+        return "a field of the latest transaction's JSON (absent for an omitted field; dates ISO 8601 or milliseconds)"
+      case .renewal: return "a field of the renewal info's JSON"
+      case .notification: return "the newest server notification"
+      case .error: return "the previous command failed with a message containing TEXT"
+      case .now: return "the virtual clock reads DATE"
+      case .receipt: return "the verifyReceipt status (asked at Production or Sandbox)"
+      }
+    }
+
+    /// How many words follow the form's name.
+    var wordCount: ClosedRange<Int> {
+      switch self {
+      case .state: return 2...2
+      case .transactions: return 1...3
+      case .latest, .renewal: return 3...3
+      case .error: return 1...Int.max
+      case .receipt: return 1...2
+      case .result, .entitled, .notEntitled, .pending, .notification, .now: return 1...1
+      }
+    }
+
+    /// `use 'expect FORM ARGUMENTS'`.
+    var usage: ScenarioProblem { ScenarioProblem("use 'expect \(name) \(arguments)'") }
+
+    /// `expect FORM ARGUMENTS`, as `help expect` and the README show it.
+    var form: String { "expect \(name) \(arguments)" }
+
+    /// Whether the form answers a failed command before it (`expect error`, `expect result`).
+    var answersFailure: Bool { self == .error || self == .result }
+  }
+
+  var kind: Kind {
+    switch self {
+    case .result: return .result
+    case .entitled: return .entitled
+    case .notEntitled: return .notEntitled
+    case .state: return .state
+    case .pending: return .pending
+    case .transactions: return .transactions
+    case .latest: return .latest
+    case .renewal: return .renewal
+    case .notification: return .notification
+    case .error: return .error
+    case .now: return .now
+    case .receipt: return .receipt
+    }
+  }
+
+}
+
+/// Why a scenario or shell line cannot be read: the message after `file:line: error: `.
+struct ScenarioProblem: Error, Equatable {
+  var message: String
+  init(_ message: String) { self.message = message }
+}
+
+/// A purchase's outcome as `expect result` names it: `Product.PurchaseResult`'s cases, and
+/// `failed` for a purchase that threw (`PurchaseResult.name` in the core).
+enum PurchaseResultName: String, CaseIterable {
+  case purchased, pending, userCancelled, failed
+}
+
+/// A value with the text the scenario wrote for it: checks use the value, messages the text.
+struct Written<Value> {
+  var value: Value
+  var text: String
+}
+
+// MARK: - Parsing
+
+extension Expectation {
+  /// Reads an `expect` line (`words[0]` is `expect`). `store` (the scenario's configuration,
+  /// once its `init` loaded) lets products and groups be checked by name.
+  static func parse(_ words: [String], store: Store?) throws(ScenarioProblem) -> Expectation {
+    let kind = try kind(of: words)
+    let args = Array(words.dropFirst(2))
+    guard kind.wordCount.contains(args.count) else { throw kind.usage }
+    let names = ConfigurationNames(store: store)
+    switch kind {
+    case .result:
+      return .result(try purchaseResult(args[0]))
+    case .entitled:
+      return .entitled(try names.product(args[0]))
+    case .notEntitled:
+      return .notEntitled(try names.product(args[0]))
+    case .state:
+      let state = try renewalState(args[1])
+      return .state(try names.groupOrProduct(args[0]), state)
+    case .pending:
+      return .pending(try count(args[0], of: kind))
+    case .transactions:
+      let count = try count(args[0], of: kind)
+      guard args.count > 1 else { return .transactions(count, product: nil) }
+      guard args.count == 3, args[1] == "--product" else { throw kind.usage }
+      return .transactions(count, product: try names.product(args[2]))
+    case .latest:
+      let product = try names.product(args[0])
+      try WireFields.check(args[1], value: args[2], in: WireFields.transaction, of: WireFields.transactionModel)
+      return .latest(product, field: args[1], value: args[2])
+    case .renewal:
+      let subject = try names.groupOrProduct(args[0])
+      try WireFields.check(args[1], value: args[2], in: WireFields.renewalInfo, of: WireFields.renewalInfoModel)
+      return .renewal(subject, field: args[1], value: args[2])
+    case .notification:
+      let (type, subtype) = try notification(args[0], usage: kind.usage)
+      return .notification(type, subtype)
+    case .error:
+      return .error(args.joined(separator: " "))
+    case .now:
+      return .now(try date(args[0]))
+    case .receipt:
+      return .receipt(try status(args[0]), endpoint: try args.count == 2 ? endpoint(args[1]) : nil)
+    }
+  }
+
+  /// The form a line names, or the problem: no form, or an unknown one.
+  private static func kind(of words: [String]) throws(ScenarioProblem) -> Kind {
+    let names = Kind.allCases.map(\.name)
+    guard words.count >= 2 else { throw ScenarioProblem("expect needs a form: \(names.joined(separator: ", "))") }
+    guard let kind = Kind(rawValue: words[1]) else {
+      let message = "unknown expectation '\(words[1])'"
+      if let near = Suggest.closest(to: words[1], in: names) {
+        throw ScenarioProblem(message + "; did you mean '\(near)'?")
+      }
+      throw ScenarioProblem(message + "; use one of \(names.joined(separator: ", "))")
+    }
+    return kind
+  }
+
+  private static func purchaseResult(_ text: String) throws(ScenarioProblem) -> PurchaseResultName {
+    if let result = PurchaseResultName(rawValue: text) { return result }
+    let names = PurchaseResultName.allCases.map(\.rawValue)
+    let listed = names.dropLast().joined(separator: ", ") + " or " + names[names.count - 1]
+    throw ScenarioProblem(
+      Suggest.appending(to: "unknown purchase result '\(text)'", for: text, in: names) + "; use \(listed)")
+  }
+
+  private static func renewalState(_ text: String) throws(ScenarioProblem) -> RenewalState {
+    if let state = RenewalState(rawValue: text) { return state }
+    let names = RenewalState.allCases.map(\.rawValue)
+    throw ScenarioProblem(
+      Suggest.appending(to: "unknown state '\(text)'", for: text, in: names) + "; use \(names.joined(separator: ", "))")
+  }
+
+  /// A count of zero or more.
+  private static func count(_ text: String, of kind: Kind) throws(ScenarioProblem) -> Written<Int> {
+    guard let value = Int(text), value >= 0 else {
+      throw ScenarioProblem("expect \(kind.name) takes a count, not '\(text)'")
+    }
+    return Written(value: value, text: text)
+  }
+
+  /// `TYPE` or `TYPE/SUBTYPE`, Apple's raw values.
+  private static func notification(
+    _ text: String, usage: ScenarioProblem
+  ) throws(ScenarioProblem) -> (NotificationTypeV2, Subtype?) {
+    let parts = text.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+    guard let type = NotificationTypeV2(rawValue: parts[0]) else {
+      throw ScenarioProblem(
+        Suggest.appending(
+          to: "unknown notification type '\(parts[0])'", for: parts[0], in: WireFields.notificationTypes))
+    }
+    guard parts.count > 1 else { return (type, nil) }
+    guard let subtype = Subtype(rawValue: parts[1]) else {
+      throw ScenarioProblem(
+        Suggest.appending(
+          to: "unknown notification subtype '\(parts[1])'", for: parts[1], in: WireFields.notificationSubtypes))
+    }
+    guard parts.count == 2 else { throw usage }
+    return (type, subtype)
+  }
+
+  private static func date(_ text: String) throws(ScenarioProblem) -> Written<Date> {
+    do {
+      return Written(value: try ValueParsing.date(text), text: text)
+    } catch {
+      throw ScenarioProblem((error as? CLIError)?.message ?? "invalid date '\(text)'")
+    }
+  }
+
+  private static func status(_ text: String) throws(ScenarioProblem) -> Written<Int> {
+    guard let value = Int(text) else { throw ScenarioProblem("expect receipt takes a status number, not '\(text)'") }
+    return Written(value: value, text: text)
+  }
+
+  private static func endpoint(_ text: String) throws(ScenarioProblem) -> StoreEnvironment {
+    guard let endpoint = StoreEnvironment(userInput: text) else {
+      throw ScenarioProblem("unknown endpoint '\(text)'; use Production or Sandbox")
+    }
+    return endpoint
+  }
+}
+
+/// Product and group names checked against a scenario's configuration; without one (the shell
+/// checking a line, a scenario before its `init`) every name passes.
+struct ConfigurationNames {
+  var store: Store?
+
+  func product(_ id: String) throws(ScenarioProblem) -> ProductID {
+    guard let configuration = store?.configuration, configuration.product(id) == nil else { return id }
+    throw ScenarioProblem(
+      Suggest.appending(
+        to: "product '\(id)' is not in the configuration", for: id, in: configuration.products.map(\.id)))
+  }
+
+  /// A subscription group's id or name, or an auto-renewable product's id.
+  func groupOrProduct(_ text: String) throws(ScenarioProblem) -> String {
+    guard let configuration = store?.configuration, SubscriptionSubject.group(text, in: configuration) == nil else {
+      return text
+    }
+    throw ScenarioProblem(SubscriptionSubject.unknown(text, in: configuration))
+  }
+}
+
+/// What `status`, `expect state` and `expect renewal` accept for a subscription: a group's id or
+/// name, or the id of one of its auto-renewable products.
+enum SubscriptionSubject {
+  static func group(_ text: String, in configuration: StoreConfiguration) -> SubscriptionGroupID? {
+    configuration.group(named: text)?.id ?? configuration.product(text)?.subscription?.groupID
+  }
+
+  /// The message for a name that is neither, with a "did you mean".
+  static func unknown(_ text: String, in configuration: StoreConfiguration) -> String {
+    let names =
+      configuration.subscriptionGroups.flatMap { [$0.id, $0.name] }
+      + configuration.products.filter { $0.subscription != nil }.map(\.id)
+    return Suggest.appending(
+      to: "'\(text)' is neither a subscription group nor an auto-renewable product", for: text, in: names)
+  }
+}
+
+// MARK: - Checking against the session
+
+extension Expectation {
+  /// nil when the expectation holds, else "expected ..., got ...". `lastError` is the failure
+  /// of the command before, for `expect error`.
+  func failure(in memory: MemorySession, lastError: (line: Int, message: String)?) -> String? {
+    if case .error(let text) = self {
+      guard let lastError else { return "expected an error containing '\(text)', got success" }
+      return lastError.message.contains(text)
+        ? nil : "expected an error containing '\(text)', got '\(lastError.message)'"
+    }
+    guard let store = memory.store else { return "expected \(kind.name), got no session (start with init)" }
+    let customer = CustomerID.default
+    switch self {
+    case .result(let result):
+      let got = memory.lastPurchaseResult ?? "no purchase yet"
+      return got == result.rawValue ? nil : "expected result \(result.rawValue), got \(got)"
+    case .entitled(let product), .notEntitled(let product):
+      if store.configuration.product(product) == nil {
+        return "expected \(kind.name) \(product), got unknown product '\(product)'"
+      }
+      let entitled = store.currentEntitlements(customer: customer).contains { $0.productID == product }
+      if case .entitled = self { return entitled ? nil : "expected \(product) to be entitled, got not entitled" }
+      return entitled ? "expected \(product) not to be entitled, got entitled" : nil
+    case .state(let subject, let state):
+      guard let group = SubscriptionSubject.group(subject, in: store.configuration) else {
+        return "expected \(subject) to be \(state.rawValue), got no such group or subscription"
+      }
+      let statuses = store.statuses(forGroup: group, customer: customer)
+      let got = (statuses.first { !$0.isFamilyShared } ?? statuses.first)?.state.rawValue ?? "never subscribed"
+      return got == state.rawValue ? nil : "expected \(subject) to be \(state.rawValue), got \(got)"
+    case .pending(let count):
+      let got = store.pendingRequests(customer: customer).count + store.refundRequests(customer: customer).count
+      return got == count.value ? nil : "expected \(count.text) pending, got \(got)"
+    case .transactions(let count, let product):
+      var list = store.allTransactions(customer: customer)
+      if let product { list = list.filter { $0.productID == product } }
+      let of = product.map { " of \($0)" } ?? ""
+      return list.count == count.value ? nil : "expected \(count.text) transactions\(of), got \(list.count)"
+    case .latest(let product, let field, let value):
+      let written = "latest \(product) \(field) \(value)"
+      guard let t = store.latestTransaction(for: product, customer: customer) else {
+        return "expected \(written), got no transaction"
+      }
+      return WireValue.compare(value, WireValue.field(store.payload(t, customer: customer), field), written)
+    case .renewal(let subject, let field, let value):
+      let written = "renewal \(subject) \(field) \(value)"
+      guard let group = SubscriptionSubject.group(subject, in: store.configuration),
+        let s = store.statuses(forGroup: group, customer: customer).first
+      else {
+        return "expected \(written), got no subscription"
+      }
+      return WireValue.compare(value, WireValue.field(store.payload(s.renewalInfo, customer: customer), field), written)
+    case .notification(let type, let subtype):
+      let expected = ServerNotification.name(type, subtype)
+      guard let n = store.notifications.last else { return "expected notification \(expected), got none" }
+      return n.notificationType == type && n.subtype == subtype
+        ? nil : "expected notification \(expected), got \(n.name)"
+    case .receipt(let status, let endpoint):
+      guard case .int(let got)? = store.receipt(customer: customer, askedAs: endpoint)["status"] else {
+        return "expected receipt status \(status.text), got none"
+      }
+      return got == status.value ? nil : "expected receipt status \(status.text), got \(got)"
+    case .now(let date):
+      return date.value == store.now ? nil : "expected now \(date.text), got \(ISO8601.string(store.now))"
+    case .error:
+      return nil  // answered above
+    }
+  }
+}
+
+/// A field of a wire payload as text, compared with the value an expectation wrote.
+enum WireValue {
+  /// The field's value as text: `absent` when omitted, arrays comma-separated.
+  static func field(_ json: JSONOutput?, _ name: String) -> String {
+    switch json?[name] {
+    case nil: return "absent"
+    case .string(let s)?: return s
+    case .int(let i)?: return String(i)
+    case .number(let n)?: return n
+    case .bool(let b)?: return b ? "true" : "false"
+    case .null?: return "null"
+    case .array(let items)?:
+      return items.map { item -> String in
+        if case .string(let t) = item { return t }; return item.rendered(pretty: false)
+      }.joined(separator: ",")
+    default: return json![name]!.rendered(pretty: false)
+    }
+  }
+
+  /// nil when `actual` is `expected` (a date written as ISO 8601 matches its milliseconds),
+  /// else "expected WRITTEN, got ACTUAL".
+  static func compare(_ expected: String, _ actual: String, _ written: String) -> String? {
+    same(expected, actual) ? nil : "expected \(written), got \(shown(expected, actual))"
+  }
+
+  static func same(_ expected: String, _ actual: String) -> Bool {
+    if expected == actual { return true }
+    if let e = try? ValueParsing.date(expected), let a = Int64(actual) {
+      return e.epochMilliseconds == a
+    }
+    return false
+  }
+
+  /// The actual value in the form the expectation used: a date written as ISO 8601 is
+  /// answered in ISO 8601 (as a day when the expectation gave a day and it is midnight).
+  static func shown(_ expected: String, _ actual: String) -> String {
+    guard Int64(expected) == nil, (try? ValueParsing.date(expected)) != nil, let ms = Int64(actual) else {
+      return actual
+    }
+    let text = ISO8601.string(Date(timeIntervalSince1970: Double(ms) / 1000))
+    if !expected.contains("T") && !expected.contains(" "), text.hasSuffix("T00:00:00Z") {
+      return String(text.prefix(10))
+    }
+    return text
+  }
+}

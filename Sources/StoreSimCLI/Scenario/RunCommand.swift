@@ -1,0 +1,219 @@
+import Foundation
+import StoreSim
+
+let runCommand = CommandSpec(
+  name: "run", group: "Scripts and exploration",
+  abstract: "Run scenario files, each in a fresh in-memory session",
+  arguments: "<scenario.storesim>...",
+  options: [
+    OptionSpec(name: "junit", value: "<file>", help: "write a JUnit XML report (one test case per file)"),
+    OptionSpec(name: "verbose", value: nil, help: "print every command and its output"),
+    OptionSpec(name: "environment", value: "<env>", help: "make every init use this environment"),
+    OptionSpec(
+      name: "artifacts", value: "<dir>",
+      help: "write each scenario's transactions, renewal infos and notifications (JSON and JWS) there"),
+  ],
+  discussion: """
+    One command per line, as on the command line without 'storesim'; '#' starts a comment;
+    paths are relative to the scenario file. Expectations: see 'storesim help expect' (result,
+    entitled, not-entitled, state, pending, transactions, latest, renewal, notification, error,
+    now, receipt); 'echo TEXT' prints a line.
+    Every line of every file is checked before anything runs, with the code that runs it:
+    commands, options, values, products, expectation forms and field names. Each error is
+    reported as file:line: error: ...; a file with errors does not run and is a failing test
+    case (JUnit <error>), and the other files still run. A failed expectation prints
+    file:line: expected ..., got ...; the run goes on. A command that fails without a following
+    'expect error' or 'expect result' fails the scenario. Exit code: 65 when any file had
+    errors, else 1 when any failed, else 0.
+    """,
+  example: "storesim run Scripts/tour.storesim",
+  run: { inv in try ScenarioRun(inv).run() })
+
+/// `storesim run`, step by step: read and check every file, run those without errors, report.
+struct ScenarioRun {
+  var inv: Invocation
+
+  init(_ inv: Invocation) { self.inv = inv }
+
+  func run() throws -> ExitCode {
+    let files = try inv.positionals(1...Int.max, "scenario file")
+    // Under --json stdout holds the report only: what the scenarios print goes to stderr.
+    var scenarioEnvironment = inv.environment
+    if inv.json { scenarioEnvironment.writeOut = inv.environment.writeErr }
+    let runner = ScenarioRunner(environment: scenarioEnvironment, verbose: inv.arguments.has("verbose"))
+    let forced = try forcedEnvironment()
+    // Every file is read and checked before anything runs; a file with errors is reported with
+    // all of them and does not run, and the other files still do.
+    let checked = try files.map(check)
+    let artifactsFolder = try createArtifactsFolder()
+    var results: [ScenarioResult] = []
+    for var r in checked {
+      if r.errors.isEmpty { run(&r, runner: runner, environment: forced, artifacts: artifactsFolder) }
+      results.append(r)
+      if !inv.json { inv.out(r.summary) }
+    }
+    report(results)
+    if let junit = inv.arguments.value("junit") {
+      do {
+        try Self.junit(results).write(toFile: inv.environment.resolve(junit), atomically: true, encoding: .utf8)
+      } catch {
+        throw CLIError(code: .cannotCreate, message: "cannot write JUnit report to \(junit)")
+      }
+    }
+    if results.contains(where: { !$0.errors.isEmpty }) { return .dataError }
+    return results.allSatisfy(\.passed) ? .success : .failure
+  }
+
+  /// `--environment`: the environment every `init` uses.
+  func forcedEnvironment() throws -> StoreEnvironment? {
+    guard let text = inv.arguments.value("environment") else { return nil }
+    guard let e = StoreEnvironment(userInput: text) else {
+      throw CLIError.usage(
+        "unknown environment '\(text)'; use Xcode, LocalTesting, Sandbox or Production", command: "run")
+    }
+    return e
+  }
+
+  /// Reads and checks one file, printing its errors.
+  func check(_ file: String) throws -> ScenarioResult {
+    let path = inv.environment.resolve(file)
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+      throw CLIError.noInput("no such scenario file: \(file)")
+    }
+    let folder = (path as NSString).deletingLastPathComponent
+    var result = ScenarioResult(file: file, folder: folder)
+    let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+    if size > WorkLimits.maximumScenarioSize {
+      result.errors = [
+        ScenarioFailure(
+          line: 0,
+          message:
+            "the file has \(size.formatted()) bytes, more than the \(WorkLimits.maximumScenarioSize.formatted()) a scenario may have"
+        )
+      ]
+    } else if let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) {
+      (result.lines, result.errors) = ScenarioCheck.check(
+        text, file: file, folder: folder, table: inv.table, environment: inv.environment)
+    } else {
+      result.errors = [ScenarioFailure(line: 0, message: "not a UTF-8 text file")]
+    }
+    for e in result.errors {
+      inv.err(e.line > 0 ? "\(file):\(e.line): error: \(e.message)" : "\(file): error: \(e.message)")
+    }
+    return result
+  }
+
+  /// `--artifacts`: the folder, created.
+  func createArtifactsFolder() throws -> String? {
+    guard let folder = inv.arguments.value("artifacts").map({ inv.environment.resolve($0) }) else { return nil }
+    do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) } catch {
+      throw CLIError(code: .cannotCreate, message: "cannot create the artifacts folder \(folder)")
+    }
+    return folder
+  }
+
+  /// Runs a checked file, writing its artifacts when asked.
+  func run(_ r: inout ScenarioResult, runner: ScenarioRunner, environment: StoreEnvironment?, artifacts: String?) {
+    let started = Date()
+    let (failures, count, memory) = runner.run(r.lines, file: r.file, folder: r.folder, environment: environment)
+    if let out = artifacts, let store = memory.store {
+      let name = ((r.file as NSString).lastPathComponent as NSString).deletingPathExtension + ".json"
+      try? ScenarioRunner.artifacts(store).rendered(pretty: false).write(
+        toFile: (out as NSString).appendingPathComponent(name), atomically: true, encoding: .utf8)
+    }
+    r.failures = failures
+    r.expectations = count
+    r.elapsed = Date().timeIntervalSince(started)
+  }
+
+  /// The last line (`N passed, M failed`) or the JSON report.
+  func report(_ results: [ScenarioResult]) {
+    let erroneous = results.filter { !$0.errors.isEmpty }.count
+    let failed = results.filter { !$0.passed }.count
+    if inv.json {
+      inv.printJSON(
+        .object([
+          "scenarios": .array(results.map(\.json)),
+          "passed": .int(Int64(results.count - failed)), "failed": .int(Int64(failed)),
+        ]))
+    } else {
+      inv.out(
+        "\(results.count - failed) passed, \(failed) failed"
+          + (erroneous > 0 ? " (\(erroneous) with errors, not run)" : ""))
+    }
+  }
+
+  /// A JUnit XML report: one test case per file.
+  static func junit(_ results: [ScenarioResult]) -> String {
+    let erroneous = results.filter { !$0.errors.isEmpty }.count
+    let failed = results.filter { !$0.passed }.count
+    var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
+    xml +=
+      #"<testsuite name="storesim" tests="\#(results.count)" failures="\#(failed - erroneous)" errors="\#(erroneous)">"#
+      + "\n"
+    for r in results {
+      xml +=
+        #"  <testcase classname="storesim.scenario" name="\#(xmlEscape(r.file))" time="\#(String(format: "%.3f", r.elapsed))">"#
+      if !r.errors.isEmpty {
+        let body = r.errors.map { "\(r.file):\($0.line): error: \($0.message)" }.joined(separator: "\n")
+        xml +=
+          "\n"
+          + #"    <error type="scenario error" message="\#(r.errors.count) error\#(r.errors.count == 1 ? "" : "s"); not run">\#(xmlEscape(body))</error>"#
+          + "\n  "
+      } else if !r.failures.isEmpty {
+        let body = r.failures.map { "\(r.file):\($0.line): \($0.message)" }.joined(separator: "\n")
+        xml +=
+          "\n" + #"    <failure message="\#(xmlEscape(r.failures[0].message))">\#(xmlEscape(body))</failure>"#
+          + "\n  "
+      }
+      xml += "</testcase>\n"
+    }
+    xml += "</testsuite>\n"
+    return xml
+  }
+}
+
+/// One scenario file of a run: its errors (found before anything ran) or its failures.
+struct ScenarioResult {
+  var file: String
+  var folder: String
+  var lines: [ScenarioLine] = []
+  var errors: [ScenarioFailure] = []
+  var failures: [ScenarioFailure] = []
+  var expectations = 0
+  var elapsed: TimeInterval = 0
+
+  var passed: Bool { errors.isEmpty && failures.isEmpty }
+
+  /// `PASS  f  (6 expectations)`, `FAIL  f  (2 of 6 expectations failed, 1 command failed)`,
+  /// `ERROR  f  (3 errors; not run)`.
+  var summary: String {
+    if !errors.isEmpty { return "ERROR \(file)  (\(errors.count) error\(errors.count == 1 ? "" : "s"); not run)" }
+    let plural = expectations == 1 ? "" : "s"
+    if failures.isEmpty { return "PASS  \(file)  (\(expectations) expectation\(plural))" }
+    let commands = failures.filter(\.isCommand).count
+    var parts = ["\(failures.count - commands) of \(expectations) expectation\(plural) failed"]
+    if commands > 0 { parts.append("\(commands) command\(commands == 1 ? "" : "s") failed") }
+    return "FAIL  \(file)  (\(parts.joined(separator: ", ")))"
+  }
+
+  var json: JSONOutput {
+    .object([
+      "file": .string(file), "passed": .bool(passed), "expectations": .int(Int64(expectations)),
+      "errors": .array(errors.map { .object(["line": .int(Int64($0.line)), "message": .string($0.message)]) }),
+      "failures": .array(
+        failures.map {
+          .object([
+            "line": .int(Int64($0.line)), "message": .string($0.message),
+            "kind": .string($0.isCommand ? "command" : "expectation"),
+          ])
+        }),
+    ])
+  }
+}
+
+func xmlEscape(_ s: String) -> String {
+  s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+    .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+}

@@ -1,0 +1,91 @@
+import Foundation
+import StoreSim
+
+/// Checking a scenario before it runs: every command line goes through the command's own
+/// argument parsing on a session that stops at the point the command would touch the store.
+enum ScenarioCheck {
+  /// Thrown by `SessionContext.with` in a checking run: the command got as far as the session.
+  struct Reached: Error {}
+  /// Thrown by `SessionContext.with` in a checking run before any `init`.
+  struct NoSession: Error {}
+
+  /// Called by `SessionContext.with` for a checking run: checks the names the command line gives
+  /// against the scenario's configuration, then stops the command.
+  static func reached(_ inv: Invocation, _ memory: MemorySession) throws -> Never {
+    guard let store = memory.store else { throw NoSession() }
+    let name = inv.arguments.command ?? ""
+    let positionals = inv.arguments.positionals
+    var products: [String] = []
+    if CommandTable.productCommands.contains(name), inv.arguments.value("transaction") == nil,
+      let first = positionals.first
+    {
+      products.append(first)
+    }
+    if name == "refund", positionals.first == "request", positionals.count > 1, !positionals[1].allSatisfy(\.isNumber) {
+      products.append(positionals[1])
+    }
+    if name == "transactions" || name == "refund", let p = inv.arguments.value("product") { products.append(p) }
+    for p in products {
+      do { _ = try store.checkedProduct(p) } catch { throw CLIError(error) }
+    }
+    if name == "buy", let q = inv.arguments.value("quantity"), q != "1", let p = positionals.first,
+      let product = store.configuration.product(p), product.type != .consumable && product.type != .nonRenewable
+    {
+      throw CLIError.usage(
+        "--quantity applies to consumables and non-renewing subscriptions; '\(p)' is \(product.type.rawValue.lowercased()) and is bought one at a time"
+      )
+    }
+    if name == "status" || name == "timeline", let arg = positionals.first {
+      do { _ = try ConfigurationNames(store: store).groupOrProduct(arg) } catch {
+        throw CLIError.refusedArgument(error.message)
+      }
+    }
+    throw Reached()
+  }
+
+  /// Every error of a scenario file, each with its line, and its lines to run.
+  static func check(
+    _ text: String, file: String, folder: String, table: CommandTable, environment: CLIEnvironment
+  ) -> (lines: [ScenarioLine], errors: [ScenarioFailure]) {
+    var lines: [ScenarioLine] = []
+    var errors: [ScenarioFailure] = []
+    let memory = MemorySession()
+    memory.checking = true
+    var initFailed = false
+    let quiet = CLIEnvironment(
+      writeOut: { _ in }, writeErr: { _ in }, variables: environment.variables, currentDirectory: folder,
+      now: environment.now, isTerminal: false)
+    for (number, raw) in ScenarioRunner.numberedLines(text) {
+      let line: ScenarioLine
+      do {
+        guard let read = try ScenarioRunner.read(raw, number: number, table: table, store: memory.store) else {
+          continue
+        }
+        line = read
+      } catch {
+        errors.append(ScenarioFailure(line: number, message: error.message))
+        continue
+      }
+      lines.append(line)
+      let words = line.words
+      if words[0] == "expect" || words[0] == "echo" { continue }
+      do {
+        let parsed = try ArgumentScanner.scan(words, commands: table)
+        _ = try CLI.dispatch(parsed, environment: quiet, table: table, memory: memory)
+      } catch is Reached {
+      } catch is NoSession {
+        if !initFailed {
+          errors.append(
+            ScenarioFailure(line: number, message: "no session yet; start the scenario with 'init CONFIG.storekit'"))
+          initFailed = true
+        }
+      } catch let error as CLIError {
+        if words[0] == "init" { initFailed = true }
+        errors.append(ScenarioFailure(line: number, message: error.message))
+      } catch {
+        errors.append(ScenarioFailure(line: number, message: String(describing: error)))
+      }
+    }
+    return (lines, errors)
+  }
+}
