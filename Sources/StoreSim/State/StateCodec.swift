@@ -45,74 +45,73 @@ public enum StateCodec {
     w.string(name)
     w.raw(",\"base\":")
     w.bytes.append(contentsOf: try encoder.encode(base))
-    w.raw(",\"customers\":[")
-    for (i, c) in state.customers.enumerated() {
-      if i > 0 { w.comma() }
-      w.raw("[")
-      w.string(c.id.rawValue); w.comma(); w.string(c.appTransactionID); w.comma(); w.optString(c.familyID); w.comma()
-      w.raw("[")
-      for (j, g) in c.introductoryOfferUsedGroups.sorted().enumerated() {
-        if j > 0 { w.comma() }
-        w.string(g)
-      }
-      w.raw("],[")
-      for (j, t) in c.transactions.enumerated() {
-        if j > 0 { w.comma() }
-        w.transaction(t)
-      }
-      w.raw("],[")
-      for (j, s) in c.subscriptions.enumerated() {
-        if j > 0 { w.comma() }
-        w.subscription(s)
-      }
-      w.raw("]]")
+    w.raw(",\"customers\":")
+    w.array { w in
+      for c in state.customers { w.customer(c) }
     }
+    let outboxStart = w.bytes.count
+    w.raw(",\"notifications\":")
     var transactions: [TransactionID: Transaction] = [:]
     for c in state.customers { for t in c.transactions { transactions[t.id] = t } }
-    w.raw("]")
-    let outboxStart = w.bytes.count
-    w.raw(",\"notifications\":[")
-    for (i, n) in state.notifications.enumerated() {
-      if i > 0 { w.comma() }
-      w.raw("[")
-      w.string(n.notificationType.rawValue); w.comma(); w.optString(n.subtype?.rawValue); w.comma();
-      w.int(Int64(n.sequence)); w.comma()
-      w.date(n.signedDate); w.comma(); w.string(n.customer.rawValue); w.comma()
-      if let t = n.transaction {
-        if let current = transactions[t.id], current.withMutableFields(of: t) == t {
-          w.reference(t)
-        } else {
-          w.transaction(t)
-        }
-      } else {
-        w.raw("null")
-      }
-      w.comma()
-      if let r = n.renewalInfo { w.renewalInfo(r) } else { w.raw("null") }
-      w.comma(); w.optString(n.status?.rawValue)
-      if let reason = n.consumptionRequestReason { w.comma(); w.string(reason.rawValue) }  // optional trailing field
-      w.raw("]")
+    w.array { w in
+      for n in state.notifications { w.notification(n, stored: transactions) }
     }
-    w.raw("]}")
+    w.raw("}")
     return (w.bytes, outboxStart)
   }
 
+  /// Writes JSON arrays of primitives: every value written inside `array` is separated from the
+  /// one before it, so the field lists below read one field per call.
   struct Writer {
     var bytes: [UInt8] = []
     var decimals: [Decimal: String] = [:]
+    /// Whether the next value follows another one in the same array.
+    var needsSeparator = false
 
-    mutating func raw(_ s: StaticString) { s.withUTF8Buffer { bytes.append(contentsOf: $0) } }
-    mutating func comma() { bytes.append(UInt8(ascii: ",")) }
-    mutating func int(_ v: Int64) {
-      if v < 0 { bytes.append(UInt8(ascii: "-")) }
-      uint(v.magnitude)
+    /// Structure between values (an object's opening and keys); the next value starts fresh.
+    mutating func raw(_ s: StaticString) {
+      s.withUTF8Buffer { bytes.append(contentsOf: $0) }
+      needsSeparator = false
     }
 
+    mutating func separate() {
+      if needsSeparator { bytes.append(UInt8(ascii: ",")) }
+      needsSeparator = true
+    }
+
+    /// `[…]`, holding what `body` writes.
+    mutating func array(_ body: (inout Writer) -> Void) {
+      separate()
+      bytes.append(UInt8(ascii: "["))
+      needsSeparator = false
+      body(&self)
+      bytes.append(UInt8(ascii: "]"))
+      needsSeparator = true
+    }
+
+    mutating func null() {
+      separate()
+      bytes.append(contentsOf: [UInt8(ascii: "n"), UInt8(ascii: "u"), UInt8(ascii: "l"), UInt8(ascii: "l")])
+    }
+
+    mutating func int(_ v: Int64) {
+      separate()
+      if v < 0 { bytes.append(UInt8(ascii: "-")) }
+      digits(v.magnitude)
+    }
+
+    mutating func int(_ v: Int) { int(Int64(v)) }
+
     mutating func uint(_ value: UInt64) {
-      var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes of scratch, on the stack
+      separate()
+      digits(value)
+    }
+
+    mutating func digits(_ value: UInt64) {
+      var scratch: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes, on the stack
       var v = value
       var n = 0
-      withUnsafeMutableBytes(of: &digits) { scratch in
+      withUnsafeMutableBytes(of: &scratch) { scratch in
         repeat {
           scratch[23 - n] = UInt8(48 + v % 10)
           v /= 10
@@ -121,10 +120,24 @@ public enum StateCodec {
         bytes.append(contentsOf: UnsafeMutableRawBufferPointer(rebasing: scratch[(24 - n)...]))
       }
     }
-    mutating func bool(_ v: Bool) { if v { raw("true") } else { raw("false") } }
+
+    mutating func bool(_ v: Bool) {
+      separate()
+      if v {
+        bytes.append(contentsOf: [UInt8(ascii: "t"), UInt8(ascii: "r"), UInt8(ascii: "u"), UInt8(ascii: "e")])
+      } else {
+        bytes.append(
+          contentsOf: [UInt8(ascii: "f"), UInt8(ascii: "a"), UInt8(ascii: "l"), UInt8(ascii: "s"), UInt8(ascii: "e")])
+      }
+    }
+
     mutating func date(_ d: Date) { int(d.epochMilliseconds) }
-    mutating func optDate(_ d: Date?) { if let d { date(d) } else { raw("null") } }
-    mutating func optString(_ s: String?) { if let s { string(s) } else { raw("null") } }
+    mutating func optDate(_ d: Date?) { if let d { date(d) } else { null() } }
+    mutating func optString(_ s: String?) { if let s { string(s) } else { null() } }
+    mutating func optUInt(_ v: UInt64?) { if let v { uint(v) } else { null() } }
+    mutating func optInt(_ v: Int?) { if let v { int(v) } else { null() } }
+    mutating func optDecimal(_ d: Decimal?) { if let d { decimal(d) } else { null() } }
+
     mutating func decimal(_ d: Decimal) {
       if let text = decimals[d] { return string(text) }
       let text = NSDecimalNumber(decimal: d).stringValue
@@ -133,11 +146,12 @@ public enum StateCodec {
     }
 
     mutating func string(_ s: String) {
+      separate()
       bytes.append(UInt8(ascii: "\""))
       for b in s.utf8 {
         switch b {
-        case UInt8(ascii: "\""): raw("\\\"")
-        case UInt8(ascii: "\\"): raw("\\\\")
+        case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+        case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
         case 0..<0x20: bytes.append(contentsOf: String(format: "\\u%04x", b).utf8)
         default: bytes.append(b)
         }
@@ -145,88 +159,176 @@ public enum StateCodec {
       bytes.append(UInt8(ascii: "\""))
     }
 
+    mutating func strings(_ list: some Sequence<String>) {
+      array { w in
+        for s in list { w.string(s) }
+      }
+    }
+
     mutating func period(_ p: SubscriptionPeriod) { string(p.iso8601) }
 
+    /// `[name, appTransactionID, familyID, [groups], [transaction…], [subscription…]]`.
+    mutating func customer(_ c: Customer) {
+      array { w in
+        w.string(c.id.rawValue)
+        w.string(c.appTransactionID)
+        w.optString(c.familyID)
+        w.strings(c.introductoryOfferUsedGroups.sorted())
+        w.array { w in
+          for t in c.transactions { w.transaction(t) }
+        }
+        w.array { w in
+          for s in c.subscriptions { w.subscription(s) }
+        }
+      }
+    }
+
+    /// `[type, subtype, sequence, signedDate, customer, transaction, renewalInfo, status(, reason)]`;
+    /// a transaction still as stored is written as a reference to it.
+    mutating func notification(_ n: ServerNotification, stored transactions: [TransactionID: Transaction]) {
+      array { w in
+        w.string(n.notificationType.rawValue)
+        w.optString(n.subtype?.rawValue)
+        w.int(n.sequence)
+        w.date(n.signedDate)
+        w.string(n.customer.rawValue)
+        if let t = n.transaction {
+          if let current = transactions[t.id], current.withMutableFields(of: t) == t {
+            w.reference(t)
+          } else {
+            w.transaction(t)
+          }
+        } else {
+          w.null()
+        }
+        if let r = n.renewalInfo { w.renewalInfo(r) } else { w.null() }
+        w.optString(n.status?.rawValue)
+        if let reason = n.consumptionRequestReason { w.string(reason.rawValue) }  // optional trailing field
+      }
+    }
+
     mutating func transactionOffer(_ o: TransactionOffer?) {
-      guard let o else { return raw("null") }
-      raw("["); int(Int64(o.type.rawValue)); comma(); optString(o.id); comma(); string(o.paymentMode.rawValue); comma();
-      period(o.period); raw("]")
+      guard let o else { return null() }
+      array { w in
+        w.int(o.type.rawValue)
+        w.optString(o.id)
+        w.string(o.paymentMode.rawValue)
+        w.period(o.period)
+      }
     }
 
     mutating func offer(_ o: SubscriptionOffer?) {
-      guard let o else { return raw("null") }
-      raw("["); int(Int64(o.type.rawValue)); comma(); optString(o.id); comma(); string(o.paymentMode.rawValue); comma()
-      period(o.period); comma(); int(Int64(o.periodCount)); comma(); decimal(o.price); comma(); raw("[")
-      for (i, e) in o.eligibility.enumerated() {
-        if i > 0 { comma() }
-        string(e.rawValue)
+      guard let o else { return null() }
+      array { w in
+        w.int(o.type.rawValue)
+        w.optString(o.id)
+        w.string(o.paymentMode.rawValue)
+        w.period(o.period)
+        w.int(o.periodCount)
+        w.decimal(o.price)
+        w.strings(o.eligibility.map(\.rawValue))
+        w.bool(o.isEligible)
       }
-      raw("]"); comma(); bool(o.isEligible); raw("]")
     }
 
     mutating func transaction(_ t: Transaction) {
-      raw("["); uint(t.id); comma(); uint(t.originalID); comma()
-      if let w = t.webOrderLineItemID { uint(w) } else { raw("null") }
-      comma(); string(t.productID); comma(); string(t.productType.rawValue); comma(); optString(t.subscriptionGroupID);
-      comma()
-      date(t.purchaseDate); comma(); date(t.originalPurchaseDate); comma(); optDate(t.expirationDate); comma()
-      int(Int64(t.purchasedQuantity)); comma(); optString(t.appAccountToken?.uuidString); comma()
-      string(t.ownershipType.rawValue); comma(); optDate(t.revocationDate); comma()
-      if let r = t.revocationReason { int(Int64(r.rawValue)) } else { raw("null") }
-      comma(); bool(t.isFamilyRevocation); comma(); bool(t.isUpgraded); comma(); transactionOffer(t.offer); comma()
-      string(t.reason.rawValue); comma(); decimal(t.price); comma(); string(t.currency); comma(); string(t.storefront);
-      comma()
-      string(t.storefrontID); comma(); bool(t.isFinished); comma(); optString(t.sharedFrom?.rawValue); comma()
-      if let s = t.sharedTransactionID { uint(s) } else { raw("null") }
-      raw("]")
+      array { w in
+        w.uint(t.id)
+        w.uint(t.originalID)
+        w.optUInt(t.webOrderLineItemID)
+        w.string(t.productID)
+        w.string(t.productType.rawValue)
+        w.optString(t.subscriptionGroupID)
+        w.date(t.purchaseDate)
+        w.date(t.originalPurchaseDate)
+        w.optDate(t.expirationDate)
+        w.int(t.purchasedQuantity)
+        w.optString(t.appAccountToken?.uuidString)
+        w.string(t.ownershipType.rawValue)
+        w.optDate(t.revocationDate)
+        w.optInt(t.revocationReason?.rawValue)
+        w.bool(t.isFamilyRevocation)
+        w.bool(t.isUpgraded)
+        w.transactionOffer(t.offer)
+        w.string(t.reason.rawValue)
+        w.decimal(t.price)
+        w.string(t.currency)
+        w.string(t.storefront)
+        w.string(t.storefrontID)
+        w.bool(t.isFinished)
+        w.optString(t.sharedFrom?.rawValue)
+        w.optUInt(t.sharedTransactionID)
+      }
     }
 
     /// A transaction as it was when a notification carried it: a reference to the stored
     /// transaction plus the fields that may have changed since.
     mutating func reference(_ t: Transaction) {
-      raw("[\"ref\","); uint(t.id); comma(); bool(t.isFinished); comma(); bool(t.isUpgraded); comma()
-      optDate(t.revocationDate); comma()
-      if let r = t.revocationReason { int(Int64(r.rawValue)) } else { raw("null") }
-      comma(); bool(t.isFamilyRevocation); comma(); optDate(t.expirationDate); raw("]")
+      array { w in
+        w.string("ref")
+        w.uint(t.id)
+        w.bool(t.isFinished)
+        w.bool(t.isUpgraded)
+        w.optDate(t.revocationDate)
+        w.optInt(t.revocationReason?.rawValue)
+        w.bool(t.isFamilyRevocation)
+        w.optDate(t.expirationDate)
+      }
     }
 
     mutating func subscription(_ s: SubscriptionState) {
-      raw("["); string(s.groupID); comma(); uint(s.originalID); comma(); string(s.currentProductID); comma()
-      string(s.autoRenewProductID); comma(); bool(s.willAutoRenew); comma(); date(s.expirationDate); comma()
-      uint(s.latestTransactionID); comma()
-      switch s.billing {
-      case .healthy: raw("[0,null,null]")
-      case .gracePeriod(let g, let r): raw("[1,"); date(g); comma(); date(r); raw("]")
-      case .billingRetry(let r): raw("[2,null,"); date(r); raw("]")
+      array { w in
+        w.string(s.groupID)
+        w.uint(s.originalID)
+        w.string(s.currentProductID)
+        w.string(s.autoRenewProductID)
+        w.bool(s.willAutoRenew)
+        w.date(s.expirationDate)
+        w.uint(s.latestTransactionID)
+        w.array { w in
+          switch s.billing {
+          case .healthy: w.int(0); w.null(); w.null()
+          case .gracePeriod(let grace, let retry): w.int(1); w.date(grace); w.date(retry)
+          case .billingRetry(let retry): w.int(2); w.null(); w.date(retry)
+          }
+        }
+        w.optInt(s.expirationReason?.rawValue)
+        w.bool(s.isExpired)
+        w.bool(s.isRevoked)
+        w.string(s.priceIncreaseStatus.rawValue)
+        w.offer(s.pendingOffer)
+        w.offer(s.runningOffer)
+        w.int(s.runningOfferPeriodsLeft)
+        w.date(s.recentSubscriptionStartDate)
+        w.int(s.renewalCount)
+        w.optString(s.appAccountToken?.uuidString)
+        // Optional trailing fields (older files end before them).
+        if s.anniversaryDate != nil || s.increasedPrice != nil {
+          w.optDate(s.anniversaryDate)
+          w.optDecimal(s.increasedPrice)
+        }
       }
-      comma()
-      if let e = s.expirationReason { int(Int64(e.rawValue)) } else { raw("null") }
-      comma(); bool(s.isExpired); comma(); bool(s.isRevoked); comma(); string(s.priceIncreaseStatus.rawValue); comma()
-      offer(s.pendingOffer); comma(); offer(s.runningOffer); comma(); int(Int64(s.runningOfferPeriodsLeft)); comma()
-      date(s.recentSubscriptionStartDate); comma(); int(Int64(s.renewalCount)); comma();
-      optString(s.appAccountToken?.uuidString)
-      // Optional trailing fields (older files end before them).
-      if s.anniversaryDate != nil || s.increasedPrice != nil {
-        comma(); optDate(s.anniversaryDate); comma()
-        if let p = s.increasedPrice { decimal(p) } else { raw("null") }
-      }
-      raw("]")
     }
 
     mutating func renewalInfo(_ r: RenewalInfo) {
-      raw("["); uint(r.originalTransactionID); comma(); string(r.currentProductID); comma();
-      string(r.autoRenewProductID); comma()
-      bool(r.willAutoRenew); comma()
-      if let e = r.expirationReason { int(Int64(e.rawValue)) } else { raw("null") }
-      comma(); bool(r.isInBillingRetry); comma(); optDate(r.gracePeriodExpirationDate); comma()
-      string(r.priceIncreaseStatus.rawValue); comma(); transactionOffer(r.offer); comma(); date(r.renewalDate); comma()
-      date(r.recentSubscriptionStartDate); comma(); decimal(r.renewalPrice); comma(); string(r.currency); comma();
-      raw("[")
-      for (i, id) in r.eligibleWinBackOfferIDs.enumerated() {
-        if i > 0 { comma() }
-        string(id)
+      array { w in
+        w.uint(r.originalTransactionID)
+        w.string(r.currentProductID)
+        w.string(r.autoRenewProductID)
+        w.bool(r.willAutoRenew)
+        w.optInt(r.expirationReason?.rawValue)
+        w.bool(r.isInBillingRetry)
+        w.optDate(r.gracePeriodExpirationDate)
+        w.string(r.priceIncreaseStatus.rawValue)
+        w.transactionOffer(r.offer)
+        w.date(r.renewalDate)
+        w.date(r.recentSubscriptionStartDate)
+        w.decimal(r.renewalPrice)
+        w.string(r.currency)
+        w.strings(r.eligibleWinBackOfferIDs)
+        w.optString(r.appAccountToken?.uuidString)
+        w.date(r.signedDate)
       }
-      raw("]"); comma(); optString(r.appAccountToken?.uuidString); comma(); date(r.signedDate); raw("]")
     }
   }
 
