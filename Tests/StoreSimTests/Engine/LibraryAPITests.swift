@@ -107,3 +107,28 @@ import Testing
         == "DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLED")
   }
 }
+
+/// README's "The library" example, line for line, with what its comments claim.
+@Suite struct ReadmeLibraryExampleTests {
+  @Test func theReadmeExampleRunsAndItsCommentsHold() throws {
+    let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+      "../../../Configurations/AppleSample.storekit")
+    let bytes = try Data(contentsOf: url)
+    let someDate = Date(timeIntervalSince1970: 1_767_225_600)
+
+    let loaded = try ConfigurationReader.read(bytes)
+    var store = Store(configuration: loaded.configuration, start: someDate)
+    let outcome = try store.purchase("subscription.pro")
+    #expect(outcome.value.name == "purchased")
+    try store.addCustomer("alice")
+    #expect(store.customerIDs.contains(.default))
+    let t = try store.buyProduct("consumable.fuel.octane87", customer: "alice")
+    let finished: Outcome<Void> = try store.finish(t.id, customer: "alice")
+    #expect(finished.events.isEmpty)
+    let renewed = try store.advance(by: 59 * 86_400)
+    #expect(renewed.notificationNames == ["DID_RENEW"])
+    #expect(store.currentEntitlements().map(\.productID) == ["subscription.pro"])
+    #expect(!store.statuses(forGroup: "5A1E6001").isEmpty)
+    #expect(store.lastNotification?.name == "DID_RENEW")
+  }
+}
