@@ -25,8 +25,6 @@ public struct Store: Sendable {
   var events: [StoreEvent] = []
   /// Due deadlines, derived from the state (never saved); stale entries are skipped on pop.
   var schedule = DueQueue()
-  /// Where `warm` leaves what it read, so the reads are not optimised away.
-  var warmed: UInt64 = 0
   /// The storefront of `settings`, looked up once per settings change.
   var storefront: Storefront = .usa
 

@@ -321,8 +321,37 @@ private struct Reader {
     }
     warnDuplicateKeys(m, path: path)
     let id = try requireProductID(node, path: path)
+    let type = readProductType(node, path: path, id: id, defaultType: defaultType, forceType: forceType)
+    let subscription = type == .autoRenewable ? readHandMadeSubscription(node, path: path, id: id) : nil
+    let (price, displayPrice) = readPrice(node, path: path, id: id)
+    let shareable = readFamilyShareable(node, path: path)
+    let localizations = readProductLocalizations(node, path: path, id: id)
+    if type == .consumable && shareable {
+      warn(
+        "\(path).familyShareable", node["familyShareable"]?.location,
+        "consumable '\(id)' is marked family shareable; consumables are never shared")
+    }
+    warnUnknownKeys(
+      m,
+      known: [
+        "productID", "referenceName", "type", "displayPrice", "familyShareable", "familySharable",
+        "internalID", "localizations", "promotionalImageID", "price", "currencyCode", "subscription",
+        "description",
+      ], path: path, what: "product")
+    return Product(
+      id: id, type: type, referenceName: string(node["referenceName"], path: "\(path).referenceName") ?? "",
+      price: price, displayPrice: displayPrice,
+      isFamilyShareable: shareable && type != .consumable && type != .nonRenewable,
+      internalID: string(node["internalID"], path: "\(path).internalID") ?? "",
+      localizations: localizations, subscription: subscription)
+  }
+
+  /// The product's `type`; `defaultType` when absent (a non-consumable when there is none), and
+  /// always `defaultType` when `forceType` (the array the product is in decides).
+  private mutating func readProductType(
+    _ node: JSONNode, path: String, id: ProductID, defaultType: ProductType?, forceType: Bool
+  ) -> ProductType {
     var type = defaultType ?? .nonConsumable
-    var subscription: SubscriptionInfo?
     if let typeNode = node["type"], let raw = string(typeNode, path: "\(path).type") {
       let parsed = ProductType(anyName: raw)
       if forceType {
@@ -343,34 +372,40 @@ private struct Reader {
     } else if node["type"] == nil && defaultType == nil {
       warn(path, node.location, "product '\(id)' has no 'type'; read as a non-consumable")
     }
-    if type == .autoRenewable {
-      let sub = node["subscription"] ?? node
-      let groupID = string(sub["subscriptionGroupID"], path: "\(path).subscriptionGroupID") ?? "\(id).group"
-      let periodText = string(
-        sub["subscriptionPeriod"] ?? sub["recurringSubscriptionPeriod"], path: "\(path).subscriptionPeriod")
-      var period = SubscriptionPeriod(value: 1, unit: .month)
-      if let periodText, let p = SubscriptionPeriod(iso8601: periodText) {
-        period = p
-      } else {
-        warn(path, node.location, "auto-renewable product '\(id)' has no usable period; it renews monthly")
-      }
-      var intro: SubscriptionOffer?
-      if let offer = sub["introductoryOffer"], offer.members != nil {
-        // Hand-made form: {"type": "freeTrial", "duration": "P14D"}.
-        let durationText = string(
-          offer["duration"] ?? offer["subscriptionPeriod"], path: "\(path).subscription.introductoryOffer.duration")
-        if let durationText, let d = SubscriptionPeriod(iso8601: durationText) {
-          intro = SubscriptionOffer(type: .introductory, paymentMode: .freeTrial, period: d)
-        }
-      }
-      warn(
-        path, node.location,
-        "auto-renewable product '\(id)' is declared outside subscriptionGroups (not Xcode's schema); the simulator puts it in group '\(groupID)' at level 1"
-      )
-      subscription = SubscriptionInfo(groupID: groupID, groupLevel: 1, period: period, introductoryOffer: intro)
+    return type
+  }
+
+  /// The subscription of an auto-renewable declared in `products` (not Xcode's schema), in a
+  /// group of its own at level 1.
+  private mutating func readHandMadeSubscription(_ node: JSONNode, path: String, id: ProductID) -> SubscriptionInfo {
+    let sub = node["subscription"] ?? node
+    let groupID = string(sub["subscriptionGroupID"], path: "\(path).subscriptionGroupID") ?? "\(id).group"
+    let periodText = string(
+      sub["subscriptionPeriod"] ?? sub["recurringSubscriptionPeriod"], path: "\(path).subscriptionPeriod")
+    var period = SubscriptionPeriod(value: 1, unit: .month)
+    if let periodText, let p = SubscriptionPeriod(iso8601: periodText) {
+      period = p
+    } else {
+      warn(path, node.location, "auto-renewable product '\(id)' has no usable period; it renews monthly")
     }
-    let (price, displayPrice) = readPrice(node, path: path, id: id)
-    let shareable = readFamilyShareable(node, path: path)
+    var intro: SubscriptionOffer?
+    if let offer = sub["introductoryOffer"], offer.members != nil {
+      // Hand-made form: {"type": "freeTrial", "duration": "P14D"}.
+      let durationText = string(
+        offer["duration"] ?? offer["subscriptionPeriod"], path: "\(path).subscription.introductoryOffer.duration")
+      if let durationText, let d = SubscriptionPeriod(iso8601: durationText) {
+        intro = SubscriptionOffer(type: .introductory, paymentMode: .freeTrial, period: d)
+      }
+    }
+    warn(
+      path, node.location,
+      "auto-renewable product '\(id)' is declared outside subscriptionGroups (not Xcode's schema); the simulator puts it in group '\(groupID)' at level 1"
+    )
+    return SubscriptionInfo(groupID: groupID, groupLevel: 1, period: period, introductoryOffer: intro)
+  }
+
+  /// The product's localizations; a hand-made `description` alone makes an `en_US` one.
+  private mutating func readProductLocalizations(_ node: JSONNode, path: String, id: ProductID) -> [Localization] {
     var localizations = readLocalizations(node["localizations"], path: "\(path).localizations")
     if localizations.isEmpty, let description = string(node["description"], path: "\(path).description") {
       localizations = [
@@ -378,24 +413,7 @@ private struct Reader {
           locale: "en_US", displayName: string(node["referenceName"], path: "") ?? id, description: description)
       ]
     }
-    if type == .consumable && shareable {
-      warn(
-        "\(path).familyShareable", node["familyShareable"]?.location,
-        "consumable '\(id)' is marked family shareable; consumables are never shared")
-    }
-    warnUnknownKeys(
-      m,
-      known: [
-        "productID", "referenceName", "type", "displayPrice", "familyShareable", "familySharable",
-        "internalID", "localizations", "promotionalImageID", "price", "currencyCode", "subscription",
-        "description",
-      ], path: path, what: "product")
-    return Product(
-      id: id, type: type, referenceName: string(node["referenceName"], path: "\(path).referenceName") ?? "",
-      price: price, displayPrice: displayPrice,
-      isFamilyShareable: shareable && type != .consumable && type != .nonRenewable,
-      internalID: string(node["internalID"], path: "\(path).internalID") ?? "",
-      localizations: localizations, subscription: subscription)
+    return localizations
   }
 
   mutating func requireProductID(_ node: JSONNode, path: String) throws(ConfigurationIssue) -> ProductID {
@@ -511,87 +529,15 @@ private struct Reader {
     }
     warnDuplicateKeys(m, path: path)
     let id = try requireProductID(node, path: path)
-    if let typeNode = node["type"], let raw = string(typeNode, path: "\(path).type"), raw != "RecurringSubscription" {
-      if ProductType(anyName: raw) == .autoRenewable {
-        warn(
-          "\(path).type", typeNode.location,
-          "type '\(raw)' is not Xcode's spelling; read as an auto-renewable subscription")
-      } else {
-        warn(
-          "\(path).type", typeNode.location,
-          "type '\(raw)' inside a subscription group; the group wins: read as an auto-renewable subscription")
-      }
-    }
-    if let declared = string(node["subscriptionGroupID"], path: "\(path).subscriptionGroupID"), declared != groupID {
-      warn(
-        "\(path).subscriptionGroupID", node["subscriptionGroupID"]?.location,
-        "subscriptionGroupID '\(declared)' differs from the enclosing group '\(groupID)'; the enclosing group wins")
-    }
-    var level = 1
-    if let n = node["groupNumber"] {
-      if let v = int(n, path: "\(path).groupNumber"), v >= 1 {
-        level = v
-      } else {
-        warn("\(path).groupNumber", n.location, "groupNumber must be an integer of at least 1; read as 1")
-      }
-    } else {
-      warn(path, node.location, "subscription '\(id)' has no groupNumber; read as level 1")
-    }
-    var period = SubscriptionPeriod(value: 1, unit: .month)
-    let periodNode = node["recurringSubscriptionPeriod"] ?? node["duration"]
-    if let text = string(periodNode, path: "\(path).recurringSubscriptionPeriod"),
-      let p = SubscriptionPeriod(iso8601: text)
-    {
-      period = p
-      if !["P1W", "P1M", "P2M", "P3M", "P6M", "P1Y"].contains(p.iso8601) {
-        warn(
-          "\(path).recurringSubscriptionPeriod", periodNode?.location,
-          "renewal period \(p) is not one of the App Store's six (P1W P1M P2M P3M P6M P1Y); the simulator uses it as written"
-        )
-      }
-    } else {
-      warn(
-        path, periodNode?.location ?? node.location,
-        "subscription '\(id)' has no valid recurringSubscriptionPeriod; it renews monthly")
-    }
-    // Introductory offer: prefer the 5.0 array (its BILLED_UPFRONT entry), then the single form.
-    var intro: SubscriptionOffer?
-    if let arrayNode = node["introductoryOffers"] {
-      let items = array(arrayNode, path: "\(path).introductoryOffers")
-      let pick =
-        items.enumerated().first(where: {
-          string($0.element["billingPlanType"], path: "").flatMap(BillingPlanType.init) != .monthly
-        })
-        ?? items.enumerated().first
-      if let (i, item) = pick {
-        intro = readOffer(item, path: "\(path).introductoryOffers[\(i)]", type: .introductory)
-      }
-    } else if let single = node["introductoryOffer"], single.value != .null {
-      intro = readOffer(single, path: "\(path).introductoryOffer", type: .introductory)
-    }
-    func offers(_ key: String, _ type: OfferType) -> [SubscriptionOffer] {
-      guard let list = node[key] else { return [] }
-      return array(list, path: "\(path).\(key)").enumerated().compactMap {
-        readOffer($1, path: "\(path).\(key)[\($0)]", type: type)
-      }
-    }
-    let promotional = offers("adHocOffers", .promotional)
-    let codes = offers("codeOffers", .code)
-    let winBack = offers("winbackOffers", .winBack)
-    var plans: [BillingPlan] = []
-    if let list = node["billingPlans"] {
-      for (i, item) in array(list, path: "\(path).billingPlans").enumerated() {
-        let p = "\(path).billingPlans[\(i)]"
-        plans.append(
-          BillingPlan(
-            type: string(item["billingPlanType"], path: "\(p).billingPlanType").flatMap(BillingPlanType.init)
-              ?? .billedUpfront,
-            price: string(item["displayPrice"], path: "\(p).displayPrice").flatMap(Self.decimal) ?? 0,
-            commitmentPrice: string(item["commitmentDisplayPrice"], path: "\(p).commitmentDisplayPrice").flatMap(
-              Self.decimal),
-            isEnabled: bool(item["isEnabled"], path: "\(p).isEnabled") ?? true))
-      }
-    }
+    warnSubscriptionType(node, path: path)
+    warnDeclaredGroup(node, path: path, groupID: groupID)
+    let level = readGroupLevel(node, path: path, id: id)
+    let period = readRenewalPeriod(node, path: path, id: id)
+    let intro = readIntroductoryOffer(node, path: path)
+    let promotional = readOffers(node, "adHocOffers", .promotional, path: path)
+    let codes = readOffers(node, "codeOffers", .code, path: path)
+    let winBack = readOffers(node, "winbackOffers", .winBack, path: path)
+    let plans = readBillingPlans(node, path: path)
     let (price, displayPrice) = readPrice(node, path: path, id: id)
     warnUnknownKeys(
       m,
@@ -611,23 +557,155 @@ private struct Reader {
         promotionalOffers: promotional, offerCodes: codes, winBackOffers: winBack, billingPlans: plans))
   }
 
+  /// Warns about a `type` other than Xcode's `RecurringSubscription` (the group decides).
+  private mutating func warnSubscriptionType(_ node: JSONNode, path: String) {
+    if let typeNode = node["type"], let raw = string(typeNode, path: "\(path).type"), raw != "RecurringSubscription" {
+      if ProductType(anyName: raw) == .autoRenewable {
+        warn(
+          "\(path).type", typeNode.location,
+          "type '\(raw)' is not Xcode's spelling; read as an auto-renewable subscription")
+      } else {
+        warn(
+          "\(path).type", typeNode.location,
+          "type '\(raw)' inside a subscription group; the group wins: read as an auto-renewable subscription")
+      }
+    }
+  }
+
+  /// Warns about a `subscriptionGroupID` other than the enclosing group's (the group decides).
+  private mutating func warnDeclaredGroup(_ node: JSONNode, path: String, groupID: SubscriptionGroupID) {
+    if let declared = string(node["subscriptionGroupID"], path: "\(path).subscriptionGroupID"), declared != groupID {
+      warn(
+        "\(path).subscriptionGroupID", node["subscriptionGroupID"]?.location,
+        "subscriptionGroupID '\(declared)' differs from the enclosing group '\(groupID)'; the enclosing group wins")
+    }
+  }
+
+  /// The level in the group (`groupNumber`), 1 when absent or invalid.
+  private mutating func readGroupLevel(_ node: JSONNode, path: String, id: ProductID) -> Int {
+    var level = 1
+    if let n = node["groupNumber"] {
+      if let v = int(n, path: "\(path).groupNumber"), v >= 1 {
+        level = v
+      } else {
+        warn("\(path).groupNumber", n.location, "groupNumber must be an integer of at least 1; read as 1")
+      }
+    } else {
+      warn(path, node.location, "subscription '\(id)' has no groupNumber; read as level 1")
+    }
+    return level
+  }
+
+  /// The renewal period (`recurringSubscriptionPeriod`), a month when absent or invalid.
+  private mutating func readRenewalPeriod(_ node: JSONNode, path: String, id: ProductID) -> SubscriptionPeriod {
+    var period = SubscriptionPeriod(value: 1, unit: .month)
+    let periodNode = node["recurringSubscriptionPeriod"] ?? node["duration"]
+    if let text = string(periodNode, path: "\(path).recurringSubscriptionPeriod"),
+      let p = SubscriptionPeriod(iso8601: text)
+    {
+      period = p
+      if !["P1W", "P1M", "P2M", "P3M", "P6M", "P1Y"].contains(p.iso8601) {
+        warn(
+          "\(path).recurringSubscriptionPeriod", periodNode?.location,
+          "renewal period \(p) is not one of the App Store's six (P1W P1M P2M P3M P6M P1Y); the simulator uses it as written"
+        )
+      }
+    } else {
+      warn(
+        path, periodNode?.location ?? node.location,
+        "subscription '\(id)' has no valid recurringSubscriptionPeriod; it renews monthly")
+    }
+    return period
+  }
+
+  /// The introductory offer.
+  private mutating func readIntroductoryOffer(_ node: JSONNode, path: String) -> SubscriptionOffer? {
+    // Introductory offer: prefer the 5.0 array (its BILLED_UPFRONT entry), then the single form.
+    var intro: SubscriptionOffer?
+    if let arrayNode = node["introductoryOffers"] {
+      let items = array(arrayNode, path: "\(path).introductoryOffers")
+      let pick =
+        items.enumerated().first(where: {
+          string($0.element["billingPlanType"], path: "").flatMap(BillingPlanType.init) != .monthly
+        })
+        ?? items.enumerated().first
+      if let (i, item) = pick {
+        intro = readOffer(item, path: "\(path).introductoryOffers[\(i)]", type: .introductory)
+      }
+    } else if let single = node["introductoryOffer"], single.value != .null {
+      intro = readOffer(single, path: "\(path).introductoryOffer", type: .introductory)
+    }
+    return intro
+  }
+
+  /// The offers of one kind listed under `key`.
+  private mutating func readOffers(
+    _ node: JSONNode, _ key: String, _ type: OfferType, path: String
+  ) -> [SubscriptionOffer] {
+    guard let list = node[key] else { return [] }
+    return array(list, path: "\(path).\(key)").enumerated().compactMap {
+      readOffer($1, path: "\(path).\(key)[\($0)]", type: type)
+    }
+  }
+
+  /// The billing plans (`billingPlans`).
+  private mutating func readBillingPlans(_ node: JSONNode, path: String) -> [BillingPlan] {
+    var plans: [BillingPlan] = []
+    if let list = node["billingPlans"] {
+      for (i, item) in array(list, path: "\(path).billingPlans").enumerated() {
+        let p = "\(path).billingPlans[\(i)]"
+        plans.append(
+          BillingPlan(
+            type: string(item["billingPlanType"], path: "\(p).billingPlanType").flatMap(BillingPlanType.init)
+              ?? .billedUpfront,
+            price: string(item["displayPrice"], path: "\(p).displayPrice").flatMap(Self.decimal) ?? 0,
+            commitmentPrice: string(item["commitmentDisplayPrice"], path: "\(p).commitmentDisplayPrice").flatMap(
+              Self.decimal),
+            isEnabled: bool(item["isEnabled"], path: "\(p).isEnabled") ?? true))
+      }
+    }
+    return plans
+  }
+
   mutating func readOffer(_ node: JSONNode, path: String, type: OfferType) -> SubscriptionOffer? {
     guard let m = node.members else {
       warn(path, node.location, "an offer is \(node.value.kindDescription), expected an object; skipped")
       return nil
     }
+    guard let mode = readPaymentMode(node, path: path),
+      let period = readOfferPeriod(node, path: path)
+    else { return nil }
+    let count = readPeriodCount(node, path: path)
+    let price = readOfferPrice(node, path: path, mode: mode)
+    let id = readOfferID(node, path: path, type: type)
+    let eligibility = readEligibility(node, path: path)
+    let known: Set<String> = [
+      "internalID", "paymentMode", "subscriptionPeriod", "numberOfPeriods", "displayPrice",
+      "billingPlanType", "offerID", "referenceName", "eligibility", "isStackable", "isEligible",
+    ]
+    warnUnknownKeys(m, known: known, path: path, what: "offer")
+    return SubscriptionOffer(
+      type: type, id: id, paymentMode: mode, period: period, periodCount: count, price: price,
+      eligibility: eligibility, isEligible: bool(node["isEligible"], path: "\(path).isEligible") ?? true)
+  }
+
+  /// The offer's `paymentMode`; nil (with a warning) for one the App Store does not have.
+  private mutating func readPaymentMode(_ node: JSONNode, path: String) -> PaymentMode? {
     let modeText = string(node["paymentMode"], path: "\(path).paymentMode")
-    let mode: PaymentMode
     switch modeText {
-    case "free"?, "freeTrial"?: mode = .freeTrial
-    case "payAsYouGo"?: mode = .payAsYouGo
-    case "payUpFront"?: mode = .payUpFront
+    case "free"?, "freeTrial"?: return .freeTrial
+    case "payAsYouGo"?: return .payAsYouGo
+    case "payUpFront"?: return .payUpFront
     default:
       warn(
         "\(path).paymentMode", node["paymentMode"]?.location ?? node.location,
         "offer payment mode '\(modeText ?? "missing")' is not free, payAsYouGo or payUpFront; the offer is ignored")
       return nil
     }
+  }
+
+  /// The offer's `subscriptionPeriod`; nil (with a warning) when missing or invalid.
+  private mutating func readOfferPeriod(_ node: JSONNode, path: String) -> SubscriptionPeriod? {
     guard let periodText = string(node["subscriptionPeriod"], path: "\(path).subscriptionPeriod"),
       let period = SubscriptionPeriod(iso8601: periodText)
     else {
@@ -636,6 +714,11 @@ private struct Reader {
         "offer has no valid subscriptionPeriod; the offer is ignored")
       return nil
     }
+    return period
+  }
+
+  /// The offer's `numberOfPeriods`, 1 when absent or invalid.
+  private mutating func readPeriodCount(_ node: JSONNode, path: String) -> Int {
     var count = 1
     if let n = node["numberOfPeriods"] {
       if let v = int(n, path: "\(path).numberOfPeriods"), v >= 1 {
@@ -644,6 +727,11 @@ private struct Reader {
         warn("\(path).numberOfPeriods", n.location, "numberOfPeriods must be a positive integer; read as 1")
       }
     }
+    return count
+  }
+
+  /// The offer's `displayPrice`; 0 for a free trial.
+  private mutating func readOfferPrice(_ node: JSONNode, path: String, mode: PaymentMode) -> Decimal {
     var price: Decimal = 0
     if mode != .freeTrial {
       if let text = string(node["displayPrice"], path: "\(path).displayPrice"), let v = Self.decimal(text) {
@@ -657,6 +745,12 @@ private struct Reader {
         warn(path, node.location, "paid offer has no valid displayPrice; it charges 0")
       }
     }
+    return price
+  }
+
+  /// The id the offer is redeemed by: none for an introductory offer, the reference name for an
+  /// offer code, `offerID` otherwise.
+  private mutating func readOfferID(_ node: JSONNode, path: String, type: OfferType) -> String? {
     var id: String?
     switch type {
     case .introductory: id = nil
@@ -668,6 +762,11 @@ private struct Reader {
         warn(path, node.location, "offer has no offerID; it is redeemed as '\(id ?? "")'")
       }
     }
+    return id
+  }
+
+  /// The offer code's customer eligibility (`eligibility`).
+  private mutating func readEligibility(_ node: JSONNode, path: String) -> [OfferCodeEligibility] {
     var eligibility: [OfferCodeEligibility] = []
     if let list = node["eligibility"] {
       for (i, e) in array(list, path: "\(path).eligibility").enumerated() {
@@ -679,14 +778,7 @@ private struct Reader {
         }
       }
     }
-    let known: Set<String> = [
-      "internalID", "paymentMode", "subscriptionPeriod", "numberOfPeriods", "displayPrice",
-      "billingPlanType", "offerID", "referenceName", "eligibility", "isStackable", "isEligible",
-    ]
-    warnUnknownKeys(m, known: known, path: path, what: "offer")
-    return SubscriptionOffer(
-      type: type, id: id, paymentMode: mode, period: period, periodCount: count, price: price,
-      eligibility: eligibility, isEligible: bool(node["isEligible"], path: "\(path).isEligible") ?? true)
+    return eligibility
   }
 
   // MARK: Settings

@@ -240,14 +240,14 @@ extension Store {
   ) -> Transaction {
     let info = product.subscription!
     let group = info.groupID
-    let subIndex = state.customers[ci].subscriptions.firstIndex { $0.groupID == group }
-    if let si = subIndex, !state.customers[ci].subscriptions[si].isExpired,
-      !state.customers[ci].subscriptions[si].isRevoked
+    let subIndex = subscriptionIndex(ci, group: group)
+    if let si = subIndex, !self[ci, si].isExpired,
+      !self[ci, si].isRevoked
     {
       return changePlan(ci, si, product, options, offer: offer, delivery: delivery)
     }
     // New subscriber or resubscribing after expiry (rule resubscribing-keeps-the-original-id).
-    let previous = subIndex.map { state.customers[ci].subscriptions[$0] }
+    let previous = subIndex.map { self[ci, $0] }
     var t = newTransaction(product, quantity: 1, token: options.appAccountToken)
     t.webOrderLineItemID = newWebOrderLineItemID()
     let anchor = applyPeriod(&t, product: product, offer: offer)
@@ -267,7 +267,7 @@ extension Store {
       recentSubscriptionStartDate: recentStart, renewalCount: 0, appAccountToken: options.appAccountToken,
       anniversaryDate: anchor)
     if let si = subIndex {
-      state.customers[ci].subscriptions[si] = sub
+      self[ci, si] = sub
     } else {
       state.customers[ci].subscriptions.append(sub)
     }
@@ -284,14 +284,14 @@ extension Store {
     _ ci: Int, _ si: Int, _ product: Product, _ options: PurchaseOptions, offer requested: SubscriptionOffer?,
     delivery: StoreEvent.Delivery
   ) -> Transaction {
-    var sub = state.customers[ci].subscriptions[si]
+    var sub = self[ci, si]
     let latest = state.customers[ci].transaction(sub.latestTransactionID)!
     // Plan changes never use an introductory offer (rule plan-changes-never-get-an-intro-offer).
     let offer = requested?.type == .introductory ? nil : requested
     if product.id == sub.currentProductID {
       if let offer {
         sub.pendingOffer = offer
-        state.customers[ci].subscriptions[si] = sub
+        self[ci, si] = sub
         emit(ci, .offerRedeemed(sub.groupID, product.id, offerType: offer.type, offerID: offer.id))
         notify(ci, .offerRedeemed, nil, transaction: latest, group: sub.groupID)
       } else if sub.autoRenewProductID != product.id {
@@ -301,14 +301,14 @@ extension Store {
         // Buying within the group turns auto-renew back on (rule buying-in-the-group-re-enables-auto-renew).
         let reenabled = !sub.willAutoRenew
         sub.willAutoRenew = true
-        state.customers[ci].subscriptions[si] = sub
+        self[ci, si] = sub
         if reenabled { emit(ci, .autoRenewStatusChanged(sub.groupID, product.id, willAutoRenew: true)) }
         emit(ci, .renewalPreferenceChanged(sub.groupID, product.id))
         notify(ci, .didChangeRenewalPref, nil, transaction: latest, group: sub.groupID)
       } else if !sub.willAutoRenew {
         // Buying the plan again turns auto-renew back on [inf].
         sub.willAutoRenew = true
-        state.customers[ci].subscriptions[si] = sub
+        self[ci, si] = sub
         emit(ci, .autoRenewStatusChanged(sub.groupID, product.id, willAutoRenew: true))
         notify(ci, .didChangeRenewalStatus, .autoRenewEnabled, transaction: latest, group: sub.groupID)
       }
@@ -341,7 +341,7 @@ extension Store {
       sub.pendingOffer = nil
       sub.runningOffer = offer?.paymentMode == .payAsYouGo && offer!.periodCount > 1 ? offer : nil
       sub.runningOfferPeriodsLeft = offer?.paymentMode == .payAsYouGo ? max(offer!.periodCount - 1, 0) : 0
-      state.customers[ci].subscriptions[si] = sub
+      self[ci, si] = sub
       scheduleDeadline(ci, si)
       if offer != nil {
         notify(ci, .offerRedeemed, .upgrade, transaction: t, group: sub.groupID)
@@ -360,7 +360,7 @@ extension Store {
     sub.pendingOffer = offer
     sub.increasedPrice = nil
     sub.willAutoRenew = true
-    state.customers[ci].subscriptions[si] = sub
+    self[ci, si] = sub
     if reenabled { emit(ci, .autoRenewStatusChanged(sub.groupID, sub.currentProductID, willAutoRenew: true)) }
     emit(ci, .renewalPreferenceChanged(sub.groupID, product.id))
     if offer != nil {
@@ -386,7 +386,7 @@ extension Store {
     }
   }
 
-  // MARK: Ask to Buy, interrupted purchases, finishing
+  // MARK: Ask to Buy and interrupted purchases
 
   /// Approves an Ask to Buy request (the newest when nil): the transaction is delivered through
   /// `Transaction.updates` (rule ask-to-buy-is-pending-until-approved).
@@ -439,40 +439,11 @@ extension Store {
         return
       }
       guard let group = product.subscription?.groupID,
-        let si = store.state.customers[ci].subscriptions.firstIndex(where: { $0.groupID == group }),
-        store.state.customers[ci].subscriptions[si].isInBillingRetry
+        let si = store.subscriptionIndex(ci, group: group),
+        store[ci, si].isInBillingRetry
       else { throw .noIssueToResolve(productID) }
       store.recover(ci, si)
       store.runDue(through: store.state.now)
-    }
-  }
-
-  /// Marks a transaction finished (idempotent), as `Transaction.finish()`.
-  @discardableResult
-  public mutating func finish(
-    _ id: TransactionID, customer: CustomerID = .default
-  ) throws(StoreError) -> Outcome<Void> {
-    try atomically { (store: inout Store) throws(StoreError) -> Void in
-      let ci = try store.index(of: customer)
-      guard let ti = store.state.customers[ci].transactions.lastIndex(where: { $0.id == id }) else {
-        throw .transactionNotFound(id)
-      }
-      store.state.customers[ci].transactions[ti].isFinished = true
-    }
-  }
-
-  /// Finishes every unfinished transaction of the customer; returns how many.
-  @discardableResult
-  public mutating func finishAll(customer: CustomerID = .default) throws(StoreError) -> Outcome<Int> {
-    try atomically { (store: inout Store) throws(StoreError) -> Int in
-      let ci = try store.index(of: customer)
-      var count = 0
-      for i in store.state.customers[ci].transactions.indices
-      where !store.state.customers[ci].transactions[i].isFinished {
-        store.state.customers[ci].transactions[i].isFinished = true
-        count += 1
-      }
-      return count
     }
   }
 }

@@ -149,8 +149,8 @@ extension Store {
     var info: RenewalInfo?
     var status: RenewalState?
     if let group {
-      if let si = state.customers[ci].subscriptions.firstIndex(where: { $0.groupID == group }) {
-        let sub = state.customers[ci].subscriptions[si]
+      if let si = subscriptionIndex(ci, group: group) {
+        let sub = self[ci, si]
         info = renewalInfo(ci, sub)
         status = sub.state
       } else if let s = statuses(ci, group: group).first(where: { $0.isFamilyShared }) {

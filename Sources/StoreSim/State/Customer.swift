@@ -1,0 +1,32 @@
+import Foundation
+
+/// One Apple Account of the session.
+public struct Customer: Sendable, Hashable, Codable, Identifiable {
+  /// The customer's name (`--customer`).
+  public var id: CustomerID
+  /// Every transaction of this customer, in creation order (deleted ones removed).
+  public var transactions: [Transaction]
+  /// Own subscriptions, one per group ever subscribed.
+  public var subscriptions: [SubscriptionState]
+  /// Groups whose introductory offer this customer has used.
+  public var introductoryOfferUsedGroups: Set<SubscriptionGroupID>
+  /// The family this customer belongs to, if any.
+  public var familyID: String?
+  /// The app transaction id of this customer.
+  public var appTransactionID: String
+
+  enum CodingKeys: String, CodingKey {
+    case id = "name"
+    case transactions, subscriptions, introductoryOfferUsedGroups, familyID, appTransactionID
+  }
+
+  /// The own subscription state for a group.
+  public func subscription(_ group: SubscriptionGroupID) -> SubscriptionState? {
+    subscriptions.first { $0.groupID == group }
+  }
+
+  /// The transaction with an id.
+  public func transaction(_ id: TransactionID) -> Transaction? {
+    transactions.last { $0.id == id }
+  }
+}
