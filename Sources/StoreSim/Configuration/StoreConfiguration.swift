@@ -167,3 +167,20 @@ public struct LoadedConfiguration: Sendable {
   /// Warnings, in document order.
   public var warnings: [ConfigurationIssue]
 }
+
+/// A position in a text: 1-based line and column (columns count Unicode scalars).
+public struct TextLocation: Sendable, Equatable, Hashable, Codable, CustomStringConvertible {
+  /// 1-based line.
+  public var line: Int
+  /// 1-based column.
+  public var column: Int
+
+  /// Creates a location.
+  public init(line: Int, column: Int) {
+    self.line = line
+    self.column = column
+  }
+
+  /// `line:column`.
+  public var description: String { "\(line):\(column)" }
+}

@@ -2,16 +2,16 @@ import Foundation
 
 extension Store {
   /// Apple's limit: at most two extensions per subscription in 365 days.
-  public static let extensionsPerYear = 2
+  package static let extensionsPerYear = 2
 
   /// The records of the writing endpoints (empty when there are none).
-  public var serverRecords: ServerRecords { state.serverRecords ?? ServerRecords() }
+  package var serverRecords: ServerRecords { state.serverRecords ?? ServerRecords() }
 
   /// Sets (or clears) the app account token of a purchase: every transaction with this
   /// original transaction id, and the subscription's future renewals. The value is false when no
   /// customer bought a transaction with this original id (nothing changes then).
   @discardableResult
-  public mutating func setAppAccountToken(_ token: UUID?, originalTransactionID id: TransactionID) -> Outcome<Bool> {
+  package mutating func setAppAccountToken(_ token: UUID?, originalTransactionID id: TransactionID) -> Outcome<Bool> {
     atomically { (store: inout Store) -> Bool in store.setAppAccountTokenBody(token, originalTransactionID: id) }
   }
 
@@ -37,7 +37,7 @@ extension Store {
   ///
   /// - Throws: `ExtensionRefusal`, Apple's error conditions for this endpoint; the store is unchanged.
   @discardableResult
-  public mutating func extendRenewalDate(
+  package mutating func extendRenewalDate(
     originalTransactionID id: TransactionID, days: Int, reason: Int, requestIdentifier: String
   ) throws(ExtensionRefusal) -> Outcome<RenewalExtension> {
     try atomically { (store: inout Store) throws(ExtensionRefusal) -> RenewalExtension in
@@ -97,7 +97,7 @@ extension Store {
   /// it at once: each subscription extended gets RENEWAL_EXTENDED, each that reached the yearly
   /// limit RENEWAL_EXTENSION/FAILURE. A request identifier already used returns that request.
   @discardableResult
-  public mutating func massExtendRenewalDate(
+  package mutating func massExtendRenewalDate(
     productID: ProductID, days: Int, reason: Int, requestIdentifier: String, storefronts: [String]?
   ) -> Outcome<MassExtension> {
     atomically { (store: inout Store) -> MassExtension in
@@ -156,7 +156,7 @@ extension Store {
   /// Records consumption information for a transaction; it answers the transaction's pending
   /// refund request (its CONSUMPTION_REQUEST) when there is one.
   @discardableResult
-  public mutating func recordConsumption(
+  package mutating func recordConsumption(
     transactionID: TransactionID, customer: CustomerID, version: Int, fields: [String: String]
   ) -> Outcome<ConsumptionRecord> {
     let request = refundRequests().first { $0.transactionID == transactionID && $0.customer == customer }
@@ -171,7 +171,7 @@ extension Store {
 
   /// Sends a TEST notification (Request a Test Notification); the value is its token.
   @discardableResult
-  public mutating func sendTestNotification() -> Outcome<String> {
+  package mutating func sendTestNotification() -> Outcome<String> {
     atomically { (store: inout Store) -> String in store.sendTestNotificationBody() }
   }
 

@@ -3,17 +3,17 @@ import Foundation
 /// One Apple Account of the session.
 public struct Customer: Sendable, Hashable, Codable, Identifiable {
   /// The customer's name (`--customer`).
-  public var id: CustomerID
+  public package(set) var id: CustomerID
   /// Every transaction of this customer, in creation order (deleted ones removed).
-  public var transactions: [Transaction]
+  public package(set) var transactions: [Transaction]
   /// Own subscriptions, one per group ever subscribed.
-  public var subscriptions: [SubscriptionState]
+  public package(set) var subscriptions: [SubscriptionState]
   /// Groups whose introductory offer this customer has used.
-  public var introductoryOfferUsedGroups: Set<SubscriptionGroupID>
+  public package(set) var introductoryOfferUsedGroups: Set<SubscriptionGroupID>
   /// The family this customer belongs to, if any.
-  public var familyID: String?
+  public package(set) var familyID: String?
   /// The app transaction id of this customer.
-  public var appTransactionID: String
+  public package(set) var appTransactionID: String
 
   enum CodingKeys: String, CodingKey {
     case id = "name"

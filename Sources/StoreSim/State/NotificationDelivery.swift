@@ -1,20 +1,20 @@
 import Foundation
 
 /// One attempt to POST a notification to a server.
-public struct NotificationDelivery: Sendable, Hashable, Codable {
+package struct NotificationDelivery: Sendable, Hashable, Codable {
   /// Index of the notification in the outbox.
-  public var index: Int
+  package var index: Int
   /// The URL posted to.
-  public var url: String
+  package var url: String
   /// The HTTP status, when the server answered.
-  public var httpStatus: Int?
+  package var httpStatus: Int?
   /// Why it failed without an HTTP status (connection refused, timeout).
-  public var error: String?
+  package var error: String?
   /// Virtual date of the attempt.
-  public var date: Date
+  package var date: Date
 
   /// Creates a record.
-  public init(index: Int, url: String, httpStatus: Int?, error: String?, date: Date) {
+  package init(index: Int, url: String, httpStatus: Int?, error: String?, date: Date) {
     self.index = index
     self.url = url
     self.httpStatus = httpStatus
@@ -24,5 +24,5 @@ public struct NotificationDelivery: Sendable, Hashable, Codable {
 
   /// HTTP 200-206: what the App Store counts as a successful post ("Responding to App Store
   /// Server Notifications"); every other status is retried.
-  public var succeeded: Bool { httpStatus.map { (200...206).contains($0) } ?? false }
+  package var succeeded: Bool { httpStatus.map { (200...206).contains($0) } ?? false }
 }

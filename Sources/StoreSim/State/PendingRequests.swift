@@ -12,17 +12,17 @@ public struct PendingRequest: Sendable, Hashable, Codable, Identifiable {
   }
 
   /// Request id (`SKTestTransaction.identifier`).
-  public var id: String
+  public package(set) var id: String
   /// Why it waits.
-  public var kind: Kind
+  public package(set) var kind: Kind
   /// The customer who asked.
-  public var customer: CustomerID
+  public package(set) var customer: CustomerID
   /// The product asked for.
-  public var productID: ProductID
+  public package(set) var productID: ProductID
   /// The purchase options.
-  public var options: PurchaseOptions
+  public package(set) var options: PurchaseOptions
   /// When it was asked.
-  public var date: Date
+  public package(set) var date: Date
 }
 
 /// Why a customer asked for a refund, as `consumptionRequestReason` (raw values: the wire strings).
@@ -43,15 +43,15 @@ public enum ConsumptionRequestReason: String, Sendable, Hashable, Codable, CaseI
 /// refund-requests-wait-for-an-answer).
 public struct RefundRequest: Sendable, Hashable, Codable, Identifiable {
   /// Request id (shares the numbering of Ask to Buy requests).
-  public var id: String
+  public package(set) var id: String
   /// The customer who asked.
-  public var customer: CustomerID
+  public package(set) var customer: CustomerID
   /// The transaction to refund.
-  public var transactionID: TransactionID
+  public package(set) var transactionID: TransactionID
   /// Its product.
-  public var productID: ProductID
+  public package(set) var productID: ProductID
   /// The customer's reason.
-  public var reason: ConsumptionRequestReason
+  public package(set) var reason: ConsumptionRequestReason
   /// When it was asked.
-  public var date: Date
+  public package(set) var date: Date
 }

@@ -34,48 +34,48 @@ public struct ServerNotification: Sendable, Hashable, Codable {
   }
 
   /// `notificationType`.
-  public var notificationType: NotificationTypeV2 {
+  public package(set) var notificationType: NotificationTypeV2 {
     _read { yield storage.fields.notificationType }
     _modify { yield &storage.fields.notificationType }
   }
   /// `subtype`.
-  public var subtype: Subtype? {
+  public package(set) var subtype: Subtype? {
     _read { yield storage.fields.subtype }
     _modify { yield &storage.fields.subtype }
   }
   /// Position in the outbox (0-based); the `notificationUUID` is derived from it.
-  public var sequence: Int {
+  public package(set) var sequence: Int {
     _read { yield storage.fields.sequence }
     _modify { yield &storage.fields.sequence }
   }
   /// `signedDate`: the emission time.
-  public var signedDate: Date {
+  public package(set) var signedDate: Date {
     _read { yield storage.fields.signedDate }
     _modify { yield &storage.fields.signedDate }
   }
   /// The customer it is about.
-  public var customer: CustomerID {
+  public package(set) var customer: CustomerID {
     _read { yield storage.fields.customer }
     _modify { yield &storage.fields.customer }
   }
   /// The transaction it carries, as it was then.
-  public var transaction: Transaction? {
+  public package(set) var transaction: Transaction? {
     _read { yield storage.fields.transaction }
     _modify { yield &storage.fields.transaction }
   }
   /// The renewal info it carries, as it was then (auto-renewables only).
-  public var renewalInfo: RenewalInfo? {
+  public package(set) var renewalInfo: RenewalInfo? {
     _read { yield storage.fields.renewalInfo }
     _modify { yield &storage.fields.renewalInfo }
   }
   /// The subscription status then (auto-renewables only).
-  public var status: RenewalState? {
+  public package(set) var status: RenewalState? {
     _read { yield storage.fields.status }
     _modify { yield &storage.fields.status }
   }
 
   /// `data.consumptionRequestReason` of a `CONSUMPTION_REQUEST`.
-  public var consumptionRequestReason: ConsumptionRequestReason? {
+  public package(set) var consumptionRequestReason: ConsumptionRequestReason? {
     _read { yield storage.fields.consumptionRequestReason }
     _modify { yield &storage.fields.consumptionRequestReason }
   }

@@ -1,37 +1,37 @@
 import Foundation
 
 /// What the App Store Server API's writing endpoints left in a session.
-public struct ServerRecords: Sendable, Hashable, Codable {
+package struct ServerRecords: Sendable, Hashable, Codable {
   /// Consumption information sent (Send Consumption Information v1 and v2), in order.
-  public var consumption: [ConsumptionRecord] = []
+  package var consumption: [ConsumptionRecord] = []
   /// Renewal-date extensions, one per subscription extended, in order.
-  public var extensions: [RenewalExtension] = []
+  package var extensions: [RenewalExtension] = []
   /// Mass extension requests, in order.
-  public var massExtensions: [MassExtension] = []
+  package var massExtensions: [MassExtension] = []
   /// Test notifications requested: token and the notification's index.
-  public var testNotifications: [TestNotificationRecord] = []
+  package var testNotifications: [TestNotificationRecord] = []
 
   /// Nothing recorded.
-  public init() {}
+  package init() {}
 }
 
 /// Consumption information sent for a transaction.
-public struct ConsumptionRecord: Sendable, Hashable, Codable {
+package struct ConsumptionRecord: Sendable, Hashable, Codable {
   /// The transaction.
-  public var transactionID: TransactionID
+  package var transactionID: TransactionID
   /// Its customer.
-  public var customer: CustomerID
+  package var customer: CustomerID
   /// When it was sent (virtual date).
-  public var date: Date
+  package var date: Date
   /// 1 (`/inApps/v1/...`, deprecated) or 2.
-  public var version: Int
+  package var version: Int
   /// The request's fields as sent (wire names; values as JSON text).
-  public var fields: [String: String]
+  package var fields: [String: String]
   /// The pending refund request (CONSUMPTION_REQUEST) it answered, if any.
-  public var refundRequestID: String?
+  package var refundRequestID: String?
 
   /// Creates a record.
-  public init(
+  package init(
     transactionID: TransactionID, customer: CustomerID, date: Date, version: Int, fields: [String: String],
     refundRequestID: String?
   ) {
@@ -45,57 +45,57 @@ public struct ConsumptionRecord: Sendable, Hashable, Codable {
 }
 
 /// One subscription's renewal date moved later.
-public struct RenewalExtension: Sendable, Hashable, Codable {
+package struct RenewalExtension: Sendable, Hashable, Codable {
   /// The subscription.
-  public var originalTransactionID: TransactionID
+  package var originalTransactionID: TransactionID
   /// Its customer.
-  public var customer: CustomerID
+  package var customer: CustomerID
   /// Days added.
-  public var days: Int
+  package var days: Int
   /// Apple's `extendReasonCode` (0 undeclared, 1 customer satisfaction, 2 other, 3 service issue).
-  public var reason: Int
+  package var reason: Int
   /// The caller's request identifier (a mass extension's for its subscriptions).
-  public var requestIdentifier: String
+  package var requestIdentifier: String
   /// When (virtual date).
-  public var date: Date
+  package var date: Date
   /// The new renewal date.
-  public var effectiveDate: Date
+  package var effectiveDate: Date
   /// The latest transaction, whose `expiresDate` moved.
-  public var transactionID: TransactionID
+  package var transactionID: TransactionID
   /// Whether it was part of a mass extension.
-  public var mass: Bool
+  package var mass: Bool
 }
 
 /// A mass extension request and its outcome.
-public struct MassExtension: Sendable, Hashable, Codable {
+package struct MassExtension: Sendable, Hashable, Codable {
   /// The caller's request identifier.
-  public var requestIdentifier: String
+  package var requestIdentifier: String
   /// The product whose active subscribers were extended.
-  public var productID: ProductID
+  package var productID: ProductID
   /// Days added.
-  public var days: Int
+  package var days: Int
   /// Apple's `extendReasonCode`.
-  public var reason: Int
+  package var reason: Int
   /// Storefronts it was limited to (nil: all).
-  public var storefronts: [String]?
+  package var storefronts: [String]?
   /// When it ran (virtual date); storesim completes a mass extension at once.
-  public var date: Date
+  package var date: Date
   /// Subscriptions extended.
-  public var succeeded: Int
+  package var succeeded: Int
   /// Subscriptions that could not be (the yearly limit).
-  public var failed: Int
+  package var failed: Int
 }
 
 /// A TEST notification requested through the API.
-public struct TestNotificationRecord: Sendable, Hashable, Codable {
+package struct TestNotificationRecord: Sendable, Hashable, Codable {
   /// The token returned to the caller.
-  public var token: String
+  package var token: String
   /// The index of the notification in the outbox.
-  public var index: Int
+  package var index: Int
 }
 
 /// Why a renewal-date extension was refused (Apple's error conditions).
-public enum ExtensionRefusal: Error, Sendable, Equatable {
+package enum ExtensionRefusal: Error, Sendable, Equatable {
   /// No subscription has this original transaction id.
   case notFound
   /// The subscription is not active (expired, revoked, in billing retry or grace).

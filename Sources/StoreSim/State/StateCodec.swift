@@ -10,29 +10,29 @@ import Foundation
 ///     {"codec":"compact-1","base":{...StoreState without customers and notifications...},
 ///      "customers":[[name,appTransactionID,familyID,[groups],[transaction...],[subscription...]],...],
 ///      "notifications":[[type,subtype,sequence,signedDate,customer,transaction,renewalInfo,status],...]}
-public enum StateCodec {
+package enum StateCodec {
   /// The codec name written in the document.
-  public static let name = "compact-1"
+  package static let name = "compact-1"
 
   /// Why bytes could not be decoded.
-  public struct DecodingError: Error, Sendable, CustomStringConvertible {
+  package struct DecodingError: Error, Sendable, CustomStringConvertible {
     /// Byte offset.
-    public var offset: Int
+    package var offset: Int
     /// What was expected.
-    public var message: String
+    package var message: String
     /// `message at byte N`.
-    public var description: String { "\(message) at byte \(offset)" }
+    package var description: String { "\(message) at byte \(offset)" }
   }
 
   // MARK: Encoding
 
   /// Encodes a state.
-  public static func encode(_ state: StoreState) throws -> [UInt8] { try encodeSplit(state).bytes }
+  package static func encode(_ state: StoreState) throws -> [UInt8] { try encodeSplit(state).bytes }
 
   /// Encodes a state and tells where the outbox part begins: `bytes[..<outboxStart]` is
   /// everything a read `skippingNotifications` decodes, `bytes[outboxStart...]` is
   /// `,"notifications":[…]}`. A session file checksums the two parts separately.
-  public static func encodeSplit(_ state: StoreState) throws -> (bytes: [UInt8], outboxStart: Int) {
+  package static func encodeSplit(_ state: StoreState) throws -> (bytes: [UInt8], outboxStart: Int) {
     var base = state
     base.customers = []
     base.notifications = []
@@ -335,7 +335,7 @@ public enum StateCodec {
   // MARK: Decoding
 
   /// Decodes a state written by `encode`.
-  public static func decode(_ bytes: [UInt8]) throws(DecodingError) -> StoreState {
+  package static func decode(_ bytes: [UInt8]) throws(DecodingError) -> StoreState {
     try bytes.withUnsafeBufferPointer { (buffer) throws(DecodingError) -> StoreState in try decode(buffer) }
   }
 
@@ -352,7 +352,7 @@ public enum StateCodec {
   /// read: the state has no notifications. That is for commands that only read transactions or
   /// subscriptions; such a state must never be saved. The document must still end where a whole
   /// one does.
-  public static func decode(
+  package static func decode(
     _ buffer: UnsafeBufferPointer<UInt8>, skippingNotifications: Bool = false
   ) throws(DecodingError) -> StoreState {
     var r = Reader(bytes: buffer)

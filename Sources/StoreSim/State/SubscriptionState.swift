@@ -85,68 +85,68 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
   }
 
   /// The group.
-  public var groupID: SubscriptionGroupID {
+  public package(set) var groupID: SubscriptionGroupID {
     _read { yield storage.fields.groupID }
     _modify { yield &storage.fields.groupID }
   }
   /// The group's original transaction id for this customer.
-  public var originalID: TransactionID {
+  public package(set) var originalID: TransactionID {
     _read { yield storage.fields.originalID }
     _modify { yield &storage.fields.originalID }
   }
   /// The product of the current period.
-  public var currentProductID: ProductID {
+  public package(set) var currentProductID: ProductID {
     _read { yield storage.fields.currentProductID }
     _modify { yield &storage.fields.currentProductID }
   }
   /// The product that will renew (`autoRenewProductId`).
-  public var autoRenewProductID: ProductID {
+  public package(set) var autoRenewProductID: ProductID {
     _read { yield storage.fields.autoRenewProductID }
     _modify { yield &storage.fields.autoRenewProductID }
   }
   /// Whether auto-renew is on.
-  public var willAutoRenew: Bool {
+  public package(set) var willAutoRenew: Bool {
     _read { yield storage.fields.willAutoRenew }
     _modify { yield &storage.fields.willAutoRenew }
   }
   /// End of the current (or last) paid period.
-  public var expirationDate: Date {
+  public package(set) var expirationDate: Date {
     _read { yield storage.fields.expirationDate }
     _modify { yield &storage.fields.expirationDate }
   }
   /// The latest transaction of the group.
-  public var latestTransactionID: TransactionID {
+  public package(set) var latestTransactionID: TransactionID {
     _read { yield storage.fields.latestTransactionID }
     _modify { yield &storage.fields.latestTransactionID }
   }
   /// Billing health.
-  public var billing: BillingState {
+  public package(set) var billing: BillingState {
     _read { yield storage.fields.billing }
     _modify { yield &storage.fields.billing }
   }
   /// Why it expired (or why renewal is failing).
-  public var expirationReason: ExpirationReason? {
+  public package(set) var expirationReason: ExpirationReason? {
     _read { yield storage.fields.expirationReason }
     _modify { yield &storage.fields.expirationReason }
   }
   /// Whether it has ended.
-  public var isExpired: Bool {
+  public package(set) var isExpired: Bool {
     _read { yield storage.fields.isExpired }
     _modify { yield &storage.fields.isExpired }
   }
   /// Whether the current period was refunded.
-  public var isRevoked: Bool {
+  public package(set) var isRevoked: Bool {
     _read { yield storage.fields.isRevoked }
     _modify { yield &storage.fields.isRevoked }
   }
   /// Price increase consent.
-  public var priceIncreaseStatus: PriceIncreaseStatus {
+  public package(set) var priceIncreaseStatus: PriceIncreaseStatus {
     _read { yield storage.fields.priceIncreaseStatus }
     _modify { yield &storage.fields.priceIncreaseStatus }
   }
   /// The offer that applies from the next renewal (offer code or promotional offer redeemed by
   /// an active subscriber, or with a deferred plan change).
-  public var pendingOffer: SubscriptionOffer? {
+  public package(set) var pendingOffer: SubscriptionOffer? {
     get { storage.fields.pendingOffer?.fields }
     set {
       storage.fields.pendingOffer = newValue.map(CopyOnWrite.init)
@@ -157,7 +157,7 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
   var hasOffer: Bool { storage.fields.pendingOffer != nil || storage.fields.runningOffer != nil }
 
   /// An offer still running over several periods (pay as you go), and how many periods remain.
-  public var runningOffer: SubscriptionOffer? {
+  public package(set) var runningOffer: SubscriptionOffer? {
     get { storage.fields.runningOffer?.fields }
     set {
       storage.fields.runningOffer = newValue.map(CopyOnWrite.init)
@@ -165,36 +165,36 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
   }
 
   /// Periods left of `runningOffer` after the current one.
-  public var runningOfferPeriodsLeft: Int {
+  public package(set) var runningOfferPeriodsLeft: Int {
     _read { yield storage.fields.runningOfferPeriodsLeft }
     _modify { yield &storage.fields.runningOfferPeriodsLeft }
   }
   /// Start of the current run of periods, bridging gaps shorter than 60 days.
-  public var recentSubscriptionStartDate: Date {
+  public package(set) var recentSubscriptionStartDate: Date {
     _read { yield storage.fields.recentSubscriptionStartDate }
     _modify { yield &storage.fields.recentSubscriptionStartDate }
   }
   /// Successful renewals so far (the sandbox stops after 12).
-  public var renewalCount: Int {
+  public package(set) var renewalCount: Int {
     _read { yield storage.fields.renewalCount }
     _modify { yield &storage.fields.renewalCount }
   }
   /// The app account token of the purchase.
-  public var appAccountToken: UUID? {
+  public package(set) var appAccountToken: UUID? {
     _read { yield storage.fields.appAccountToken }
     _modify { yield &storage.fields.appAccountToken }
   }
 
   /// The start of the run of periods whose anniversary renewals keep (rule
   /// renewals-keep-the-anniversary); nil in sessions written before it existed.
-  public var anniversaryDate: Date? {
+  public package(set) var anniversaryDate: Date? {
     _read { yield storage.fields.anniversaryDate }
     _modify { yield &storage.fields.anniversaryDate }
   }
   /// The price the customer agreed to (or was told of) in a price increase: shown as
   /// `renewalPrice` from the request on and charged from the next renewal after consent (rule
   /// price-increase-changes-the-renewal-price).
-  public var increasedPrice: Decimal? {
+  public package(set) var increasedPrice: Decimal? {
     _read { yield storage.fields.increasedPrice }
     _modify { yield &storage.fields.increasedPrice }
   }

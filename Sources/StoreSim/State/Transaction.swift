@@ -41,13 +41,13 @@ public enum RevocationType: String, Sendable, Hashable, Codable, CaseIterable {
 /// The offer a transaction's period was bought with (`Transaction.Offer`).
 public struct TransactionOffer: Sendable, Hashable, Codable {
   /// Which kind.
-  public var type: OfferType
+  public package(set) var type: OfferType
   /// Promotional or win-back offer id, or offer-code reference name; nil for introductory.
-  public var id: String?
+  public package(set) var id: String?
   /// How it is paid.
-  public var paymentMode: PaymentMode
+  public package(set) var paymentMode: PaymentMode
   /// The offer's length (`offerPeriod`).
-  public var period: SubscriptionPeriod
+  public package(set) var period: SubscriptionPeriod
 
   /// Creates an offer record.
   public init(type: OfferType, id: String?, paymentMode: PaymentMode, period: SubscriptionPeriod) {
@@ -161,127 +161,127 @@ public struct Transaction: Sendable, Hashable, Codable, Identifiable {
   }
 
   /// Unique id.
-  public var id: TransactionID {
+  public package(set) var id: TransactionID {
     _read { yield storage.fields.id }
     _modify { yield &storage.fields.id }
   }
   /// The id of the first purchase this transaction descends from (`originalID`).
-  public var originalID: TransactionID {
+  public package(set) var originalID: TransactionID {
     _read { yield storage.fields.originalID }
     _modify { yield &storage.fields.originalID }
   }
   /// One value per paid subscription period; auto-renewables only.
-  public var webOrderLineItemID: UInt64? {
+  public package(set) var webOrderLineItemID: UInt64? {
     _read { yield storage.fields.webOrderLineItemID }
     _modify { yield &storage.fields.webOrderLineItemID }
   }
   /// The product.
-  public var productID: ProductID {
+  public package(set) var productID: ProductID {
     _read { yield storage.fields.productID }
     _modify { yield &storage.fields.productID }
   }
   /// The product's type.
-  public var productType: ProductType {
+  public package(set) var productType: ProductType {
     _read { yield storage.fields.productType }
     _modify { yield &storage.fields.productType }
   }
   /// The subscription group, auto-renewables only.
-  public var subscriptionGroupID: SubscriptionGroupID? {
+  public package(set) var subscriptionGroupID: SubscriptionGroupID? {
     _read { yield storage.fields.subscriptionGroupID }
     _modify { yield &storage.fields.subscriptionGroupID }
   }
   /// When the account was charged (or the renewal period began).
-  public var purchaseDate: Date {
+  public package(set) var purchaseDate: Date {
     _read { yield storage.fields.purchaseDate }
     _modify { yield &storage.fields.purchaseDate }
   }
   /// The `purchaseDate` of the original transaction.
-  public var originalPurchaseDate: Date {
+  public package(set) var originalPurchaseDate: Date {
     _read { yield storage.fields.originalPurchaseDate }
     _modify { yield &storage.fields.originalPurchaseDate }
   }
   /// End of the period this transaction pays for; auto-renewables only.
-  public var expirationDate: Date? {
+  public package(set) var expirationDate: Date? {
     _read { yield storage.fields.expirationDate }
     _modify { yield &storage.fields.expirationDate }
   }
   /// Quantity bought.
-  public var purchasedQuantity: Int {
+  public package(set) var purchasedQuantity: Int {
     _read { yield storage.fields.purchasedQuantity }
     _modify { yield &storage.fields.purchasedQuantity }
   }
   /// The app's account token from the purchase options.
-  public var appAccountToken: UUID? {
+  public package(set) var appAccountToken: UUID? {
     _read { yield storage.fields.appAccountToken }
     _modify { yield &storage.fields.appAccountToken }
   }
   /// Bought or family shared.
-  public var ownershipType: OwnershipType {
+  public package(set) var ownershipType: OwnershipType {
     _read { yield storage.fields.ownershipType }
     _modify { yield &storage.fields.ownershipType }
   }
   /// When refunded or revoked.
-  public var revocationDate: Date? {
+  public package(set) var revocationDate: Date? {
     _read { yield storage.fields.revocationDate }
     _modify { yield &storage.fields.revocationDate }
   }
   /// Why refunded or revoked.
-  public var revocationReason: RevocationReason? {
+  public package(set) var revocationReason: RevocationReason? {
     _read { yield storage.fields.revocationReason }
     _modify { yield &storage.fields.revocationReason }
   }
   /// Whether family access was revoked (server `revocationType` `FAMILY_REVOKE`) rather than refunded.
-  public var isFamilyRevocation: Bool {
+  public package(set) var isFamilyRevocation: Bool {
     _read { yield storage.fields.isFamilyRevocation }
     _modify { yield &storage.fields.isFamilyRevocation }
   }
   /// Superseded by an immediate upgrade or crossgrade.
-  public var isUpgraded: Bool {
+  public package(set) var isUpgraded: Bool {
     _read { yield storage.fields.isUpgraded }
     _modify { yield &storage.fields.isUpgraded }
   }
   /// The offer of this period.
-  public var offer: TransactionOffer? {
+  public package(set) var offer: TransactionOffer? {
     _read { yield storage.fields.offer }
     _modify { yield &storage.fields.offer }
   }
   /// Purchase or renewal.
-  public var reason: TransactionReason {
+  public package(set) var reason: TransactionReason {
     _read { yield storage.fields.reason }
     _modify { yield &storage.fields.reason }
   }
   /// Total price in currency units (after offer, times quantity).
-  public var price: Decimal {
+  public package(set) var price: Decimal {
     _read { yield storage.fields.price }
     _modify { yield &storage.fields.price }
   }
   /// ISO 4217 currency.
-  public var currency: String {
+  public package(set) var currency: String {
     _read { yield storage.fields.currency }
     _modify { yield &storage.fields.currency }
   }
   /// Storefront country code at purchase time.
-  public var storefront: String {
+  public package(set) var storefront: String {
     _read { yield storage.fields.storefront }
     _modify { yield &storage.fields.storefront }
   }
   /// Apple's storefront id.
-  public var storefrontID: String {
+  public package(set) var storefrontID: String {
     _read { yield storage.fields.storefrontID }
     _modify { yield &storage.fields.storefrontID }
   }
   /// Whether the app has called `finish()`.
-  public var isFinished: Bool {
+  public package(set) var isFinished: Bool {
     _read { yield storage.fields.isFinished }
     _modify { yield &storage.fields.isFinished }
   }
   /// The customer whose purchase was shared into this one (family copies only).
-  public var sharedFrom: CustomerID? {
+  public package(set) var sharedFrom: CustomerID? {
     _read { yield storage.fields.sharedFrom }
     _modify { yield &storage.fields.sharedFrom }
   }
   /// The purchaser's transaction this family copy mirrors.
-  public var sharedTransactionID: TransactionID? {
+  public package(set) var sharedTransactionID: TransactionID? {
     _read { yield storage.fields.sharedTransactionID }
     _modify { yield &storage.fields.sharedTransactionID }
   }

@@ -8,7 +8,7 @@
 /// running value, so a change confined to one aligned 8-byte word (any single changed byte or
 /// flipped bit) always changes the result; other changes go unnoticed with a chance of about
 /// 2^-64. The length is mixed in last.
-public enum Checksum64 {
+package enum Checksum64 {
   static let prime1: UInt64 = 0x9E37_79B9_7F4A_7C15
   static let prime2: UInt64 = 0xC2B2_AE3D_27D4_EB4F
   static let prime3: UInt64 = 0x1656_67B1_9E37_79F9
@@ -36,7 +36,7 @@ public enum Checksum64 {
   }
 
   /// The checksum of some bytes.
-  public static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64 = 0) -> UInt64 {
+  package static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64 = 0) -> UInt64 {
     let n = bytes.count
     var a = seed ^ prime1, b = seed ^ prime2, c = seed ^ prime3, d = seed ^ prime4
     var i = 0
@@ -66,13 +66,13 @@ public enum Checksum64 {
   }
 
   /// The checksum of an array of bytes.
-  public static func hash(_ bytes: [UInt8], seed: UInt64 = 0) -> UInt64 {
+  package static func hash(_ bytes: [UInt8], seed: UInt64 = 0) -> UInt64 {
     bytes.withUnsafeBytes { hash($0, seed: seed) }
   }
 
   /// The checksum of a list of texts, each with its length, so that no two different lists
   /// give the same input (`["ab", "c"]` and `["a", "bc"]` differ).
-  public static func hash(fields: [String], seed: UInt64 = 0) -> UInt64 {
+  package static func hash(fields: [String], seed: UInt64 = 0) -> UInt64 {
     var bytes: [UInt8] = []
     for field in fields {
       var length = UInt64(field.utf8.count).littleEndian
@@ -83,7 +83,7 @@ public enum Checksum64 {
   }
 
   /// Sixteen lowercase hexadecimal digits.
-  public static func hex(_ value: UInt64) -> String {
+  package static func hex(_ value: UInt64) -> String {
     let digits = String(value, radix: 16)
     return String(repeating: "0", count: 16 - digits.count) + digits
   }

@@ -3,7 +3,7 @@
 /// The `.storekit` reader needs line and column numbers for its diagnostics, duplicate keys kept
 /// in order, and numbers kept as written (prices are decimals, never binary floating point), so
 /// storesim reads JSON with this small parser instead of `JSONSerialization`.
-public indirect enum JSONValue: Sendable, Equatable {
+package indirect enum JSONValue: Sendable, Equatable {
   /// `null`.
   case null
   /// `true` or `false`.
@@ -18,7 +18,7 @@ public indirect enum JSONValue: Sendable, Equatable {
   case object([JSONMember])
 
   /// A short name of the value's kind for messages ("a string", "an object").
-  public var kindDescription: String {
+  package var kindDescription: String {
     switch self {
     case .null: return "null"
     case .bool: return "a boolean"
@@ -30,73 +30,56 @@ public indirect enum JSONValue: Sendable, Equatable {
   }
 }
 
-/// A position in a text: 1-based line and column (columns count Unicode scalars).
-public struct TextLocation: Sendable, Equatable, Hashable, Codable, CustomStringConvertible {
-  /// 1-based line.
-  public var line: Int
-  /// 1-based column.
-  public var column: Int
-
-  /// Creates a location.
-  public init(line: Int, column: Int) {
-    self.line = line
-    self.column = column
-  }
-
-  /// `line:column`.
-  public var description: String { "\(line):\(column)" }
-}
-
 /// A JSON value with the location of its first character.
-public struct JSONNode: Sendable, Equatable {
+package struct JSONNode: Sendable, Equatable {
   /// The value.
-  public var value: JSONValue
+  package var value: JSONValue
   /// Where the value starts.
-  public var location: TextLocation
+  package var location: TextLocation
 
   /// Creates a node.
-  public init(_ value: JSONValue, at location: TextLocation) {
+  package init(_ value: JSONValue, at location: TextLocation) {
     self.value = value
     self.location = location
   }
 
   /// The members when the value is an object.
-  public var members: [JSONMember]? {
+  package var members: [JSONMember]? {
     if case .object(let members) = value { return members }
     return nil
   }
 
   /// The first member with this key, when the value is an object.
-  public subscript(key: String) -> JSONNode? {
+  package subscript(key: String) -> JSONNode? {
     members?.first(where: { $0.key == key })?.value
   }
 }
 
 /// One `"key": value` pair of an object.
-public struct JSONMember: Sendable, Equatable {
+package struct JSONMember: Sendable, Equatable {
   /// The key.
-  public var key: String
+  package var key: String
   /// Where the key starts.
-  public var keyLocation: TextLocation
+  package var keyLocation: TextLocation
   /// The value.
-  public var value: JSONNode
+  package var value: JSONNode
 }
 
 /// Why a text is not JSON, and where.
-public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
   /// What is wrong.
-  public var message: String
+  package var message: String
   /// Where the parser stopped.
-  public var location: TextLocation
+  package var location: TextLocation
 
   /// `line:column: message`.
-  public var description: String { "\(location): \(message)" }
+  package var description: String { "\(location): \(message)" }
 }
 
 /// A strict RFC 8259 JSON parser over UTF-8 bytes with locations and a nesting limit.
-public struct JSONParser {
+package struct JSONParser {
   /// Deepest nesting of arrays and objects accepted; deeper input is refused, never a crash.
-  public static let maximumDepth = 256
+  package static let maximumDepth = 256
 
   private let bytes: [UInt8]
   private var index = 0
@@ -105,7 +88,7 @@ public struct JSONParser {
   private var depth = 0
 
   /// Parses a whole document; anything but whitespace after the value is an error.
-  public static func parse(_ data: some Collection<UInt8>) throws(JSONSyntaxError) -> JSONNode {
+  package static func parse(_ data: some Collection<UInt8>) throws(JSONSyntaxError) -> JSONNode {
     var parser = JSONParser(bytes: Array(data))
     return try parser.parseDocument()
   }

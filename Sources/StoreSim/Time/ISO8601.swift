@@ -1,9 +1,9 @@
 import Foundation
 
 /// ISO 8601 formatting in UTC, whole seconds (milliseconds when present).
-public enum ISO8601 {
+package enum ISO8601 {
   /// `2026-01-31T10:00:00Z`.
-  public static func string(_ date: Date) -> String {
+  package static func string(_ date: Date) -> String {
     let ms = date.epochMilliseconds
     var days = ms / 86_400_000
     var rest = ms % 86_400_000

@@ -1,7 +1,7 @@
 import Foundation
 
 /// How long periods, grace and billing retry last under a time rate (rule time-rates-are-xcodes-rates).
-public enum TimeRules {
+package enum TimeRules {
   /// The end of `count` periods starting at `start` under `rate`.
   ///
   /// Real time uses the UTC calendar. The "monthly renewal every …" rates use Apple's table
@@ -10,7 +10,7 @@ public enum TimeRules {
   /// time-rate-change-applies-to-future-periods]. Fixed rates make every period one
   /// interval [doc], and an offer of N periods N intervals [inf]. Legacy "X is one day" rates
   /// scale the real length by days.
-  public static func end(of period: SubscriptionPeriod, count: Int = 1, from start: Date, rate: TimeRate) -> Date {
+  package static func end(of period: SubscriptionPeriod, count: Int = 1, from start: Date, rate: TimeRate) -> Date {
     let n = max(count, 1)
     if let fixed = rate.fixedIntervalSeconds {
       return start.addingTimeInterval(Double(fixed * Int64(n)))
@@ -44,7 +44,7 @@ public enum TimeRules {
   /// Returns the end and the anchor to keep: a start off the anchor's chain (a plan change to
   /// another length, a recovery after grace, a forced renewal), a period that is not whole
   /// months, or a time rate other than real time starts a new anchor at `start`.
-  public static func anniversaryEnd(
+  package static func anniversaryEnd(
     of period: SubscriptionPeriod, count: Int = 1, from start: Date, anchor: Date?, rate: TimeRate
   ) -> (end: Date, anchor: Date) {
     let n = max(count, 1)
@@ -69,7 +69,7 @@ public enum TimeRules {
 
   /// Grace period length for a subscription with this renewal period (rule
   /// grace-and-retry-lengths-follow-the-time-rate).
-  public static func gracePeriod(for period: SubscriptionPeriod, rate: TimeRate) -> TimeInterval {
+  package static func gracePeriod(for period: SubscriptionPeriod, rate: TimeRate) -> TimeInterval {
     let weekly = period.unit == .week || period.unit == .day
     if let fixed = rate.fixedIntervalSeconds { return Double(fixed) }
     if let table = rate.monthlyAndWeeklySeconds {
@@ -81,7 +81,7 @@ public enum TimeRules {
   }
 
   /// Billing retry window length (rule grace-and-retry-lengths-follow-the-time-rate).
-  public static func billingRetryPeriod(for period: SubscriptionPeriod, rate: TimeRate) -> TimeInterval {
+  package static func billingRetryPeriod(for period: SubscriptionPeriod, rate: TimeRate) -> TimeInterval {
     if let fixed = rate.fixedIntervalSeconds { return Double(fixed * 2) }
     if let table = rate.monthlyAndWeeklySeconds { return Double(table.month * 2) }
     if let perDay = rate.secondsPerDay { return 60 * Double(perDay) }

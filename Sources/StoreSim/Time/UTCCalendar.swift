@@ -1,10 +1,10 @@
 import Foundation
 
 /// Calendar arithmetic in UTC, independent of the machine's calendar and time zone.
-public enum UTCCalendar {
+package enum UTCCalendar {
   /// Adds months to a date, clamping the day to the end of the target month (Jan 31 + 1 month =
   /// Feb 28 or 29), keeping the time of day.
-  public static func adding(months: Int, to date: Date) -> Date {
+  package static func adding(months: Int, to date: Date) -> Date {
     let totalMs = date.epochMilliseconds
     let dayMs: Int64 = 86_400_000
     var days = totalMs / dayMs
@@ -26,7 +26,7 @@ public enum UTCCalendar {
   /// end, the time of day kept), the date `anchor` plus k + `months` months, clamped the same
   /// way; nil when `start` is not on the anchor's monthly chain. One pass over both civil dates
   /// (this runs on every renewal).
-  public static func anniversary(of anchor: Date, from start: Date, addingMonths months: Int) -> Date? {
+  package static func anniversary(of anchor: Date, from start: Date, addingMonths months: Int) -> Date? {
     let dayMs: Int64 = 86_400_000
     func split(_ date: Date) -> (days: Int64, ms: Int64) {
       let total = date.epochMilliseconds
@@ -53,7 +53,7 @@ public enum UTCCalendar {
   static func isLeap(_ y: Int64) -> Bool { (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 }
 
   /// Days in a month of a year (Gregorian).
-  public static func daysInMonth(year: Int64, month: Int64) -> Int64 {
+  package static func daysInMonth(year: Int64, month: Int64) -> Int64 {
     switch month {
     case 2: return isLeap(year) ? 29 : 28
     case 4, 6, 9, 11: return 30
@@ -62,7 +62,7 @@ public enum UTCCalendar {
   }
 
   /// Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
-  public static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
+  package static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
     let y = month <= 2 ? year - 1 : year
     let era = (y >= 0 ? y : y - 399) / 400
     let yoe = y - era * 400

@@ -1,7 +1,7 @@
 import Foundation
 
 /// SHA-256 (FIPS 180-4); Foundation on Linux has no digest API and storesim takes no packages.
-public enum SHA256 {
+package enum SHA256 {
   private static let k: [UInt32] = [
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
     0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
@@ -14,7 +14,7 @@ public enum SHA256 {
   ]
 
   /// The 32-byte digest of `message`.
-  public static func hash(_ message: [UInt8]) -> [UInt8] {
+  package static func hash(_ message: [UInt8]) -> [UInt8] {
     var h: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
     var data = message
     let bitLength = UInt64(message.count) * 8
@@ -49,7 +49,7 @@ public enum SHA256 {
   }
 
   /// HMAC-SHA256 (RFC 2104).
-  public static func hmac(key: [UInt8], message: [UInt8]) -> [UInt8] {
+  package static func hmac(key: [UInt8], message: [UInt8]) -> [UInt8] {
     var k = key.count > 64 ? hash(key) : key
     k += [UInt8](repeating: 0, count: 64 - k.count)
     let inner = hash(k.map { $0 ^ 0x36 } + message)
@@ -68,9 +68,9 @@ extension UInt32 {
 /// Apple's `SignedDataVerifier` skips signature checks in the `Xcode` and `LocalTesting`
 /// environments and then decodes and checks bundle id and environment; in `Sandbox` and
 /// `Production` it requires Apple's certificate chain, which no simulator can provide.
-public enum JWS {
+package enum JWS {
   /// Signs a JSON payload.
-  public static func sign(_ payload: JSONOutput, bundleID: String) -> String {
+  package static func sign(_ payload: JSONOutput, bundleID: String) -> String {
     let header = JSONOutput.object(["alg": .string("HS256"), "typ": .string("JWT"), "kid": .string("storesim")])
     let signingInput =
       base64URL(Array(header.rendered(pretty: false).utf8)) + "."
@@ -80,7 +80,7 @@ public enum JWS {
   }
 
   /// Checks a storesim signature and returns the payload bytes, or nil.
-  public static func verify(_ jws: String, bundleID: String) -> [UInt8]? {
+  package static func verify(_ jws: String, bundleID: String) -> [UInt8]? {
     let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
     guard parts.count == 3 else { return nil }
     let key = SHA256.hash(Array("storesim-signing-key:\(bundleID)".utf8))
@@ -90,7 +90,7 @@ public enum JWS {
   }
 
   /// Base64url without padding.
-  public static func base64URL(_ bytes: [UInt8]) -> String {
+  package static func base64URL(_ bytes: [UInt8]) -> String {
     // Written out rather than Foundation's base64 and three string replacements: signing is on
     // the server's path for every answer, and those replacements were most of its cost.
     var out = [UInt8]()
@@ -120,7 +120,7 @@ public enum JWS {
   private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
   /// Decodes base64url with or without padding; nil for any other character or a bad length.
-  public static func decodeBase64URL<S: StringProtocol>(_ text: S) -> [UInt8]? {
+  package static func decodeBase64URL<S: StringProtocol>(_ text: S) -> [UInt8]? {
     var out = [UInt8]()
     out.reserveCapacity(text.utf8.count * 3 / 4)
     var acc: UInt32 = 0

@@ -52,7 +52,7 @@ extension SubscriptionOffer {
 }
 
 /// Formats prices for people, independent of the machine's locale.
-public enum PriceFormatter {
+package enum PriceFormatter {
   private static let symbols: [String: String] = [
     "USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "CNY": "¥", "KRW": "₩", "INR": "₹",
     "RUB": "₽", "CAD": "CA$", "AUD": "A$", "NZD": "NZ$", "HKD": "HK$", "SGD": "S$",
@@ -61,13 +61,13 @@ public enum PriceFormatter {
   private static let zeroDecimal: Set<String> = ["JPY", "KRW", "CLP", "VND", "IDR", "HUF", "COP", "KZT"]
 
   /// `$4.99`, `¥400`, `€0.99`.
-  public static func display(_ price: Decimal, currency: String) -> String {
+  package static func display(_ price: Decimal, currency: String) -> String {
     let digits = zeroDecimal.contains(currency) ? 0 : 2
     return (symbols[currency] ?? "\(currency) ") + plain(price, fractionDigits: digits)
   }
 
   /// The amount with a fixed number of fraction digits, rounded half up: `4.99`.
-  public static func plain(_ price: Decimal, fractionDigits: Int) -> String {
+  package static func plain(_ price: Decimal, fractionDigits: Int) -> String {
     var value = price
     var rounded = Decimal()
     NSDecimalRound(&rounded, &value, fractionDigits, .plain)

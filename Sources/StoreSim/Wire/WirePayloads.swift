@@ -195,7 +195,7 @@ extension Store {
   }
 
   /// The App Store Server API's transaction history response (`HistoryResponse`).
-  public func transactionHistoryResponse(
+  package func transactionHistoryResponse(
     customer: CustomerID = .default, productID: ProductID? = nil
   ) -> JSONOutput {
     let list = allTransactions(customer: customer).filter { productID == nil || $0.productID == productID }
@@ -210,7 +210,7 @@ extension Store {
 
   /// The App Store Server API's `StatusResponse` (Get All Subscription Statuses); `status`
   /// keeps only subscriptions whose server status (1–5) it holds, when not empty.
-  public func allSubscriptionStatusesResponse(
+  package func allSubscriptionStatusesResponse(
     customer: CustomerID = .default, groups: [SubscriptionGroupID]? = nil, status: Set<Int> = []
   ) -> JSONOutput {
     let ids = groups ?? state.configuration.subscriptionGroups.map(\.id)

@@ -132,3 +132,53 @@ import Testing
     #expect(store.lastNotification?.name == "DID_RENEW")
   }
 }
+
+/// The library's public surface is the list in `docs/library-api.md`, no more and no less.
+@Suite struct LibraryAPISurfaceTests {
+  static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../..")
+    .standardizedFileURL
+
+  /// The names of `public` top-level declarations in `Sources/StoreSim`.
+  static func declaredPublicNames() throws -> Set<String> {
+    let folder = root.appendingPathComponent("Sources/StoreSim")
+    let pattern = try Regex(#"^public (?:final |indirect )*(?:struct|enum|class|protocol|typealias|actor|func) (\w+)"#)
+    var names = Set<String>()
+    let files = FileManager.default.enumerator(atPath: folder.path)?.compactMap { $0 as? String } ?? []
+    for file in files where file.hasSuffix(".swift") {
+      let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+      for line in text.split(separator: "\n") {
+        if let match = try pattern.firstMatch(in: String(line)), let name = match.output[1].substring {
+          names.insert(String(name))
+        }
+      }
+    }
+    return names
+  }
+
+  /// The names listed in `docs/library-api.md` (lines "- `Name`").
+  static func documentedNames() throws -> Set<String> {
+    let text = try String(contentsOf: root.appendingPathComponent("docs/library-api.md"), encoding: .utf8)
+    return Set(
+      text.split(separator: "\n").compactMap { line -> String? in
+        guard line.hasPrefix("- `"), let end = line.dropFirst(3).firstIndex(of: "`") else { return nil }
+        return String(line[line.index(line.startIndex, offsetBy: 3)..<end])
+      })
+  }
+
+  @Test func everyPublicNameIsDocumentedAndEveryDocumentedNameIsPublic() throws {
+    let declared = try Self.declaredPublicNames()
+    let documented = try Self.documentedNames()
+    #expect(declared.count > 40)
+    #expect(declared.subtracting(documented).sorted() == [], "public but not in docs/library-api.md")
+    #expect(documented.subtracting(declared).sorted() == [], "in docs/library-api.md but not public")
+  }
+
+  @Test func infrastructureIsNotPublic() throws {
+    let declared = try Self.declaredPublicNames()
+    for name in [
+      "StateCodec", "JSONParser", "JWS", "SHA256", "ISO8601", "UTCCalendar", "PriceFormatter", "ServerRecords",
+    ] {
+      #expect(!declared.contains(name), "\(name) is infrastructure")
+    }
+  }
+}
