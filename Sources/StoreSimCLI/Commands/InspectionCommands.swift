@@ -258,13 +258,7 @@ let notificationsCommand = CommandSpec(
   example: "storesim notifications deliver http://127.0.0.1:8080/notifications",
   run: { inv in
     let args = try inv.positionals(0...2, "")
-    var since = 0
-    if let s = inv.arguments.value("since") {
-      guard let n = Int(s), n >= 0 else {
-        throw CLIError.usage("--since takes a count of notifications, not '\(s)'", command: "notifications")
-      }
-      since = n
-    }
+    let since = try notificationsSince(inv)
     if args.first == nil, inv.arguments.has("retry") {
       throw CLIError.usage("--retry goes with 'notifications deliver'", command: "notifications")
     }
@@ -272,100 +266,134 @@ let notificationsCommand = CommandSpec(
       guard action == "deliver" else {
         throw CLIError.usage("unknown notifications action '\(action)'; use deliver", command: "notifications")
       }
-      let retry = inv.arguments.has("retry")
-      let url = try args.count == 2 ? Delivery.validate(args[1], command: "notifications") : nil
-      guard url != nil || retry else {
-        throw CLIError.usage("deliver needs a URL (or --retry)", command: "notifications")
-      }
-      var planned: [PlannedDelivery] = []
-      var attempts: [NotificationDelivery] = []
-      _ = try SessionContext.with(inv, mutating: inv.memory != nil) { store in
-        if let url {
-          let open = store.undelivered(to: url)
-          planned = (retry ? open.failed + open.new : open.new).sorted().filter { $0 >= since }.map {
-            PlannedDelivery(store, index: $0, url: url)
-          }
-        } else {
-          let urls = Set((store.state.deliveryLog ?? []).map(\.url)).sorted()
-          for u in urls {
-            planned += store.undelivered(to: u).failed.filter { $0 >= since }.map {
-              PlannedDelivery(store, index: $0, url: u)
-            }
-          }
-        }
-        if inv.memory != nil {
-          // A scenario's session is in memory: no lock to let go of.
-          for (plan, attempt) in zip(planned, Delivery.send(planned)) {
-            let record = NotificationDelivery(
-              index: plan.index, url: plan.url, httpStatus: attempt.status, error: attempt.error, date: store.now)
-            store.recordDelivery(record)
-            attempts.append(record)
-          }
-        }
-        return .success
-      }
-      if inv.memory == nil && !planned.isEmpty {
-        attempts = try SessionContext.deliver(
-          inv, SessionLocation(shown: SessionContext.path(inv), environment: inv.environment), planned)
-      }
-      let failed = attempts.filter { !$0.succeeded }.count
-      if inv.json {
-        inv.printJSON(
-          .array(
-            attempts.map { a in
-              .object([
-                "index": .int(Int64(a.index)), "url": .string(a.url),
-                "httpStatus": a.httpStatus.map { .int(Int64($0)) }, "error": a.error.map(JSONOutput.string),
-              ])
-            }))
-      } else {
-        for a in attempts {
-          inv.out("#\(a.index) -> \(a.url): " + (a.httpStatus != nil ? a.outcome : "failed (\(a.outcome))"))
-        }
-        inv.out(
-          "delivered \(attempts.count - failed), failed \(failed)"
-            + (failed > 0 ? " (kept for 'notifications deliver --retry')" : ""))
-      }
-      return failed == 0 ? .success : .failure
+      return try deliverNotifications(inv, url: args.count == 2 ? args[1] : nil, since: since)
     }
-    return try SessionContext.with(inv, mutating: false) { store in
-      let all = store.notifications
-      let list = Array(all.enumerated()).dropFirst(min(since, all.count))
-      if inv.arguments.has("decoded") {
-        guard !inv.arguments.has("signed") else {
-          throw CLIError.usage("give --signed or --decoded, not both", command: "notifications")
-        }
-        inv.printJSON(.array(list.map { store.decodedPayload($0.element) }))
-      } else if inv.arguments.has("signed") {
-        if inv.json {
-          inv.printJSON(.array(list.map { store.signedBody($0.element) }))
-        } else {
-          for (_, n) in list { inv.out(store.signedBody(n).rendered(pretty: false)) }
-        }
-      } else if inv.json {
-        inv.printJSON(.array(list.map { store.payload($0.element) }))
-      } else if list.isEmpty {
-        inv.out("(none)")
-      } else {
-        let log = store.state.deliveryLog ?? []
-        inv.out(
-          Table.render(
-            [["#", "DATE", "CUSTOMER", "TYPE", "PRODUCT", "STATUS", "DELIVERY"]]
-              + list.map { (i, n) in
-                let attempts = log.filter { $0.index == i }
-                let delivery =
-                  attempts.isEmpty
-                  ? "" : attempts.contains(where: \.succeeded) ? "delivered" : "failed ×\(attempts.count)"
-                return [
-                  String(i), ISO8601.string(n.signedDate), n.customer.rawValue,
-                  n.name, n.transaction?.productID ?? "",
-                  n.status?.rawValue ?? "", delivery,
-                ]
-              }))
-      }
-      return .success
-    }
+    return try listNotifications(inv, since: since)
   })
+
+/// `--since N`: how many notifications to skip (0 without it).
+private func notificationsSince(_ inv: Invocation) throws -> Int {
+  guard let s = inv.arguments.value("since") else { return 0 }
+  guard let n = Int(s), n >= 0 else {
+    throw CLIError.usage("--since takes a count of notifications, not '\(s)'", command: "notifications")
+  }
+  return n
+}
+
+/// `notifications deliver <url> | --retry`: plans, sends and records, then reports each attempt.
+private func deliverNotifications(_ inv: Invocation, url text: String?, since: Int) throws -> ExitCode {
+  let retry = inv.arguments.has("retry")
+  let url = try text.map { try Delivery.validate($0, command: "notifications") }
+  guard url != nil || retry else {
+    throw CLIError.usage("deliver needs a URL (or --retry)", command: "notifications")
+  }
+  var planned: [PlannedDelivery] = []
+  var attempts: [NotificationDelivery] = []
+  _ = try SessionContext.with(inv, mutating: inv.memory != nil) { store in
+    planned = plannedDeliveries(store, to: url, retry: retry, since: since)
+    if inv.memory != nil {
+      // A scenario's session is in memory: no lock to let go of.
+      for (plan, attempt) in zip(planned, Delivery.send(planned)) {
+        let record = NotificationDelivery(
+          index: plan.index, url: plan.url, httpStatus: attempt.status, error: attempt.error, date: store.now)
+        store.recordDelivery(record)
+        attempts.append(record)
+      }
+    }
+    return .success
+  }
+  if inv.memory == nil && !planned.isEmpty {
+    attempts = try SessionContext.deliver(
+      inv, SessionLocation(shown: SessionContext.path(inv), environment: inv.environment), planned)
+  }
+  return reportDeliveries(inv, attempts)
+}
+
+/// To one URL: the new notifications (and the failed ones with --retry); with no URL, the
+/// failed ones of every URL delivered to before.
+private func plannedDeliveries(_ store: Store, to url: String?, retry: Bool, since: Int) -> [PlannedDelivery] {
+  if let url {
+    let open = store.undelivered(to: url)
+    return (retry ? open.failed + open.new : open.new).sorted().filter { $0 >= since }.map {
+      PlannedDelivery(store, index: $0, url: url)
+    }
+  }
+  var planned: [PlannedDelivery] = []
+  let urls = Set((store.state.deliveryLog ?? []).map(\.url)).sorted()
+  for u in urls {
+    planned += store.undelivered(to: u).failed.filter { $0 >= since }.map {
+      PlannedDelivery(store, index: $0, url: u)
+    }
+  }
+  return planned
+}
+
+private func reportDeliveries(_ inv: Invocation, _ attempts: [NotificationDelivery]) -> ExitCode {
+  let failed = attempts.filter { !$0.succeeded }.count
+  if inv.json {
+    inv.printJSON(
+      .array(
+        attempts.map { a in
+          .object([
+            "index": .int(Int64(a.index)), "url": .string(a.url),
+            "httpStatus": a.httpStatus.map { .int(Int64($0)) }, "error": a.error.map(JSONOutput.string),
+          ])
+        }))
+  } else {
+    for a in attempts {
+      inv.out("#\(a.index) -> \(a.url): " + (a.httpStatus != nil ? a.outcome : "failed (\(a.outcome))"))
+    }
+    inv.out(
+      "delivered \(attempts.count - failed), failed \(failed)"
+        + (failed > 0 ? " (kept for 'notifications deliver --retry')" : ""))
+  }
+  return failed == 0 ? .success : .failure
+}
+
+/// The notifications after the first `since`: decoded, signed, JSON or a table with their delivery.
+private func listNotifications(_ inv: Invocation, since: Int) throws -> ExitCode {
+  try SessionContext.with(inv, mutating: false) { store in
+    let all = store.notifications
+    let list = Array(all.enumerated()).dropFirst(min(since, all.count))
+    if inv.arguments.has("decoded") {
+      guard !inv.arguments.has("signed") else {
+        throw CLIError.usage("give --signed or --decoded, not both", command: "notifications")
+      }
+      inv.printJSON(.array(list.map { store.decodedPayload($0.element) }))
+    } else if inv.arguments.has("signed") {
+      if inv.json {
+        inv.printJSON(.array(list.map { store.signedBody($0.element) }))
+      } else {
+        for (_, n) in list { inv.out(store.signedBody(n).rendered(pretty: false)) }
+      }
+    } else if inv.json {
+      inv.printJSON(.array(list.map { store.payload($0.element) }))
+    } else if list.isEmpty {
+      inv.out("(none)")
+    } else {
+      inv.out(notificationsTable(list, log: store.state.deliveryLog ?? []))
+    }
+    return .success
+  }
+}
+
+private func notificationsTable(
+  _ list: ArraySlice<EnumeratedSequence<[ServerNotification]>.Element>, log: [NotificationDelivery]
+) -> String {
+  Table.render(
+    [["#", "DATE", "CUSTOMER", "TYPE", "PRODUCT", "STATUS", "DELIVERY"]]
+      + list.map { (i, n) in
+        let attempts = log.filter { $0.index == i }
+        let delivery =
+          attempts.isEmpty
+          ? "" : attempts.contains(where: \.succeeded) ? "delivered" : "failed ×\(attempts.count)"
+        return [
+          String(i), ISO8601.string(n.signedDate), n.customer.rawValue,
+          n.name, n.transaction?.productID ?? "",
+          n.status?.rawValue ?? "", delivery,
+        ]
+      })
+}
 
 let receiptCommand = CommandSpec(
   name: "receipt", group: "Inspection",

@@ -41,82 +41,19 @@ let buyCommand = CommandSpec(
   example: "storesim buy subscription.pro --offer intro",
   run: { inv in
     let productID = try inv.positionals(1...1, "product id")[0]
-    var options = PurchaseOptions()
-    if let q = inv.arguments.value("quantity") {
-      guard let n = Int(q) else { throw CLIError.usage("quantity must be a whole number, not '\(q)'", command: "buy") }
-      options.quantity = n
-    }
-    if let token = inv.arguments.value("app-account-token") {
-      guard let uuid = UUID(uuidString: token) else {
-        throw CLIError.usage("app account token '\(token)' is not a UUID", command: "buy")
-      }
-      options.appAccountToken = uuid
-    }
-    if let offer = inv.arguments.value("offer") {
-      guard let o = OfferRequest(userInput: offer) else {
-        throw CLIError.usage(
-          "invalid offer '\(offer)'; use intro, promotional:ID, code:REFERENCE or win-back:ID", command: "buy")
-      }
-      options.offer = o
-    }
+    let options = try purchaseOptions(inv)
     let at = try inv.arguments.value("at").map { try ValueParsing.date($0, note: inv.warning) }
     return try SessionContext.with(inv, mutating: true) { store in
       let customer = SessionContext.customer(inv)
-      if options.quantity != 1, let product = store.configuration.product(productID),
-        product.type != .consumable && product.type != .nonRenewable
-      {
-        throw CLIError.usage(
-          "--quantity applies to consumables and non-renewing subscriptions; '\(productID)' is \(product.type.rawValue.lowercased()) and is bought one at a time",
-          command: "buy")
-      }
+      try checkQuantity(options, of: productID, in: store)
       let outcome = try store.purchase(
         productID, options: options, customer: customer, cancel: inv.arguments.has("cancel"), at: at)
       inv.memory?.lastPurchaseResult = outcome.value.name
-      var json: [String: JSONOutput] = ["result": .string(outcome.value.name)]
-      var line: String
-      switch outcome.value {
-      case .success(let t, let verification):
-        json["transaction"] = store.payload(t, customer: customer)
-        if let verification { json["verificationError"] = .string(verification.description) }
-        let created = outcome.events.contains {
-          if case .transactionCreated(let id, _, _) = $0.kind { return id == t.id }
-          return false
-        }
-        if t.productID != productID {
-          // A downgrade or crossgrade at the next renewal: the current plan stays until then.
-          let when = t.expirationDate.map(ISO8601.string) ?? "the next renewal"
-          json["scheduledChange"] = .object([
-            "productId": .string(productID), "fromProductId": .string(t.productID),
-            "effectiveDate": t.expirationDate.map { .int($0.epochMilliseconds) } ?? .null,
-          ])
-          line =
-            "scheduled  \(productID)  from \(when), when \(t.productID) renews  (transaction \(t.id) of \(t.productID) stays until then)"
-        } else if !created {
-          json["alreadyOwned"] = .bool(true)
-          let what = t.productType == .autoRenewable ? "already subscribed" : "already purchased"
-          line = "\(what)  \(t.productID)  transaction \(t.id)"
-          if let e = t.expirationDate { line += "  expires \(ISO8601.string(e))" }
-          line += "  (no new purchase)"
-        } else {
-          line = "purchased  \(t.productID)  transaction \(t.id)  \(Render.price(t))"
-          if let e = t.expirationDate { line += "  expires \(ISO8601.string(e))" }
-          let notes = Render.flags(t)
-          if !notes.isEmpty { line += "  (\(notes))" }
-        }
-        if let verification { line += "  unverified: \(verification)" }
-      case .pending(let id):
-        json["requestId"] = .string(id)
-        line = "pending    request \(id) for \(productID)"
-      case .userCancelled:
-        line = "userCancelled"
-      case .failed(let error):
-        json["error"] = .string(error.description)
-        line = "failed     \(error)"
-      }
+      let report = PurchaseReport(outcome, productID: productID, store: store, customer: customer)
       if inv.json {
-        inv.printJSON(.object(json))
+        inv.printJSON(.object(report.json))
       } else {
-        inv.out(TerminalText.field(line))
+        inv.out(TerminalText.field(report.line))
         let other = outcome.events.filter {
           if case .transactionCreated(_, _, .purchaseResult) = $0.kind { return false }
           if case .askToBuyRequested = $0.kind { return false }
@@ -124,18 +61,116 @@ let buyCommand = CommandSpec(
         }
         reportEvents(inv, other, store: store)
       }
-      switch outcome.value {
-      case .failed(let error):
-        inv.err("error: purchase of '\(productID)' failed: \(error)")
-        return .failure
-      case .userCancelled:
-        inv.err("error: purchase of '\(productID)' did not go through: the customer cancelled")
-        return .failure
-      case .success, .pending:
-        return .success
-      }
+      return purchaseExitCode(inv, outcome.value, productID: productID)
     }
   })
+
+/// `--quantity`, `--app-account-token` and `--offer`, checked in that order.
+private func purchaseOptions(_ inv: Invocation) throws -> PurchaseOptions {
+  var options = PurchaseOptions()
+  if let q = inv.arguments.value("quantity") {
+    guard let n = Int(q) else { throw CLIError.usage("quantity must be a whole number, not '\(q)'", command: "buy") }
+    options.quantity = n
+  }
+  if let token = inv.arguments.value("app-account-token") {
+    guard let uuid = UUID(uuidString: token) else {
+      throw CLIError.usage("app account token '\(token)' is not a UUID", command: "buy")
+    }
+    options.appAccountToken = uuid
+  }
+  if let offer = inv.arguments.value("offer") {
+    guard let o = OfferRequest(userInput: offer) else {
+      throw CLIError.usage(
+        "invalid offer '\(offer)'; use intro, promotional:ID, code:REFERENCE or win-back:ID", command: "buy")
+    }
+    options.offer = o
+  }
+  return options
+}
+
+/// (rule quantity-only-for-consumables-and-non-renewing)
+private func checkQuantity(_ options: PurchaseOptions, of productID: ProductID, in store: Store) throws {
+  if options.quantity != 1, let product = store.configuration.product(productID),
+    product.type != .consumable && product.type != .nonRenewable
+  {
+    throw CLIError.usage(
+      "--quantity applies to consumables and non-renewing subscriptions; '\(productID)' is \(product.type.rawValue.lowercased()) and is bought one at a time",
+      command: "buy")
+  }
+}
+
+/// What `buy` prints for a purchase's result: one text line, or the fields of its JSON object.
+private struct PurchaseReport {
+  var json: [String: JSONOutput]
+  var line: String
+
+  init(_ outcome: Outcome<PurchaseResult>, productID: ProductID, store: Store, customer: CustomerID) {
+    json = ["result": .string(outcome.value.name)]
+    switch outcome.value {
+    case .success(let t, let verification):
+      line = ""
+      transaction(
+        t, verification: verification, outcome: outcome, productID: productID, store: store, customer: customer)
+    case .pending(let id):
+      json["requestId"] = .string(id)
+      line = "pending    request \(id) for \(productID)"
+    case .userCancelled:
+      line = "userCancelled"
+    case .failed(let error):
+      json["error"] = .string(error.description)
+      line = "failed     \(error)"
+    }
+  }
+
+  /// A transaction: scheduled for the next renewal, already owned, or newly purchased.
+  private mutating func transaction(
+    _ t: Transaction, verification: SimulatedError?, outcome: Outcome<PurchaseResult>, productID: ProductID,
+    store: Store, customer: CustomerID
+  ) {
+    json["transaction"] = store.payload(t, customer: customer)
+    if let verification { json["verificationError"] = .string(verification.description) }
+    let created = outcome.events.contains {
+      if case .transactionCreated(let id, _, _) = $0.kind { return id == t.id }
+      return false
+    }
+    if t.productID != productID {
+      // A downgrade or crossgrade at the next renewal: the current plan stays until then.
+      let when = t.expirationDate.map(ISO8601.string) ?? "the next renewal"
+      json["scheduledChange"] = .object([
+        "productId": .string(productID), "fromProductId": .string(t.productID),
+        "effectiveDate": t.expirationDate.map { .int($0.epochMilliseconds) } ?? .null,
+      ])
+      line =
+        "scheduled  \(productID)  from \(when), when \(t.productID) renews  (transaction \(t.id) of \(t.productID) stays until then)"
+    } else if !created {
+      json["alreadyOwned"] = .bool(true)
+      let what = t.productType == .autoRenewable ? "already subscribed" : "already purchased"
+      line = "\(what)  \(t.productID)  transaction \(t.id)"
+      if let e = t.expirationDate { line += "  expires \(ISO8601.string(e))" }
+      line += "  (no new purchase)"
+    } else {
+      line = "purchased  \(t.productID)  transaction \(t.id)  \(Render.price(t))"
+      if let e = t.expirationDate { line += "  expires \(ISO8601.string(e))" }
+      let notes = Render.flags(t)
+      if !notes.isEmpty { line += "  (\(notes))" }
+    }
+    if let verification { line += "  unverified: \(verification)" }
+  }
+}
+
+/// Failed and cancelled purchases say so on stderr and exit 1.
+private func purchaseExitCode(_ inv: Invocation, _ result: PurchaseResult, productID: ProductID) -> ExitCode {
+  switch result {
+  case .failed(let error):
+    inv.err("error: purchase of '\(productID)' failed: \(error)")
+    return .failure
+  case .userCancelled:
+    inv.err("error: purchase of '\(productID)' did not go through: the customer cancelled")
+    return .failure
+  case .success, .pending:
+    return .success
+  }
+}
 
 func askToBuyCommand(_ name: String, approve: Bool) -> CommandSpec {
   CommandSpec(
