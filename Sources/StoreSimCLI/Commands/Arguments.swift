@@ -105,8 +105,11 @@ enum Suggest {
     Suggestion.closest(to: input, in: candidates)
   }
 
-  /// `message; did you mean 'NAME'?` when a candidate is close to `input`, else `message`.
-  static func appending(to message: String, for input: String, in candidates: [String]) -> String {
-    closest(to: input, in: candidates).map { "\(message); did you mean '\($0)'?" } ?? message
+  /// `message; did you mean 'NAME'?` when a candidate is close to `input`, else `otherwise`
+  /// (`message` itself when not given).
+  static func appending(
+    to message: String, for input: String, in candidates: [String], otherwise: String? = nil
+  ) -> String {
+    closest(to: input, in: candidates).map { "\(message); did you mean '\($0)'?" } ?? otherwise ?? message
   }
 }

@@ -34,11 +34,7 @@ let entitlementsCommand = CommandSpec(
     return try SessionContext.with(inv, mutating: false, needsNotifications: false) { store in
       let customer = SessionContext.customer(inv)
       let list = store.currentEntitlements(customer: customer)
-      if inv.json {
-        inv.printJSON(.array(list.map { store.payload($0, customer: customer) }))
-      } else {
-        inv.out(Render.transactions(list))
-      }
+      printTransactions(inv, list, store: store, customer: customer)
       return .success
     }
   })
