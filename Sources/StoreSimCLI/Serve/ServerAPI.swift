@@ -317,16 +317,14 @@ enum ServerAPI {
     }
     list.sort { ($0.purchaseDate, $0.id) < ($1.purchaseDate, $1.id) }
     if descending { list.reverse() }
-    let offset = try revision(r.value("revision"))
-    let page = offset < list.count ? Array(list[offset..<min(offset + pageSize, list.count)]) : []
-    let next = min(offset + page.count, max(list.count, offset))
+    let page = Page(list, offset: try pageOffset(r.value("revision")), size: pageSize)
     return .json(
       .object([
-        "revision": .string(revisionToken(next)),
+        "revision": .string(revisionToken(page.next)),
         "bundleId": .string(store.state.bundleID),
         "environment": .string(store.state.environment.rawValue),
-        "hasMore": .bool(next < list.count),
-        "signedTransactions": .array(page.map { .string(store.signed($0, customer: customer)) }),
+        "hasMore": .bool(page.hasMore),
+        "signedTransactions": .array(page.items.map { .string(store.signed($0, customer: customer)) }),
       ]))
   }
 
@@ -338,12 +336,25 @@ enum ServerAPI {
   /// Revision tokens: `storesim-N`, the number of transactions already returned.
   static func revisionToken(_ offset: Int) -> String { "storesim-\(offset)" }
 
-  static func revision(_ token: String?) throws -> Int {
+  /// The offset a `storesim-N` token names (0 without one); `invalid` for another token.
+  static func pageOffset(_ token: String?, invalid: APIError = .invalidRequestRevision) throws -> Int {
     guard let token else { return 0 }
-    guard token.hasPrefix("storesim-"), let n = Int(token.dropFirst(9)), n >= 0 else {
-      throw APIError.invalidRequestRevision
-    }
+    guard token.hasPrefix("storesim-"), let n = Int(token.dropFirst(9)), n >= 0 else { throw invalid }
     return n
+  }
+
+  /// One page of a list, from an offset.
+  struct Page<Item> {
+    var items: [Item]
+    /// The offset of the next page.
+    var next: Int
+    var hasMore: Bool
+
+    init(_ list: [Item], offset: Int, size: Int) {
+      items = offset < list.count ? Array(list[offset..<min(offset + size, list.count)]) : []
+      next = offset + items.count
+      hasMore = next < list.count
+    }
   }
 
   // MARK: Subscription statuses
@@ -379,14 +390,12 @@ enum ServerAPI {
     let list = store.allTransactions(customer: customer)
       .filter { $0.isRevoked && !$0.isFamilyRevocation }
       .sorted { ($0.revocationDate!, $0.id) < ($1.revocationDate!, $1.id) }
-    let offset = try revision(r.value("revision"))
-    let page = offset < list.count ? Array(list[offset..<min(offset + pageSize, list.count)]) : []
-    let next = min(offset + page.count, max(list.count, offset))
+    let page = Page(list, offset: try pageOffset(r.value("revision")), size: pageSize)
     return .json(
       .object([
-        "signedTransactions": .array(page.map { .string(store.signed($0, customer: customer)) }),
-        "revision": .string(revisionToken(next)),
-        "hasMore": .bool(next < list.count),
+        "signedTransactions": .array(page.items.map { .string(store.signed($0, customer: customer)) }),
+        "revision": .string(revisionToken(page.next)),
+        "hasMore": .bool(page.hasMore),
       ]))
   }
 
@@ -453,6 +462,13 @@ enum ServerAPI {
       }
       guard case .string(let s) = v.value else { throw invalid }
       return s
+    }
+
+    /// A date member in milliseconds since 1970; nil when absent; `invalid` when not a whole number.
+    func date(_ key: String, _ invalid: APIError) throws -> Date? {
+      guard let v = node[key], v.value != .null else { return nil }
+      guard case .number(let text) = v.value, let ms = Int64(text) else { throw invalid }
+      return Date(epochMilliseconds: ms)
     }
 
     /// The member as JSON text (for the consumption record).
@@ -690,18 +706,21 @@ enum ServerAPI {
       throw APIError.testNotificationNotFound
     }
     let attempts = (store.state.deliveryLog ?? []).filter { $0.index == record.index }
-    return .json(
-      .object([
-        "signedPayload": .string(
-          JWS.sign(store.payload(store.notifications[record.index]), bundleID: store.state.bundleID)),
-        "sendAttempts": .array(
-          attempts.map { d in
-            .object([
-              "attemptDate": .int(d.date.epochMilliseconds),
-              "sendAttemptResult": .string(sendAttemptResult(d)),
-            ])
-          }),
-      ]))
+    return .json(.object(sentNotification(record.index, attempts: attempts, store: store)))
+  }
+
+  /// A notification as Apple lists it: `signedPayload` and its `sendAttempts`.
+  static func sentNotification(_ index: Int, attempts: [NotificationDelivery], store: Store) -> [String: JSONOutput] {
+    [
+      "signedPayload": .string(JWS.sign(store.payload(store.notifications[index]), bundleID: store.state.bundleID)),
+      "sendAttempts": .array(
+        attempts.map { d in
+          .object([
+            "attemptDate": .int(d.date.epochMilliseconds),
+            "sendAttemptResult": .string(sendAttemptResult(d)),
+          ])
+        }),
+    ]
   }
 
   // MARK: Notification history
@@ -714,91 +733,68 @@ enum ServerAPI {
   /// Get Notification History: notifications signed between `startDate` and `endDate` (virtual
   /// dates), filtered by type and subtype, transaction, or failures only, 20 a page.
   static func notificationHistory(_ r: APIRequest, store: Store) throws -> APIResponse {
-    let body: JSONNode
-    do {
-      body = try JSONParser.parse(r.body)
-    } catch {
-      throw APIError.generalBadRequest
-    }
-    guard case .object = body.value else { throw APIError.generalBadRequest }
-    func number(_ key: String, _ invalid: APIError) throws -> Date? {
-      guard let node = body[key] else { return nil }
-      guard case .number(let n) = node.value, let ms = Int64(n) else { throw invalid }
-      return Date(epochMilliseconds: ms)
-    }
-    func string(_ key: String, _ invalid: APIError) throws -> String? {
-      guard let node = body[key] else { return nil }
-      if case .null = node.value { return nil }
-      guard case .string(let s) = node.value else { throw invalid }
-      return s
-    }
-    guard let start = try number("startDate", .invalidStartDate) else { throw APIError.invalidStartDate }
-    guard let end = try number("endDate", .invalidEndDate) else { throw APIError.invalidEndDate }
-    if start > end { throw APIError.startDateAfterEndDate }
-    let type = try string("notificationType", .invalidNotificationType)
-    let subtype = try string("notificationSubtype", .invalidNotificationType)
-    let transaction = try string("transactionId", .invalidTransactionID).map { try transactionID($0) }
-    var onlyFailures = false
-    if let node = body["onlyFailures"] {
-      switch node.value {
-      case .bool(let b): onlyFailures = b
-      case .null: break
-      default: throw APIError.generalBadRequest
-      }
-    }
-    if transaction != nil && (type != nil || subtype != nil) { throw APIError.multipleFiltersSupplied }
-    let offset: Int
-    if let token = r.value("paginationToken") {
-      guard token.hasPrefix("storesim-"), let n = Int(token.dropFirst(9)), n >= 0 else {
-        throw APIError.invalidPaginationToken
-      }
-      offset = n
-    } else {
-      offset = 0
-    }
+    let filter = try NotificationHistoryFilter(Body(r.body))
+    let offset = try pageOffset(r.value("paginationToken"), invalid: .invalidPaginationToken)
     var attempts: [Int: [NotificationDelivery]] = [:]
     for d in store.state.deliveryLog ?? [] { attempts[d.index, default: []].append(d) }
-    let customer = transaction.flatMap { find($0, in: store)?.customer }
-    if transaction != nil && customer == nil { throw APIError.transactionIDNotFound }
-    var matches: [Int] = []
-    for (i, n) in store.notifications.enumerated() {
-      guard n.signedDate >= start, n.signedDate < end else { continue }
-      if let type, n.notificationType.rawValue != type { continue }
-      if let subtype, n.subtype?.rawValue != subtype { continue }
-      if let customer {
-        guard n.customer == customer, let t = n.transaction,
-          t.originalID == find(transaction!, in: store)!.transaction.originalID || t.id == transaction!
-        else { continue }
-      }
-      if onlyFailures && !(attempts[i] ?? []).contains(where: { !$0.succeeded }) { continue }
-      matches.append(i)
-    }
-    let page = offset < matches.count ? Array(matches[offset..<min(offset + notificationPageSize, matches.count)]) : []
-    let next = offset + page.count
-    let items: [JSONOutput] = page.map { i in
+    let matches = try filter.matches(store, attempts: attempts)
+    let page = Page(matches, offset: offset, size: notificationPageSize)
+    let items: [JSONOutput] = page.items.map { i in
       let list = attempts[i] ?? []
-      var item: [String: JSONOutput] = [
-        "signedPayload": .string(JWS.sign(store.payload(store.notifications[i]), bundleID: store.state.bundleID)),
-        "sendAttempts": .array(
-          list.map { d in
-            .object([
-              "attemptDate": .int(d.date.epochMilliseconds),
-              "sendAttemptResult": .string(sendAttemptResult(d)),
-            ])
-          }),
-      ]
+      var item = sentNotification(i, attempts: list, store: store)
       if let last = list.last { item["sendAttemptResult"] = .string(sendAttemptResult(last)) }
       return .object(item)
     }
     return .json(
       .object([
         "notificationHistory": .array(items),
-        "hasMore": .bool(next < matches.count),
-        "paginationToken": next < matches.count ? .string("storesim-\(next)") : nil,
+        "hasMore": .bool(page.hasMore),
+        "paginationToken": page.hasMore ? .string(revisionToken(page.next)) : nil,
       ]))
   }
 
-  /// Apple's `SendAttemptResult` for a recorded delivery.
+  /// The request of Get Notification History: dates, and one filter (type and subtype, or a transaction).
+  struct NotificationHistoryFilter {
+    var start: Date
+    var end: Date
+    var type: String?
+    var subtype: String?
+    var transaction: TransactionID?
+    var onlyFailures: Bool
+
+    init(_ body: Body) throws {
+      guard let start = try body.date("startDate", .invalidStartDate) else { throw APIError.invalidStartDate }
+      guard let end = try body.date("endDate", .invalidEndDate) else { throw APIError.invalidEndDate }
+      if start > end { throw APIError.startDateAfterEndDate }
+      (self.start, self.end) = (start, end)
+      type = try body.string("notificationType", .invalidNotificationType)
+      subtype = try body.string("notificationSubtype", .invalidNotificationType)
+      transaction = try body.string("transactionId", .invalidTransactionID).map { try transactionID($0) }
+      onlyFailures = try body.bool("onlyFailures", .generalBadRequest) ?? false
+      if transaction != nil && (type != nil || subtype != nil) { throw APIError.multipleFiltersSupplied }
+    }
+
+    /// The indexes of the notifications that pass.
+    func matches(_ store: Store, attempts: [Int: [NotificationDelivery]]) throws -> [Int] {
+      let found = transaction.flatMap { find($0, in: store) }
+      if transaction != nil && found == nil { throw APIError.transactionIDNotFound }
+      var matches: [Int] = []
+      for (i, n) in store.notifications.enumerated() {
+        guard n.signedDate >= start, n.signedDate < end else { continue }
+        if let type, n.notificationType.rawValue != type { continue }
+        if let subtype, n.subtype?.rawValue != subtype { continue }
+        if let found, let transaction {
+          guard n.customer == found.customer, let t = n.transaction,
+            t.originalID == found.transaction.originalID || t.id == transaction
+          else { continue }
+        }
+        if onlyFailures && !(attempts[i] ?? []).contains(where: { !$0.succeeded }) { continue }
+        matches.append(i)
+      }
+      return matches
+    }
+  }
+
   static func sendAttemptResult(_ d: NotificationDelivery) -> String {
     if d.succeeded { return "SUCCESS" }
     if d.httpStatus != nil { return "UNSUCCESSFUL_HTTP_RESPONSE_CODE" }
