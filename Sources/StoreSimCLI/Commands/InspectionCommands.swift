@@ -155,31 +155,37 @@ let statusCommand = CommandSpec(
         return .success
       }
       if statuses.isEmpty { inv.out("(no subscriptions)"); return .success }
-      var rows = [["GROUP", "STATE", "PRODUCT", "EXPIRES", "AUTO-RENEW", "NOTES"]]
-      for s in statuses {
-        let r = s.renewalInfo
-        var notes: [String] = []
-        if r.autoRenewProductID != r.currentProductID { notes.append("renews as \(r.autoRenewProductID)") }
-        if let reason = r.expirationReason { notes.append("reason \(reason.storeKitName)") }
-        if let g = r.gracePeriodExpirationDate { notes.append("grace until \(ISO8601.string(g))") }
-        if r.priceIncreaseStatus != .noIncreasePending {
-          notes.append("price increase \(r.priceIncreaseStatus.rawValue)")
-        }
-        if let o = r.offer { notes.append("next: \(o.type.storeKitName) offer \(o.id ?? "")") }
-        if !r.eligibleWinBackOfferIDs.isEmpty {
-          notes.append("win-back: " + r.eligibleWinBackOfferIDs.joined(separator: ","))
-        }
-        if s.isFamilyShared { notes.append("family shared") }
-        let name = store.configuration.group(s.groupID)?.name ?? s.groupID
-        rows.append([
-          name, s.state.rawValue, s.transaction.productID, Render.date(s.transaction.expirationDate),
-          r.willAutoRenew ? "on" : "off", notes.joined(separator: "; "),
-        ])
-      }
-      inv.out(Table.render(rows))
+      inv.out(
+        Table.render(
+          [["GROUP", "STATE", "PRODUCT", "EXPIRES", "AUTO-RENEW", "NOTES"]]
+            + statuses.map { s in
+              [
+                store.configuration.group(s.groupID)?.name ?? s.groupID, s.state.rawValue, s.transaction.productID,
+                Render.date(s.transaction.expirationDate), s.renewalInfo.willAutoRenew ? "on" : "off",
+                statusNotes(s).joined(separator: "; "),
+              ]
+            }))
       return .success
     }
   })
+
+/// The NOTES column of `status`: what the renewal info says beyond the state.
+private func statusNotes(_ s: SubscriptionStatus) -> [String] {
+  let r = s.renewalInfo
+  var notes: [String] = []
+  if r.autoRenewProductID != r.currentProductID { notes.append("renews as \(r.autoRenewProductID)") }
+  if let reason = r.expirationReason { notes.append("reason \(reason.storeKitName)") }
+  if let g = r.gracePeriodExpirationDate { notes.append("grace until \(ISO8601.string(g))") }
+  if r.priceIncreaseStatus != .noIncreasePending {
+    notes.append("price increase \(r.priceIncreaseStatus.rawValue)")
+  }
+  if let o = r.offer { notes.append("next: \(o.type.storeKitName) offer \(o.id ?? "")") }
+  if !r.eligibleWinBackOfferIDs.isEmpty {
+    notes.append("win-back: " + r.eligibleWinBackOfferIDs.joined(separator: ","))
+  }
+  if s.isFamilyShared { notes.append("family shared") }
+  return notes
+}
 
 let pendingCommand = CommandSpec(
   name: "pending", group: "Inspection",

@@ -111,6 +111,9 @@ struct APIError: Error, Sendable, Equatable {
     status: 400, code: 4_000_026, message: "Invalid in-app ownership type.")
   static let invalidRevoked = APIError(status: 400, code: 4_000_030, message: "Invalid revoked.")
   static let invalidStatus = APIError(status: 400, code: 4_000_031, message: "Invalid status.")
+  static let invalidDeliveryStatus = APIError(status: 400, code: 4_000_036, message: "Invalid delivery status.")
+  static let invalidSampleContentProvided = APIError(
+    status: 400, code: 4_000_041, message: "Invalid sample content provided.")
   static let invalidAppAccountToken = APIError(status: 400, code: 4_000_183, message: "Invalid app account token.")
   static let accountNotFound = APIError(status: 404, code: 4_040_001, message: "Account not found.")
   static let originalTransactionIDNotFound = APIError(
@@ -527,62 +530,65 @@ enum ServerAPI {
     let body = try Body(r.body)
     let consented = APIError(status: 400, code: 4_000_035, message: "Invalid customer consented: it must be true.")
     guard try body.bool("customerConsented", consented, required: true) == true else { throw consented }
-    let sample = APIError(status: 400, code: 4_000_041, message: "Invalid sample content provided.")
-    let delivery = APIError(status: 400, code: 4_000_036, message: "Invalid delivery status.")
-    var keys: [String]
-    if version == 1 {
-      _ = try body.int(
-        "consumptionStatus", 0...3, APIError(status: 400, code: 4_000_034, message: "Invalid consumption status."),
-        required: true)
-      _ = try body.int(
-        "platform", 0...2, APIError(status: 400, code: 4_000_039, message: "Invalid platform."), required: true)
-      _ = try body.bool("sampleContentProvided", sample, required: true)
-      _ = try body.int("deliveryStatus", 0...5, delivery, required: true)
-      let tokenError = APIError(status: 400, code: 4_000_033, message: "Invalid app account token.")
-      if let token = try body.string("appAccountToken", tokenError, required: true), !token.isEmpty,
-        UUID(uuidString: token) == nil
-      {
-        throw tokenError
-      }
-      _ = try body.int(
-        "accountTenure", 0...7, APIError(status: 400, code: 4_000_032, message: "Invalid account tenure."),
-        required: true)
-      _ = try body.int(
-        "playTime", 0...7, APIError(status: 400, code: 4_000_040, message: "Invalid play time."), required: true)
-      _ = try body.int(
-        "lifetimeDollarsRefunded", 0...7,
-        APIError(status: 400, code: 4_000_038, message: "Invalid lifetime dollars refunded."), required: true)
-      _ = try body.int(
-        "lifetimeDollarsPurchased", 0...7,
-        APIError(status: 400, code: 4_000_037, message: "Invalid lifetime dollars purchased."), required: true)
-      _ = try body.int(
-        "userStatus", 0...4, APIError(status: 400, code: 4_000_042, message: "Invalid user status."), required: true)
-      _ = try body.int(
-        "refundPreference", 0...3, APIError(status: 400, code: 4_000_000, message: "Invalid refund preference."))
-      keys = [
-        "customerConsented", "consumptionStatus", "platform", "sampleContentProvided", "deliveryStatus",
-        "appAccountToken", "accountTenure",
-        "playTime", "lifetimeDollarsRefunded", "lifetimeDollarsPurchased", "userStatus", "refundPreference",
-      ]
-    } else {
-      _ = try body.bool("sampleContentProvided", sample, required: true)
-      guard let status = try body.string("deliveryStatus", delivery, required: true),
-        deliveryStatusesV2.contains(status)
-      else { throw delivery }
-      _ = try body.int(
-        "consumptionPercentage", 0...100_000,
-        APIError(status: 400, code: 4_000_000, message: "Invalid consumption percentage: 0 to 100000 milliunits."))
-      let preference = APIError(status: 400, code: 4_000_000, message: "Invalid refund preference.")
-      if let p = try body.string("refundPreference", preference), !refundPreferencesV2.contains(p) { throw preference }
-      keys = [
-        "customerConsented", "sampleContentProvided", "deliveryStatus", "consumptionPercentage", "refundPreference",
-      ]
-    }
+    let keys = version == 1 ? try consumptionV1Keys(body) : try consumptionV2Keys(body)
     var fields: [String: String] = [:]
     for k in keys { if let v = body.text(k) { fields[k] = v } }
     var changed = store
     changed.recordConsumption(transactionID: id, customer: customer, version: version, fields: fields)
     return empty(202, changed)
+  }
+
+  /// Checks a `ConsumptionRequest` (v1) body after `customerConsented`; the keys recorded.
+  static func consumptionV1Keys(_ body: Body) throws -> [String] {
+    _ = try body.int(
+      "consumptionStatus", 0...3, APIError(status: 400, code: 4_000_034, message: "Invalid consumption status."),
+      required: true)
+    _ = try body.int(
+      "platform", 0...2, APIError(status: 400, code: 4_000_039, message: "Invalid platform."), required: true)
+    _ = try body.bool("sampleContentProvided", .invalidSampleContentProvided, required: true)
+    _ = try body.int("deliveryStatus", 0...5, .invalidDeliveryStatus, required: true)
+    let tokenError = APIError(status: 400, code: 4_000_033, message: "Invalid app account token.")
+    if let token = try body.string("appAccountToken", tokenError, required: true), !token.isEmpty,
+      UUID(uuidString: token) == nil
+    {
+      throw tokenError
+    }
+    _ = try body.int(
+      "accountTenure", 0...7, APIError(status: 400, code: 4_000_032, message: "Invalid account tenure."),
+      required: true)
+    _ = try body.int(
+      "playTime", 0...7, APIError(status: 400, code: 4_000_040, message: "Invalid play time."), required: true)
+    _ = try body.int(
+      "lifetimeDollarsRefunded", 0...7,
+      APIError(status: 400, code: 4_000_038, message: "Invalid lifetime dollars refunded."), required: true)
+    _ = try body.int(
+      "lifetimeDollarsPurchased", 0...7,
+      APIError(status: 400, code: 4_000_037, message: "Invalid lifetime dollars purchased."), required: true)
+    _ = try body.int(
+      "userStatus", 0...4, APIError(status: 400, code: 4_000_042, message: "Invalid user status."), required: true)
+    _ = try body.int(
+      "refundPreference", 0...3, APIError(status: 400, code: 4_000_000, message: "Invalid refund preference."))
+    return [
+      "customerConsented", "consumptionStatus", "platform", "sampleContentProvided", "deliveryStatus",
+      "appAccountToken", "accountTenure",
+      "playTime", "lifetimeDollarsRefunded", "lifetimeDollarsPurchased", "userStatus", "refundPreference",
+    ]
+  }
+
+  /// Checks a `ConsumptionRequestV2` body after `customerConsented`; the keys recorded.
+  static func consumptionV2Keys(_ body: Body) throws -> [String] {
+    _ = try body.bool("sampleContentProvided", .invalidSampleContentProvided, required: true)
+    guard let status = try body.string("deliveryStatus", .invalidDeliveryStatus, required: true),
+      deliveryStatusesV2.contains(status)
+    else { throw APIError.invalidDeliveryStatus }
+    _ = try body.int(
+      "consumptionPercentage", 0...100_000,
+      APIError(status: 400, code: 4_000_000, message: "Invalid consumption percentage: 0 to 100000 milliunits."))
+    let preference = APIError(status: 400, code: 4_000_000, message: "Invalid refund preference.")
+    if let p = try body.string("refundPreference", preference), !refundPreferencesV2.contains(p) { throw preference }
+    return [
+      "customerConsented", "sampleContentProvided", "deliveryStatus", "consumptionPercentage", "refundPreference",
+    ]
   }
 
   static func extensionParameters(_ body: Body) throws -> (days: Int, reason: Int, request: String) {
