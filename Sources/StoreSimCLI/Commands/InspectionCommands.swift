@@ -18,6 +18,21 @@ func apiFormat(_ inv: Invocation) throws -> Bool {
   return true
 }
 
+/// The run of a reading command: its positionals checked (and, for a command with `--format`,
+/// the format first, before the session, and so in a scenario's check too), then `body` on the
+/// session for the customer, with the positionals and whether `--format api` was given.
+func inspecting(
+  _ inv: Invocation, _ positionals: ClosedRange<Int>, _ what: String, format: Bool = false,
+  needsNotifications: Bool = true,
+  _ body: (_ store: Store, _ customer: CustomerID, _ arguments: [String], _ api: Bool) throws -> ExitCode
+) throws -> ExitCode {
+  let api = format ? try apiFormat(inv) : false
+  let arguments = try inv.positionals(positionals, what)
+  return try SessionContext.with(inv, mutating: false, needsNotifications: needsNotifications) { store in
+    try body(store, SessionContext.customer(inv), arguments, api)
+  }
+}
+
 let inspectCommands: [CommandSpec] = [
   entitlementsCommand, transactionsCommand, latestCommand, statusCommand, pendingCommand, notificationsCommand,
   receiptCommand,
@@ -30,11 +45,8 @@ let entitlementsCommand = CommandSpec(
     "Non-consumables, active subscriptions (subscribed or in grace, own or family) and the latest non-renewing subscriptions; never consumables or refunded transactions.",
   example: "storesim entitlements --json",
   run: { inv in
-    _ = try inv.positionals(0...0, "")
-    return try SessionContext.with(inv, mutating: false, needsNotifications: false) { store in
-      let customer = SessionContext.customer(inv)
-      let list = store.currentEntitlements(customer: customer)
-      printTransactions(inv, list, store: store, customer: customer)
+    try inspecting(inv, 0...0, "", needsNotifications: false) { store, customer, _, _ in
+      printTransactions(inv, store.currentEntitlements(customer: customer), store: store, customer: customer)
       return .success
     }
   })
@@ -51,10 +63,7 @@ let transactionsCommand = CommandSpec(
     "The text table shows each purchase's order id (ORDER), which 'GET /inApps/v1/lookup/{orderId}' finds; renewals and family copies have none.",
   example: "storesim transactions --product subscription.pro",
   run: { inv in
-    _ = try apiFormat(inv)  // checked before the session (and so in a scenario's check)
-    _ = try inv.positionals(0...0, "")
-    return try SessionContext.with(inv, mutating: false, needsNotifications: false) { store in
-      let customer = SessionContext.customer(inv)
+    try inspecting(inv, 0...0, "", format: true, needsNotifications: false) { store, customer, _, api in
       var list =
         inv.arguments.has("unfinished")
         ? store.unfinishedTransactions(customer: customer) : store.allTransactions(customer: customer)
@@ -62,7 +71,7 @@ let transactionsCommand = CommandSpec(
         _ = try store.checkedProduct(p)
         list = list.filter { $0.productID == p }
       }
-      if try apiFormat(inv) {
+      if api {
         inv.printJSON(store.transactionHistoryResponse(customer: customer, productID: inv.arguments.value("product")))
       } else if inv.arguments.has("signed") {
         let jws = list.map { store.signed($0, customer: customer) }
@@ -85,13 +94,11 @@ let latestCommand = CommandSpec(
     "Prints null (JSON) or '(none)' when the product was never bought; exit 0 either way. --format api prints the App Store Server API TransactionInfoResponse.",
   example: "storesim latest subscription.pro --json",
   run: { inv in
-    _ = try apiFormat(inv)  // checked before the session (and so in a scenario's check)
-    let p = try inv.positionals(1...1, "product id")[0]
-    return try SessionContext.with(inv, mutating: false, needsNotifications: false) { store in
+    try inspecting(inv, 1...1, "product id", format: true, needsNotifications: false) { store, customer, args, api in
+      let p = args[0]
       _ = try store.checkedProduct(p)
-      let customer = SessionContext.customer(inv)
       let t = store.latestTransaction(for: p, customer: customer)
-      if try apiFormat(inv) {
+      if api {
         inv.printJSON(.object(["signedTransactionInfo": t.map { .string(store.signed($0, customer: customer)) }]))
       } else if inv.arguments.has("signed") {
         inv.out(
@@ -118,13 +125,12 @@ let statusCommand = CommandSpec(
     "--signed replaces transaction and renewalInfo with signedTransactionInfo and signedRenewalInfo (JWS); --format api prints the App Store Server API StatusResponse. state is subscribed, expired, inBillingRetryPeriod, inGracePeriod or revoked; status is the server's 1–5. JSON gives one object per status (own and family shared).",
   example: "storesim status --json",
   run: { inv in
-    _ = try apiFormat(inv)  // checked before the session (and so in a scenario's check)
-    let arg = try inv.positionals(0...1, "group or product").first
-    return try SessionContext.with(inv, mutating: false, needsNotifications: false) { store in
+    try inspecting(inv, 0...1, "group or product", format: true, needsNotifications: false) {
+      store, customer, args, api in
       if let error = store.settings.simulatedError(forAPI: .subscriptionStatus) {
         throw CLIError.failed("Subscription Status failed with simulated error \(error)")
       }
-      let customer = SessionContext.customer(inv)
+      let arg = args.first
       var groups = store.configuration.subscriptionGroups.map(\.id)
       if let arg {
         guard let group = SubscriptionSubject.group(arg, in: store.configuration) else {
@@ -133,7 +139,7 @@ let statusCommand = CommandSpec(
         groups = [group]
       }
       let statuses = groups.flatMap { store.statuses(forGroup: $0, customer: customer) }
-      if try apiFormat(inv) {
+      if api {
         inv.printJSON(store.allSubscriptionStatusesResponse(customer: customer, groups: groups))
         return .success
       }
@@ -193,9 +199,7 @@ let pendingCommand = CommandSpec(
   discussion: "Refund requests (kind refund) wait for 'refund approve' or 'refund decline'.",
   example: "storesim pending",
   run: { inv in
-    _ = try inv.positionals(0...0, "")
-    return try SessionContext.with(inv, mutating: false) { store in
-      let customer = SessionContext.customer(inv)
+    try inspecting(inv, 0...0, "") { store, customer, _, _ in
       let list = store.pendingRequests(customer: customer)
       let refunds = store.refundRequests(customer: customer)
       func ms(_ d: Date) -> JSONOutput { .int(d.epochMilliseconds) }

@@ -505,9 +505,7 @@ let restoreCommand = CommandSpec(
     "Lists the non-consumables and auto-renewable subscription transactions a restore would deliver with state 'restored' (not refunded).",
   example: "storesim restore",
   run: { inv in
-    _ = try inv.positionals(0...0, "")
-    return try SessionContext.with(inv, mutating: false) { store in
-      let customer = SessionContext.customer(inv)
+    try inspecting(inv, 0...0, "") { store, customer, _, _ in
       let list = store.allTransactions(customer: customer).filter {
         ($0.productType == .nonConsumable || $0.productType == .autoRenewable) && !$0.isRevoked
       }

@@ -395,8 +395,7 @@ let nowCommand = CommandSpec(
   abstract: "Print the virtual date",
   example: "storesim now",
   run: { inv in
-    _ = try inv.positionals(0...0, "")
-    return try SessionContext.with(inv, mutating: false) { store in
+    try inspecting(inv, 0...0, "") { store, _, _, _ in
       if inv.json {
         inv.printJSON(
           .object([

@@ -185,10 +185,9 @@ extension Expectation {
     guard words.count >= 2 else { throw ScenarioProblem("expect needs a form: \(names.joined(separator: ", "))") }
     guard let kind = Kind(rawValue: words[1]) else {
       let message = "unknown expectation '\(words[1])'"
-      if let near = Suggest.closest(to: words[1], in: names) {
-        throw ScenarioProblem(message + "; did you mean '\(near)'?")
-      }
-      throw ScenarioProblem(message + "; use one of \(names.joined(separator: ", "))")
+      throw ScenarioProblem(
+        Suggest.appending(
+          to: message, for: words[1], in: names, otherwise: message + "; use one of \(names.joined(separator: ", "))"))
     }
     return kind
   }
