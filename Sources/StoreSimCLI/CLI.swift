@@ -142,13 +142,14 @@ public enum CLI {
   static func unknownCommand(_ name: String, table: CommandTable) -> CLIError {
     // A name is shown whole up to 60 characters: a binary file run as a scenario stays readable.
     let shown = name.count > 60 ? String(name.prefix(60)) + "…" : name
-    var message = "unknown command '\(shown)'"
-    if let near = Suggest.closest(to: name, in: table.names + ["help"]) {
-      message += "; did you mean '\(near)'?"
-    } else if ScenarioOnlyHelp.names.contains(name) {
-      message += "; '\(name)' works in scenarios and the shell (see 'storesim help \(name)')"
-    }
-    return CLIError(code: .usage, message: message, usageOf: "")
+    let message = "unknown command '\(shown)'"
+    let scenarioOnly = "\(message); '\(name)' works in scenarios and the shell (see 'storesim help \(name)')"
+    return CLIError(
+      code: .usage,
+      message: Suggest.appending(
+        to: message, for: name, in: table.names + ["help"],
+        otherwise: ScenarioOnlyHelp.names.contains(name) ? scenarioOnly : nil),
+      usageOf: "")
   }
 
   /// One line on stderr: `error: MESSAGE`, and for a usage error where to read more.

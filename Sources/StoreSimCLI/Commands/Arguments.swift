@@ -52,36 +52,7 @@ enum ArgumentScanner {
         continue
       }
       if !optionsEnded && token.hasPrefix("--") && token.count > 2 {
-        var name = String(token.dropFirst(2))
-        var inline: String?
-        if let eq = name.firstIndex(of: "=") {
-          inline = String(name[name.index(after: eq)...])
-          name = String(name[..<eq])
-        }
-        let commandSpec = parsed.command.flatMap { commands.spec(named: $0) }
-        let spec = globalOptions.first { $0.name == name } ?? commandSpec?.options.first { $0.name == name }
-        guard let spec else {
-          let candidates = globalOptions.map(\.name) + (commandSpec?.options.map(\.name) ?? [])
-          var message = "unknown option '--\(name)'"
-          if let near = Suggest.closest(to: name, in: candidates) { message += "; did you mean '--\(near)'?" }
-          throw .usage(message, command: parsed.command)
-        }
-        if spec.value == nil {
-          if inline != nil { throw .usage("option '--\(name)' takes no value", command: parsed.command) }
-          parsed.flags.insert(name)
-        } else {
-          let value: String
-          if let inline {
-            value = inline
-          } else {
-            guard i < argv.count else {
-              throw .usage("option '--\(name)' needs a value \(spec.value!)", command: parsed.command)
-            }
-            value = argv[i]
-            i += 1
-          }
-          parsed.options[name, default: []].append(value)
-        }
+        try scanOption(token, argv, &i, into: &parsed, commands: commands)
         continue
       }
       // A negative number or duration (`-3`, `-1d`) is a value, refused by whoever reads it.
@@ -97,6 +68,42 @@ enum ArgumentScanner {
     }
     return parsed
   }
+
+  /// `--name`, `--name=value` or `--name value` (taking `argv[i]` and moving past it).
+  private static func scanOption(
+    _ token: String, _ argv: [String], _ i: inout Int, into parsed: inout ParsedArguments, commands: CommandTable
+  ) throws(CLIError) {
+    var name = String(token.dropFirst(2))
+    var inline: String?
+    if let eq = name.firstIndex(of: "=") {
+      inline = String(name[name.index(after: eq)...])
+      name = String(name[..<eq])
+    }
+    let commandSpec = parsed.command.flatMap { commands.spec(named: $0) }
+    let spec = globalOptions.first { $0.name == name } ?? commandSpec?.options.first { $0.name == name }
+    guard let spec else {
+      let candidates = globalOptions.map(\.name) + (commandSpec?.options.map(\.name) ?? [])
+      var message = "unknown option '--\(name)'"
+      if let near = Suggest.closest(to: name, in: candidates) { message += "; did you mean '--\(near)'?" }
+      throw .usage(message, command: parsed.command)
+    }
+    guard let placeholder = spec.value else {
+      if inline != nil { throw .usage("option '--\(name)' takes no value", command: parsed.command) }
+      parsed.flags.insert(name)
+      return
+    }
+    let value: String
+    if let inline {
+      value = inline
+    } else {
+      guard i < argv.count else {
+        throw .usage("option '--\(name)' needs a value \(placeholder)", command: parsed.command)
+      }
+      value = argv[i]
+      i += 1
+    }
+    parsed.options[name, default: []].append(value)
+  }
 }
 
 /// "Did you mean" suggestions: the core's one policy.
@@ -105,8 +112,11 @@ enum Suggest {
     Suggestion.closest(to: input, in: candidates)
   }
 
-  /// `message; did you mean 'NAME'?` when a candidate is close to `input`, else `message`.
-  static func appending(to message: String, for input: String, in candidates: [String]) -> String {
-    closest(to: input, in: candidates).map { "\(message); did you mean '\($0)'?" } ?? message
+  /// `message; did you mean 'NAME'?` when a candidate is close to `input`, else `otherwise`
+  /// (`message` itself when not given).
+  static func appending(
+    to message: String, for input: String, in candidates: [String], otherwise: String? = nil
+  ) -> String {
+    closest(to: input, in: candidates).map { "\(message); did you mean '\($0)'?" } ?? otherwise ?? message
   }
 }

@@ -66,49 +66,10 @@ let productsCommand = CommandSpec(
   example: "storesim products Configurations/AppleSample.storekit --type autoRenewable",
   run: { inv in
     let positional = try inv.positionals(0...1, "configuration file")
-    let configuration: StoreConfiguration
-    var settings: StoreKitSettings
     let fromSession = inv.arguments.value("config") == nil && positional.isEmpty
-    if let file = inv.arguments.value("config") ?? positional.first {
-      let (loaded, _) = try ConfigurationFile.load(file, environment: inv.environment)
-      configuration = loaded.configuration
-      settings = configuration.settings
-    } else {
-      (configuration, settings) = try SessionContext.catalogue(inv)
-    }
-    if let locale = inv.arguments.value("locale") { settings.locale = locale }
-    var products = configuration.products
-    if let typeText = inv.arguments.value("type") {
-      guard let type = ProductType(userInput: typeText) else {
-        throw CLIError.usage(
-          "unknown product type '\(typeText)'; use consumable, nonConsumable, nonRenewable or autoRenewable",
-          command: "products")
-      }
-      products = products.filter { $0.type == type }
-    }
-    var invalid: [String] = []
-    if let idsText = inv.arguments.value("ids") {
-      let ids = idsText.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-      var seen = Set<String>()
-      var chosen: [Product] = []
-      for id in ids where seen.insert(id).inserted {
-        if let p = products.first(where: { $0.id == id }) { chosen.append(p) } else { invalid.append(id) }
-      }
-      products = chosen
-    }
-    switch inv.arguments.value("sort")?.lowercased() {
-    case nil: break
-    case "price"?:
-      products = products.enumerated().sorted { ($0.element.price, $0.offset) < ($1.element.price, $1.offset) }.map(
-        \.element)
-    case "id"?: products.sort { $0.id < $1.id }
-    case "name"?:
-      products.sort {
-        ($0.localization(for: settings.locale)?.displayName ?? "")
-          < ($1.localization(for: settings.locale)?.displayName ?? "")
-      }
-    case let other?: throw CLIError.usage("unknown sort key '\(other)'; use price, id or name", command: "products")
-    }
+    let (configuration, settings) = try productsCatalogue(inv, file: inv.arguments.value("config") ?? positional.first)
+    var (products, invalid) = try requestedProducts(inv, configuration.products)
+    try sortProducts(inv, &products, locale: settings.locale)
     if fromSession, let error = settings.simulatedError(forAPI: .loadProducts) {
       throw CLIError.failed("Load Products failed with simulated error \(error)")
     }
@@ -121,31 +82,95 @@ let productsCommand = CommandSpec(
         ]))
       return .success
     }
-    var rows: [[String]] = [["PRODUCT", "TYPE", "PRICE", "NAME", "GROUP", "LEVEL", "PERIOD", "OFFERS"]]
-    for p in products {
-      let name = p.localization(for: settings.locale)?.displayName ?? ""
-      var group = "", level = "", period = "", offers: [String] = []
-      if let s = p.subscription {
-        group = configuration.group(s.groupID)?.name ?? s.groupID
-        level = String(s.groupLevel)
-        period = s.period.iso8601
-        if let intro = s.introductoryOffer {
-          offers.append("intro \(intro.paymentMode.storeKitName) \(intro.totalPeriod)")
-        }
-        offers += s.promotionalOffers.map { "promotional:\($0.id ?? "")" }
-        offers += s.offerCodes.map { "code:\($0.id ?? "")" }
-        offers += s.winBackOffers.map { "win-back:\($0.id ?? "")" }
-      }
-      rows.append([
-        p.id, p.type.storeKitName, PriceFormatter.display(p.price, currency: storefront.currency), name, group, level,
-        period, offers.joined(separator: ", "),
-      ])
-    }
-    inv.out(Table.render(rows))
+    inv.out(
+      Table.render(
+        [["PRODUCT", "TYPE", "PRICE", "NAME", "GROUP", "LEVEL", "PERIOD", "OFFERS"]]
+          + products.map { productRow($0, configuration, locale: settings.locale, storefront: storefront) }))
     if !invalid.isEmpty { inv.out("invalid product identifiers: " + invalid.joined(separator: ", ")) }
     if products.isEmpty && invalid.isEmpty { inv.out("(no products)") }
     return .success
   })
+
+/// The configuration of a file (without a session), or the session's; `--locale` applied.
+private func productsCatalogue(_ inv: Invocation, file: String?) throws -> (StoreConfiguration, StoreKitSettings) {
+  let configuration: StoreConfiguration
+  var settings: StoreKitSettings
+  if let file {
+    let (loaded, _) = try ConfigurationFile.load(file, environment: inv.environment)
+    configuration = loaded.configuration
+    settings = configuration.settings
+  } else {
+    (configuration, settings) = try SessionContext.catalogue(inv)
+  }
+  if let locale = inv.arguments.value("locale") { settings.locale = locale }
+  return (configuration, settings)
+}
+
+/// The products of `--type`, then of `--ids` in their order; ids not in the catalogue are invalid.
+private func requestedProducts(
+  _ inv: Invocation, _ all: [Product]
+) throws -> (
+  products: [Product], invalid: [String]
+) {
+  var products = all
+  if let typeText = inv.arguments.value("type") {
+    guard let type = ProductType(userInput: typeText) else {
+      throw CLIError.usage(
+        "unknown product type '\(typeText)'; use consumable, nonConsumable, nonRenewable or autoRenewable",
+        command: "products")
+    }
+    products = products.filter { $0.type == type }
+  }
+  var invalid: [String] = []
+  if let idsText = inv.arguments.value("ids") {
+    let ids = idsText.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    var seen = Set<String>()
+    var chosen: [Product] = []
+    for id in ids where seen.insert(id).inserted {
+      if let p = products.first(where: { $0.id == id }) { chosen.append(p) } else { invalid.append(id) }
+    }
+    products = chosen
+  }
+  return (products, invalid)
+}
+
+/// `--sort price|id|name` (price keeps file order among equal prices).
+private func sortProducts(_ inv: Invocation, _ products: inout [Product], locale: String) throws {
+  switch inv.arguments.value("sort")?.lowercased() {
+  case nil: break
+  case "price"?:
+    products = products.enumerated().sorted { ($0.element.price, $0.offset) < ($1.element.price, $1.offset) }.map(
+      \.element)
+  case "id"?: products.sort { $0.id < $1.id }
+  case "name"?:
+    products.sort {
+      ($0.localization(for: locale)?.displayName ?? "") < ($1.localization(for: locale)?.displayName ?? "")
+    }
+  case let other?: throw CLIError.usage("unknown sort key '\(other)'; use price, id or name", command: "products")
+  }
+}
+
+private func productRow(
+  _ p: Product, _ configuration: StoreConfiguration, locale: String, storefront: Storefront
+) -> [String] {
+  let name = p.localization(for: locale)?.displayName ?? ""
+  var group = "", level = "", period = "", offers: [String] = []
+  if let s = p.subscription {
+    group = configuration.group(s.groupID)?.name ?? s.groupID
+    level = String(s.groupLevel)
+    period = s.period.iso8601
+    if let intro = s.introductoryOffer {
+      offers.append("intro \(intro.paymentMode.storeKitName) \(intro.totalPeriod)")
+    }
+    offers += s.promotionalOffers.map { "promotional:\($0.id ?? "")" }
+    offers += s.offerCodes.map { "code:\($0.id ?? "")" }
+    offers += s.winBackOffers.map { "win-back:\($0.id ?? "")" }
+  }
+  return [
+    p.id, p.type.storeKitName, PriceFormatter.display(p.price, currency: storefront.currency), name, group, level,
+    period, offers.joined(separator: ", "),
+  ]
+}
 
 /// Aligned text columns.
 enum Table {

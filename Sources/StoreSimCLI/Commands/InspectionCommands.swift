@@ -18,6 +18,21 @@ func apiFormat(_ inv: Invocation) throws -> Bool {
   return true
 }
 
+/// The run of a reading command: its positionals checked (and, for a command with `--format`,
+/// the format first, before the session, and so in a scenario's check too), then `body` on the
+/// session for the customer, with the positionals and whether `--format api` was given.
+func inspecting(
+  _ inv: Invocation, _ positionals: ClosedRange<Int>, _ what: String, format: Bool = false,
+  needsNotifications: Bool = true,
+  _ body: (_ store: Store, _ customer: CustomerID, _ arguments: [String], _ api: Bool) throws -> ExitCode
+) throws -> ExitCode {
+  let api = format ? try apiFormat(inv) : false
+  let arguments = try inv.positionals(positionals, what)
+  return try SessionContext.with(inv, mutating: false, needsNotifications: needsNotifications) { store in
+    try body(store, SessionContext.customer(inv), arguments, api)
+  }
+}
+
 let inspectCommands: [CommandSpec] = [
   entitlementsCommand, transactionsCommand, latestCommand, statusCommand, pendingCommand, notificationsCommand,
   receiptCommand,
@@ -30,15 +45,8 @@ let entitlementsCommand = CommandSpec(
     "Non-consumables, active subscriptions (subscribed or in grace, own or family) and the latest non-renewing subscriptions; never consumables or refunded transactions.",
   example: "storesim entitlements --json",
   run: { inv in
-    _ = try inv.positionals(0...0, "")
-    return try SessionContext.with(inv, mutating: false, needsNotifications: false) { store in
-      let customer = SessionContext.customer(inv)
-      let list = store.currentEntitlements(customer: customer)
-      if inv.json {
-        inv.printJSON(.array(list.map { store.payload($0, customer: customer) }))
-      } else {
-        inv.out(Render.transactions(list))
-      }
+    try inspecting(inv, 0...0, "", needsNotifications: false) { store, customer, _, _ in
+      printTransactions(inv, store.currentEntitlements(customer: customer), store: store, customer: customer)
       return .success
     }
   })
@@ -55,10 +63,7 @@ let transactionsCommand = CommandSpec(
     "The text table shows each purchase's order id (ORDER), which 'GET /inApps/v1/lookup/{orderId}' finds; renewals and family copies have none.",
   example: "storesim transactions --product subscription.pro",
   run: { inv in
-    _ = try apiFormat(inv)  // checked before the session (and so in a scenario's check)
-    _ = try inv.positionals(0...0, "")
-    return try SessionContext.with(inv, mutating: false, needsNotifications: false) { store in
-      let customer = SessionContext.customer(inv)
+    try inspecting(inv, 0...0, "", format: true, needsNotifications: false) { store, customer, _, api in
       var list =
         inv.arguments.has("unfinished")
         ? store.unfinishedTransactions(customer: customer) : store.allTransactions(customer: customer)
@@ -66,7 +71,7 @@ let transactionsCommand = CommandSpec(
         _ = try store.checkedProduct(p)
         list = list.filter { $0.productID == p }
       }
-      if try apiFormat(inv) {
+      if api {
         inv.printJSON(store.transactionHistoryResponse(customer: customer, productID: inv.arguments.value("product")))
       } else if inv.arguments.has("signed") {
         let jws = list.map { store.signed($0, customer: customer) }
@@ -89,13 +94,11 @@ let latestCommand = CommandSpec(
     "Prints null (JSON) or '(none)' when the product was never bought; exit 0 either way. --format api prints the App Store Server API TransactionInfoResponse.",
   example: "storesim latest subscription.pro --json",
   run: { inv in
-    _ = try apiFormat(inv)  // checked before the session (and so in a scenario's check)
-    let p = try inv.positionals(1...1, "product id")[0]
-    return try SessionContext.with(inv, mutating: false, needsNotifications: false) { store in
+    try inspecting(inv, 1...1, "product id", format: true, needsNotifications: false) { store, customer, args, api in
+      let p = args[0]
       _ = try store.checkedProduct(p)
-      let customer = SessionContext.customer(inv)
       let t = store.latestTransaction(for: p, customer: customer)
-      if try apiFormat(inv) {
+      if api {
         inv.printJSON(.object(["signedTransactionInfo": t.map { .string(store.signed($0, customer: customer)) }]))
       } else if inv.arguments.has("signed") {
         inv.out(
@@ -122,13 +125,12 @@ let statusCommand = CommandSpec(
     "--signed replaces transaction and renewalInfo with signedTransactionInfo and signedRenewalInfo (JWS); --format api prints the App Store Server API StatusResponse. state is subscribed, expired, inBillingRetryPeriod, inGracePeriod or revoked; status is the server's 1–5. JSON gives one object per status (own and family shared).",
   example: "storesim status --json",
   run: { inv in
-    _ = try apiFormat(inv)  // checked before the session (and so in a scenario's check)
-    let arg = try inv.positionals(0...1, "group or product").first
-    return try SessionContext.with(inv, mutating: false, needsNotifications: false) { store in
+    try inspecting(inv, 0...1, "group or product", format: true, needsNotifications: false) {
+      store, customer, args, api in
       if let error = store.settings.simulatedError(forAPI: .subscriptionStatus) {
         throw CLIError.failed("Subscription Status failed with simulated error \(error)")
       }
-      let customer = SessionContext.customer(inv)
+      let arg = args.first
       var groups = store.configuration.subscriptionGroups.map(\.id)
       if let arg {
         guard let group = SubscriptionSubject.group(arg, in: store.configuration) else {
@@ -137,7 +139,7 @@ let statusCommand = CommandSpec(
         groups = [group]
       }
       let statuses = groups.flatMap { store.statuses(forGroup: $0, customer: customer) }
-      if try apiFormat(inv) {
+      if api {
         inv.printJSON(store.allSubscriptionStatusesResponse(customer: customer, groups: groups))
         return .success
       }
@@ -159,31 +161,37 @@ let statusCommand = CommandSpec(
         return .success
       }
       if statuses.isEmpty { inv.out("(no subscriptions)"); return .success }
-      var rows = [["GROUP", "STATE", "PRODUCT", "EXPIRES", "AUTO-RENEW", "NOTES"]]
-      for s in statuses {
-        let r = s.renewalInfo
-        var notes: [String] = []
-        if r.autoRenewProductID != r.currentProductID { notes.append("renews as \(r.autoRenewProductID)") }
-        if let reason = r.expirationReason { notes.append("reason \(reason.storeKitName)") }
-        if let g = r.gracePeriodExpirationDate { notes.append("grace until \(ISO8601.string(g))") }
-        if r.priceIncreaseStatus != .noIncreasePending {
-          notes.append("price increase \(r.priceIncreaseStatus.rawValue)")
-        }
-        if let o = r.offer { notes.append("next: \(o.type.storeKitName) offer \(o.id ?? "")") }
-        if !r.eligibleWinBackOfferIDs.isEmpty {
-          notes.append("win-back: " + r.eligibleWinBackOfferIDs.joined(separator: ","))
-        }
-        if s.isFamilyShared { notes.append("family shared") }
-        let name = store.configuration.group(s.groupID)?.name ?? s.groupID
-        rows.append([
-          name, s.state.rawValue, s.transaction.productID, Render.date(s.transaction.expirationDate),
-          r.willAutoRenew ? "on" : "off", notes.joined(separator: "; "),
-        ])
-      }
-      inv.out(Table.render(rows))
+      inv.out(
+        Table.render(
+          [["GROUP", "STATE", "PRODUCT", "EXPIRES", "AUTO-RENEW", "NOTES"]]
+            + statuses.map { s in
+              [
+                store.configuration.group(s.groupID)?.name ?? s.groupID, s.state.rawValue, s.transaction.productID,
+                Render.date(s.transaction.expirationDate), s.renewalInfo.willAutoRenew ? "on" : "off",
+                statusNotes(s).joined(separator: "; "),
+              ]
+            }))
       return .success
     }
   })
+
+/// The NOTES column of `status`: what the renewal info says beyond the state.
+private func statusNotes(_ s: SubscriptionStatus) -> [String] {
+  let r = s.renewalInfo
+  var notes: [String] = []
+  if r.autoRenewProductID != r.currentProductID { notes.append("renews as \(r.autoRenewProductID)") }
+  if let reason = r.expirationReason { notes.append("reason \(reason.storeKitName)") }
+  if let g = r.gracePeriodExpirationDate { notes.append("grace until \(ISO8601.string(g))") }
+  if r.priceIncreaseStatus != .noIncreasePending {
+    notes.append("price increase \(r.priceIncreaseStatus.rawValue)")
+  }
+  if let o = r.offer { notes.append("next: \(o.type.storeKitName) offer \(o.id ?? "")") }
+  if !r.eligibleWinBackOfferIDs.isEmpty {
+    notes.append("win-back: " + r.eligibleWinBackOfferIDs.joined(separator: ","))
+  }
+  if s.isFamilyShared { notes.append("family shared") }
+  return notes
+}
 
 let pendingCommand = CommandSpec(
   name: "pending", group: "Inspection",
@@ -191,9 +199,7 @@ let pendingCommand = CommandSpec(
   discussion: "Refund requests (kind refund) wait for 'refund approve' or 'refund decline'.",
   example: "storesim pending",
   run: { inv in
-    _ = try inv.positionals(0...0, "")
-    return try SessionContext.with(inv, mutating: false) { store in
-      let customer = SessionContext.customer(inv)
+    try inspecting(inv, 0...0, "") { store, customer, _, _ in
       let list = store.pendingRequests(customer: customer)
       let refunds = store.refundRequests(customer: customer)
       func ms(_ d: Date) -> JSONOutput { .int(d.epochMilliseconds) }
@@ -258,13 +264,7 @@ let notificationsCommand = CommandSpec(
   example: "storesim notifications deliver http://127.0.0.1:8080/notifications",
   run: { inv in
     let args = try inv.positionals(0...2, "")
-    var since = 0
-    if let s = inv.arguments.value("since") {
-      guard let n = Int(s), n >= 0 else {
-        throw CLIError.usage("--since takes a count of notifications, not '\(s)'", command: "notifications")
-      }
-      since = n
-    }
+    let since = try notificationsSince(inv)
     if args.first == nil, inv.arguments.has("retry") {
       throw CLIError.usage("--retry goes with 'notifications deliver'", command: "notifications")
     }
@@ -272,100 +272,134 @@ let notificationsCommand = CommandSpec(
       guard action == "deliver" else {
         throw CLIError.usage("unknown notifications action '\(action)'; use deliver", command: "notifications")
       }
-      let retry = inv.arguments.has("retry")
-      let url = try args.count == 2 ? Delivery.validate(args[1], command: "notifications") : nil
-      guard url != nil || retry else {
-        throw CLIError.usage("deliver needs a URL (or --retry)", command: "notifications")
-      }
-      var planned: [PlannedDelivery] = []
-      var attempts: [NotificationDelivery] = []
-      _ = try SessionContext.with(inv, mutating: inv.memory != nil) { store in
-        if let url {
-          let open = store.undelivered(to: url)
-          planned = (retry ? open.failed + open.new : open.new).sorted().filter { $0 >= since }.map {
-            PlannedDelivery(store, index: $0, url: url)
-          }
-        } else {
-          let urls = Set((store.state.deliveryLog ?? []).map(\.url)).sorted()
-          for u in urls {
-            planned += store.undelivered(to: u).failed.filter { $0 >= since }.map {
-              PlannedDelivery(store, index: $0, url: u)
-            }
-          }
-        }
-        if inv.memory != nil {
-          // A scenario's session is in memory: no lock to let go of.
-          for (plan, attempt) in zip(planned, Delivery.send(planned)) {
-            let record = NotificationDelivery(
-              index: plan.index, url: plan.url, httpStatus: attempt.status, error: attempt.error, date: store.now)
-            store.recordDelivery(record)
-            attempts.append(record)
-          }
-        }
-        return .success
-      }
-      if inv.memory == nil && !planned.isEmpty {
-        attempts = try SessionContext.deliver(
-          inv, SessionLocation(shown: SessionContext.path(inv), environment: inv.environment), planned)
-      }
-      let failed = attempts.filter { !$0.succeeded }.count
-      if inv.json {
-        inv.printJSON(
-          .array(
-            attempts.map { a in
-              .object([
-                "index": .int(Int64(a.index)), "url": .string(a.url),
-                "httpStatus": a.httpStatus.map { .int(Int64($0)) }, "error": a.error.map(JSONOutput.string),
-              ])
-            }))
-      } else {
-        for a in attempts {
-          inv.out("#\(a.index) -> \(a.url): " + (a.httpStatus != nil ? a.outcome : "failed (\(a.outcome))"))
-        }
-        inv.out(
-          "delivered \(attempts.count - failed), failed \(failed)"
-            + (failed > 0 ? " (kept for 'notifications deliver --retry')" : ""))
-      }
-      return failed == 0 ? .success : .failure
+      return try deliverNotifications(inv, url: args.count == 2 ? args[1] : nil, since: since)
     }
-    return try SessionContext.with(inv, mutating: false) { store in
-      let all = store.notifications
-      let list = Array(all.enumerated()).dropFirst(min(since, all.count))
-      if inv.arguments.has("decoded") {
-        guard !inv.arguments.has("signed") else {
-          throw CLIError.usage("give --signed or --decoded, not both", command: "notifications")
-        }
-        inv.printJSON(.array(list.map { store.decodedPayload($0.element) }))
-      } else if inv.arguments.has("signed") {
-        if inv.json {
-          inv.printJSON(.array(list.map { store.signedBody($0.element) }))
-        } else {
-          for (_, n) in list { inv.out(store.signedBody(n).rendered(pretty: false)) }
-        }
-      } else if inv.json {
-        inv.printJSON(.array(list.map { store.payload($0.element) }))
-      } else if list.isEmpty {
-        inv.out("(none)")
-      } else {
-        let log = store.state.deliveryLog ?? []
-        inv.out(
-          Table.render(
-            [["#", "DATE", "CUSTOMER", "TYPE", "PRODUCT", "STATUS", "DELIVERY"]]
-              + list.map { (i, n) in
-                let attempts = log.filter { $0.index == i }
-                let delivery =
-                  attempts.isEmpty
-                  ? "" : attempts.contains(where: \.succeeded) ? "delivered" : "failed ×\(attempts.count)"
-                return [
-                  String(i), ISO8601.string(n.signedDate), n.customer.rawValue,
-                  n.name, n.transaction?.productID ?? "",
-                  n.status?.rawValue ?? "", delivery,
-                ]
-              }))
-      }
-      return .success
-    }
+    return try listNotifications(inv, since: since)
   })
+
+/// `--since N`: how many notifications to skip (0 without it).
+private func notificationsSince(_ inv: Invocation) throws -> Int {
+  guard let s = inv.arguments.value("since") else { return 0 }
+  guard let n = Int(s), n >= 0 else {
+    throw CLIError.usage("--since takes a count of notifications, not '\(s)'", command: "notifications")
+  }
+  return n
+}
+
+/// `notifications deliver <url> | --retry`: plans, sends and records, then reports each attempt.
+private func deliverNotifications(_ inv: Invocation, url text: String?, since: Int) throws -> ExitCode {
+  let retry = inv.arguments.has("retry")
+  let url = try text.map { try Delivery.validate($0, command: "notifications") }
+  guard url != nil || retry else {
+    throw CLIError.usage("deliver needs a URL (or --retry)", command: "notifications")
+  }
+  var planned: [PlannedDelivery] = []
+  var attempts: [NotificationDelivery] = []
+  _ = try SessionContext.with(inv, mutating: inv.memory != nil) { store in
+    planned = plannedDeliveries(store, to: url, retry: retry, since: since)
+    if inv.memory != nil {
+      // A scenario's session is in memory: no lock to let go of.
+      for (plan, attempt) in zip(planned, Delivery.send(planned)) {
+        let record = NotificationDelivery(
+          index: plan.index, url: plan.url, httpStatus: attempt.status, error: attempt.error, date: store.now)
+        store.recordDelivery(record)
+        attempts.append(record)
+      }
+    }
+    return .success
+  }
+  if inv.memory == nil && !planned.isEmpty {
+    attempts = try SessionContext.deliver(
+      inv, SessionLocation(shown: SessionContext.path(inv), environment: inv.environment), planned)
+  }
+  return reportDeliveries(inv, attempts)
+}
+
+/// To one URL: the new notifications (and the failed ones with --retry); with no URL, the
+/// failed ones of every URL delivered to before.
+private func plannedDeliveries(_ store: Store, to url: String?, retry: Bool, since: Int) -> [PlannedDelivery] {
+  if let url {
+    let open = store.undelivered(to: url)
+    return (retry ? open.failed + open.new : open.new).sorted().filter { $0 >= since }.map {
+      PlannedDelivery(store, index: $0, url: url)
+    }
+  }
+  var planned: [PlannedDelivery] = []
+  let urls = Set((store.state.deliveryLog ?? []).map(\.url)).sorted()
+  for u in urls {
+    planned += store.undelivered(to: u).failed.filter { $0 >= since }.map {
+      PlannedDelivery(store, index: $0, url: u)
+    }
+  }
+  return planned
+}
+
+private func reportDeliveries(_ inv: Invocation, _ attempts: [NotificationDelivery]) -> ExitCode {
+  let failed = attempts.filter { !$0.succeeded }.count
+  if inv.json {
+    inv.printJSON(
+      .array(
+        attempts.map { a in
+          .object([
+            "index": .int(Int64(a.index)), "url": .string(a.url),
+            "httpStatus": a.httpStatus.map { .int(Int64($0)) }, "error": a.error.map(JSONOutput.string),
+          ])
+        }))
+  } else {
+    for a in attempts {
+      inv.out("#\(a.index) -> \(a.url): " + (a.httpStatus != nil ? a.outcome : "failed (\(a.outcome))"))
+    }
+    inv.out(
+      "delivered \(attempts.count - failed), failed \(failed)"
+        + (failed > 0 ? " (kept for 'notifications deliver --retry')" : ""))
+  }
+  return failed == 0 ? .success : .failure
+}
+
+/// The notifications after the first `since`: decoded, signed, JSON or a table with their delivery.
+private func listNotifications(_ inv: Invocation, since: Int) throws -> ExitCode {
+  try SessionContext.with(inv, mutating: false) { store in
+    let all = store.notifications
+    let list = Array(all.enumerated()).dropFirst(min(since, all.count))
+    if inv.arguments.has("decoded") {
+      guard !inv.arguments.has("signed") else {
+        throw CLIError.usage("give --signed or --decoded, not both", command: "notifications")
+      }
+      inv.printJSON(.array(list.map { store.decodedPayload($0.element) }))
+    } else if inv.arguments.has("signed") {
+      if inv.json {
+        inv.printJSON(.array(list.map { store.signedBody($0.element) }))
+      } else {
+        for (_, n) in list { inv.out(store.signedBody(n).rendered(pretty: false)) }
+      }
+    } else if inv.json {
+      inv.printJSON(.array(list.map { store.payload($0.element) }))
+    } else if list.isEmpty {
+      inv.out("(none)")
+    } else {
+      inv.out(notificationsTable(list, log: store.state.deliveryLog ?? []))
+    }
+    return .success
+  }
+}
+
+private func notificationsTable(
+  _ list: ArraySlice<EnumeratedSequence<[ServerNotification]>.Element>, log: [NotificationDelivery]
+) -> String {
+  Table.render(
+    [["#", "DATE", "CUSTOMER", "TYPE", "PRODUCT", "STATUS", "DELIVERY"]]
+      + list.map { (i, n) in
+        let attempts = log.filter { $0.index == i }
+        let delivery =
+          attempts.isEmpty
+          ? "" : attempts.contains(where: \.succeeded) ? "delivered" : "failed ×\(attempts.count)"
+        return [
+          String(i), ISO8601.string(n.signedDate), n.customer.rawValue,
+          n.name, n.transaction?.productID ?? "",
+          n.status?.rawValue ?? "", delivery,
+        ]
+      })
+}
 
 let receiptCommand = CommandSpec(
   name: "receipt", group: "Inspection",

@@ -10,12 +10,40 @@ func reportEvents(_ inv: Invocation, _ events: [StoreEvent], store: Store) {
   if !inv.json, !events.isEmpty { inv.out(Render.events(events)) }
 }
 
-/// Prints events as text lines, or as `{"events": [...]}` under --json.
-func printEvents(_ inv: Invocation, _ events: [StoreEvent], store: Store) {
+/// Prints events as text lines, or as `{"events": [...]}` under --json; `ifNone` is the text
+/// line for no events.
+func printEvents(_ inv: Invocation, _ events: [StoreEvent], store: Store, ifNone: String? = nil) {
   if inv.json {
     inv.printJSON(.object(["events": .array(events.map(Render.eventJSON))]))
+  } else if events.isEmpty, let ifNone {
+    inv.out(ifNone)
   } else {
     reportEvents(inv, events, store: store)
+  }
+}
+
+/// The run of a command on one product (`<product-id>` or `--transaction`): act, then print the events.
+func productAction<Value: Sendable>(
+  _ command: String, ifNone: String? = nil,
+  _ act: @escaping @Sendable (inout Store, ProductID, CustomerID) throws -> Outcome<Value>
+) -> @Sendable (inout Invocation) throws -> ExitCode {
+  { inv in
+    _ = try inv.positionals(0...1, "product id")
+    return try SessionContext.with(inv, mutating: true) { store in
+      let product = try productArgument(inv, store, command: command)
+      let events = try act(&store, product, SessionContext.customer(inv)).events
+      printEvents(inv, events, store: store, ifNone: ifNone)
+      return .success
+    }
+  }
+}
+
+/// Transactions as JSON payloads or a text table.
+func printTransactions(_ inv: Invocation, _ list: [Transaction], store: Store, customer: CustomerID) {
+  if inv.json {
+    inv.printJSON(.array(list.map { store.payload($0, customer: customer) }))
+  } else {
+    inv.out(Render.transactions(list))
   }
 }
 
@@ -41,82 +69,19 @@ let buyCommand = CommandSpec(
   example: "storesim buy subscription.pro --offer intro",
   run: { inv in
     let productID = try inv.positionals(1...1, "product id")[0]
-    var options = PurchaseOptions()
-    if let q = inv.arguments.value("quantity") {
-      guard let n = Int(q) else { throw CLIError.usage("quantity must be a whole number, not '\(q)'", command: "buy") }
-      options.quantity = n
-    }
-    if let token = inv.arguments.value("app-account-token") {
-      guard let uuid = UUID(uuidString: token) else {
-        throw CLIError.usage("app account token '\(token)' is not a UUID", command: "buy")
-      }
-      options.appAccountToken = uuid
-    }
-    if let offer = inv.arguments.value("offer") {
-      guard let o = OfferRequest(userInput: offer) else {
-        throw CLIError.usage(
-          "invalid offer '\(offer)'; use intro, promotional:ID, code:REFERENCE or win-back:ID", command: "buy")
-      }
-      options.offer = o
-    }
+    let options = try purchaseOptions(inv)
     let at = try inv.arguments.value("at").map { try ValueParsing.date($0, note: inv.warning) }
     return try SessionContext.with(inv, mutating: true) { store in
       let customer = SessionContext.customer(inv)
-      if options.quantity != 1, let product = store.configuration.product(productID),
-        product.type != .consumable && product.type != .nonRenewable
-      {
-        throw CLIError.usage(
-          "--quantity applies to consumables and non-renewing subscriptions; '\(productID)' is \(product.type.rawValue.lowercased()) and is bought one at a time",
-          command: "buy")
-      }
+      try checkQuantity(options, of: productID, in: store)
       let outcome = try store.purchase(
         productID, options: options, customer: customer, cancel: inv.arguments.has("cancel"), at: at)
       inv.memory?.lastPurchaseResult = outcome.value.name
-      var json: [String: JSONOutput] = ["result": .string(outcome.value.name)]
-      var line: String
-      switch outcome.value {
-      case .success(let t, let verification):
-        json["transaction"] = store.payload(t, customer: customer)
-        if let verification { json["verificationError"] = .string(verification.description) }
-        let created = outcome.events.contains {
-          if case .transactionCreated(let id, _, _) = $0.kind { return id == t.id }
-          return false
-        }
-        if t.productID != productID {
-          // A downgrade or crossgrade at the next renewal: the current plan stays until then.
-          let when = t.expirationDate.map(ISO8601.string) ?? "the next renewal"
-          json["scheduledChange"] = .object([
-            "productId": .string(productID), "fromProductId": .string(t.productID),
-            "effectiveDate": t.expirationDate.map { .int($0.epochMilliseconds) } ?? .null,
-          ])
-          line =
-            "scheduled  \(productID)  from \(when), when \(t.productID) renews  (transaction \(t.id) of \(t.productID) stays until then)"
-        } else if !created {
-          json["alreadyOwned"] = .bool(true)
-          let what = t.productType == .autoRenewable ? "already subscribed" : "already purchased"
-          line = "\(what)  \(t.productID)  transaction \(t.id)"
-          if let e = t.expirationDate { line += "  expires \(ISO8601.string(e))" }
-          line += "  (no new purchase)"
-        } else {
-          line = "purchased  \(t.productID)  transaction \(t.id)  \(Render.price(t))"
-          if let e = t.expirationDate { line += "  expires \(ISO8601.string(e))" }
-          let notes = Render.flags(t)
-          if !notes.isEmpty { line += "  (\(notes))" }
-        }
-        if let verification { line += "  unverified: \(verification)" }
-      case .pending(let id):
-        json["requestId"] = .string(id)
-        line = "pending    request \(id) for \(productID)"
-      case .userCancelled:
-        line = "userCancelled"
-      case .failed(let error):
-        json["error"] = .string(error.description)
-        line = "failed     \(error)"
-      }
+      let report = PurchaseReport(outcome, productID: productID, store: store, customer: customer)
       if inv.json {
-        inv.printJSON(.object(json))
+        inv.printJSON(.object(report.json))
       } else {
-        inv.out(TerminalText.field(line))
+        inv.out(TerminalText.field(report.line))
         let other = outcome.events.filter {
           if case .transactionCreated(_, _, .purchaseResult) = $0.kind { return false }
           if case .askToBuyRequested = $0.kind { return false }
@@ -124,18 +89,116 @@ let buyCommand = CommandSpec(
         }
         reportEvents(inv, other, store: store)
       }
-      switch outcome.value {
-      case .failed(let error):
-        inv.err("error: purchase of '\(productID)' failed: \(error)")
-        return .failure
-      case .userCancelled:
-        inv.err("error: purchase of '\(productID)' did not go through: the customer cancelled")
-        return .failure
-      case .success, .pending:
-        return .success
-      }
+      return purchaseExitCode(inv, outcome.value, productID: productID)
     }
   })
+
+/// `--quantity`, `--app-account-token` and `--offer`, checked in that order.
+private func purchaseOptions(_ inv: Invocation) throws -> PurchaseOptions {
+  var options = PurchaseOptions()
+  if let q = inv.arguments.value("quantity") {
+    guard let n = Int(q) else { throw CLIError.usage("quantity must be a whole number, not '\(q)'", command: "buy") }
+    options.quantity = n
+  }
+  if let token = inv.arguments.value("app-account-token") {
+    guard let uuid = UUID(uuidString: token) else {
+      throw CLIError.usage("app account token '\(token)' is not a UUID", command: "buy")
+    }
+    options.appAccountToken = uuid
+  }
+  if let offer = inv.arguments.value("offer") {
+    guard let o = OfferRequest(userInput: offer) else {
+      throw CLIError.usage(
+        "invalid offer '\(offer)'; use intro, promotional:ID, code:REFERENCE or win-back:ID", command: "buy")
+    }
+    options.offer = o
+  }
+  return options
+}
+
+/// (rule quantity-only-for-consumables-and-non-renewing)
+private func checkQuantity(_ options: PurchaseOptions, of productID: ProductID, in store: Store) throws {
+  if options.quantity != 1, let product = store.configuration.product(productID),
+    product.type != .consumable && product.type != .nonRenewable
+  {
+    throw CLIError.usage(
+      "--quantity applies to consumables and non-renewing subscriptions; '\(productID)' is \(product.type.rawValue.lowercased()) and is bought one at a time",
+      command: "buy")
+  }
+}
+
+/// What `buy` prints for a purchase's result: one text line, or the fields of its JSON object.
+private struct PurchaseReport {
+  var json: [String: JSONOutput]
+  var line: String
+
+  init(_ outcome: Outcome<PurchaseResult>, productID: ProductID, store: Store, customer: CustomerID) {
+    json = ["result": .string(outcome.value.name)]
+    switch outcome.value {
+    case .success(let t, let verification):
+      line = ""
+      transaction(
+        t, verification: verification, outcome: outcome, productID: productID, store: store, customer: customer)
+    case .pending(let id):
+      json["requestId"] = .string(id)
+      line = "pending    request \(id) for \(productID)"
+    case .userCancelled:
+      line = "userCancelled"
+    case .failed(let error):
+      json["error"] = .string(error.description)
+      line = "failed     \(error)"
+    }
+  }
+
+  /// A transaction: scheduled for the next renewal, already owned, or newly purchased.
+  private mutating func transaction(
+    _ t: Transaction, verification: SimulatedError?, outcome: Outcome<PurchaseResult>, productID: ProductID,
+    store: Store, customer: CustomerID
+  ) {
+    json["transaction"] = store.payload(t, customer: customer)
+    if let verification { json["verificationError"] = .string(verification.description) }
+    let created = outcome.events.contains {
+      if case .transactionCreated(let id, _, _) = $0.kind { return id == t.id }
+      return false
+    }
+    if t.productID != productID {
+      // A downgrade or crossgrade at the next renewal: the current plan stays until then.
+      let when = t.expirationDate.map(ISO8601.string) ?? "the next renewal"
+      json["scheduledChange"] = .object([
+        "productId": .string(productID), "fromProductId": .string(t.productID),
+        "effectiveDate": t.expirationDate.map { .int($0.epochMilliseconds) } ?? .null,
+      ])
+      line =
+        "scheduled  \(productID)  from \(when), when \(t.productID) renews  (transaction \(t.id) of \(t.productID) stays until then)"
+    } else if !created {
+      json["alreadyOwned"] = .bool(true)
+      let what = t.productType == .autoRenewable ? "already subscribed" : "already purchased"
+      line = "\(what)  \(t.productID)  transaction \(t.id)"
+      if let e = t.expirationDate { line += "  expires \(ISO8601.string(e))" }
+      line += "  (no new purchase)"
+    } else {
+      line = "purchased  \(t.productID)  transaction \(t.id)  \(Render.price(t))"
+      if let e = t.expirationDate { line += "  expires \(ISO8601.string(e))" }
+      let notes = Render.flags(t)
+      if !notes.isEmpty { line += "  (\(notes))" }
+    }
+    if let verification { line += "  unverified: \(verification)" }
+  }
+}
+
+/// Failed and cancelled purchases say so on stderr and exit 1.
+private func purchaseExitCode(_ inv: Invocation, _ result: PurchaseResult, productID: ProductID) -> ExitCode {
+  switch result {
+  case .failed(let error):
+    inv.err("error: purchase of '\(productID)' failed: \(error)")
+    return .failure
+  case .userCancelled:
+    inv.err("error: purchase of '\(productID)' did not go through: the customer cancelled")
+    return .failure
+  case .success, .pending:
+    return .success
+  }
+}
 
 func askToBuyCommand(_ name: String, approve: Bool) -> CommandSpec {
   CommandSpec(
@@ -218,15 +281,7 @@ let resolveCommand = CommandSpec(
   discussion:
     "Completes an interrupted purchase, or recovers a subscription in grace or billing retry (DID_RENEW/BILLING_RECOVERY); the new transaction arrives on Transaction.updates.",
   example: "storesim resolve subscription.pro",
-  run: { inv in
-    _ = try inv.positionals(0...1, "product id")
-    return try SessionContext.with(inv, mutating: true) { store in
-      let product = try productArgument(inv, store, command: "resolve")
-      let events = try store.resolveIssue(productID: product, customer: SessionContext.customer(inv)).events
-      printEvents(inv, events, store: store)
-      return .success
-    }
-  })
+  run: productAction("resolve") { try $0.resolveIssue(productID: $1, customer: $2) })
 
 let finishCommand = CommandSpec(
   name: "finish", group: "Purchases",
@@ -296,11 +351,11 @@ let refundCommand = CommandSpec(
       return try refundAction(inv, action, Array(args.dropFirst()))
     }
     guard args.count <= 1 else {
-      var message = "unexpected argument '\(args[1])'"
-      if let near = Suggest.closest(to: args[0], in: refundActions) {
-        message = "unknown refund action '\(args[0])'; did you mean '\(near)'?"
-      }
-      throw CLIError.usage(message, command: "refund")
+      throw CLIError.usage(
+        Suggest.appending(
+          to: "unknown refund action '\(args[0])'", for: args[0], in: refundActions,
+          otherwise: "unexpected argument '\(args[1])'"),
+        command: "refund")
     }
     let given = args.first
     let byProduct = inv.arguments.value("product")
@@ -310,17 +365,14 @@ let refundCommand = CommandSpec(
         command: "refund")
     }
     let reason = try revocationReason(inv)
-    return try SessionContext.with(inv, mutating: true) { store in
-      let customer = SessionContext.customer(inv)
+    return try refunding(inv) { store, customer in
       let id: TransactionID
       if let given {
         id = try ValueParsing.transactionID(given)
       } else {
         id = try latestRefundable(byProduct!, store: store, customer: customer)
       }
-      let events = try store.refund(id, reason: reason, customer: customer).events
-      printRefund(inv, store: store, id: id, customer: customer, events: events)
-      return .success
+      return RefundChange(id: id, events: try store.refund(id, reason: reason, customer: customer).events)
     }
   })
 
@@ -341,18 +393,31 @@ func latestRefundable(_ productID: ProductID, store: Store, customer: CustomerID
   return t.id
 }
 
-func printRefund(
-  _ inv: Invocation, store: Store, id: TransactionID, customer: CustomerID, events: [StoreEvent],
-  extra: [String: JSONOutput] = [:]
-) {
-  if inv.json {
-    let owner = store.customerIDs.first { store.customer($0)?.transaction(id) != nil } ?? customer
-    var json = extra
-    if let t = store.customer(owner)?.transaction(id) { json["transaction"] = store.payload(t, customer: owner) }
-    json["events"] = .array(events.map(Render.eventJSON))
-    inv.printJSON(.object(json))
-  } else {
-    reportEvents(inv, events, store: store)
+/// What a refund command changed: the transaction, the events, and the fields `--json` adds.
+struct RefundChange {
+  var id: TransactionID
+  var events: [StoreEvent]
+  var extra: [String: JSONOutput] = [:]
+}
+
+/// Runs a refund change on the session and prints it: the transaction (under --json, from
+/// whichever customer holds it) and the events.
+func refunding(
+  _ inv: Invocation, _ change: (inout Store, CustomerID) throws -> RefundChange
+) throws -> ExitCode {
+  try SessionContext.with(inv, mutating: true) { store in
+    let customer = SessionContext.customer(inv)
+    let done = try change(&store, customer)
+    if inv.json {
+      let owner = store.customerIDs.first { store.customer($0)?.transaction(done.id) != nil } ?? customer
+      var json = done.extra
+      if let t = store.customer(owner)?.transaction(done.id) { json["transaction"] = store.payload(t, customer: owner) }
+      json["events"] = .array(done.events.map(Render.eventJSON))
+      inv.printJSON(.object(json))
+    } else {
+      reportEvents(inv, done.events, store: store)
+    }
+    return .success
   }
 }
 
@@ -368,66 +433,68 @@ func refundAction(_ inv: Invocation, _ action: String, _ rest: [String]) throws 
   if inv.arguments.value("product") != nil {
     throw CLIError.usage("--product is not an option of 'refund \(action)'", command: "refund")
   }
-  let target = rest[0]
   switch action {
-  case "request":
-    var reason = ConsumptionRequestReason.other
-    if let text = inv.arguments.value("reason") {
-      guard let r = ConsumptionRequestReason(userInput: text) else {
-        throw CLIError.usage(
-          "unknown refund request reason '\(text)'; use unintended-purchase, fulfillment-issue, unsatisfied-with-purchase, legal or other",
-          command: "refund")
-      }
-      reason = r
+  case "request": return try requestRefund(inv, rest[0])
+  case "approve", "decline": return try answerRefundRequest(inv, rest[0], approve: action == "approve")
+  default: return try reverseRefund(inv, rest[0])
+  }
+}
+
+/// `refund request TXN|PRODUCT` (rule refund-requests-wait-for-an-answer).
+private func requestRefund(_ inv: Invocation, _ target: String) throws -> ExitCode {
+  var reason = ConsumptionRequestReason.other
+  if let text = inv.arguments.value("reason") {
+    guard let r = ConsumptionRequestReason(userInput: text) else {
+      throw CLIError.usage(
+        "unknown refund request reason '\(text)'; use unintended-purchase, fulfillment-issue, unsatisfied-with-purchase, legal or other",
+        command: "refund")
     }
-    return try SessionContext.with(inv, mutating: true) { store in
-      let customer = SessionContext.customer(inv)
-      let id: TransactionID
-      if target.allSatisfy(\.isNumber) {
-        id = try ValueParsing.transactionID(target)
-      } else {
-        id = try latestRefundable(target, store: store, customer: customer)
-      }
-      let requested = try store.requestRefund(id, reason: reason, customer: customer)
-      let (request, events) = (requested.value, requested.events)
-      if !inv.json {
-        inv.out("refund request \(request.id) for transaction \(id) (\(request.productID)): waiting for the App Store")
-      }
-      printRefund(
-        inv, store: store, id: id, customer: customer,
-        events: events.filter {
-          if case .refundRequested = $0.kind { return inv.json }
-          return true
-        }, extra: ["requestId": .string(request.id), "consumptionRequestReason": .string(reason.rawValue)])
-      return .success
+    reason = r
+  }
+  return try refunding(inv) { store, customer in
+    let id: TransactionID
+    if target.allSatisfy(\.isNumber) {
+      id = try ValueParsing.transactionID(target)
+    } else {
+      id = try latestRefundable(target, store: store, customer: customer)
     }
-  case "approve", "decline":
-    if action == "decline", inv.arguments.value("reason") != nil {
-      throw CLIError.usage("--reason is not an option of 'refund decline'", command: "refund")
+    let requested = try store.requestRefund(id, reason: reason, customer: customer)
+    let (request, events) = (requested.value, requested.events)
+    if !inv.json {
+      inv.out("refund request \(request.id) for transaction \(id) (\(request.productID)): waiting for the App Store")
     }
-    let reason = try revocationReason(inv)
-    return try SessionContext.with(inv, mutating: true) { store in
-      let customer = SessionContext.customer(inv)
-      let answered =
-        action == "approve"
-        ? try store.approveRefundRequest(target, reason: reason) : try store.declineRefundRequest(target)
-      let (id, events) = (answered.value, answered.events)
-      printRefund(
-        inv, store: store, id: id, customer: customer, events: events,
-        extra: ["requestId": .string(target), "result": .string(action == "approve" ? "refunded" : "declined")])
-      return .success
-    }
-  default:  // reverse
-    if inv.arguments.value("reason") != nil {
-      throw CLIError.usage("--reason is not an option of 'refund reverse'", command: "refund")
-    }
-    let id = try ValueParsing.transactionID(target)
-    return try SessionContext.with(inv, mutating: true) { store in
-      let customer = SessionContext.customer(inv)
-      let events = try store.reverseRefund(id, customer: customer).events
-      printRefund(inv, store: store, id: id, customer: customer, events: events)
-      return .success
-    }
+    return RefundChange(
+      id: id,
+      events: events.filter {
+        if case .refundRequested = $0.kind { return inv.json }
+        return true
+      }, extra: ["requestId": .string(request.id), "consumptionRequestReason": .string(reason.rawValue)])
+  }
+}
+
+/// `refund approve|decline REQUEST`.
+private func answerRefundRequest(_ inv: Invocation, _ requestID: String, approve: Bool) throws -> ExitCode {
+  if !approve, inv.arguments.value("reason") != nil {
+    throw CLIError.usage("--reason is not an option of 'refund decline'", command: "refund")
+  }
+  let reason = try revocationReason(inv)
+  return try refunding(inv) { store, _ in
+    let answered =
+      approve ? try store.approveRefundRequest(requestID, reason: reason) : try store.declineRefundRequest(requestID)
+    return RefundChange(
+      id: answered.value, events: answered.events,
+      extra: ["requestId": .string(requestID), "result": .string(approve ? "refunded" : "declined")])
+  }
+}
+
+/// `refund reverse TXN` (rule refund-reversal-restores-access).
+private func reverseRefund(_ inv: Invocation, _ target: String) throws -> ExitCode {
+  if inv.arguments.value("reason") != nil {
+    throw CLIError.usage("--reason is not an option of 'refund reverse'", command: "refund")
+  }
+  let id = try ValueParsing.transactionID(target)
+  return try refunding(inv) { store, customer in
+    RefundChange(id: id, events: try store.reverseRefund(id, customer: customer).events)
   }
 }
 
@@ -438,17 +505,11 @@ let restoreCommand = CommandSpec(
     "Lists the non-consumables and auto-renewable subscription transactions a restore would deliver with state 'restored' (not refunded).",
   example: "storesim restore",
   run: { inv in
-    _ = try inv.positionals(0...0, "")
-    return try SessionContext.with(inv, mutating: false) { store in
-      let customer = SessionContext.customer(inv)
+    try inspecting(inv, 0...0, "") { store, customer, _, _ in
       let list = store.allTransactions(customer: customer).filter {
         ($0.productType == .nonConsumable || $0.productType == .autoRenewable) && !$0.isRevoked
       }
-      if inv.json {
-        inv.printJSON(.array(list.map { store.payload($0, customer: customer) }))
-      } else {
-        inv.out(Render.transactions(list))
-      }
+      printTransactions(inv, list, store: store, customer: customer)
       return .success
     }
   })

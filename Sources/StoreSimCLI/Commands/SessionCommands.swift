@@ -21,20 +21,8 @@ let initCommand = CommandSpec(
   example: "storesim init Configurations/AppleSample.storekit --start 2026-01-01T00:00:00Z",
   run: { inv in
     let config = try inv.positionals(1...1, "configuration file")[0]
-    var start = inv.environment.now()
-    start = Date(timeIntervalSince1970: start.timeIntervalSince1970.rounded(.down))
-    if let text = inv.arguments.value("start") { start = try ValueParsing.date(text, note: inv.warning) }
-    var environment = StoreEnvironment.xcode
-    if let text = inv.arguments.value("environment") {
-      guard let e = StoreEnvironment(userInput: text) else {
-        var message = "unknown environment '\(text)'; use Xcode, LocalTesting, Sandbox or Production"
-        if let near = Suggest.closest(to: text, in: StoreEnvironment.allCases.map(\.rawValue)) {
-          message += "; did you mean '\(near)'?"
-        }
-        throw CLIError.usage(message, command: "init")
-      }
-      environment = e
-    }
+    let start = try initStart(inv)
+    var environment = try initEnvironment(inv)
     let bundleID = inv.arguments.value("bundle-id") ?? "com.example.app"
     guard !bundleID.isEmpty, !bundleID.contains(where: \.isWhitespace) else {
       throw CLIError.usage("invalid bundle id '\(bundleID)'", command: "init")
@@ -42,63 +30,93 @@ let initCommand = CommandSpec(
     let contentPath = try ConfigurationFile.contentPath(config, environment: inv.environment)
     let (loaded, data) = try ConfigurationFile.load(config, environment: inv.environment)
     for w in loaded.warnings { inv.err(ConfigurationFile.diagnostic(w, file: config)) }
+    var report = InitReport(
+      session: nil, configuration: config, products: loaded.configuration.products.count,
+      warnings: loaded.warnings.count, bundleID: bundleID, environment: environment, now: start)
     if let memory = inv.memory {
       if let forced = memory.environmentOverride { environment = forced }
       let store = Store(configuration: loaded.configuration, start: start, bundleID: bundleID, environment: environment)
       memory.store = store
-      if inv.json {
-        inv.printJSON(
-          .object([
-            "session": .string("memory"), "configuration": .string(config),
-            "products": .int(Int64(loaded.configuration.products.count)),
-            "now": .int(store.now.epochMilliseconds),
-            "environment": .string(environment.rawValue),
-            "bundleId": .string(bundleID), "warnings": .int(Int64(loaded.warnings.count)),
-          ]))
-      } else {
-        inv.out(
-          "session in memory: \(config), \(loaded.configuration.products.count) products, starts \(ISO8601.string(store.now)), environment \(environment.rawValue)"
-        )
-      }
+      report.environment = environment
+      report.now = store.now
+      report.print(inv)
       return .success
     }
     let location = try SessionLocation(shown: SessionContext.path(inv), environment: inv.environment)
-    let shown = location.shown
-    let folder = (location.file as NSString).deletingLastPathComponent
-    try AtomicFile.makeFolder(folder)
+    try AtomicFile.makeFolder((location.file as NSString).deletingLastPathComponent)
     let lock = try SessionLock(location, forWriting: true)
     defer { withExtendedLifetime(lock) {} }
-    var existing = stat()
-    if lstat(location.file, &existing) == 0 {
-      guard inv.arguments.has("force") else {
-        throw CLIError.failed("a session already exists at \(shown); pass --force to replace it")
-      }
-      try AtomicFile.checkWritable(location)
-      if (try? SessionFile.read(location.file, shownAs: shown)) == nil {
-        let kept = try AtomicFile.keepDamaged(location)
-        inv.warning("the old session file could not be read; kept it as \(kept)")
-      }
-    }
+    try replaceExistingSession(inv, location)
     let store = Store(configuration: loaded.configuration, start: start, bundleID: bundleID, environment: environment)
     let document = SessionDocument(
       format: SessionDocument.formatName, version: SessionDocument.currentVersion,
       configurationPath: contentPath, configurationDigest: SessionFileFormat.digest(data), state: store.state)
     try SessionFile.write(document, to: location)
+    report.session = location.shown
+    report.now = store.now
+    report.print(inv)
+    return .success
+  })
+
+/// `--start`, or now in whole seconds.
+private func initStart(_ inv: Invocation) throws -> Date {
+  if let text = inv.arguments.value("start") { return try ValueParsing.date(text, note: inv.warning) }
+  return Date(timeIntervalSince1970: inv.environment.now().timeIntervalSince1970.rounded(.down))
+}
+
+/// `--environment`, or Xcode.
+private func initEnvironment(_ inv: Invocation) throws -> StoreEnvironment {
+  guard let text = inv.arguments.value("environment") else { return .xcode }
+  guard let e = StoreEnvironment(userInput: text) else {
+    throw CLIError.usage(
+      Suggest.appending(
+        to: "unknown environment '\(text)'; use Xcode, LocalTesting, Sandbox or Production", for: text,
+        in: StoreEnvironment.allCases.map(\.rawValue)),
+      command: "init")
+  }
+  return e
+}
+
+/// An existing session file is replaced only with --force; a damaged one is kept aside.
+private func replaceExistingSession(_ inv: Invocation, _ location: SessionLocation) throws {
+  var existing = stat()
+  guard lstat(location.file, &existing) == 0 else { return }
+  guard inv.arguments.has("force") else {
+    throw CLIError.failed("a session already exists at \(location.shown); pass --force to replace it")
+  }
+  try AtomicFile.checkWritable(location)
+  if (try? SessionFile.read(location.file, shownAs: location.shown)) == nil {
+    let kept = try AtomicFile.keepDamaged(location)
+    inv.warning("the old session file could not be read; kept it as \(kept)")
+  }
+}
+
+/// What `init` prints: the session (`nil`: in memory), the configuration and where the clock starts.
+private struct InitReport {
+  var session: String?
+  var configuration: String
+  var products: Int
+  var warnings: Int
+  var bundleID: String
+  var environment: StoreEnvironment
+  var now: Date
+
+  func print(_ inv: Invocation) {
     if inv.json {
       inv.printJSON(
         .object([
-          "session": .string(shown), "configuration": .string(config),
-          "products": .int(Int64(loaded.configuration.products.count)),
-          "now": .int(store.now.epochMilliseconds), "environment": .string(environment.rawValue),
-          "bundleId": .string(bundleID), "warnings": .int(Int64(loaded.warnings.count)),
+          "session": .string(session ?? "memory"), "configuration": .string(configuration),
+          "products": .int(Int64(products)), "now": .int(now.epochMilliseconds),
+          "environment": .string(environment.rawValue), "bundleId": .string(bundleID),
+          "warnings": .int(Int64(warnings)),
         ]))
     } else {
-      inv.out(
-        "session \(shown): \(config), \(loaded.configuration.products.count) products, starts \(ISO8601.string(store.now)), environment \(environment.rawValue), bundle \(bundleID)"
-      )
+      let summary =
+        "\(configuration), \(products) products, starts \(ISO8601.string(now)), environment \(environment.rawValue)"
+      inv.out(session.map { "session \($0): \(summary), bundle \(bundleID)" } ?? "session in memory: \(summary)")
     }
-    return .success
-  })
+  }
+}
 
 /// The settings users can show and change, with their `SKTestSession` names.
 enum SettingKey: String, CaseIterable {
@@ -184,20 +202,12 @@ func applySetting(_ key: SettingKey, _ args: [String], to s: inout StoreKitSetti
     if let on = try? parseSwitch(value, key: key.rawValue) {
       s.failTransactionsEnabled = on
     } else {
-      guard let error = SKErrorCode.allCases.first(where: { $0.rawValue.lowercased() == value.lowercased() }) else {
-        let names = SKErrorCode.allCases.map(\.rawValue).joined(separator: ", ")
-        throw CLIError.usage("fail-transactions takes off, on, or one of \(names)", command: "settings")
-      }
       s.failTransactionsEnabled = true
-      s.failureError = error
+      s.failureError = try failureError(value)
     }
   case .storefront:
     guard Storefront.named(value) != nil else {
-      var message = "unknown storefront '\(value)'"
-      if let near = Suggest.closest(to: value.uppercased(), in: Storefront.knownCodes) {
-        message += "; did you mean '\(near)'?"
-      }
-      throw CLIError.usage(message, command: "settings")
+      throw settingsUsage("unknown storefront '\(value)'", for: value.uppercased(), in: Storefront.knownCodes)
     }
     s.storefront = value.uppercased()
   case .locale:
@@ -207,47 +217,53 @@ func applySetting(_ key: SettingKey, _ args: [String], to s: inout StoreKitSetti
     s.locale = value
   case .timeRate:
     guard let rate = TimeRate(userInput: value) else {
-      var message = "unknown time rate '\(value)'"
-      if let near = Suggest.closest(to: value, in: TimeRate.allCases.map(\.name)) {
-        message += "; did you mean '\(near)'?"
-      }
-      throw CLIError.usage(message, command: "settings")
+      throw settingsUsage("unknown time rate '\(value)'", for: value, in: TimeRate.allCases.map(\.name))
     }
     s.timeRate = rate
   case .error:
-    guard let api = StoreKitAPI(userInput: value) else {
-      var message = "unknown StoreKit API '\(value)'"
-      if let near = Suggest.closest(to: value, in: StoreKitAPI.allCases.map(\.name)) {
-        message += "; did you mean '\(near)'?"
-      }
-      throw CLIError.usage(
-        message + "; APIs: " + StoreKitAPI.allCases.map(\.name).joined(separator: ", "), command: "settings")
-    }
-    guard args.count == 3 else { throw CLIError.usage("usage: settings error <api> <error>|none", command: "settings") }
-    if args[2].lowercased() == "none" {
-      s.setSimulatedError(nil, forAPI: api)
-    } else {
-      guard let error = SimulatedError(userInput: args[2], for: api) else {
-        let all = api.families.flatMap { f in f.cases.map { "\(f.rawValue).\($0)" } }
-        var message = "'\(args[2])' is not an error \(api.name) can throw"
-        if let near = Suggest.closest(to: args[2], in: all + all.map { String($0.split(separator: ".")[1]) }) {
-          message += "; did you mean '\(near)'?"
-        }
-        throw CLIError.usage(message, command: "settings")
-      }
-      s.setSimulatedError(error, forAPI: api)
-    }
+    let (api, error) = try simulatedErrorSetting(args)
+    s.setSimulatedError(error, forAPI: api)
   }
+}
+
+/// A usage error of `settings` with a "did you mean".
+private func settingsUsage(_ message: String, for input: String, in candidates: [String]) -> CLIError {
+  CLIError.usage(Suggest.appending(to: message, for: input, in: candidates), command: "settings")
+}
+
+/// `fail-transactions <SKErrorCode>`.
+private func failureError(_ value: String) throws -> SKErrorCode {
+  guard let error = SKErrorCode.allCases.first(where: { $0.rawValue.lowercased() == value.lowercased() }) else {
+    let names = SKErrorCode.allCases.map(\.rawValue).joined(separator: ", ")
+    throw CLIError.usage("fail-transactions takes off, on, or one of \(names)", command: "settings")
+  }
+  return error
+}
+
+/// `error <api> <error>|none`: the API and the error it throws from now on (`nil`: none).
+private func simulatedErrorSetting(_ args: [String]) throws -> (StoreKitAPI, SimulatedError?) {
+  let value = args[1]
+  guard let api = StoreKitAPI(userInput: value) else {
+    let names = StoreKitAPI.allCases.map(\.name)
+    throw CLIError.usage(
+      Suggest.appending(to: "unknown StoreKit API '\(value)'", for: value, in: names) + "; APIs: "
+        + names.joined(separator: ", "), command: "settings")
+  }
+  guard args.count == 3 else { throw CLIError.usage("usage: settings error <api> <error>|none", command: "settings") }
+  if args[2].lowercased() == "none" { return (api, nil) }
+  guard let error = SimulatedError(userInput: args[2], for: api) else {
+    let all = api.families.flatMap { f in f.cases.map { "\(f.rawValue).\($0)" } }
+    throw settingsUsage(
+      "'\(args[2])' is not an error \(api.name) can throw", for: args[2],
+      in: all + all.map { String($0.split(separator: ".")[1]) })
+  }
+  return (api, error)
 }
 
 /// The setting a key names, or a usage error with a "did you mean".
 func settingKey(_ keyText: String) throws -> SettingKey {
   guard let key = SettingKey(rawValue: keyText.lowercased()) else {
-    var message = "unknown setting '\(keyText)'"
-    if let near = Suggest.closest(to: keyText, in: SettingKey.allCases.map(\.rawValue)) {
-      message += "; did you mean '\(near)'?"
-    }
-    throw CLIError.usage(message, command: "settings")
+    throw settingsUsage("unknown setting '\(keyText)'", for: keyText, in: SettingKey.allCases.map(\.rawValue))
   }
   return key
 }
@@ -379,8 +395,7 @@ let nowCommand = CommandSpec(
   abstract: "Print the virtual date",
   example: "storesim now",
   run: { inv in
-    _ = try inv.positionals(0...0, "")
-    return try SessionContext.with(inv, mutating: false) { store in
+    try inspecting(inv, 0...0, "") { store, _, _, _ in
       if inv.json {
         inv.printJSON(
           .object([

@@ -27,19 +27,7 @@ func subscriptionAction(
   CommandSpec(
     name: name, group: "Subscriptions and time", abstract: abstract, arguments: "<product-id>",
     options: [transactionOption], discussion: discussion, example: "storesim \(name) subscription.pro",
-    run: { inv in
-      _ = try inv.positionals(0...1, "product id")
-      return try SessionContext.with(inv, mutating: true) { store in
-        let product = try productArgument(inv, store, command: name)
-        let events = try act(&store, product, SessionContext.customer(inv)).events
-        if inv.json {
-          inv.printJSON(.object(["events": .array(events.map(Render.eventJSON))]))
-        } else {
-          inv.out(events.isEmpty ? "no change" : Render.events(events))
-        }
-        return .success
-      }
-    })
+    run: productAction(name, ifNone: "no change", act))
 }
 
 let priceIncreaseCommand = CommandSpec(
@@ -101,11 +89,10 @@ let priceIncreaseCommand = CommandSpec(
       case "accept", "consent": events = try store.consentToPriceIncrease(productID: product, customer: customer).events
       case "decline": events = try store.declinePriceIncrease(productID: product, customer: customer).events
       default:
-        var message = "unknown price-increase action '\(action)'"
-        if let near = Suggest.closest(to: action, in: ["request", "accept", "decline"]) {
-          message += "; did you mean '\(near)'?"
-        }
-        throw CLIError.usage(message, command: "price-increase")
+        throw CLIError.usage(
+          Suggest.appending(
+            to: "unknown price-increase action '\(action)'", for: action, in: ["request", "accept", "decline"]),
+          command: "price-increase")
       }
       printEvents(inv, events, store: store)
       return .success

@@ -41,23 +41,48 @@ struct DeliveryURL: Sendable, Hashable, CustomStringConvertible {
   struct Invalid: Error, Sendable, CustomStringConvertible {
     var reason: String
     var description: String { reason }
+    init(_ reason: String) { self.reason = reason }
   }
 
   init(_ text: String) throws(Invalid) {
     self.text = text
-    func refuse(_ reason: String) -> Invalid { Invalid(reason: reason) }
+    try Self.checkCharacters(text)
+    let (scheme, rest) = try Self.scheme(of: text)
+    self.scheme = scheme
+    if rest.contains("#") { throw Invalid("has a fragment ('#...'), which is never sent to a server; remove it") }
+    let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
+    let authority = rest[..<authorityEnd]
+    if authority.contains("@") { throw Invalid("has userinfo ('user@'), which is not supported; remove it") }
+    if authority.isEmpty { throw Invalid("missing host") }
+    let (host, portText) =
+      authority.hasPrefix("[") ? try Self.bracketedHost(authority) : try Self.namedHost(authority)
+    self.host = String(host)
+    if let portText {
+      self.port = try Self.port(portText)
+      self.portGiven = true
+    } else {
+      self.port = scheme == .http ? 80 : 443
+      self.portGiven = false
+    }
+    self.target = try Self.target(rest[authorityEnd...])
+  }
 
-    if text.isEmpty { throw refuse("empty URL") }
+  /// Refuses whitespace, control characters and non-ASCII anywhere in the text.
+  private static func checkCharacters(_ text: String) throws(Invalid) {
+    if text.isEmpty { throw Invalid("empty URL") }
     for scalar in text.unicodeScalars {
       if scalar == " " || scalar == "\t" || scalar == "\n" || scalar == "\r" || scalar.properties.isWhitespace {
-        throw refuse("contains whitespace (percent-encode it as %20)")
+        throw Invalid("contains whitespace (percent-encode it as %20)")
       }
       if scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value) {
-        throw refuse("contains a control character (U+\(String(format: "%04X", scalar.value)))")
+        throw Invalid("contains a control character (U+\(String(format: "%04X", scalar.value)))")
       }
-      if scalar.value > 0x7E { throw refuse("contains the non-ASCII character '\(scalar)' (percent-encode it)") }
+      if scalar.value > 0x7E { throw Invalid("contains the non-ASCII character '\(scalar)' (percent-encode it)") }
     }
+  }
 
+  /// The scheme and what follows `://`.
+  private static func scheme(of text: String) throws(Invalid) -> (Scheme, Substring) {
     guard let schemeEnd = text.range(of: "://") else {
       // `mailto:x` names a scheme; `localhost:8080/x` and `127.0.0.1:8080` lack one.
       if let colon = text.firstIndex(of: ":"), let first = text.first, first.isLetter,
@@ -65,95 +90,87 @@ struct DeliveryURL: Sendable, Hashable, CustomStringConvertible {
         text[text.index(after: colon)...].first?.isNumber != true
       {
         let s = text[..<colon].lowercased()
-        if s == "http" || s == "https" { throw refuse("missing '//' after '\(text[..<colon]):'") }
-        throw refuse("unsupported scheme '\(text[..<colon])' (use http or https)")
+        if s == "http" || s == "https" { throw Invalid("missing '//' after '\(text[..<colon]):'") }
+        throw Invalid("unsupported scheme '\(text[..<colon])' (use http or https)")
       }
-      throw refuse("missing scheme (use http:// or https://)")
+      throw Invalid("missing scheme (use http:// or https://)")
     }
     let schemeText = text[..<schemeEnd.lowerBound]
     guard let scheme = Scheme(rawValue: schemeText.lowercased()) else {
-      throw refuse(
+      throw Invalid(
         schemeText.isEmpty
           ? "missing scheme (use http:// or https://)" : "unsupported scheme '\(schemeText)' (use http or https)")
     }
-    self.scheme = scheme
+    return (scheme, text[schemeEnd.upperBound...])
+  }
 
-    let rest = text[schemeEnd.upperBound...]
-    if rest.contains("#") { throw refuse("has a fragment ('#...'), which is never sent to a server; remove it") }
-    let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
-    let authority = rest[..<authorityEnd]
-    if authority.contains("@") { throw refuse("has userinfo ('user@'), which is not supported; remove it") }
-    if authority.isEmpty { throw refuse("missing host") }
-
-    var hostPart: Substring
-    var portPart: Substring?
-    if authority.hasPrefix("[") {
-      guard let close = authority.firstIndex(of: "]") else { throw refuse("unterminated IPv6 literal (missing ']')") }
-      hostPart = authority[authority.index(after: authority.startIndex)..<close]
-      let after = authority[authority.index(after: close)...]
-      if !after.isEmpty {
-        guard after.hasPrefix(":") else { throw refuse("unexpected '\(after)' after the IPv6 literal") }
-        portPart = after.dropFirst()
-      }
-      if hostPart.isEmpty { throw refuse("missing host") }
-      if hostPart.contains("%") { throw refuse("IPv6 zone identifiers ('%...') are not supported") }
-      var address = in6_addr()
-      guard inet_pton(AF_INET6, String(hostPart), &address) == 1 else {
-        throw refuse("invalid IPv6 address '\(hostPart)'")
-      }
-    } else {
-      let colons = authority.filter { $0 == ":" }.count
-      if colons > 1 { throw refuse("an IPv6 address must be in brackets, like http://[::1]:8080/") }
-      if let colon = authority.firstIndex(of: ":") {
-        hostPart = authority[..<colon]
-        portPart = authority[authority.index(after: colon)...]
-      } else {
-        hostPart = authority
-      }
-      if hostPart.isEmpty { throw refuse("missing host") }
-      if let bad = hostPart.first(where: {
-        !($0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "." || $0 == "_"))
-      }) {
-        throw refuse("invalid character '\(bad)' in host '\(hostPart)'")
-      }
-      if hostPart.allSatisfy({ $0.isNumber || $0 == "." }) {
-        var address = in_addr()
-        guard inet_pton(AF_INET, String(hostPart), &address) == 1 else {
-          throw refuse("invalid IPv4 address '\(hostPart)'")
-        }
-      }
+  /// `[v6-address]` and the port text after `]:`, if any.
+  private static func bracketedHost(_ authority: Substring) throws(Invalid) -> (Substring, Substring?) {
+    guard let close = authority.firstIndex(of: "]") else { throw Invalid("unterminated IPv6 literal (missing ']')") }
+    let host = authority[authority.index(after: authority.startIndex)..<close]
+    var portText: Substring?
+    let after = authority[authority.index(after: close)...]
+    if !after.isEmpty {
+      guard after.hasPrefix(":") else { throw Invalid("unexpected '\(after)' after the IPv6 literal") }
+      portText = after.dropFirst()
     }
-    self.host = String(hostPart)
+    if host.isEmpty { throw Invalid("missing host") }
+    if host.contains("%") { throw Invalid("IPv6 zone identifiers ('%...') are not supported") }
+    var address = in6_addr()
+    guard inet_pton(AF_INET6, String(host), &address) == 1 else { throw Invalid("invalid IPv6 address '\(host)'") }
+    return (host, portText)
+  }
 
-    if let portPart {
-      if portPart.isEmpty { throw refuse("empty port after ':'") }
-      guard portPart.allSatisfy({ $0.isASCII && $0.isNumber }) else { throw refuse("invalid port '\(portPart)'") }
-      guard portPart.count <= 5, let port = Int(portPart), (1...65535).contains(port) else {
-        throw refuse("invalid port \(portPart) (use 1-65535)")
-      }
-      self.port = port
-      self.portGiven = true
-    } else {
-      self.port = scheme == .http ? 80 : 443
-      self.portGiven = false
+  /// A host name or IPv4 address and the port text after `:`, if any.
+  private static func namedHost(_ authority: Substring) throws(Invalid) -> (Substring, Substring?) {
+    let colons = authority.filter { $0 == ":" }.count
+    if colons > 1 { throw Invalid("an IPv6 address must be in brackets, like http://[::1]:8080/") }
+    var host = authority
+    var portText: Substring?
+    if let colon = authority.firstIndex(of: ":") {
+      host = authority[..<colon]
+      portText = authority[authority.index(after: colon)...]
     }
+    if host.isEmpty { throw Invalid("missing host") }
+    if let bad = host.first(where: {
+      !($0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "." || $0 == "_"))
+    }) {
+      throw Invalid("invalid character '\(bad)' in host '\(host)'")
+    }
+    if host.allSatisfy({ $0.isNumber || $0 == "." }) {
+      var address = in_addr()
+      guard inet_pton(AF_INET, String(host), &address) == 1 else { throw Invalid("invalid IPv4 address '\(host)'") }
+    }
+    return (host, portText)
+  }
 
-    var target = String(rest[authorityEnd...])
+  private static func port(_ text: Substring) throws(Invalid) -> Int {
+    if text.isEmpty { throw Invalid("empty port after ':'") }
+    guard text.allSatisfy({ $0.isASCII && $0.isNumber }) else { throw Invalid("invalid port '\(text)'") }
+    guard text.count <= 5, let port = Int(text), (1...65535).contains(port) else {
+      throw Invalid("invalid port \(text) (use 1-65535)")
+    }
+    return port
+  }
+
+  /// Path and query (`/` when empty); percent-escapes must be complete and unsafe characters encoded.
+  private static func target(_ text: Substring) throws(Invalid) -> String {
+    var target = String(text)
     if target.isEmpty { target = "/" } else if target.hasPrefix("?") { target = "/" + target }
     var bytes = Array(target.utf8)[...]
     while let byte = bytes.popFirst() {
       switch byte {
       case UInt8(ascii: "%"):
         guard bytes.count >= 2, bytes.prefix(2).allSatisfy({ Self.isHex($0) }) else {
-          throw refuse("invalid percent-escape in '\(target)' ('%' must be followed by two hex digits)")
+          throw Invalid("invalid percent-escape in '\(target)' ('%' must be followed by two hex digits)")
         }
       case UInt8(ascii: "\""), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\\"), UInt8(ascii: "^"),
         UInt8(ascii: "`"), UInt8(ascii: "{"), UInt8(ascii: "|"), UInt8(ascii: "}"):
-        throw refuse("character '\(Character(UnicodeScalar(byte)))' in the path must be percent-encoded")
+        throw Invalid("character '\(Character(UnicodeScalar(byte)))' in the path must be percent-encoded")
       default: break
       }
     }
-    self.target = target
+    return target
   }
 
   private static func isHex(_ byte: UInt8) -> Bool {

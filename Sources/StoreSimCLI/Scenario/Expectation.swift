@@ -185,10 +185,9 @@ extension Expectation {
     guard words.count >= 2 else { throw ScenarioProblem("expect needs a form: \(names.joined(separator: ", "))") }
     guard let kind = Kind(rawValue: words[1]) else {
       let message = "unknown expectation '\(words[1])'"
-      if let near = Suggest.closest(to: words[1], in: names) {
-        throw ScenarioProblem(message + "; did you mean '\(near)'?")
-      }
-      throw ScenarioProblem(message + "; use one of \(names.joined(separator: ", "))")
+      throw ScenarioProblem(
+        Suggest.appending(
+          to: message, for: words[1], in: names, otherwise: message + "; use one of \(names.joined(separator: ", "))"))
     }
     return kind
   }
@@ -312,13 +311,8 @@ extension Expectation {
     case .result(let result):
       let got = memory.lastPurchaseResult ?? "no purchase yet"
       return got == result.rawValue ? nil : "expected result \(result.rawValue), got \(got)"
-    case .entitled(let product), .notEntitled(let product):
-      if store.configuration.product(product) == nil {
-        return "expected \(kind.name) \(product), got unknown product '\(product)'"
-      }
-      let entitled = store.currentEntitlements(customer: customer).contains { $0.productID == product }
-      if case .entitled = self { return entitled ? nil : "expected \(product) to be entitled, got not entitled" }
-      return entitled ? "expected \(product) not to be entitled, got entitled" : nil
+    case .entitled(let product): return entitlementFailure(product, expected: true, store: store)
+    case .notEntitled(let product): return entitlementFailure(product, expected: false, store: store)
     case .state(let subject, let state):
       guard let group = SubscriptionSubject.group(subject, in: store.configuration) else {
         return "expected \(subject) to be \(state.rawValue), got no such group or subscription"
@@ -363,6 +357,18 @@ extension Expectation {
     case .error:
       return nil  // answered above
     }
+  }
+}
+
+extension Expectation {
+  /// `expect entitled|not-entitled PRODUCT` for the default customer.
+  fileprivate func entitlementFailure(_ product: ProductID, expected: Bool, store: Store) -> String? {
+    if store.configuration.product(product) == nil {
+      return "expected \(kind.name) \(product), got unknown product '\(product)'"
+    }
+    let entitled = store.currentEntitlements(customer: .default).contains { $0.productID == product }
+    if expected { return entitled ? nil : "expected \(product) to be entitled, got not entitled" }
+    return entitled ? "expected \(product) not to be entitled, got entitled" : nil
   }
 }
 

@@ -201,8 +201,7 @@ let consumptionCommand = CommandSpec(
     """,
   example: "storesim consumption --json",
   run: { inv in
-    _ = try inv.positionals(0...0, "")
-    return try SessionContext.with(inv, mutating: false, needsNotifications: false) { store in
+    try inspecting(inv, 0...0, "", needsNotifications: false) { store, _, _, _ in
       let list = store.serverRecords.consumption
       if inv.json {
         inv.printJSON(

@@ -53,6 +53,13 @@ final class HTTPServer: @unchecked Sendable {
     }
   }
 
+  /// `bind` to a `sockaddr_in` or `sockaddr_in6`.
+  private static func bindSocket<Address>(_ fd: Int32, to address: inout Address) -> Int32 {
+    withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<Address>.size)) }
+    }
+  }
+
   /// Binds and listens on `host` (a numeric IPv4 or IPv6 address, or `localhost`) and `port`.
   init(
     host: String, port: Int, limits: Limits = Limits(), log: (@Sendable (String) -> Void)?, handler: @escaping Handler
@@ -84,20 +91,14 @@ final class HTTPServer: @unchecked Sendable {
       #endif
       v4.sin_family = sa_family_t(AF_INET)
       v4.sin_port = in_port_t(UInt16(port).bigEndian)
-      bound = withUnsafePointer(to: &v4) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-      }
+      bound = Self.bindSocket(fd, to: &v4)
     } else {
       #if canImport(Darwin)
         v6.sin6_len = UInt8(MemoryLayout<sockaddr_in6>.size)
       #endif
       v6.sin6_family = sa_family_t(AF_INET6)
       v6.sin6_port = in_port_t(UInt16(port).bigEndian)
-      bound = withUnsafePointer(to: &v6) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
-        }
-      }
+      bound = Self.bindSocket(fd, to: &v6)
     }
     guard bound == 0, listen(fd, 128) == 0 else {
       let reason = HTTPClient.errorText(errno)
@@ -286,94 +287,18 @@ final class HTTPServer: @unchecked Sendable {
     }
 
     mutating func serve() {
-      let limits = server.limits
       while true {
         // Idle: wait for the first byte of the next request.
         if buffer.isEmpty {
-          guard wait(Int16(POLLIN), Deadline(seconds: limits.idleSeconds)) == .ready, fill(), !buffer.isEmpty else {
+          guard wait(Int16(POLLIN), Deadline(seconds: server.limits.idleSeconds)) == .ready, fill(), !buffer.isEmpty
+          else {
             return
           }
         }
-        let started = Deadline(seconds: limits.requestSeconds)
-        // The head.
-        var headEnd: Int? = Self.find(buffer)
-        while headEnd == nil {
-          if buffer.count > limits.headerBytes {
-            respond(
-              status: 431,
-              body: Self.errorBody(4_310_000, "Request header fields too large (limit \(limits.headerBytes) bytes)."),
-              keepAlive: false, request: nil, started: started)
-            return
-          }
-          switch wait(Int16(POLLIN), started) {
-          case .ready: guard fill() else { return }
-          case .timedOut:
-            respond(
-              status: 408,
-              body: Self.errorBody(4_080_000, "The request did not arrive within \(Int(limits.requestSeconds)) s."),
-              keepAlive: false, request: nil, started: started)
-            return
-          case .stopped, .failed: return
-          }
-          headEnd = Self.find(buffer)
-        }
-        let end = headEnd!
-        if end > limits.headerBytes {
-          respond(
-            status: 431,
-            body: Self.errorBody(4_310_000, "Request header fields too large (limit \(limits.headerBytes) bytes)."),
-            keepAlive: false, request: nil, started: started)
-          return
-        }
-        guard let head = Head(buffer[0..<end]) else {
-          respond(
-            status: 400, body: Self.errorBody(4_000_000, "Malformed HTTP request."), keepAlive: false, request: nil,
-            started: started)
-          return
-        }
-        buffer.removeFirst(end + 4)
-        if head.headers["transfer-encoding"] != nil {
-          respond(
-            status: 501, body: Self.errorBody(5_010_000, "Transfer-Encoding is not supported; send Content-Length."),
-            keepAlive: false, request: head, started: started)
-          return
-        }
-        let length: Int
-        if let text = head.headers["content-length"] {
-          guard let n = Int(text.trimmingCharacters(in: .whitespaces)), n >= 0 else {
-            respond(
-              status: 400, body: Self.errorBody(4_000_000, "Invalid Content-Length."), keepAlive: false, request: head,
-              started: started)
-            return
-          }
-          length = n
-        } else {
-          length = 0
-        }
-        if length > limits.bodyBytes {
-          respond(
-            status: 413, body: Self.errorBody(4_130_000, "Request body too large (limit \(limits.bodyBytes) bytes)."),
-            keepAlive: false, request: head, started: started)
-          return
-        }
-        if length > buffer.count, head.headers["expect"]?.lowercased() == "100-continue" {
-          guard send(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8), started) else { return }
-        }
-        while buffer.count < length {
-          switch wait(Int16(POLLIN), started) {
-          case .ready: guard fill() else { return }
-          case .timedOut:
-            respond(
-              status: 408,
-              body: Self.errorBody(
-                4_080_000, "The request body did not arrive within \(Int(limits.requestSeconds)) s."), keepAlive: false,
-              request: head, started: started)
-            return
-          case .stopped, .failed: return
-          }
-        }
-        let body = Array(buffer[0..<length])
-        buffer.removeFirst(length)
+        let started = Deadline(seconds: server.limits.requestSeconds)
+        guard let head = readHead(started), let length = bodyLength(head, started),
+          let body = readBody(length, head, started)
+        else { return }
         let request = APIRequest(method: head.method, target: head.target, headers: head.headers, body: body)
         let answer = server.handler(request)
         let keepAlive = head.keepAlive && !server.stopRequested
@@ -381,6 +306,88 @@ final class HTTPServer: @unchecked Sendable {
           keepAlive
         else { return }
       }
+    }
+
+    /// The request head, taken off the buffer; nil when the connection ends (refused, timed out or closed).
+    private mutating func readHead(_ started: Deadline) -> Head? {
+      let limits = server.limits
+      let tooLarge = "Request header fields too large (limit \(limits.headerBytes) bytes)."
+      var headEnd: Int? = Self.find(buffer)
+      while headEnd == nil {
+        if buffer.count > limits.headerBytes {
+          refuse(431, 4_310_000, tooLarge, request: nil, started: started)
+          return nil
+        }
+        guard receive(started, lateMessage: "The request did not arrive", request: nil) else { return nil }
+        headEnd = Self.find(buffer)
+      }
+      let end = headEnd!
+      if end > limits.headerBytes {
+        refuse(431, 4_310_000, tooLarge, request: nil, started: started)
+        return nil
+      }
+      guard let head = Head(buffer[0..<end]) else {
+        refuse(400, 4_000_000, "Malformed HTTP request.", request: nil, started: started)
+        return nil
+      }
+      buffer.removeFirst(end + 4)
+      return head
+    }
+
+    /// The body's length from `Content-Length` (0 without it); nil when it is refused.
+    private func bodyLength(_ head: Head, _ started: Deadline) -> Int? {
+      if head.headers["transfer-encoding"] != nil {
+        refuse(
+          501, 5_010_000, "Transfer-Encoding is not supported; send Content-Length.", request: head, started: started)
+        return nil
+      }
+      var length = 0
+      if let text = head.headers["content-length"] {
+        guard let n = Int(text.trimmingCharacters(in: .whitespaces)), n >= 0 else {
+          refuse(400, 4_000_000, "Invalid Content-Length.", request: head, started: started)
+          return nil
+        }
+        length = n
+      }
+      if length > server.limits.bodyBytes {
+        refuse(
+          413, 4_130_000, "Request body too large (limit \(server.limits.bodyBytes) bytes).", request: head,
+          started: started)
+        return nil
+      }
+      return length
+    }
+
+    /// The body, taken off the buffer (answering `Expect: 100-continue` first); nil when the connection ends.
+    private mutating func readBody(_ length: Int, _ head: Head, _ started: Deadline) -> [UInt8]? {
+      if length > buffer.count, head.headers["expect"]?.lowercased() == "100-continue" {
+        guard send(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8), started) else { return nil }
+      }
+      while buffer.count < length {
+        guard receive(started, lateMessage: "The request body did not arrive", request: head) else { return nil }
+      }
+      let body = Array(buffer[0..<length])
+      buffer.removeFirst(length)
+      return body
+    }
+
+    /// Waits for more of the request and reads it; false when the connection ends (after a 408
+    /// "`lateMessage` within N s." when the request's time is up).
+    private mutating func receive(_ started: Deadline, lateMessage: String, request: Head?) -> Bool {
+      switch wait(Int16(POLLIN), started) {
+      case .ready: return fill()
+      case .timedOut:
+        refuse(
+          408, 4_080_000, "\(lateMessage) within \(Int(server.limits.requestSeconds)) s.", request: request,
+          started: started)
+        return false
+      case .stopped, .failed: return false
+      }
+    }
+
+    /// Answers an error and closes the connection.
+    private func refuse(_ status: Int, _ code: Int, _ message: String, request: Head?, started: Deadline) {
+      respond(status: status, body: Self.errorBody(code, message), keepAlive: false, request: request, started: started)
     }
 
     static func errorBody(_ code: Int, _ message: String) -> String {

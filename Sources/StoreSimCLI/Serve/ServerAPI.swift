@@ -111,6 +111,9 @@ struct APIError: Error, Sendable, Equatable {
     status: 400, code: 4_000_026, message: "Invalid in-app ownership type.")
   static let invalidRevoked = APIError(status: 400, code: 4_000_030, message: "Invalid revoked.")
   static let invalidStatus = APIError(status: 400, code: 4_000_031, message: "Invalid status.")
+  static let invalidDeliveryStatus = APIError(status: 400, code: 4_000_036, message: "Invalid delivery status.")
+  static let invalidSampleContentProvided = APIError(
+    status: 400, code: 4_000_041, message: "Invalid sample content provided.")
   static let invalidAppAccountToken = APIError(status: 400, code: 4_000_183, message: "Invalid app account token.")
   static let accountNotFound = APIError(status: 404, code: 4_040_001, message: "Account not found.")
   static let originalTransactionIDNotFound = APIError(
@@ -317,16 +320,14 @@ enum ServerAPI {
     }
     list.sort { ($0.purchaseDate, $0.id) < ($1.purchaseDate, $1.id) }
     if descending { list.reverse() }
-    let offset = try revision(r.value("revision"))
-    let page = offset < list.count ? Array(list[offset..<min(offset + pageSize, list.count)]) : []
-    let next = min(offset + page.count, max(list.count, offset))
+    let page = Page(list, offset: try pageOffset(r.value("revision")), size: pageSize)
     return .json(
       .object([
-        "revision": .string(revisionToken(next)),
+        "revision": .string(revisionToken(page.next)),
         "bundleId": .string(store.state.bundleID),
         "environment": .string(store.state.environment.rawValue),
-        "hasMore": .bool(next < list.count),
-        "signedTransactions": .array(page.map { .string(store.signed($0, customer: customer)) }),
+        "hasMore": .bool(page.hasMore),
+        "signedTransactions": .array(page.items.map { .string(store.signed($0, customer: customer)) }),
       ]))
   }
 
@@ -338,12 +339,25 @@ enum ServerAPI {
   /// Revision tokens: `storesim-N`, the number of transactions already returned.
   static func revisionToken(_ offset: Int) -> String { "storesim-\(offset)" }
 
-  static func revision(_ token: String?) throws -> Int {
+  /// The offset a `storesim-N` token names (0 without one); `invalid` for another token.
+  static func pageOffset(_ token: String?, invalid: APIError = .invalidRequestRevision) throws -> Int {
     guard let token else { return 0 }
-    guard token.hasPrefix("storesim-"), let n = Int(token.dropFirst(9)), n >= 0 else {
-      throw APIError.invalidRequestRevision
-    }
+    guard token.hasPrefix("storesim-"), let n = Int(token.dropFirst(9)), n >= 0 else { throw invalid }
     return n
+  }
+
+  /// One page of a list, from an offset.
+  struct Page<Item> {
+    var items: [Item]
+    /// The offset of the next page.
+    var next: Int
+    var hasMore: Bool
+
+    init(_ list: [Item], offset: Int, size: Int) {
+      items = offset < list.count ? Array(list[offset..<min(offset + size, list.count)]) : []
+      next = offset + items.count
+      hasMore = next < list.count
+    }
   }
 
   // MARK: Subscription statuses
@@ -379,14 +393,12 @@ enum ServerAPI {
     let list = store.allTransactions(customer: customer)
       .filter { $0.isRevoked && !$0.isFamilyRevocation }
       .sorted { ($0.revocationDate!, $0.id) < ($1.revocationDate!, $1.id) }
-    let offset = try revision(r.value("revision"))
-    let page = offset < list.count ? Array(list[offset..<min(offset + pageSize, list.count)]) : []
-    let next = min(offset + page.count, max(list.count, offset))
+    let page = Page(list, offset: try pageOffset(r.value("revision")), size: pageSize)
     return .json(
       .object([
-        "signedTransactions": .array(page.map { .string(store.signed($0, customer: customer)) }),
-        "revision": .string(revisionToken(next)),
-        "hasMore": .bool(next < list.count),
+        "signedTransactions": .array(page.items.map { .string(store.signed($0, customer: customer)) }),
+        "revision": .string(revisionToken(page.next)),
+        "hasMore": .bool(page.hasMore),
       ]))
   }
 
@@ -455,6 +467,13 @@ enum ServerAPI {
       return s
     }
 
+    /// A date member in milliseconds since 1970; nil when absent; `invalid` when not a whole number.
+    func date(_ key: String, _ invalid: APIError) throws -> Date? {
+      guard let v = node[key], v.value != .null else { return nil }
+      guard case .number(let text) = v.value, let ms = Int64(text) else { throw invalid }
+      return Date(epochMilliseconds: ms)
+    }
+
     /// The member as JSON text (for the consumption record).
     func text(_ key: String) -> String? {
       guard let v = node[key] else { return nil }
@@ -511,62 +530,65 @@ enum ServerAPI {
     let body = try Body(r.body)
     let consented = APIError(status: 400, code: 4_000_035, message: "Invalid customer consented: it must be true.")
     guard try body.bool("customerConsented", consented, required: true) == true else { throw consented }
-    let sample = APIError(status: 400, code: 4_000_041, message: "Invalid sample content provided.")
-    let delivery = APIError(status: 400, code: 4_000_036, message: "Invalid delivery status.")
-    var keys: [String]
-    if version == 1 {
-      _ = try body.int(
-        "consumptionStatus", 0...3, APIError(status: 400, code: 4_000_034, message: "Invalid consumption status."),
-        required: true)
-      _ = try body.int(
-        "platform", 0...2, APIError(status: 400, code: 4_000_039, message: "Invalid platform."), required: true)
-      _ = try body.bool("sampleContentProvided", sample, required: true)
-      _ = try body.int("deliveryStatus", 0...5, delivery, required: true)
-      let tokenError = APIError(status: 400, code: 4_000_033, message: "Invalid app account token.")
-      if let token = try body.string("appAccountToken", tokenError, required: true), !token.isEmpty,
-        UUID(uuidString: token) == nil
-      {
-        throw tokenError
-      }
-      _ = try body.int(
-        "accountTenure", 0...7, APIError(status: 400, code: 4_000_032, message: "Invalid account tenure."),
-        required: true)
-      _ = try body.int(
-        "playTime", 0...7, APIError(status: 400, code: 4_000_040, message: "Invalid play time."), required: true)
-      _ = try body.int(
-        "lifetimeDollarsRefunded", 0...7,
-        APIError(status: 400, code: 4_000_038, message: "Invalid lifetime dollars refunded."), required: true)
-      _ = try body.int(
-        "lifetimeDollarsPurchased", 0...7,
-        APIError(status: 400, code: 4_000_037, message: "Invalid lifetime dollars purchased."), required: true)
-      _ = try body.int(
-        "userStatus", 0...4, APIError(status: 400, code: 4_000_042, message: "Invalid user status."), required: true)
-      _ = try body.int(
-        "refundPreference", 0...3, APIError(status: 400, code: 4_000_000, message: "Invalid refund preference."))
-      keys = [
-        "customerConsented", "consumptionStatus", "platform", "sampleContentProvided", "deliveryStatus",
-        "appAccountToken", "accountTenure",
-        "playTime", "lifetimeDollarsRefunded", "lifetimeDollarsPurchased", "userStatus", "refundPreference",
-      ]
-    } else {
-      _ = try body.bool("sampleContentProvided", sample, required: true)
-      guard let status = try body.string("deliveryStatus", delivery, required: true),
-        deliveryStatusesV2.contains(status)
-      else { throw delivery }
-      _ = try body.int(
-        "consumptionPercentage", 0...100_000,
-        APIError(status: 400, code: 4_000_000, message: "Invalid consumption percentage: 0 to 100000 milliunits."))
-      let preference = APIError(status: 400, code: 4_000_000, message: "Invalid refund preference.")
-      if let p = try body.string("refundPreference", preference), !refundPreferencesV2.contains(p) { throw preference }
-      keys = [
-        "customerConsented", "sampleContentProvided", "deliveryStatus", "consumptionPercentage", "refundPreference",
-      ]
-    }
+    let keys = version == 1 ? try consumptionV1Keys(body) : try consumptionV2Keys(body)
     var fields: [String: String] = [:]
     for k in keys { if let v = body.text(k) { fields[k] = v } }
     var changed = store
     changed.recordConsumption(transactionID: id, customer: customer, version: version, fields: fields)
     return empty(202, changed)
+  }
+
+  /// Checks a `ConsumptionRequest` (v1) body after `customerConsented`; the keys recorded.
+  static func consumptionV1Keys(_ body: Body) throws -> [String] {
+    _ = try body.int(
+      "consumptionStatus", 0...3, APIError(status: 400, code: 4_000_034, message: "Invalid consumption status."),
+      required: true)
+    _ = try body.int(
+      "platform", 0...2, APIError(status: 400, code: 4_000_039, message: "Invalid platform."), required: true)
+    _ = try body.bool("sampleContentProvided", .invalidSampleContentProvided, required: true)
+    _ = try body.int("deliveryStatus", 0...5, .invalidDeliveryStatus, required: true)
+    let tokenError = APIError(status: 400, code: 4_000_033, message: "Invalid app account token.")
+    if let token = try body.string("appAccountToken", tokenError, required: true), !token.isEmpty,
+      UUID(uuidString: token) == nil
+    {
+      throw tokenError
+    }
+    _ = try body.int(
+      "accountTenure", 0...7, APIError(status: 400, code: 4_000_032, message: "Invalid account tenure."),
+      required: true)
+    _ = try body.int(
+      "playTime", 0...7, APIError(status: 400, code: 4_000_040, message: "Invalid play time."), required: true)
+    _ = try body.int(
+      "lifetimeDollarsRefunded", 0...7,
+      APIError(status: 400, code: 4_000_038, message: "Invalid lifetime dollars refunded."), required: true)
+    _ = try body.int(
+      "lifetimeDollarsPurchased", 0...7,
+      APIError(status: 400, code: 4_000_037, message: "Invalid lifetime dollars purchased."), required: true)
+    _ = try body.int(
+      "userStatus", 0...4, APIError(status: 400, code: 4_000_042, message: "Invalid user status."), required: true)
+    _ = try body.int(
+      "refundPreference", 0...3, APIError(status: 400, code: 4_000_000, message: "Invalid refund preference."))
+    return [
+      "customerConsented", "consumptionStatus", "platform", "sampleContentProvided", "deliveryStatus",
+      "appAccountToken", "accountTenure",
+      "playTime", "lifetimeDollarsRefunded", "lifetimeDollarsPurchased", "userStatus", "refundPreference",
+    ]
+  }
+
+  /// Checks a `ConsumptionRequestV2` body after `customerConsented`; the keys recorded.
+  static func consumptionV2Keys(_ body: Body) throws -> [String] {
+    _ = try body.bool("sampleContentProvided", .invalidSampleContentProvided, required: true)
+    guard let status = try body.string("deliveryStatus", .invalidDeliveryStatus, required: true),
+      deliveryStatusesV2.contains(status)
+    else { throw APIError.invalidDeliveryStatus }
+    _ = try body.int(
+      "consumptionPercentage", 0...100_000,
+      APIError(status: 400, code: 4_000_000, message: "Invalid consumption percentage: 0 to 100000 milliunits."))
+    let preference = APIError(status: 400, code: 4_000_000, message: "Invalid refund preference.")
+    if let p = try body.string("refundPreference", preference), !refundPreferencesV2.contains(p) { throw preference }
+    return [
+      "customerConsented", "sampleContentProvided", "deliveryStatus", "consumptionPercentage", "refundPreference",
+    ]
   }
 
   static func extensionParameters(_ body: Body) throws -> (days: Int, reason: Int, request: String) {
@@ -690,18 +712,21 @@ enum ServerAPI {
       throw APIError.testNotificationNotFound
     }
     let attempts = (store.state.deliveryLog ?? []).filter { $0.index == record.index }
-    return .json(
-      .object([
-        "signedPayload": .string(
-          JWS.sign(store.payload(store.notifications[record.index]), bundleID: store.state.bundleID)),
-        "sendAttempts": .array(
-          attempts.map { d in
-            .object([
-              "attemptDate": .int(d.date.epochMilliseconds),
-              "sendAttemptResult": .string(sendAttemptResult(d)),
-            ])
-          }),
-      ]))
+    return .json(.object(sentNotification(record.index, attempts: attempts, store: store)))
+  }
+
+  /// A notification as Apple lists it: `signedPayload` and its `sendAttempts`.
+  static func sentNotification(_ index: Int, attempts: [NotificationDelivery], store: Store) -> [String: JSONOutput] {
+    [
+      "signedPayload": .string(JWS.sign(store.payload(store.notifications[index]), bundleID: store.state.bundleID)),
+      "sendAttempts": .array(
+        attempts.map { d in
+          .object([
+            "attemptDate": .int(d.date.epochMilliseconds),
+            "sendAttemptResult": .string(sendAttemptResult(d)),
+          ])
+        }),
+    ]
   }
 
   // MARK: Notification history
@@ -714,91 +739,68 @@ enum ServerAPI {
   /// Get Notification History: notifications signed between `startDate` and `endDate` (virtual
   /// dates), filtered by type and subtype, transaction, or failures only, 20 a page.
   static func notificationHistory(_ r: APIRequest, store: Store) throws -> APIResponse {
-    let body: JSONNode
-    do {
-      body = try JSONParser.parse(r.body)
-    } catch {
-      throw APIError.generalBadRequest
-    }
-    guard case .object = body.value else { throw APIError.generalBadRequest }
-    func number(_ key: String, _ invalid: APIError) throws -> Date? {
-      guard let node = body[key] else { return nil }
-      guard case .number(let n) = node.value, let ms = Int64(n) else { throw invalid }
-      return Date(epochMilliseconds: ms)
-    }
-    func string(_ key: String, _ invalid: APIError) throws -> String? {
-      guard let node = body[key] else { return nil }
-      if case .null = node.value { return nil }
-      guard case .string(let s) = node.value else { throw invalid }
-      return s
-    }
-    guard let start = try number("startDate", .invalidStartDate) else { throw APIError.invalidStartDate }
-    guard let end = try number("endDate", .invalidEndDate) else { throw APIError.invalidEndDate }
-    if start > end { throw APIError.startDateAfterEndDate }
-    let type = try string("notificationType", .invalidNotificationType)
-    let subtype = try string("notificationSubtype", .invalidNotificationType)
-    let transaction = try string("transactionId", .invalidTransactionID).map { try transactionID($0) }
-    var onlyFailures = false
-    if let node = body["onlyFailures"] {
-      switch node.value {
-      case .bool(let b): onlyFailures = b
-      case .null: break
-      default: throw APIError.generalBadRequest
-      }
-    }
-    if transaction != nil && (type != nil || subtype != nil) { throw APIError.multipleFiltersSupplied }
-    let offset: Int
-    if let token = r.value("paginationToken") {
-      guard token.hasPrefix("storesim-"), let n = Int(token.dropFirst(9)), n >= 0 else {
-        throw APIError.invalidPaginationToken
-      }
-      offset = n
-    } else {
-      offset = 0
-    }
+    let filter = try NotificationHistoryFilter(Body(r.body))
+    let offset = try pageOffset(r.value("paginationToken"), invalid: .invalidPaginationToken)
     var attempts: [Int: [NotificationDelivery]] = [:]
     for d in store.state.deliveryLog ?? [] { attempts[d.index, default: []].append(d) }
-    let customer = transaction.flatMap { find($0, in: store)?.customer }
-    if transaction != nil && customer == nil { throw APIError.transactionIDNotFound }
-    var matches: [Int] = []
-    for (i, n) in store.notifications.enumerated() {
-      guard n.signedDate >= start, n.signedDate < end else { continue }
-      if let type, n.notificationType.rawValue != type { continue }
-      if let subtype, n.subtype?.rawValue != subtype { continue }
-      if let customer {
-        guard n.customer == customer, let t = n.transaction,
-          t.originalID == find(transaction!, in: store)!.transaction.originalID || t.id == transaction!
-        else { continue }
-      }
-      if onlyFailures && !(attempts[i] ?? []).contains(where: { !$0.succeeded }) { continue }
-      matches.append(i)
-    }
-    let page = offset < matches.count ? Array(matches[offset..<min(offset + notificationPageSize, matches.count)]) : []
-    let next = offset + page.count
-    let items: [JSONOutput] = page.map { i in
+    let matches = try filter.matches(store, attempts: attempts)
+    let page = Page(matches, offset: offset, size: notificationPageSize)
+    let items: [JSONOutput] = page.items.map { i in
       let list = attempts[i] ?? []
-      var item: [String: JSONOutput] = [
-        "signedPayload": .string(JWS.sign(store.payload(store.notifications[i]), bundleID: store.state.bundleID)),
-        "sendAttempts": .array(
-          list.map { d in
-            .object([
-              "attemptDate": .int(d.date.epochMilliseconds),
-              "sendAttemptResult": .string(sendAttemptResult(d)),
-            ])
-          }),
-      ]
+      var item = sentNotification(i, attempts: list, store: store)
       if let last = list.last { item["sendAttemptResult"] = .string(sendAttemptResult(last)) }
       return .object(item)
     }
     return .json(
       .object([
         "notificationHistory": .array(items),
-        "hasMore": .bool(next < matches.count),
-        "paginationToken": next < matches.count ? .string("storesim-\(next)") : nil,
+        "hasMore": .bool(page.hasMore),
+        "paginationToken": page.hasMore ? .string(revisionToken(page.next)) : nil,
       ]))
   }
 
-  /// Apple's `SendAttemptResult` for a recorded delivery.
+  /// The request of Get Notification History: dates, and one filter (type and subtype, or a transaction).
+  struct NotificationHistoryFilter {
+    var start: Date
+    var end: Date
+    var type: String?
+    var subtype: String?
+    var transaction: TransactionID?
+    var onlyFailures: Bool
+
+    init(_ body: Body) throws {
+      guard let start = try body.date("startDate", .invalidStartDate) else { throw APIError.invalidStartDate }
+      guard let end = try body.date("endDate", .invalidEndDate) else { throw APIError.invalidEndDate }
+      if start > end { throw APIError.startDateAfterEndDate }
+      (self.start, self.end) = (start, end)
+      type = try body.string("notificationType", .invalidNotificationType)
+      subtype = try body.string("notificationSubtype", .invalidNotificationType)
+      transaction = try body.string("transactionId", .invalidTransactionID).map { try transactionID($0) }
+      onlyFailures = try body.bool("onlyFailures", .generalBadRequest) ?? false
+      if transaction != nil && (type != nil || subtype != nil) { throw APIError.multipleFiltersSupplied }
+    }
+
+    /// The indexes of the notifications that pass.
+    func matches(_ store: Store, attempts: [Int: [NotificationDelivery]]) throws -> [Int] {
+      let found = transaction.flatMap { find($0, in: store) }
+      if transaction != nil && found == nil { throw APIError.transactionIDNotFound }
+      var matches: [Int] = []
+      for (i, n) in store.notifications.enumerated() {
+        guard n.signedDate >= start, n.signedDate < end else { continue }
+        if let type, n.notificationType.rawValue != type { continue }
+        if let subtype, n.subtype?.rawValue != subtype { continue }
+        if let found, let transaction {
+          guard n.customer == found.customer, let t = n.transaction,
+            t.originalID == found.transaction.originalID || t.id == transaction
+          else { continue }
+        }
+        if onlyFailures && !(attempts[i] ?? []).contains(where: { !$0.succeeded }) { continue }
+        matches.append(i)
+      }
+      return matches
+    }
+  }
+
   static func sendAttemptResult(_ d: NotificationDelivery) -> String {
     if d.succeeded { return "SUCCESS" }
     if d.httpStatus != nil { return "UNSUCCESSFUL_HTTP_RESPONSE_CODE" }

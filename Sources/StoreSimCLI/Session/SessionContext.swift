@@ -191,18 +191,12 @@ extension SessionContext {
   static func ensureCustomer(_ inv: Invocation, _ store: inout Store, mutating: Bool) throws {
     let customer = customer(inv)
     guard !store.hasCustomer(customer) else { return }
+    let known = store.customerIDs.map(\.rawValue)
     guard mutating else {
-      var message = "no customer named '\(customer)'"
-      if let near = Suggest.closest(to: customer.rawValue, in: store.customerIDs.map(\.rawValue)) {
-        message += "; did you mean '\(near)'?"
-      }
-      throw CLIError.refusedArgument(message)
+      throw CLIError.refusedArgument(
+        Suggest.appending(to: "no customer named '\(customer)'", for: customer.rawValue, in: known))
     }
-    var note = "note: new customer '\(customer)'"
-    if let near = Suggest.closest(to: customer.rawValue, in: store.customerIDs.map(\.rawValue)) {
-      note += "; did you mean '\(near)'?"
-    }
-    inv.err(note)
+    inv.err(Suggest.appending(to: "note: new customer '\(customer)'", for: customer.rawValue, in: known))
     _ = try? store.addCustomer(customer)
   }
 }

@@ -26,11 +26,11 @@ let completionsCommand = CommandSpec(
       _ = try inv.positionals(0...0, "")
       let kinds = ["products", "transactions", "customers"]
       guard kinds.contains(what) else {
-        var message = "unknown list '\(what)'; use products, transactions or customers"
-        if let near = Suggest.closest(to: what, in: kinds) {
-          message = "unknown list '\(what)'; did you mean '\(near)'?"
-        }
-        throw CLIError.usage(message, command: "completions")
+        throw CLIError.usage(
+          Suggest.appending(
+            to: "unknown list '\(what)'", for: what, in: kinds,
+            otherwise: "unknown list '\(what)'; use products, transactions or customers"),
+          command: "completions")
       }
       return try SessionContext.with(inv, mutating: false, needsNotifications: false) { store in
         switch what {
@@ -50,11 +50,11 @@ let completionsCommand = CommandSpec(
     case "zsh": inv.environment.writeOut(completions.zsh())
     case "fish": inv.environment.writeOut(completions.fish())
     default:
-      var message = "unknown shell '\(shell)'; use bash, zsh or fish"
-      if let near = Suggest.closest(to: shell, in: ["bash", "zsh", "fish"]) {
-        message = "unknown shell '\(shell)'; did you mean '\(near)'?"
-      }
-      throw CLIError.usage(message, command: "completions")
+      throw CLIError.usage(
+        Suggest.appending(
+          to: "unknown shell '\(shell)'", for: shell, in: ["bash", "zsh", "fish"],
+          otherwise: "unknown shell '\(shell)'; use bash, zsh or fish"),
+        command: "completions")
     }
     return .success
   })

@@ -58,28 +58,10 @@ struct Shell {
     var history: [String] = []
     var number = 0
     var failed = false
-    let memory = self.memory
-    let table = inv.table
-    let editor =
-      interactive && LineEditor.isAvailable
-      ? LineEditor { text in
-        shellCompletions(text, table: table, productIDs: memory.store?.configuration.products.map(\.id) ?? [])
-      }
-      : nil
+    let editor = interactive && LineEditor.isAvailable ? lineEditor() : nil
     Interrupt.installForShell()
     defer { Interrupt.restoreDefaults() }
-    while true {
-      inv.environment.flushOut()
-      if StandardStream.output.failure != nil { break }
-      let prompt = "storesim \(memory.store.map { ISO8601.string($0.now) } ?? "no session")> "
-      let line: String?
-      if let editor {
-        line = editor.readLine(prompt: prompt)
-      } else {
-        if interactive { inv.environment.writeOut(prompt); inv.environment.flushOut() }
-        line = inv.environment.readLine()
-      }
-      guard let raw = line else { break }
+    while let raw = nextLine(editor, interactive: interactive) {
       number += 1
       let words: [String]
       do {
@@ -100,26 +82,51 @@ struct Shell {
         continue
       default: break
       }
-      let lines: [ScenarioLine]
-      do {
-        lines = try ScenarioRunner.parse(raw, file: "<stdin>", table: inv.table).map {
-          var line = $0
-          line.number = number
-          return line
-        }
-      } catch let error as CLIError {
-        inv.err(error.message.replacingOccurrences(of: "<stdin>:1:", with: "<stdin>:\(number):"))
-        continue
-      }
-      do {
-        if try !runLine(lines, runner: runner) { failed = true }
-      } catch let error as CLIError {
-        inv.err("error: \(error.message)")
-        failed = true
-      }
+      if try !runTyped(raw, number: number, runner: runner) { failed = true }
     }
     if interactive { inv.environment.writeOut("\n") }
     return failed ? .failure : .success
+  }
+
+  /// The terminal line editor, completing commands, options and the session's product ids.
+  private func lineEditor() -> LineEditor {
+    let memory = self.memory
+    let table = inv.table
+    return LineEditor { text in
+      shellCompletions(text, table: table, productIDs: memory.store?.configuration.products.map(\.id) ?? [])
+    }
+  }
+
+  /// The next line typed or piped after the prompt; nil at the end of input or when output fails.
+  private func nextLine(_ editor: LineEditor?, interactive: Bool) -> String? {
+    inv.environment.flushOut()
+    if StandardStream.output.failure != nil { return nil }
+    let prompt = "storesim \(memory.store.map { ISO8601.string($0.now) } ?? "no session")> "
+    if let editor { return editor.readLine(prompt: prompt) }
+    if interactive { inv.environment.writeOut(prompt); inv.environment.flushOut() }
+    return inv.environment.readLine()
+  }
+
+  /// Parses and runs line `number`; false when it failed (a line that does not parse is
+  /// reported and does not count as failed).
+  private mutating func runTyped(_ raw: String, number: Int, runner: ScenarioRunner) throws -> Bool {
+    let lines: [ScenarioLine]
+    do {
+      lines = try ScenarioRunner.parse(raw, file: "<stdin>", table: inv.table).map {
+        var line = $0
+        line.number = number
+        return line
+      }
+    } catch let error as CLIError {
+      inv.err(error.message.replacingOccurrences(of: "<stdin>:1:", with: "<stdin>:\(number):"))
+      return true
+    }
+    do {
+      return try runLine(lines, runner: runner)
+    } catch let error as CLIError {
+      inv.err("error: \(error.message)")
+      return false
+    }
   }
 
   /// Runs one line: under the session file's lock when there is one (loading what other

@@ -42,10 +42,53 @@ final class LineEditor {
 
   /// Reads a line; nil at end of input (Ctrl-D on an empty line).
   func readLine(prompt: String) -> String? {
+    withRawTerminal {
+      var line = Line(prompt: prompt, historyIndex: history.count)
+      write(prompt)
+      while let byte = readByte() {
+        switch byte {
+        case 10, 13:
+          write("\n")
+          let text = String(line.buffer)
+          if !text.trimmingCharacters(in: .whitespaces).isEmpty { history.append(text) }
+          return text
+        case 4:
+          if line.buffer.isEmpty { return nil }
+        case 3:
+          line.buffer = []
+          write("^C\n" + prompt)
+        case 127, 8:
+          if !line.buffer.isEmpty { line.buffer.removeLast(); redraw(line) }
+        case 9: completeWord(&line)
+        case 27:
+          guard readByte() == 91, let code = readByte() else { continue }
+          walkHistory(&line, arrow: code)
+        default:
+          if byte >= 32 { typeCharacter(byte, into: &line) }
+        }
+      }
+      return nil
+    }
+  }
+
+  /// The line being edited.
+  private struct Line {
+    let prompt: String
+    var historyIndex: Int
+    var buffer: [Character] = []
+
+    init(prompt: String, historyIndex: Int) {
+      self.prompt = prompt
+      self.historyIndex = historyIndex
+    }
+  }
+
+  /// Runs `body` with the terminal in raw mode (no echo, no line buffering, no signals: Ctrl-C
+  /// arrives as a byte and clears the line instead of ending the shell), then puts it back.
+  private func withRawTerminal<T>(_ body: () -> T) -> T {
     var original = termios()
     tcgetattr(STDIN_FILENO, &original)
     var raw = original
-    // No ISIG: Ctrl-C arrives as a byte and clears the line instead of ending the shell.
     raw.c_lflag &= ~tcflag_t(ECHO | ICANON | ISIG)
     Self.saved = original
     Self.isRaw = 1
@@ -54,60 +97,53 @@ final class LineEditor {
       tcsetattr(STDIN_FILENO, TCSANOW, &original)
       Self.isRaw = 0
     }
-    var buffer: [Character] = []
-    var historyIndex = history.count
-    func redraw() { write("\r\u{1B}[K" + prompt + String(buffer)) }
-    write(prompt)
-    while let byte = readByte() {
-      switch byte {
-      case 10, 13:
-        write("\n")
-        let line = String(buffer)
-        if !line.trimmingCharacters(in: .whitespaces).isEmpty { history.append(line) }
-        return line
-      case 4:
-        if buffer.isEmpty { return nil }
-      case 3:
-        buffer = []
-        write("^C\n" + prompt)
-      case 127, 8:
-        if !buffer.isEmpty { buffer.removeLast(); redraw() }
-      case 9:
-        let text = String(buffer)
-        let options = complete(text)
-        if options.count == 1 {
-          let prefix = text.split(separator: " ", omittingEmptySubsequences: false).dropLast().joined(separator: " ")
-          buffer = Array((prefix.isEmpty ? "" : prefix + " ") + options[0] + " ")
-          redraw()
-        } else if options.count > 1 {
-          let common = options.dropFirst().reduce(options[0]) { a, b in String(zip(a, b).prefix { $0 == $1 }.map(\.0)) }
-          let prefix = text.split(separator: " ", omittingEmptySubsequences: false).dropLast().joined(separator: " ")
-          let word = String(text.split(separator: " ", omittingEmptySubsequences: false).last ?? "")
-          if common.count > word.count { buffer = Array((prefix.isEmpty ? "" : prefix + " ") + common) }
-          write("\n" + options.joined(separator: "  ") + "\n")
-          redraw()
-        }
-      case 27:
-        guard readByte() == 91, let code = readByte() else { continue }
-        if code == 65, historyIndex > 0 { historyIndex -= 1; buffer = Array(history[historyIndex]); redraw() }
-        if code == 66, historyIndex < history.count {
-          historyIndex += 1
-          buffer = historyIndex == history.count ? [] : Array(history[historyIndex])
-          redraw()
-        }
-      default:
-        if byte >= 32 {
-          var bytes = [byte]
-          if byte >= 0xC0 {
-            let extra = byte >= 0xF0 ? 3 : byte >= 0xE0 ? 2 : 1
-            for _ in 0..<extra { if let b = readByte() { bytes.append(b) } }
-          }
-          buffer.append(contentsOf: String(decoding: bytes, as: UTF8.self))
-          write(String(decoding: bytes, as: UTF8.self))
-        }
-      }
+    return body()
+  }
+
+  private func redraw(_ line: Line) { write("\r\u{1B}[K" + line.prompt + String(line.buffer)) }
+
+  /// Tab: one completion replaces the last word; several extend it by their common prefix and are listed.
+  private func completeWord(_ line: inout Line) {
+    let text = String(line.buffer)
+    let options = complete(text)
+    guard !options.isEmpty else { return }
+    let words = text.split(separator: " ", omittingEmptySubsequences: false)
+    let prefix = words.dropLast().joined(separator: " ")
+    let lead = prefix.isEmpty ? "" : prefix + " "
+    if options.count == 1 {
+      line.buffer = Array(lead + options[0] + " ")
+    } else {
+      let common = options.dropFirst().reduce(options[0]) { a, b in String(zip(a, b).prefix { $0 == $1 }.map(\.0)) }
+      let word = String(words.last ?? "")
+      if common.count > word.count { line.buffer = Array(lead + common) }
+      write("\n" + options.joined(separator: "  ") + "\n")
     }
-    return nil
+    redraw(line)
+  }
+
+  /// Up (`ESC [ A`) and down (`ESC [ B`) arrows.
+  private func walkHistory(_ line: inout Line, arrow code: UInt8) {
+    if code == 65, line.historyIndex > 0 {
+      line.historyIndex -= 1
+      line.buffer = Array(history[line.historyIndex])
+      redraw(line)
+    }
+    if code == 66, line.historyIndex < history.count {
+      line.historyIndex += 1
+      line.buffer = line.historyIndex == history.count ? [] : Array(history[line.historyIndex])
+      redraw(line)
+    }
+  }
+
+  /// A printable character, with the continuation bytes of its UTF-8 sequence.
+  private func typeCharacter(_ byte: UInt8, into line: inout Line) {
+    var bytes = [byte]
+    if byte >= 0xC0 {
+      let extra = byte >= 0xF0 ? 3 : byte >= 0xE0 ? 2 : 1
+      for _ in 0..<extra { if let b = readByte() { bytes.append(b) } }
+    }
+    line.buffer.append(contentsOf: String(decoding: bytes, as: UTF8.self))
+    write(String(decoding: bytes, as: UTF8.self))
   }
 }
 

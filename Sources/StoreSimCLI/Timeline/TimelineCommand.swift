@@ -25,11 +25,9 @@ let timelineCommand = CommandSpec(
           let g = store.configuration.group(named: arg)
             ?? store.configuration.product(arg)?.subscription.flatMap({ store.configuration.group($0.groupID) })
         else {
-          var message = "no subscription group '\(arg)'"
-          if let near = Suggest.closest(to: arg, in: groups.flatMap { [$0.id, $0.name] }) {
-            message += "; did you mean '\(near)'?"
-          }
-          throw CLIError.refusedArgument(message)
+          throw CLIError.refusedArgument(
+            Suggest.appending(
+              to: "no subscription group '\(arg)'", for: arg, in: groups.flatMap { [$0.id, $0.name] }))
         }
         groups = [g]
       }

@@ -5,6 +5,7 @@ import Testing
 @testable import StoreSimCLI
 
 @Suite struct CLIContractTests {
+  /// A command line, the exit code it must give and what its stderr must say.
   struct Case: CustomTestStringConvertible, Sendable {
     var line: String
     var code: Int32
@@ -32,71 +33,64 @@ import Testing
     #expect(r.stderr.hasPrefix("error: "))
   }
 
-  struct SessionCase: CustomTestStringConvertible, Sendable {
-    var line: String
-    var code: Int32
-    var stderrContains: String
-    var testDescription: String { line }
-  }
-
-  static let sessionCases: [SessionCase] = [
-    SessionCase(line: "buy nonconsumable.cra", code: 64, stderrContains: "did you mean 'nonconsumable.car'?"),
-    SessionCase(line: "refund 123", code: 64, stderrContains: "no transaction with id 123"),
-    SessionCase(line: "refund abc", code: 64, stderrContains: "invalid transaction id 'abc'"),
-    SessionCase(line: "approve", code: 1, stderrContains: "no pending Ask to Buy request"),
-    SessionCase(line: "settings ask-to-by on", code: 64, stderrContains: "did you mean 'ask-to-buy'?"),
-    SessionCase(line: "settings time-rate fastest", code: 64, stderrContains: "unknown time rate 'fastest'"),
-    SessionCase(line: "settings error purchase nope", code: 64, stderrContains: "not an error purchase can throw"),
-    SessionCase(
+  static let sessionCases: [Case] = [
+    Case(line: "buy nonconsumable.cra", code: 64, stderrContains: "did you mean 'nonconsumable.car'?"),
+    Case(line: "refund 123", code: 64, stderrContains: "no transaction with id 123"),
+    Case(line: "refund abc", code: 64, stderrContains: "invalid transaction id 'abc'"),
+    Case(line: "approve", code: 1, stderrContains: "no pending Ask to Buy request"),
+    Case(line: "settings ask-to-by on", code: 64, stderrContains: "did you mean 'ask-to-buy'?"),
+    Case(line: "settings time-rate fastest", code: 64, stderrContains: "unknown time rate 'fastest'"),
+    Case(line: "settings error purchase nope", code: 64, stderrContains: "not an error purchase can throw"),
+    Case(
       line: "settings fail-transactions nope", code: 64,
       stderrContains:
         "fail-transactions takes off, on, or one of unknown, invalidOfferIdentifier, invalidSignature, missingOfferParams, invalidOfferPrice"
     ),
-    SessionCase(line: "settings error nope x", code: 64, stderrContains: "unknown StoreKit API 'nope'"),
-    SessionCase(line: "products --type gadget", code: 64, stderrContains: "unknown product type 'gadget'"),
-    SessionCase(line: "advance --to 2025-01-01T00:00:00Z", code: 1, stderrContains: "cannot move backward"),
-    SessionCase(line: "advance 3 days", code: 64, stderrContains: "unexpected argument 'days'"),
-    SessionCase(line: "advance 2026-13-01", code: 64, stderrContains: "use 'advance --to DATE'"),
-    SessionCase(line: "cancel subscription.pro", code: 1, stderrContains: "no subscription to 'subscription.pro'"),
-    SessionCase(line: "init AppleSample.storekit", code: 1, stderrContains: "pass --force"),
-    SessionCase(line: "entitlements --customer nobody", code: 64, stderrContains: "no customer named 'nobody'"),
-    SessionCase(
+    Case(line: "settings error nope x", code: 64, stderrContains: "unknown StoreKit API 'nope'"),
+    Case(line: "products --type gadget", code: 64, stderrContains: "unknown product type 'gadget'"),
+    Case(line: "advance --to 2025-01-01T00:00:00Z", code: 1, stderrContains: "cannot move backward"),
+    Case(line: "advance 3 days", code: 64, stderrContains: "unexpected argument 'days'"),
+    Case(line: "advance 2026-13-01", code: 64, stderrContains: "use 'advance --to DATE'"),
+    Case(line: "cancel subscription.pro", code: 1, stderrContains: "no subscription to 'subscription.pro'"),
+    Case(line: "init AppleSample.storekit", code: 1, stderrContains: "pass --force"),
+    Case(line: "entitlements --customer nobody", code: 64, stderrContains: "no customer named 'nobody'"),
+    Case(
       line: "buy consumable.fuel.octane87 --quantity 11", code: 1, stderrContains: "purchase.invalidQuantity"),
-    SessionCase(line: "buy nonconsumable.car --cancel", code: 1, stderrContains: "the customer cancelled"),
-    SessionCase(
+    Case(line: "buy nonconsumable.car --cancel", code: 1, stderrContains: "the customer cancelled"),
+    Case(
       line: "refund request", code: 64, stderrContains: "missing transaction id or product id after 'request'"),
-    SessionCase(line: "refund request 123", code: 64, stderrContains: "no transaction with id 123"),
-    SessionCase(
+    Case(line: "refund request 123", code: 64, stderrContains: "no transaction with id 123"),
+    Case(
       line: "refund request nonconsumable.car --reason angry", code: 64,
       stderrContains: "unknown refund request reason 'angry'"),
-    SessionCase(line: "refund aprove 1", code: 64, stderrContains: "did you mean 'approve'?"),
-    SessionCase(line: "refund approve 7", code: 64, stderrContains: "no refund request with id '7'"),
-    SessionCase(
+    Case(line: "refund aprove 1", code: 64, stderrContains: "did you mean 'approve'?"),
+    Case(line: "refund approve 7", code: 64, stderrContains: "no refund request with id '7'"),
+    Case(
       line: "refund decline 7 --reason other", code: 64, stderrContains: "--reason is not an option of 'refund decline'"
     ),
-    SessionCase(line: "refund reverse 123", code: 64, stderrContains: "no transaction with id 123"),
-    SessionCase(
+    Case(line: "refund reverse 123", code: 64, stderrContains: "no transaction with id 123"),
+    Case(
       line: "refund --product consumable.fuel.octane87", code: 1,
       stderrContains: "no transaction for 'consumable.fuel.octane87'"),
-    SessionCase(
+    Case(
       line: "price-increase subscription.pro request --price -3", code: 64,
       stderrContains: "price must be a positive amount"),
-    SessionCase(
+    Case(
       line: "price-increase subscription.pro accept --no-consent", code: 64,
       stderrContains: "--price and --no-consent go with 'request'"),
     // Issue 15: 64 for a name that does not exist or a bad value, 1 only for what the store answered.
-    SessionCase(
+    Case(
       line: "buy nonconsumable.car --quantity 2", code: 64,
       stderrContains: "--quantity applies to consumables and non-renewing subscriptions"),
-    SessionCase(line: "advance -1d", code: 64, stderrContains: "duration '-1d' is negative"),
-    SessionCase(line: "status Nope", code: 64, stderrContains: "'Nope' is neither a subscription group"),
-    SessionCase(line: "timeline Nope", code: 64, stderrContains: "no subscription group 'Nope'"),
-    SessionCase(line: "approve 5", code: 64, stderrContains: "no pending request with id '5'"),
-    SessionCase(line: "cancel consumable.fuel.octane87", code: 64, stderrContains: "is not"),
-    SessionCase(line: "cancel --transaction 99", code: 64, stderrContains: "no transaction with id 99"),
-    SessionCase(line: "settings storefront XYZ", code: 64, stderrContains: "unknown storefront 'XYZ'"),
-    SessionCase(line: "notifications --retry", code: 64, stderrContains: "--retry goes with 'notifications deliver'"),
-    SessionCase(
+    Case(line: "advance -1d", code: 64, stderrContains: "duration '-1d' is negative"),
+    Case(line: "status Nope", code: 64, stderrContains: "'Nope' is neither a subscription group"),
+    Case(line: "timeline Nope", code: 64, stderrContains: "no subscription group 'Nope'"),
+    Case(line: "approve 5", code: 64, stderrContains: "no pending request with id '5'"),
+    Case(line: "cancel consumable.fuel.octane87", code: 64, stderrContains: "is not"),
+    Case(line: "cancel --transaction 99", code: 64, stderrContains: "no transaction with id 99"),
+    Case(line: "settings storefront XYZ", code: 64, stderrContains: "unknown storefront 'XYZ'"),
+    Case(line: "notifications --retry", code: 64, stderrContains: "--retry goes with 'notifications deliver'"),
+    Case(
       line: "transactions --signed --format api", code: 64, stderrContains: "give --signed or --format api, not both"),
   ]
 
@@ -146,7 +140,7 @@ import Testing
   }
 
   @Test(arguments: sessionCases)
-  func misuseInASessionGivesOneLineAndChangesNothing(_ c: SessionCase) throws {
+  func misuseInASessionGivesOneLineAndChangesNothing(_ c: Case) throws {
     let cli = try CLIHarness()
     cli.run("init AppleSample.storekit --start 2026-01-01T00:00:00Z")
     let path = cli.folder + "/.storesim/session.json"

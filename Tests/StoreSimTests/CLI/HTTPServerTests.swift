@@ -111,6 +111,13 @@ import Testing
     }
   }
 
+  /// The echo server with some of its limits changed.
+  static func echoServer(limits change: (inout HTTPServer.Limits) -> Void) throws -> Running {
+    var limits = HTTPServer.Limits()
+    change(&limits)
+    return try Running(limits: limits, handler: echo)
+  }
+
   static let echo: HTTPServer.Handler = { request in
     (
       request.path == "/missing" ? 404 : 200,
@@ -153,10 +160,10 @@ import Testing
   }
 
   @Test func limitsAnswerAndClose() throws {
-    var limits = HTTPServer.Limits()
-    limits.headerBytes = 256
-    limits.bodyBytes = 10
-    let running = try Running(limits: limits, handler: Self.echo)
+    let running = try Self.echoServer {
+      $0.headerBytes = 256
+      $0.bodyBytes = 10
+    }
     defer { running.stop() }
     let big = try Client(port: running.server.port)
     big.send("GET / HTTP/1.1\r\nX-Long: " + String(repeating: "a", count: 400) + "\r\n\r\n")
@@ -174,9 +181,7 @@ import Testing
   }
 
   @Test func slowClientsAreAnswered408() throws {
-    var limits = HTTPServer.Limits()
-    limits.requestSeconds = 0.2
-    let running = try Running(limits: limits, handler: Self.echo)
+    let running = try Self.echoServer { $0.requestSeconds = 0.2 }
     defer { running.stop() }
     let slow = try Client(port: running.server.port)
     slow.send("GET / HTTP/1.1\r\n")  // never finishes its head
@@ -185,9 +190,7 @@ import Testing
   }
 
   @Test func idleConnectionsAreClosed() throws {
-    var limits = HTTPServer.Limits()
-    limits.idleSeconds = 0.2
-    let running = try Running(limits: limits, handler: Self.echo)
+    let running = try Self.echoServer { $0.idleSeconds = 0.2 }
     defer { running.stop() }
     let idle = try Client(port: running.server.port)
     #expect(idle.closedByServer())
