@@ -21,7 +21,9 @@ let validateCommand = CommandSpec(
         for w in loaded.warnings { inv.err(ConfigurationFile.diagnostic(w, file: file)) }
         let c = loaded.configuration
         let summary =
-          "\(c.products.count) product\(c.products.count == 1 ? "" : "s"), \(c.subscriptionGroups.count) group\(c.subscriptionGroups.count == 1 ? "" : "s"), \(loaded.warnings.count) warning\(loaded.warnings.count == 1 ? "" : "s")"
+          "\(c.products.count) product\(c.products.count == 1 ? "" : "s"), \(c.subscriptionGroups.count) "
+          + "group\(c.subscriptionGroups.count == 1 ? "" : "s"), \(loaded.warnings.count) "
+          + "warning\(loaded.warnings.count == 1 ? "" : "s")"
         if inv.json {
           reports.append(
             .object([

@@ -122,7 +122,10 @@ let statusCommand = CommandSpec(
   arguments: "[<group>|<product-id>]",
   options: [signedOption, formatOption],
   discussion:
-    "--signed replaces transaction and renewalInfo with signedTransactionInfo and signedRenewalInfo (JWS); --format api prints the App Store Server API StatusResponse. state is subscribed, expired, inBillingRetryPeriod, inGracePeriod or revoked; status is the server's 1–5. JSON gives one object per status (own and family shared).",
+    "--signed replaces transaction and renewalInfo with signedTransactionInfo and signedRenewalInfo (JWS); "
+    + "--format api prints the App Store Server API StatusResponse. state is subscribed, expired, "
+    + "inBillingRetryPeriod, inGracePeriod or revoked; status is the server's 1–5. JSON gives one object per status "
+    + "(own and family shared).",
   example: "storesim status --json",
   run: { inv in
     try inspecting(inv, 0...1, "group or product", format: true, needsNotifications: false) {
@@ -411,7 +414,9 @@ let receiptCommand = CommandSpec(
     OptionSpec(name: "status", value: "<code>", help: "answer with this error status (21000–21010, 21100–21199)"),
   ],
   discussion:
-    "status, environment, receipt.in_app, latest_receipt_info, pending_renewal_info, all values as strings like Apple's. A sandbox or test-environment receipt asked at the production endpoint answers 21007; a production one asked at the sandbox 21008.",
+    "status, environment, receipt.in_app, latest_receipt_info, pending_renewal_info, all values as strings like "
+    + "Apple's. A sandbox or test-environment receipt asked at the production endpoint answers 21007; a production "
+    + "one asked at the sandbox 21008.",
   example: "storesim receipt --endpoint Production --json",
   run: { inv in
     _ = try inv.positionals(0...0, "")

@@ -44,7 +44,10 @@ let priceIncreaseCommand = CommandSpec(
       help: "request: an increase that needs no consent, accepted at once (PRICE_INCREASE/ACCEPTED)"),
   ],
   discussion:
-    "request: PRICE_INCREASE/PENDING (repeatable); with --price the renewal info's renewalPrice shows the new price at once and the first renewal after consent charges it. accept: PRICE_INCREASE/ACCEPTED. decline: auto-renew off, voluntary expiry at period end. Ignored consent expires the subscription with didNotConsentToPriceIncrease (expirationIntent 3).",
+    "request: PRICE_INCREASE/PENDING (repeatable); with --price the renewal info's renewalPrice shows the new "
+    + "price at once and the first renewal after consent charges it. accept: PRICE_INCREASE/ACCEPTED. decline: "
+    + "auto-renew off, voluntary expiry at period end. Ignored consent expires the subscription with "
+    + "didNotConsentToPriceIncrease (expirationIntent 3).",
   example: "storesim price-increase subscription.pro request --price 5.99",
   run: { inv in
     let args = try inv.positionals(1...2, "action (request, accept or decline)")
