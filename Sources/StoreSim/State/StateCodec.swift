@@ -385,9 +385,10 @@ public enum StateCodec {
     /// Whether the next value follows another one in the same array or object.
     var needsSeparator = false
 
-    func fail(_ message: String) -> DecodingError { DecodingError(offset: i, message: message) }
-
-    func fail(_ message: String, at offset: Int) -> DecodingError { DecodingError(offset: offset, message: message) }
+    /// Why the bytes are refused, at `offset` (by default where the reader is).
+    func fail(_ message: String, at offset: Int? = nil) -> DecodingError {
+      DecodingError(offset: offset ?? i, message: message)
+    }
 
     // MARK: Tokens
 
@@ -580,6 +581,7 @@ public enum StateCodec {
 
     /// Whether the value is `null` (then read). Any other value is left to read, its separator
     /// already read.
+    @inline(__always)
     mutating func null() throws(DecodingError) -> Bool {
       try separator()
       ws()
