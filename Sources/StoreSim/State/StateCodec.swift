@@ -4,7 +4,7 @@ import Foundation
 ///
 /// The bulk of a session (transactions, subscriptions, notifications) is written as JSON
 /// arrays of primitives in a fixed field order and read back by a streaming reader straight
-/// into the model types; everything else is ordinary `Codable` JSON under `base`. It is still
+/// into the model types. Everything else is ordinary `Codable` JSON under `base`. It is still
 /// JSON text, about a third of the size of the `Codable` form and many times faster to read.
 ///
 ///     {"codec":"compact-1","base":{...StoreState without customers and notifications...},
@@ -68,11 +68,14 @@ package enum StateCodec {
     /// Whether the next value follows another one in the same array.
     var needsSeparator = false
 
-    /// Structure between values (an object's opening and keys); the next value starts fresh.
+    /// Structure between values (an object's opening and keys): the next value starts fresh.
     mutating func raw(_ s: StaticString) {
-      s.withUTF8Buffer { bytes.append(contentsOf: $0) }
+      append(s)
       needsSeparator = false
     }
+
+    /// The bytes of `s`, as they are.
+    mutating func append(_ s: StaticString) { s.withUTF8Buffer { bytes.append(contentsOf: $0) } }
 
     mutating func separate() {
       if needsSeparator { bytes.append(UInt8(ascii: ",")) }
@@ -91,7 +94,7 @@ package enum StateCodec {
 
     mutating func null() {
       separate()
-      bytes.append(contentsOf: [UInt8(ascii: "n"), UInt8(ascii: "u"), UInt8(ascii: "l"), UInt8(ascii: "l")])
+      append("null")
     }
 
     mutating func int(_ v: Int64) {
@@ -123,12 +126,7 @@ package enum StateCodec {
 
     mutating func bool(_ v: Bool) {
       separate()
-      if v {
-        bytes.append(contentsOf: [UInt8(ascii: "t"), UInt8(ascii: "r"), UInt8(ascii: "u"), UInt8(ascii: "e")])
-      } else {
-        bytes.append(
-          contentsOf: [UInt8(ascii: "f"), UInt8(ascii: "a"), UInt8(ascii: "l"), UInt8(ascii: "s"), UInt8(ascii: "e")])
-      }
+      append(v ? "true" : "false")
     }
 
     mutating func date(_ d: Date) { int(d.epochMilliseconds) }
@@ -150,8 +148,8 @@ package enum StateCodec {
       bytes.append(UInt8(ascii: "\""))
       for b in s.utf8 {
         switch b {
-        case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-        case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+        case UInt8(ascii: "\""): append("\\\"")
+        case UInt8(ascii: "\\"): append("\\\\")
         case 0..<0x20: bytes.append(contentsOf: String(format: "\\u%04x", b).utf8)
         default: bytes.append(b)
         }
@@ -183,8 +181,8 @@ package enum StateCodec {
       }
     }
 
-    /// `[type, subtype, sequence, signedDate, customer, transaction, renewalInfo, status(, reason)]`;
-    /// a transaction still as stored is written as a reference to it.
+    /// `[type, subtype, sequence, signedDate, customer, transaction, renewalInfo, status(, reason)]`.
+    /// A transaction still as stored is written as a reference to it.
     mutating func notification(_ n: ServerNotification, stored transactions: [TransactionID: Transaction]) {
       array { w in
         w.string(n.notificationType.rawValue)
@@ -285,13 +283,7 @@ package enum StateCodec {
         w.bool(s.willAutoRenew)
         w.date(s.expirationDate)
         w.uint(s.latestTransactionID)
-        w.array { w in
-          switch s.billing {
-          case .healthy: w.int(0); w.null(); w.null()
-          case .gracePeriod(let grace, let retry): w.int(1); w.date(grace); w.date(retry)
-          case .billingRetry(let retry): w.int(2); w.null(); w.date(retry)
-          }
-        }
+        w.billing(s.billing)
         w.optInt(s.expirationReason?.rawValue)
         w.bool(s.isExpired)
         w.bool(s.isRevoked)
@@ -307,6 +299,21 @@ package enum StateCodec {
           w.optDate(s.anniversaryDate)
           w.optDecimal(s.increasedPrice)
         }
+      }
+    }
+
+    /// `[kind, graceDate, retryDate]`: kind 0 healthy, 1 grace period, 2 billing retry.
+    mutating func billing(_ b: BillingState) {
+      let (kind, grace, retry): (Int, Date?, Date?) =
+        switch b {
+        case .healthy: (0, nil, nil)
+        case .gracePeriod(let grace, let retry): (1, grace, retry)
+        case .billingRetry(let retry): (2, nil, retry)
+        }
+      array { w in
+        w.int(kind)
+        w.optDate(grace)
+        w.optDate(retry)
       }
     }
 
@@ -343,14 +350,14 @@ package enum StateCodec {
   ///
   /// The reader is strict: the document must be exactly what `encode` writes, give or take
   /// JSON whitespace and string escapes. Literals, commas, colons, brackets, numbers (integers
-  /// without leading zeros), string escapes and UTF-8 are checked as JSON requires; the four
-  /// keys must come once each in their order; every enumeration code must be known; the
+  /// without leading zeros), string escapes and UTF-8 are checked as JSON requires. The four
+  /// keys must come once each in their order, every enumeration code must be known, the
   /// `Codable` part (`base`) must re-encode to the same JSON (so an unknown or misspelt key
-  /// is refused rather than ignored); nothing but whitespace may follow the document.
+  /// is refused rather than ignored), and nothing but whitespace may follow the document.
   ///
   /// With `skippingNotifications`, the outbox (the last and largest part of a session) is not
   /// read: the state has no notifications. That is for commands that only read transactions or
-  /// subscriptions; such a state must never be saved. The document must still end where a whole
+  /// subscriptions, and such a state must never be saved. The document must still end where a whole
   /// one does.
   package static func decode(
     _ buffer: UnsafeBufferPointer<UInt8>, skippingNotifications: Bool = false
@@ -360,6 +367,13 @@ package enum StateCodec {
     return try r.document()
   }
 
+  /// Reads what `Writer` writes, one field per call: every value read inside `row` expects the
+  /// `,` that separates it from the one before it, as every value written inside
+  /// `Writer.array` writes it.
+  ///
+  /// Two levels: tokens (`ws`, `expect`, `text`, `signed`, `number`, `value`) know nothing of
+  /// separators, fields (`string`, `int`, `bool`, `date`, `row`, `list`, …) read their separator
+  /// first.
   struct Reader {
     let bytes: UnsafeBufferPointer<UInt8>
     /// Where each transaction was decoded (customer, position), for notification references.
@@ -368,8 +382,15 @@ package enum StateCodec {
     var i = 0
     var decimals: [String: Decimal] = [:]
     var skippingNotifications = false
+    /// Whether the next value follows another one in the same array or object.
+    var needsSeparator = false
 
-    func fail(_ message: String) -> DecodingError { DecodingError(offset: i, message: message) }
+    /// Why the bytes are refused, at `offset` (by default where the reader is).
+    func fail(_ message: String, at offset: Int? = nil) -> DecodingError {
+      DecodingError(offset: offset ?? i, message: message)
+    }
+
+    // MARK: Tokens
 
     mutating func ws() {
       while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09 { i += 1 }
@@ -381,15 +402,17 @@ package enum StateCodec {
       i += 1
     }
 
-    /// The `,` between two fields of a row.
-    @inline(__always)
-    mutating func sep() throws(DecodingError) { try expect(UInt8(ascii: ",")) }
-
-    /// Consumes `,` if present; returns whether it was there.
-    mutating func comma() -> Bool {
+    /// Whether the next byte after whitespace is `c` (not consumed).
+    mutating func at(_ c: UInt8) -> Bool {
       ws()
-      if i < bytes.count, bytes[i] == UInt8(ascii: ",") { i += 1; return true }
-      return false
+      return i < bytes.count && bytes[i] == c
+    }
+
+    /// Consumes `c` if it comes next, and tells whether it was there.
+    mutating func skip(_ c: UInt8) -> Bool {
+      guard at(c) else { return false }
+      i += 1
+      return true
     }
 
     /// Whether the next four bytes are `word` (four ASCII letters, little-endian).
@@ -399,23 +422,12 @@ package enum StateCodec {
         && UInt32(littleEndian: UnsafeRawPointer(bytes.baseAddress! + i).loadUnaligned(as: UInt32.self)) == word
     }
 
-    static let null: UInt32 = 0x6C6C_756E  // "null"
-    static let true_: UInt32 = 0x6575_7274  // "true"
-    static let fals: UInt32 = 0x736C_6166  // "fals"
+    static let nullWord: UInt32 = 0x6C6C_756E  // "null"
+    static let trueWord: UInt32 = 0x6575_7274  // "true"
+    static let falsWord: UInt32 = 0x736C_6166  // "fals"
 
-    mutating func isNull() -> Bool {
-      ws()
-      if next4(Self.null) { i += 4; return true }
-      return false
-    }
-
-    mutating func key(_ name: String) throws(DecodingError) {
-      let start = i
-      guard try string() == name else { i = start; throw fail("expected the key '\(name)'") }
-      try expect(UInt8(ascii: ":"))
-    }
-
-    mutating func string() throws(DecodingError) -> String {
+    /// A JSON string token.
+    mutating func text() throws(DecodingError) -> String {
       try expect(UInt8(ascii: "\""))
       let start = i
       var escaped = false
@@ -442,13 +454,11 @@ package enum StateCodec {
         guard s.utf8.elementsEqual(text) else { throw fail("invalid UTF-8 in a string") }
         return s
       }
-      // Rare: escapes; let the strict parser resolve and check them.
+      // Rare: escapes. Let the strict parser resolve and check them.
       let quoted = [UInt8(ascii: "\"")] + Array(text) + [UInt8(ascii: "\"")]
       guard let node = try? JSONParser.parse(quoted), case .string(let s) = node.value else { throw fail("bad string") }
       return s
     }
-
-    mutating func optString() throws(DecodingError) -> String? { isNull() ? nil : try string() }
 
     /// Digits of a JSON integer: at least one, no leading zero.
     @inline(__always)
@@ -463,25 +473,184 @@ package enum StateCodec {
         i += 1
       }
       guard i > start else { throw fail("expected an integer") }
-      guard bytes[start] != 0x30 || i == start + 1 else { i = start; throw fail("malformed number (leading zero)") }
+      guard bytes[start] != 0x30 || i == start + 1 else {
+        throw fail("malformed number (leading zero)", at: start)
+      }
       return v
     }
 
-    mutating func int() throws(DecodingError) -> Int64 {
+    /// A JSON integer token.
+    mutating func signed() throws(DecodingError) -> Int64 {
       ws()
-      if i < bytes.count, bytes[i] == UInt8(ascii: "-") {
-        i += 1
-        return -(try digits(Int64.self))
+      guard i < bytes.count, bytes[i] == UInt8(ascii: "-") else { return try digits(Int64.self) }
+      i += 1
+      return -(try digits(Int64.self))
+    }
+
+    /// `true` or `false`.
+    mutating func boolean() throws(DecodingError) -> Bool {
+      ws()
+      if next4(Self.trueWord) {
+        i += 4
+        return true
       }
-      return try digits(Int64.self)
+      if next4(Self.falsWord), i + 4 < bytes.count, bytes[i + 4] == UInt8(ascii: "e") {
+        i += 5
+        return false
+      }
+      throw fail("expected a boolean")
+    }
+
+    /// A JSON value, checked strictly (objects with unique keys). Numbers compare by value.
+    indirect enum Value: Equatable {
+      case null, bool(Bool), number(Decimal), string(String), array([Value]), object([String: Value])
+    }
+
+    /// Reads any JSON value as `Value`.
+    mutating func value(depth: Int) throws(DecodingError) -> Value {
+      guard depth < 64 else { throw fail("nesting too deep") }
+      ws()
+      guard i < bytes.count else { throw fail("expected a value") }
+      switch bytes[i] {
+      case UInt8(ascii: "{"):
+        i += 1
+        var members: [String: Value] = [:]
+        if skip(UInt8(ascii: "}")) { return .object(members) }
+        repeat {
+          let keyAt = i
+          let key = try text()
+          try expect(UInt8(ascii: ":"))
+          guard members.updateValue(try value(depth: depth + 1), forKey: key) == nil else {
+            throw fail("duplicate key '\(key)'", at: keyAt)
+          }
+        } while skip(UInt8(ascii: ","))
+        try expect(UInt8(ascii: "}"))
+        return .object(members)
+      case UInt8(ascii: "["):
+        i += 1
+        var elements: [Value] = []
+        if skip(UInt8(ascii: "]")) { return .array(elements) }
+        repeat { elements.append(try value(depth: depth + 1)) } while skip(UInt8(ascii: ","))
+        try expect(UInt8(ascii: "]"))
+        return .array(elements)
+      case UInt8(ascii: "\""): return .string(try text())
+      case UInt8(ascii: "t"), UInt8(ascii: "f"): return .bool(try boolean())
+      case UInt8(ascii: "n"):
+        guard next4(Self.nullWord) else { throw fail("expected a value") }
+        i += 4
+        return .null
+      default: return .number(try number())
+      }
+    }
+
+    /// A JSON number (`-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`) by value.
+    mutating func number() throws(DecodingError) -> Decimal {
+      let start = i
+      let malformed = fail("malformed number", at: start)
+      func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
+      func digits(_ r: inout Reader) -> Int {
+        let from = r.i
+        while r.i < r.bytes.count, isDigit(r.bytes[r.i]) { r.i += 1 }
+        return r.i - from
+      }
+      if i < bytes.count, bytes[i] == UInt8(ascii: "-") { i += 1 }
+      let whole = i
+      guard digits(&self) > 0, bytes[whole] != 0x30 || i == whole + 1 else { throw malformed }
+      if i < bytes.count, bytes[i] == UInt8(ascii: ".") {
+        i += 1
+        guard digits(&self) > 0 else { throw malformed }
+      }
+      if i < bytes.count, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
+        i += 1
+        if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
+        guard digits(&self) > 0 else { throw malformed }
+      }
+      let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
+      guard let d = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else { throw malformed }
+      return d
+    }
+
+    // MARK: Fields
+
+    /// Before a value: the `,` that separates it from the one before it.
+    @inline(__always)
+    mutating func separator() throws(DecodingError) {
+      if needsSeparator { try expect(UInt8(ascii: ",")) }
+      needsSeparator = true
+    }
+
+    /// Whether the value is `null` (then read). Any other value is left to read, its separator
+    /// already read.
+    @inline(__always)
+    mutating func null() throws(DecodingError) -> Bool {
+      try separator()
+      ws()
+      if next4(Self.nullWord) {
+        i += 4
+        return true
+      }
+      needsSeparator = false
+      return false
+    }
+
+    /// Whether the array goes on after the value just read (then its `,` is read): the items of
+    /// a list, or a row's optional trailing fields.
+    mutating func more() -> Bool {
+      guard skip(UInt8(ascii: ",")) else { return false }
+      needsSeparator = false
+      return true
+    }
+
+    /// `[…]`, holding what `body` reads.
+    mutating func row<T>(_ body: (inout Reader) throws(DecodingError) -> T) throws(DecodingError) -> T {
+      try separator()
+      try expect(UInt8(ascii: "["))
+      needsSeparator = false
+      let value = try body(&self)
+      try expect(UInt8(ascii: "]"))
+      needsSeparator = true
+      return value
+    }
+
+    /// `[item, item, ...]`.
+    mutating func list<T>(_ item: (inout Reader) throws(DecodingError) -> T) throws(DecodingError) -> [T] {
+      try row { (r: inout Reader) throws(DecodingError) in
+        var out: [T] = []
+        guard !r.at(UInt8(ascii: "]")) else { return out }
+        repeat { out.append(try item(&r)) } while r.more()
+        return out
+      }
+    }
+
+    /// `"name":`, the next member of an object. Its value starts fresh.
+    mutating func key(_ name: String) throws(DecodingError) {
+      try separator()
+      let start = i
+      guard try text() == name else { throw fail("expected the key '\(name)'", at: start) }
+      try expect(UInt8(ascii: ":"))
+      needsSeparator = false
+    }
+
+    mutating func string() throws(DecodingError) -> String {
+      try separator()
+      return try text()
+    }
+
+    mutating func optString() throws(DecodingError) -> String? { try null() ? nil : try string() }
+
+    mutating func int() throws(DecodingError) -> Int64 {
+      try separator()
+      return try signed()
     }
 
     mutating func uint() throws(DecodingError) -> UInt64 {
+      try separator()
       ws()
       return try digits(UInt64.self)
     }
 
-    mutating func optUInt() throws(DecodingError) -> UInt64? { isNull() ? nil : try uint() }
+    mutating func optUInt() throws(DecodingError) -> UInt64? { try null() ? nil : try uint() }
+
     mutating func smallInt() throws(DecodingError) -> Int {
       let v = try int()
       guard let n = Int(exactly: v) else { throw fail("integer out of range") }
@@ -489,14 +658,12 @@ package enum StateCodec {
     }
 
     mutating func bool() throws(DecodingError) -> Bool {
-      ws()
-      if next4(Self.true_) { i += 4; return true }
-      if next4(Self.fals), i + 4 < bytes.count, bytes[i + 4] == UInt8(ascii: "e") { i += 5; return false }
-      throw fail("expected a boolean")
+      try separator()
+      return try boolean()
     }
 
     mutating func date() throws(DecodingError) -> Date { Date(epochMilliseconds: try int()) }
-    mutating func optDate() throws(DecodingError) -> Date? { isNull() ? nil : try date() }
+    mutating func optDate() throws(DecodingError) -> Date? { try null() ? nil : try date() }
 
     mutating func decimal() throws(DecodingError) -> Decimal {
       let s = try string()
@@ -509,12 +676,16 @@ package enum StateCodec {
       return d
     }
 
+    mutating func optDecimal() throws(DecodingError) -> Decimal? { try null() ? nil : try decimal() }
+
     /// `-?digits(.digits)?`, as `NSDecimalNumber.stringValue` writes.
     static func isPlainNumber(_ text: String.UTF8View) -> Bool {
       var it = text.makeIterator()
       var b = it.next()
       if b == UInt8(ascii: "-") { b = it.next() }
-      var intDigits = 0, fracDigits = 0, dot = false
+      var intDigits = 0
+      var fracDigits = 0
+      var dot = false
       while let c = b {
         if c >= 0x30, c <= 0x39 {
           if dot { fracDigits += 1 } else { intDigits += 1 }
@@ -541,7 +712,7 @@ package enum StateCodec {
     }
 
     mutating func optRaw<T: RawRepresentable>(_: T.Type) throws(DecodingError) -> T? where T.RawValue == String {
-      isNull() ? nil : try raw(T.self)
+      try null() ? nil : try raw(T.self)
     }
 
     mutating func rawInt<T: RawRepresentable>(_: T.Type) throws(DecodingError) -> T where T.RawValue == Int {
@@ -551,7 +722,7 @@ package enum StateCodec {
     }
 
     mutating func optRawInt<T: RawRepresentable>(_: T.Type) throws(DecodingError) -> T? where T.RawValue == Int {
-      isNull() ? nil : try rawInt(T.self)
+      try null() ? nil : try rawInt(T.self)
     }
 
     mutating func period() throws(DecodingError) -> SubscriptionPeriod {
@@ -560,21 +731,11 @@ package enum StateCodec {
       return p
     }
 
-    /// Reads `[item, item, ...]`.
-    mutating func list<T>(_ item: (inout Reader) throws(DecodingError) -> T) throws(DecodingError) -> [T] {
-      try expect(UInt8(ascii: "["))
-      var out: [T] = []
-      ws()
-      if i < bytes.count, bytes[i] == UInt8(ascii: "]") { i += 1; return out }
-      repeat { out.append(try item(&self)) } while comma()
-      try expect(UInt8(ascii: "]"))
-      return out
-    }
-
     /// The `Codable` part, refused unless it is strict JSON that re-encodes to the same JSON:
     /// `JSONDecoder` alone would ignore unknown keys and take a misspelt optional key for an
     /// absent one.
     mutating func base() throws(DecodingError) -> StoreState {
+      try separator()
       ws()
       let start = i
       guard i < bytes.count, bytes[i] == UInt8(ascii: "{") else { throw fail("expected an object") }
@@ -593,143 +754,110 @@ package enum StateCodec {
           return try? r.value(depth: 0)
         }),
         original == reencoded
-      else { throw DecodingError(offset: start, message: "bad base state") }
+      else { throw fail("bad base state", at: start) }
       return state
     }
 
-    /// A JSON value, checked strictly (objects with unique keys); numbers compare by value.
-    indirect enum Value: Equatable {
-      case null, bool(Bool), number(Decimal), string(String), array([Value]), object([String: Value])
+    // MARK: Rows, in the order `Writer` writes them
+
+    /// `[name, appTransactionID, familyID, [groups], [transaction…], [subscription…]]`.
+    mutating func customer() throws(DecodingError) {
+      let customer = try row { (r: inout Reader) throws(DecodingError) in
+        let id = CustomerID(try r.string())
+        let app = try r.string()
+        let family = try r.optString()
+        let groups = try r.list { (r: inout Reader) throws(DecodingError) in try r.string() }
+        let transactions = try r.list { (r: inout Reader) throws(DecodingError) in try r.transaction() }
+        let subscriptions = try r.list { (r: inout Reader) throws(DecodingError) in try r.subscription() }
+        return Customer(
+          id: id, transactions: transactions, subscriptions: subscriptions,
+          introductoryOfferUsedGroups: Set(groups), familyID: family, appTransactionID: app)
+      }
+      let c = Int32(customers.count)
+      if !skippingNotifications {
+        for (n, t) in customer.transactions.enumerated() { byID[t.id] = (c, Int32(n)) }
+      }
+      customers.append(customer)
     }
 
-    /// Reads any JSON value as `Value`.
-    mutating func value(depth: Int) throws(DecodingError) -> Value {
-      guard depth < 64 else { throw fail("nesting too deep") }
-      ws()
-      guard i < bytes.count else { throw fail("expected a value") }
-      switch bytes[i] {
-      case UInt8(ascii: "{"):
-        i += 1
-        var members: [String: Value] = [:]
-        ws()
-        if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return .object(members) }
-        repeat {
-          let keyAt = i
-          let key = try string()
-          try expect(UInt8(ascii: ":"))
-          guard members.updateValue(try value(depth: depth + 1), forKey: key) == nil else {
-            i = keyAt; throw fail("duplicate key '\(key)'")
-          }
-        } while comma()
-        try expect(UInt8(ascii: "}"))
-        return .object(members)
-      case UInt8(ascii: "["):
-        i += 1
-        var elements: [Value] = []
-        ws()
-        if i < bytes.count, bytes[i] == UInt8(ascii: "]") { i += 1; return .array(elements) }
-        repeat { elements.append(try value(depth: depth + 1)) } while comma()
-        try expect(UInt8(ascii: "]"))
-        return .array(elements)
-      case UInt8(ascii: "\""): return .string(try string())
-      case UInt8(ascii: "t"), UInt8(ascii: "f"): return .bool(try bool())
-      case UInt8(ascii: "n"):
-        guard isNull() else { throw fail("expected a value") }
-        return .null
-      default: return .number(try number())
+    /// `[type, subtype, sequence, signedDate, customer, transaction, renewalInfo, status(, reason)]`.
+    mutating func notification() throws(DecodingError) -> ServerNotification {
+      try row { (r: inout Reader) throws(DecodingError) in
+        let type = try r.raw(NotificationTypeV2.self)
+        let subtype = try r.optRaw(Subtype.self)
+        let sequence = try r.smallInt()
+        let signed = try r.date()
+        let customer = CustomerID(try r.string())
+        let transaction = try r.null() ? nil : try r.notificationTransaction()
+        let info = try r.renewalInfo()
+        let status = try r.optRaw(RenewalState.self)
+        // Optional trailing field (older files end before it).
+        let reason = r.more() ? try r.optRaw(ConsumptionRequestReason.self) : nil
+        return ServerNotification(
+          notificationType: type, subtype: subtype, sequence: sequence, signedDate: signed, customer: customer,
+          transaction: transaction, renewalInfo: info, status: status, consumptionRequestReason: reason)
       }
-    }
-
-    /// A JSON number (`-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`) by value.
-    mutating func number() throws(DecodingError) -> Decimal {
-      let start = i
-      func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
-      func digits(_ r: inout Reader) -> Int {
-        let from = r.i
-        while r.i < r.bytes.count, isDigit(r.bytes[r.i]) { r.i += 1 }
-        return r.i - from
-      }
-      if i < bytes.count, bytes[i] == UInt8(ascii: "-") { i += 1 }
-      let whole = i
-      guard digits(&self) > 0, bytes[whole] != 0x30 || i == whole + 1 else { i = start; throw fail("malformed number") }
-      if i < bytes.count, bytes[i] == UInt8(ascii: ".") {
-        i += 1
-        guard digits(&self) > 0 else { i = start; throw fail("malformed number") }
-      }
-      if i < bytes.count, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
-        i += 1
-        if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
-        guard digits(&self) > 0 else { i = start; throw fail("malformed number") }
-      }
-      let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
-      guard let d = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
-        i = start; throw fail("malformed number")
-      }
-      return d
     }
 
     mutating func transactionOffer() throws(DecodingError) -> TransactionOffer? {
-      if isNull() { return nil }
-      try expect(UInt8(ascii: "["))
-      let type = try rawInt(OfferType.self); try sep()
-      let id = try optString(); try sep()
-      let mode = try raw(PaymentMode.self); try sep()
-      let period = try period()
-      try expect(UInt8(ascii: "]"))
-      return TransactionOffer(type: type, id: id, paymentMode: mode, period: period)
+      if try null() { return nil }
+      return try row { (r: inout Reader) throws(DecodingError) in
+        let type = try r.rawInt(OfferType.self)
+        let id = try r.optString()
+        let mode = try r.raw(PaymentMode.self)
+        let period = try r.period()
+        return TransactionOffer(type: type, id: id, paymentMode: mode, period: period)
+      }
     }
 
     mutating func offer() throws(DecodingError) -> SubscriptionOffer? {
-      if isNull() { return nil }
-      try expect(UInt8(ascii: "["))
-      let type = try rawInt(OfferType.self); try sep()
-      let id = try optString(); try sep()
-      let mode = try raw(PaymentMode.self); try sep()
-      let period = try period(); try sep()
-      let count = try smallInt(); try sep()
-      let price = try decimal(); try sep()
-      let eligibility = try list { (r: inout Reader) throws(DecodingError) in try r.raw(OfferCodeEligibility.self) }
-      try sep()
-      let eligible = try bool()
-      try expect(UInt8(ascii: "]"))
-      return SubscriptionOffer(
-        type: type, id: id, paymentMode: mode, period: period, periodCount: count, price: price,
-        eligibility: eligibility, isEligible: eligible)
+      if try null() { return nil }
+      return try row { (r: inout Reader) throws(DecodingError) in
+        let type = try r.rawInt(OfferType.self)
+        let id = try r.optString()
+        let mode = try r.raw(PaymentMode.self)
+        let period = try r.period()
+        let count = try r.smallInt()
+        let price = try r.decimal()
+        let eligibility = try r.list { (r: inout Reader) throws(DecodingError) in try r.raw(OfferCodeEligibility.self) }
+        let eligible = try r.bool()
+        return SubscriptionOffer(
+          type: type, id: id, paymentMode: mode, period: period, periodCount: count, price: price,
+          eligibility: eligibility, isEligible: eligible)
+      }
     }
 
     mutating func transaction() throws(DecodingError) -> Transaction {
-      try expect(UInt8(ascii: "["))
-      return try transactionFields()
+      try row { (r: inout Reader) throws(DecodingError) in try r.transactionFields() }
     }
 
-    /// A transaction row after its `[`.
+    /// The fields of a transaction row.
     mutating func transactionFields() throws(DecodingError) -> Transaction {
-      let id = try uint(); try sep()
-      let original = try uint(); try sep()
-      let web = try optUInt(); try sep()
-      let product = try string(); try sep()
-      let type = try raw(ProductType.self); try sep()
-      let group = try optString(); try sep()
-      let purchase = try date(); try sep()
-      let originalPurchase = try date(); try sep()
-      let expiration = try optDate(); try sep()
-      let quantity = try smallInt(); try sep()
-      let token = try uuid(); try sep()
-      let ownership = try raw(OwnershipType.self); try sep()
-      let revocation = try optDate(); try sep()
-      let revocationReason = try optRawInt(RevocationReason.self); try sep()
-      let familyRevoke = try bool(); try sep()
-      let upgraded = try bool(); try sep()
-      let offer = try transactionOffer(); try sep()
-      let reason = try raw(TransactionReason.self); try sep()
-      let price = try decimal(); try sep()
-      let currency = try string(); try sep()
-      let storefront = try string(); try sep()
-      let storefrontID = try string(); try sep()
-      let finished = try bool(); try sep()
-      let sharedFrom = try optString().map { CustomerID($0) }; try sep()
+      let id = try uint()
+      let original = try uint()
+      let web = try optUInt()
+      let product = try string()
+      let type = try raw(ProductType.self)
+      let group = try optString()
+      let purchase = try date()
+      let originalPurchase = try date()
+      let expiration = try optDate()
+      let quantity = try smallInt()
+      let token = try uuid()
+      let ownership = try raw(OwnershipType.self)
+      let revocation = try optDate()
+      let revocationReason = try optRawInt(RevocationReason.self)
+      let familyRevoke = try bool()
+      let upgraded = try bool()
+      let offer = try transactionOffer()
+      let reason = try raw(TransactionReason.self)
+      let price = try decimal()
+      let currency = try string()
+      let storefront = try string()
+      let storefrontID = try string()
+      let finished = try bool()
+      let sharedFrom = try optString().map { CustomerID($0) }
       let sharedID = try optUInt()
-      try expect(UInt8(ascii: "]"))
       return Transaction(
         id: id, originalID: original, webOrderLineItemID: web, productID: product, productType: type,
         subscriptionGroupID: group, purchaseDate: purchase, originalPurchaseDate: originalPurchase,
@@ -742,134 +870,101 @@ package enum StateCodec {
 
     /// A full transaction row, or a reference row written by `Writer.reference`.
     mutating func notificationTransaction() throws(DecodingError) -> Transaction {
-      try expect(UInt8(ascii: "["))
-      ws()
-      guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { return try transactionFields() }
-      guard try string() == "ref" else { throw fail("bad transaction reference") }
-      try sep()
-      let id = try uint(); try sep()
-      guard let (c, n) = byID[id] else { throw fail("reference to unknown transaction \(id)") }
-      var t = customers[Int(c)].transactions[Int(n)]
-      t.isFinished = try bool(); try sep()
-      t.isUpgraded = try bool(); try sep()
-      t.revocationDate = try optDate(); try sep()
-      t.revocationReason = try optRawInt(RevocationReason.self); try sep()
-      t.isFamilyRevocation = try bool(); try sep()
-      t.expirationDate = try optDate()
-      try expect(UInt8(ascii: "]"))
-      return t
+      try row { (r: inout Reader) throws(DecodingError) in
+        guard r.at(UInt8(ascii: "\"")) else { return try r.transactionFields() }
+        guard try r.string() == "ref" else { throw r.fail("bad transaction reference") }
+        let id = try r.uint()
+        guard let (c, n) = r.byID[id] else { throw r.fail("reference to unknown transaction \(id)") }
+        var t = r.customers[Int(c)].transactions[Int(n)]
+        t.isFinished = try r.bool()
+        t.isUpgraded = try r.bool()
+        t.revocationDate = try r.optDate()
+        t.revocationReason = try r.optRawInt(RevocationReason.self)
+        t.isFamilyRevocation = try r.bool()
+        t.expirationDate = try r.optDate()
+        return t
+      }
     }
 
     mutating func subscription() throws(DecodingError) -> SubscriptionState {
-      try expect(UInt8(ascii: "["))
-      let group = try string(); try sep()
-      let original = try uint(); try sep()
-      let current = try string(); try sep()
-      let autoRenew = try string(); try sep()
-      let will = try bool(); try sep()
-      let expiration = try date(); try sep()
-      let latest = try uint(); try sep()
-      try expect(UInt8(ascii: "["))
-      let kind = try smallInt(); try sep()
-      let d1 = try optDate(); try sep()
-      let d2 = try optDate()
-      try expect(UInt8(ascii: "]"))
-      let billing: BillingState
-      switch (kind, d1, d2) {
-      case (0, nil, nil): billing = .healthy
-      case (1, let g?, let r?): billing = .gracePeriod(gracePeriodExpirationDate: g, retryEndDate: r)
-      case (2, nil, let r?): billing = .billingRetry(retryEndDate: r)
+      try row { (r: inout Reader) throws(DecodingError) in
+        let group = try r.string()
+        let original = try r.uint()
+        let current = try r.string()
+        let autoRenew = try r.string()
+        let will = try r.bool()
+        let expiration = try r.date()
+        let latest = try r.uint()
+        let billing = try r.billing()
+        let reason = try r.optRawInt(ExpirationReason.self)
+        let expired = try r.bool()
+        let revoked = try r.bool()
+        let price = try r.raw(PriceIncreaseStatus.self)
+        let pending = try r.offer()
+        let running = try r.offer()
+        let left = try r.smallInt()
+        let recent = try r.date()
+        let renewals = try r.smallInt()
+        let token = try r.uuid()
+        // Optional trailing fields (older files end before them).
+        var anniversary: Date?
+        var increased: Decimal?
+        if r.more() {
+          anniversary = try r.optDate()
+          increased = try r.optDecimal()
+        }
+        return SubscriptionState(
+          groupID: group, originalID: original, currentProductID: current, autoRenewProductID: autoRenew,
+          willAutoRenew: will, expirationDate: expiration, latestTransactionID: latest, billing: billing,
+          expirationReason: reason, isExpired: expired, isRevoked: revoked, priceIncreaseStatus: price,
+          pendingOffer: pending, runningOffer: running, runningOfferPeriodsLeft: left,
+          recentSubscriptionStartDate: recent, renewalCount: renewals, appAccountToken: token,
+          anniversaryDate: anniversary, increasedPrice: increased)
+      }
+    }
+
+    /// `[kind, graceDate, retryDate]`, as `Writer.billing` writes it.
+    mutating func billing() throws(DecodingError) -> BillingState {
+      let (kind, grace, retry) = try row { (r: inout Reader) throws(DecodingError) in
+        let kind = try r.smallInt()
+        let grace = try r.optDate()
+        let retry = try r.optDate()
+        return (kind, grace, retry)
+      }
+      switch (kind, grace, retry) {
+      case (0, nil, nil): return .healthy
+      case (1, let g?, let r?): return .gracePeriod(gracePeriodExpirationDate: g, retryEndDate: r)
+      case (2, nil, let r?): return .billingRetry(retryEndDate: r)
       default: throw fail("bad billing state")
       }
-      try sep()
-      let reason = try optRawInt(ExpirationReason.self); try sep()
-      let expired = try bool(); try sep()
-      let revoked = try bool(); try sep()
-      let price = try raw(PriceIncreaseStatus.self); try sep()
-      let pending = try offer(); try sep()
-      let running = try offer(); try sep()
-      let left = try smallInt(); try sep()
-      let recent = try date(); try sep()
-      let renewals = try smallInt(); try sep()
-      let token = try uuid()
-      var anniversary: Date?
-      var increased: Decimal?
-      if comma() {
-        anniversary = try optDate(); try sep()
-        increased = isNull() ? nil : try decimal()
-      }
-      try expect(UInt8(ascii: "]"))
-      return SubscriptionState(
-        groupID: group, originalID: original, currentProductID: current, autoRenewProductID: autoRenew,
-        willAutoRenew: will, expirationDate: expiration, latestTransactionID: latest, billing: billing,
-        expirationReason: reason, isExpired: expired, isRevoked: revoked, priceIncreaseStatus: price,
-        pendingOffer: pending, runningOffer: running, runningOfferPeriodsLeft: left,
-        recentSubscriptionStartDate: recent, renewalCount: renewals, appAccountToken: token,
-        anniversaryDate: anniversary, increasedPrice: increased)
     }
 
     mutating func renewalInfo() throws(DecodingError) -> RenewalInfo? {
-      if isNull() { return nil }
-      try expect(UInt8(ascii: "["))
-      let original = try uint(); try sep()
-      let current = try string(); try sep()
-      let autoRenew = try string(); try sep()
-      let will = try bool(); try sep()
-      let reason = try optRawInt(ExpirationReason.self); try sep()
-      let retry = try bool(); try sep()
-      let grace = try optDate(); try sep()
-      let price = try raw(PriceIncreaseStatus.self); try sep()
-      let offer = try transactionOffer(); try sep()
-      let renewal = try date(); try sep()
-      let recent = try date(); try sep()
-      let renewalPrice = try decimal(); try sep()
-      let currency = try string(); try sep()
-      let winBack = try list { (r: inout Reader) throws(DecodingError) in try r.string() }; try sep()
-      let token = try uuid(); try sep()
-      let signed = try date()
-      try expect(UInt8(ascii: "]"))
-      return RenewalInfo(
-        originalTransactionID: original, currentProductID: current, autoRenewProductID: autoRenew, willAutoRenew: will,
-        expirationReason: reason, isInBillingRetry: retry, gracePeriodExpirationDate: grace, priceIncreaseStatus: price,
-        offer: offer, renewalDate: renewal, recentSubscriptionStartDate: recent, renewalPrice: renewalPrice,
-        currency: currency, eligibleWinBackOfferIDs: winBack, appAccountToken: token, signedDate: signed)
-    }
-
-    mutating func customer() throws(DecodingError) {
-      try expect(UInt8(ascii: "["))
-      let id = CustomerID(try string()); try sep()
-      let app = try string(); try sep()
-      let family = try optString(); try sep()
-      let groups = try list { (r: inout Reader) throws(DecodingError) in try r.string() }; try sep()
-      let transactions = try list { (r: inout Reader) throws(DecodingError) in try r.transaction() }; try sep()
-      let subscriptions = try list { (r: inout Reader) throws(DecodingError) in try r.subscription() }
-      try expect(UInt8(ascii: "]"))
-      let c = Int32(customers.count)
-      if !skippingNotifications {
-        for (n, t) in transactions.enumerated() { byID[t.id] = (c, Int32(n)) }
+      if try null() { return nil }
+      return try row { (r: inout Reader) throws(DecodingError) in
+        let original = try r.uint()
+        let current = try r.string()
+        let autoRenew = try r.string()
+        let will = try r.bool()
+        let reason = try r.optRawInt(ExpirationReason.self)
+        let retry = try r.bool()
+        let grace = try r.optDate()
+        let price = try r.raw(PriceIncreaseStatus.self)
+        let offer = try r.transactionOffer()
+        let renewal = try r.date()
+        let recent = try r.date()
+        let renewalPrice = try r.decimal()
+        let currency = try r.string()
+        let winBack = try r.list { (r: inout Reader) throws(DecodingError) in try r.string() }
+        let token = try r.uuid()
+        let signed = try r.date()
+        return RenewalInfo(
+          originalTransactionID: original, currentProductID: current, autoRenewProductID: autoRenew,
+          willAutoRenew: will, expirationReason: reason, isInBillingRetry: retry, gracePeriodExpirationDate: grace,
+          priceIncreaseStatus: price, offer: offer, renewalDate: renewal, recentSubscriptionStartDate: recent,
+          renewalPrice: renewalPrice, currency: currency, eligibleWinBackOfferIDs: winBack, appAccountToken: token,
+          signedDate: signed)
       }
-      customers.append(
-        Customer(
-          id: id, transactions: transactions, subscriptions: subscriptions,
-          introductoryOfferUsedGroups: Set(groups), familyID: family, appTransactionID: app))
-    }
-
-    mutating func notification() throws(DecodingError) -> ServerNotification {
-      try expect(UInt8(ascii: "["))
-      let type = try raw(NotificationTypeV2.self); try sep()
-      let subtype = try optRaw(Subtype.self); try sep()
-      let sequence = try smallInt(); try sep()
-      let signed = try date(); try sep()
-      let customer = CustomerID(try string()); try sep()
-      let transaction = isNull() ? nil : try notificationTransaction(); try sep()
-      let info = try renewalInfo(); try sep()
-      let status = try optRaw(RenewalState.self)
-      // Optional trailing field (older files end before it).
-      let reason = comma() ? try optRaw(ConsumptionRequestReason.self) : nil
-      try expect(UInt8(ascii: "]"))
-      return ServerNotification(
-        notificationType: type, subtype: subtype, sequence: sequence, signedDate: signed, customer: customer,
-        transaction: transaction, renewalInfo: info, status: status, consumptionRequestReason: reason)
     }
 
     /// `{"codec":…,"base":…,"customers":[…],"notifications":[…]}`, keys in that order.
@@ -878,16 +973,12 @@ package enum StateCodec {
       try key("codec")
       let codecAt = i
       let codec = try string()
-      guard codec == StateCodec.name else { i = codecAt; throw fail("unknown codec '\(codec)'") }
-      try sep()
+      guard codec == StateCodec.name else { throw fail("unknown codec '\(codec)'", at: codecAt) }
       try key("base")
       var state = try base()
-      try sep()
       try key("customers")
       _ = try list { (r: inout Reader) throws(DecodingError) -> Void in try r.customer() }
-      try sep()
       try key("notifications")
-      var notifications: [ServerNotification] = []
       if skippingNotifications {
         // The outbox is written last: check the document closes after it and go on from its
         // closing bracket, as if it had been read.
@@ -899,13 +990,12 @@ package enum StateCodec {
         }
         i = end - 1
       } else {
-        notifications = try list { (r: inout Reader) throws(DecodingError) in try r.notification() }
+        state.notifications = try list { (r: inout Reader) throws(DecodingError) in try r.notification() }
       }
       try expect(UInt8(ascii: "}"))
       ws()
       guard i == bytes.count else { throw fail("data after the end") }
-      state.customers = self.customers
-      state.notifications = notifications
+      state.customers = customers
       return state
     }
   }
