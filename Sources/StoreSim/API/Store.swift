@@ -16,7 +16,7 @@ import Foundation
 /// let transaction = try #require(bought.transaction)
 /// try store.finish(transaction.id)
 /// let renewed = try store.advance(by: 31 * 86_400)
-/// print(renewed.notificationNames)  // ["DID_RENEW"]
+/// #expect(renewed.notificationNames == ["DID_RENEW"])
 /// ```
 public struct Store: Sendable {
   /// The whole state; compare it, encode it, restore it with `init(state:)`.
