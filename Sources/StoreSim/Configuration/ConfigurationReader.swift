@@ -783,6 +783,12 @@ private struct Reader {
 
   // MARK: Settings
 
+  /// Time rate codes as the file wrote them, resolved after every setting is read.
+  struct TimeRateCodes {
+    var compatibility: TimeRate?
+    var raw: (code: Int, location: TextLocation)?
+  }
+
   mutating func readSettings(_ node: JSONNode, products: [Product]) -> StoreKitSettings {
     var s = StoreKitSettings()
     guard let m = node.members else {
@@ -790,88 +796,93 @@ private struct Reader {
       return s
     }
     warnDuplicateKeys(m, path: "settings")
-    var compatibility: TimeRate?
-    var rawTimeRate: (Int, TextLocation)?
+    var rates = TimeRateCodes()
     for member in m {
-      let path = "settings.\(member.key)"
-      let v = member.value
-      switch member.key {
-      case "_storefront":
-        if let code = string(v, path: path) {
-          if Storefront.named(code) != nil {
-            s.storefront = code.uppercased()
-          } else {
-            warn(path, v.location, "unknown storefront '\(code)'; the simulator uses USA")
-          }
-        }
-      case "_locale":
-        if let locale = string(v, path: path) { s.locale = locale }
-      case "_timeRate":
-        if let n = int(v, path: path) { rawTimeRate = (n, v.location) }
-      case "_compatibilityTimeRate":
-        if let inner = v.members?.first {
-          compatibility = int(inner.value, path: "\(path).\(inner.key)").flatMap(TimeRate.init(rawValue:))
-        } else if let n = int(v, path: path) {
-          compatibility = TimeRate(rawValue: n)
-        }
-      case "_askToBuyEnabled": s.askToBuyEnabled = bool(v, path: path) ?? false
-      case "_billingIssuesEnabled": s.interruptedPurchasesEnabled = bool(v, path: path) ?? false
-      case "_renewalBillingIssuesEnabled": s.shouldEnterBillingRetryOnRenewal = bool(v, path: path) ?? false
-      case "_billingGracePeriodEnabled": s.billingGracePeriodIsEnabled = bool(v, path: path) ?? false
-      case "_disableDialogs": s.disableDialogs = bool(v, path: path) ?? false
-      case "_failTransactionsEnabled": s.failTransactionsEnabled = bool(v, path: path) ?? false
-      case "_storeKitError":
-        if let code = int(v, path: path) {
-          if let error = SKErrorCode(code: code) {
-            s.failureError = error
-          } else {
-            warn(
-              path, v.location,
-              "unknown SKError code \(code); purchases fail with 'unknown' when failing transactions is on")
-          }
-        }
-      case "_storeKitErrors":
-        for (i, entry) in array(v, path: path).enumerated() {
-          readStoreKitError(entry, path: "\(path)[\(i)]", into: &s)
-        }
-      case "_applicationInternalID", "_developerTeamID", "_lastSynchronizedDate",
-        "_shouldSetupSyncOnLoad", "_lastCheckoutTimestamp":
-        break
-      default:
-        warn(path, member.keyLocation, "unknown setting '\(member.key)'; ignored")
-      }
+      readSetting(member, into: &s, rates: &rates)
     }
-    if let (code, location) = rawTimeRate {
-      if let rate = TimeRate(rawValue: code) {
-        s.timeRate = rate
-      } else {
-        let fallback = compatibility ?? .realTime
-        s.timeRate = fallback
-        warn(
-          "settings._timeRate", location,
-          "unknown time rate code \(code); the simulator uses \(fallback.name) (\(fallback.rawValue))")
-      }
-    } else if let compatibility {
-      s.timeRate = compatibility
-    }
-    if node["_locale"] != nil {
-      let locale = s.locale
-      let localized = products.filter { !$0.localizations.isEmpty }
-      let language =
-        locale.lowercased().split(whereSeparator: { $0 == "_" || $0 == "-" }).first.map(String.init) ?? locale
-      let matches = localized.contains { p in
-        p.localizations.contains {
-          $0.locale.lowercased().split(whereSeparator: { $0 == "_" || $0 == "-" }).first.map(String.init) == language
-        }
-      }
-      if !localized.isEmpty && !matches {
-        warn(
-          "settings._locale", node["_locale"]?.location,
-          "no product has a localization for locale '\(locale)'; products show their en_US localization, or their first one"
-        )
-      }
+    s.timeRate = resolveTimeRate(rates) ?? s.timeRate
+    if let locale = node["_locale"] {
+      warnIfNoProductIsLocalized(for: s.locale, at: locale.location, products: products)
     }
     return s
+  }
+
+  /// One member of `settings`.
+  mutating func readSetting(_ member: JSONMember, into s: inout StoreKitSettings, rates: inout TimeRateCodes) {
+    let path = "settings.\(member.key)"
+    let v = member.value
+    switch member.key {
+    case "_storefront":
+      if let code = string(v, path: path) {
+        if Storefront.named(code) != nil {
+          s.storefront = code.uppercased()
+        } else {
+          warn(path, v.location, "unknown storefront '\(code)'; the simulator uses USA")
+        }
+      }
+    case "_locale":
+      if let locale = string(v, path: path) { s.locale = locale }
+    case "_timeRate":
+      if let n = int(v, path: path) { rates.raw = (n, v.location) }
+    case "_compatibilityTimeRate":
+      if let inner = v.members?.first {
+        rates.compatibility = int(inner.value, path: "\(path).\(inner.key)").flatMap(TimeRate.init(rawValue:))
+      } else if let n = int(v, path: path) {
+        rates.compatibility = TimeRate(rawValue: n)
+      }
+    case "_askToBuyEnabled": s.askToBuyEnabled = bool(v, path: path) ?? false
+    case "_billingIssuesEnabled": s.interruptedPurchasesEnabled = bool(v, path: path) ?? false
+    case "_renewalBillingIssuesEnabled": s.shouldEnterBillingRetryOnRenewal = bool(v, path: path) ?? false
+    case "_billingGracePeriodEnabled": s.billingGracePeriodIsEnabled = bool(v, path: path) ?? false
+    case "_disableDialogs": s.disableDialogs = bool(v, path: path) ?? false
+    case "_failTransactionsEnabled": s.failTransactionsEnabled = bool(v, path: path) ?? false
+    case "_storeKitError":
+      if let code = int(v, path: path) {
+        if let error = SKErrorCode(code: code) {
+          s.failureError = error
+        } else {
+          warn(
+            path, v.location,
+            "unknown SKError code \(code); purchases fail with 'unknown' when failing transactions is on")
+        }
+      }
+    case "_storeKitErrors":
+      for (i, entry) in array(v, path: path).enumerated() {
+        readStoreKitError(entry, path: "\(path)[\(i)]", into: &s)
+      }
+    case "_applicationInternalID", "_developerTeamID", "_lastSynchronizedDate",
+      "_shouldSetupSyncOnLoad", "_lastCheckoutTimestamp":
+      break
+    default:
+      warn(path, member.keyLocation, "unknown setting '\(member.key)'; ignored")
+    }
+  }
+
+  /// `_timeRate` when known; an unknown code falls back to `_compatibilityTimeRate` or real time.
+  mutating func resolveTimeRate(_ rates: TimeRateCodes) -> TimeRate? {
+    guard let (code, location) = rates.raw else { return rates.compatibility }
+    if let rate = TimeRate(rawValue: code) { return rate }
+    let fallback = rates.compatibility ?? .realTime
+    warn(
+      "settings._timeRate", location,
+      "unknown time rate code \(code); the simulator uses \(fallback.name) (\(fallback.rawValue))")
+    return fallback
+  }
+
+  /// A `_locale` no localized product speaks is worth a warning.
+  mutating func warnIfNoProductIsLocalized(for locale: String, at location: TextLocation, products: [Product]) {
+    func language(_ code: String) -> String? {
+      code.lowercased().split(whereSeparator: { $0 == "_" || $0 == "-" }).first.map(String.init)
+    }
+    let localized = products.filter { !$0.localizations.isEmpty }
+    let wanted = language(locale) ?? locale
+    let matches = localized.contains { p in p.localizations.contains { language($0.locale) == wanted } }
+    if !localized.isEmpty && !matches {
+      warn(
+        "settings._locale", location,
+        "no product has a localization for locale '\(locale)'; products show their en_US localization, or their first one"
+      )
+    }
   }
 
   mutating func readStoreKitError(_ entry: JSONNode, path: String, into s: inout StoreKitSettings) {
