@@ -33,37 +33,23 @@ extension Store {
     if isProduction && endpoint != .production { return .object(["status": .int(21008)]) }
     let c = self.customer(customer)
     let list = (c?.transactions ?? []).filter { !($0.productType == .consumable && $0.isFinished && !$0.isRevoked) }
-    func entry(_ t: Transaction, latest: Bool) -> JSONOutput {
-      var d: [String: JSONOutput] = [
-        "quantity": .string(String(t.purchasedQuantity)),
-        "product_id": .string(t.productID),
-        "transaction_id": .string(String(t.id)),
-        "original_transaction_id": .string(String(t.originalID)),
-        "is_trial_period": .string(
-          t.offer?.type == .introductory && t.offer?.paymentMode == .freeTrial ? "true" : "false"),
-        "in_app_ownership_type": .string(t.ownershipType.rawValue),
-      ]
-      ReceiptDates.add("purchase_date", t.purchaseDate, to: &d)
-      ReceiptDates.add("original_purchase_date", t.originalPurchaseDate, to: &d)
-      if t.productType == .autoRenewable {
-        d["is_in_intro_offer_period"] = .string(
-          t.offer?.type == .introductory && t.offer?.paymentMode != .freeTrial ? "true" : "false")
-        if let e = t.expirationDate { ReceiptDates.add("expires_date", e, to: &d) }
-        if let w = t.webOrderLineItemID { d["web_order_line_item_id"] = .string(String(w)) }
-        if latest, let g = t.subscriptionGroupID { d["subscription_group_identifier"] = .string(g) }
-      }
-      if t.isUpgraded { d["is_upgraded"] = .string("true") }
-      // Rule receipt-cancellation-only-for-non-consumables-and-subscriptions: a refunded
-      // consumable carries no cancellation date in the receipt.
-      if let r = t.revocationDate, t.productType != .consumable {
-        ReceiptDates.add("cancellation_date", r, to: &d)
-        d["cancellation_reason"] = .string(t.revocationReason == .developerIssue ? "1" : "0")
-      }
-      if let o = t.offer, o.type == .promotional, let id = o.id { d["promotional_offer_id"] = .string(id) }
-      if let o = t.offer, o.type == .code, let id = o.id { d["offer_code_ref_name"] = .string(id) }
-      if let token = t.appAccountToken { d["app_account_token"] = .string(token.uuidString.lowercased()) }
-      return .object(d)
+    let receipt = receiptBody(list, isProduction: isProduction)
+    var response: [String: JSONOutput] = [
+      "status": .int(0),
+      "environment": .string(isProduction ? "Production" : "Sandbox"),
+      "receipt": .object(receipt),
+    ]
+    if list.contains(where: { $0.productType == .autoRenewable }) {
+      response["latest_receipt_info"] = .array(list.reversed().map { Self.receiptEntry($0, latest: true) })
+      response["latest_receipt"] = .string(
+        Data(JSONOutput.object(receipt).rendered(pretty: false).utf8).base64EncodedString())
+      response["pending_renewal_info"] = .array((c?.subscriptions ?? []).map(Self.pendingRenewalInfo))
     }
+    return .object(response)
+  }
+
+  /// `receipt`: the app's fields and `in_app`.
+  func receiptBody(_ list: [Transaction], isProduction: Bool) -> [String: JSONOutput] {
     var receipt: [String: JSONOutput] = [
       "receipt_type": .string(isProduction ? "Production" : "ProductionSandbox"),
       "adam_id": .int(0), "app_item_id": .int(0),
@@ -71,49 +57,72 @@ extension Store {
       "application_version": .string("1"),
       "original_application_version": .string("1.0"),
       "download_id": .int(0), "version_external_identifier": .int(0),
-      "in_app": .array(list.map { entry($0, latest: false) }),
+      "in_app": .array(list.map { Self.receiptEntry($0, latest: false) }),
     ]
     ReceiptDates.add("receipt_creation_date", state.now, to: &receipt)
     ReceiptDates.add("request_date", state.now, to: &receipt)
     ReceiptDates.add("original_purchase_date", state.startDate, to: &receipt)
-    var response: [String: JSONOutput] = [
-      "status": .int(0),
-      "environment": .string(isProduction ? "Production" : "Sandbox"),
-      "receipt": .object(receipt),
+    return receipt
+  }
+
+  /// One transaction of `in_app` or (`latest`) `latest_receipt_info`.
+  static func receiptEntry(_ t: Transaction, latest: Bool) -> JSONOutput {
+    var d: [String: JSONOutput] = [
+      "quantity": .string(String(t.purchasedQuantity)),
+      "product_id": .string(t.productID),
+      "transaction_id": .string(String(t.id)),
+      "original_transaction_id": .string(String(t.originalID)),
+      "is_trial_period": .string(
+        t.offer?.type == .introductory && t.offer?.paymentMode == .freeTrial ? "true" : "false"),
+      "in_app_ownership_type": .string(t.ownershipType.rawValue),
     ]
-    if list.contains(where: { $0.productType == .autoRenewable }) {
-      response["latest_receipt_info"] = .array(list.reversed().map { entry($0, latest: true) })
-      response["latest_receipt"] = .string(
-        Data(JSONOutput.object(receipt).rendered(pretty: false).utf8).base64EncodedString())
-      var pending: [JSONOutput] = []
-      for sub in c?.subscriptions ?? [] {
-        var d: [String: JSONOutput] = [
-          "original_transaction_id": .string(String(sub.originalID)),
-          "product_id": .string(sub.currentProductID),
-          "auto_renew_product_id": .string(sub.autoRenewProductID),
-          "auto_renew_status": .string(sub.willAutoRenew ? "1" : "0"),
-        ]
-        if sub.isExpired, let reason = sub.expirationReason {
-          d["expiration_intent"] = .string(String(reason.rawValue))
-        }
-        if sub.expirationReason == .billingError {
-          d["is_in_billing_retry_period"] = .string(sub.isInBillingRetry ? "1" : "0")
-        }
-        if case .gracePeriod(let grace, _) = sub.billing {
-          ReceiptDates.add("grace_period_expires_date", grace, to: &d)
-        }
-        switch sub.priceIncreaseStatus {
-        case .pending: d["price_consent_status"] = .string("0")
-        case .agreed: d["price_consent_status"] = .string("1")
-        case .noIncreasePending: break
-        }
-        if let o = sub.pendingOffer, o.type == .promotional, let id = o.id { d["promotional_offer_id"] = .string(id) }
-        if let o = sub.pendingOffer, o.type == .code, let id = o.id { d["offer_code_ref_name"] = .string(id) }
-        pending.append(.object(d))
-      }
-      response["pending_renewal_info"] = .array(pending)
+    ReceiptDates.add("purchase_date", t.purchaseDate, to: &d)
+    ReceiptDates.add("original_purchase_date", t.originalPurchaseDate, to: &d)
+    if t.productType == .autoRenewable {
+      d["is_in_intro_offer_period"] = .string(
+        t.offer?.type == .introductory && t.offer?.paymentMode != .freeTrial ? "true" : "false")
+      if let e = t.expirationDate { ReceiptDates.add("expires_date", e, to: &d) }
+      if let w = t.webOrderLineItemID { d["web_order_line_item_id"] = .string(String(w)) }
+      if latest, let g = t.subscriptionGroupID { d["subscription_group_identifier"] = .string(g) }
     }
-    return .object(response)
+    if t.isUpgraded { d["is_upgraded"] = .string("true") }
+    // Rule receipt-cancellation-only-for-non-consumables-and-subscriptions: a refunded
+    // consumable carries no cancellation date in the receipt.
+    if let r = t.revocationDate, t.productType != .consumable {
+      ReceiptDates.add("cancellation_date", r, to: &d)
+      d["cancellation_reason"] = .string(t.revocationReason == .developerIssue ? "1" : "0")
+    }
+    if let o = t.offer, o.type == .promotional, let id = o.id { d["promotional_offer_id"] = .string(id) }
+    if let o = t.offer, o.type == .code, let id = o.id { d["offer_code_ref_name"] = .string(id) }
+    if let token = t.appAccountToken { d["app_account_token"] = .string(token.uuidString.lowercased()) }
+    return .object(d)
+  }
+
+  /// One subscription of `pending_renewal_info`.
+  static func pendingRenewalInfo(_ sub: SubscriptionState) -> JSONOutput {
+    var d: [String: JSONOutput] = [
+      "original_transaction_id": .string(String(sub.originalID)),
+      "product_id": .string(sub.currentProductID),
+      "auto_renew_product_id": .string(sub.autoRenewProductID),
+      "auto_renew_status": .string(sub.willAutoRenew ? "1" : "0"),
+    ]
+    if sub.isExpired, let reason = sub.expirationReason {
+      d["expiration_intent"] = .string(String(reason.rawValue))
+    }
+    if sub.expirationReason == .billingError {
+      d["is_in_billing_retry_period"] = .string(sub.isInBillingRetry ? "1" : "0")
+    }
+    if case .gracePeriod(let grace, _) = sub.billing {
+      ReceiptDates.add("grace_period_expires_date", grace, to: &d)
+    }
+    switch sub.priceIncreaseStatus {
+    case .pending: d["price_consent_status"] = .string("0")
+    case .agreed: d["price_consent_status"] = .string("1")
+    case .noIncreasePending: break
+    }
+    if let o = sub.pendingOffer, o.type == .promotional, let id = o.id { d["promotional_offer_id"] = .string(id) }
+    if let o = sub.pendingOffer, o.type == .code, let id = o.id { d["offer_code_ref_name"] = .string(id) }
+    return .object(d)
   }
 }
 
