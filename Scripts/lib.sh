@@ -9,3 +9,5 @@ now_ms() { date +%s%3N; }
 # S ARGS...: runs storesim. count: the length of the JSON array on stdin.
 S() { "$BIN" "$@"; }
 count() { python3 -c 'import json,sys; print(len(json.load(sys.stdin)))'; }
+# To signal a command, start it as `"$BIN" ... &`, not `S ... &`: a backgrounded function runs in
+# a subshell, so $! would be that shell and the signal would miss storesim.

@@ -18,9 +18,9 @@ for round in $(seq "$ROUNDS"); do
   n=$(S transactions --json | count)
   cp .storesim/session.json before.json
   case $((round % 3)) in
-    0) S buy consumable.fuel.octane87 >/dev/null 2>&1 & ;;
-    1) S advance 1mo >/dev/null 2>&1 & ;;
-    2) S refund --product consumable.fuel.octane87 >/dev/null 2>&1 & ;;
+    0) "$BIN" buy consumable.fuel.octane87 >/dev/null 2>&1 & ;;
+    1) "$BIN" advance 1mo >/dev/null 2>&1 & ;;
+    2) "$BIN" refund --product consumable.fuel.octane87 >/dev/null 2>&1 & ;;
   esac
   pid=$!
   sleep "0.0$((RANDOM % 10))$((RANDOM % 10))"
@@ -314,7 +314,8 @@ S init "$PREMIUM" --force >/dev/null 2>&1
 for i in $(seq 30); do S buy "com.example.premium.monthly" --customer "c$i" >/dev/null; done
 S advance 2y >/dev/null
 for i in $(seq 20); do
-  S advance 1d >/dev/null 2>&1 &
+  # exec: $! is storesim itself (not a subshell), with SIGINT not ignored as a background job's is.
+  (trap - INT; exec "$BIN" advance 1d >/dev/null 2>&1) &
   pid=$!
   sleep "0.0$((RANDOM % 10))$((RANDOM % 10))"
   if [ $((i % 2)) -eq 0 ]; then kill -INT "$pid" 2>/dev/null || true; else kill -TERM "$pid" 2>/dev/null || true; fi
@@ -322,7 +323,7 @@ for i in $(seq 20); do
   ls .storesim | grep -q 'tmp-' && fail "a signal left a temporary file"
   S now >/dev/null || fail "a signal tore the session"
 done
-S advance 1d >/dev/null 2>&1 & pid=$!; sleep 0.05; kill -9 "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true
+"$BIN" advance 1d >/dev/null 2>&1 & pid=$!; sleep 0.05; kill -9 "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true
 S advance 1d >/dev/null
 ls .storesim | grep -q 'tmp-' && fail "a dead process's temporary file stayed"
 echo "row: SIGINT and SIGTERM during saves leave no temporary file; a SIGKILL's is cleaned up"

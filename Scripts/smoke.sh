@@ -45,7 +45,7 @@ echo "parallel: 20 buys, 20 transactions"
 
 for i in $(seq 40); do
   n=$(S transactions --json | count)
-  S buy consumable.fuel.octane91 >/dev/null 2>&1 &
+  "$BIN" buy consumable.fuel.octane91 >/dev/null 2>&1 &  # $! is storesim itself, not a subshell
   pid=$!
   sleep "0.0$((RANDOM % 10))"
   kill -9 "$pid" 2>/dev/null || true
