@@ -630,6 +630,7 @@ private struct Reader {
         })
         ?? items.enumerated().first
       if let (i, item) = pick {
+        _ = readBillingPlanType(item, path: "\(path).introductoryOffers[\(i)]")
         intro = readOffer(item, path: "\(path).introductoryOffers[\(i)]", type: .introductory)
       }
     } else if let single = node["introductoryOffer"], single.value != .null {
@@ -656,8 +657,7 @@ private struct Reader {
         let p = "\(path).billingPlans[\(i)]"
         plans.append(
           BillingPlan(
-            type: string(item["billingPlanType"], path: "\(p).billingPlanType").flatMap(BillingPlanType.init)
-              ?? .billedUpfront,
+            type: readBillingPlanType(item, path: p),
             price: string(item["displayPrice"], path: "\(p).displayPrice").flatMap(Self.decimal) ?? 0,
             commitmentPrice: string(item["commitmentDisplayPrice"], path: "\(p).commitmentDisplayPrice").flatMap(
               Self.decimal),
@@ -665,6 +665,20 @@ private struct Reader {
       }
     }
     return plans
+  }
+
+  /// The `billingPlanType` of a billing plan or introductory offer; missing or unknown reads as
+  /// billed up front (an unknown one with a warning).
+  private mutating func readBillingPlanType(_ node: JSONNode, path: String) -> BillingPlanType {
+    let typePath = "\(path).billingPlanType"
+    guard let text = string(node["billingPlanType"], path: typePath) else { return .billedUpfront }
+    guard let type = BillingPlanType(rawValue: text) else {
+      let fallback = BillingPlanType.billedUpfront
+      warn(
+        typePath, node["billingPlanType"]?.location, "unknown billingPlanType '\(text)'; read as \(fallback.rawValue)")
+      return fallback
+    }
+    return type
   }
 
   mutating func readOffer(_ node: JSONNode, path: String, type: OfferType) -> SubscriptionOffer? {

@@ -31,10 +31,30 @@ import Testing
     #expect(BillingPlanType.allCases.map(\.rawValue) == ["BILLED_UPFRONT", "MONTHLY"])
     let monthly = try read(offerCodeFile(eligibility: "[]"))
     #expect(monthly.configuration.product("a")?.subscription?.billingPlans.map(\.type) == [.monthly])
-    // As before typing: an unknown plan type is read as billed up front, without a warning.
+    // An unknown plan type is read as billed up front, with a warning at its JSON path.
     let unknown = try read(offerCodeFile(eligibility: "[]", billingPlanType: "WEEKLY"))
     #expect(unknown.configuration.product("a")?.subscription?.billingPlans.map(\.type) == [.billedUpfront])
-    #expect(!unknown.warnings.contains { $0.message.contains("WEEKLY") })
+    #expect(
+      unknown.warnings.map { "\($0.path): \($0.message)" } == [
+        "subscriptionGroups[0].subscriptions[0].billingPlans[0].billingPlanType: unknown billingPlanType 'WEEKLY'; read as BILLED_UPFRONT"
+      ])
+  }
+
+  @Test func anUnknownBillingPlanTypeOfTheIntroductoryOfferIsReadAsBilledUpfrontWithAWarning() throws {
+    let file = #"""
+      {"version":{"major":5,"minor":0},"products":[],"subscriptionGroups":[{"id":"G","name":"G","localizations":[],"subscriptions":[
+        {"productID":"a","localizations":[],"type":"RecurringSubscription","displayPrice":"1.99","groupNumber":1,
+         "recurringSubscriptionPeriod":"P1M","subscriptionGroupID":"G","referenceName":"A","internalID":"1","familyShareable":false,
+         "introductoryOffers":[
+           {"paymentMode":"payAsYouGo","subscriptionPeriod":"P1M","numberOfPeriods":2,"displayPrice":"0.49","billingPlanType":"MONTHLY"},
+           {"paymentMode":"payUpFront","subscriptionPeriod":"P2M","displayPrice":"0.99","billingPlanType":"WEEKLY"}]}]}]}
+      """#
+    let loaded = try read(file)
+    #expect(loaded.configuration.product("a")?.subscription?.introductoryOffer?.paymentMode == .payUpFront)
+    #expect(
+      loaded.warnings.map { "\($0.path): \($0.message)" } == [
+        "subscriptionGroups[0].subscriptions[0].introductoryOffers[1].billingPlanType: unknown billingPlanType 'WEEKLY'; read as BILLED_UPFRONT"
+      ])
   }
 
   @Test func revocationTypeHasApplesStrings() {
