@@ -885,12 +885,9 @@ private struct Reader {
 
   /// A `_locale` no localized product speaks is worth a warning.
   mutating func warnIfNoProductIsLocalized(for locale: String, at location: TextLocation, products: [Product]) {
-    func language(_ code: String) -> String? {
-      code.lowercased().split(whereSeparator: { $0 == "_" || $0 == "-" }).first.map(String.init)
-    }
     let localized = products.filter { !$0.localizations.isEmpty }
-    let wanted = language(locale) ?? locale
-    let matches = localized.contains { p in p.localizations.contains { language($0.locale) == wanted } }
+    let wanted = Product.language(of: locale) ?? locale
+    let matches = localized.contains { p in p.localizations.contains { Product.language(of: $0.locale) == wanted } }
     if !localized.isEmpty && !matches {
       warn(
         "settings._locale", location,

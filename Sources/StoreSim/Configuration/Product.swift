@@ -150,13 +150,16 @@ public struct Product: Sendable, Hashable, Codable, Identifiable {
     func normal(_ s: String) -> String { s.replacingOccurrences(of: "-", with: "_").lowercased() }
     let wanted = normal(locale)
     if let exact = list.first(where: { normal($0.locale) == wanted }) { return exact }
-    let language = wanted.split(separator: "_").first.map(String.init) ?? wanted
-    if let sameLanguage = list.first(where: {
-      normal($0.locale).split(separator: "_").first.map(String.init) == language
-    }) {
+    let language = Self.language(of: locale) ?? wanted
+    if let sameLanguage = list.first(where: { Self.language(of: $0.locale) == language }) {
       return sameLanguage
     }
     return list.first(where: { normal($0.locale) == "en_us" }) ?? list.first
+  }
+
+  /// The language part of a locale code, lower-cased (`en` of `en_US` or `en-GB`); nil for "".
+  static func language(of locale: String) -> String? {
+    locale.lowercased().split(whereSeparator: { $0 == "_" || $0 == "-" }).first.map(String.init)
   }
 }
 
