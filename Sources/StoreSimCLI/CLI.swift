@@ -1,5 +1,8 @@
 import Foundation
 import StoreSim
+import StoreSimHTTP
+import StoreSimServer
+import StoreSimSession
 
 /// One run of a command: the parsed arguments and the environment, with output helpers.
 struct Invocation {
@@ -64,7 +67,8 @@ public enum CLI {
     let table = CommandTable.standard
     do {
       let parsed = try ArgumentScanner.scan(argv, commands: table)
-      return try dispatch(parsed, environment: environment, table: table, memory: memory).rawValue
+      return try reportingSessionErrors { try dispatch(parsed, environment: environment, table: table, memory: memory) }
+        .rawValue
     } catch let error as CLIError {
       // The command's held output is dropped first: under --json the error object is then the
       // only thing on stdout.

@@ -1,5 +1,6 @@
 import Foundation
 import StoreSim
+import StoreSimSession
 
 // Library benchmarks for Scripts/bench.sh. Prints `key value` lines; timing happens here, never
 // in tests. Usage: storesim-bench throughput N YEARS [--one-call] | session N

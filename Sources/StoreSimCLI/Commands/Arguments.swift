@@ -1,4 +1,7 @@
 import StoreSim
+import StoreSimHTTP
+import StoreSimServer
+import StoreSimSession
 
 /// An option a command accepts.
 struct OptionSpec: Sendable {

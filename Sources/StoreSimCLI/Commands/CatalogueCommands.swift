@@ -1,5 +1,8 @@
 import Foundation
 import StoreSim
+import StoreSimHTTP
+import StoreSimServer
+import StoreSimSession
 
 let validateCommand = CommandSpec(
   name: "validate", group: "Session and catalogue",

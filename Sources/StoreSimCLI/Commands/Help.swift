@@ -1,5 +1,8 @@
 import Foundation
 import StoreSim
+import StoreSimHTTP
+import StoreSimServer
+import StoreSimSession
 
 let versionCommand = CommandSpec(
   name: "version", group: "Scripts and exploration",

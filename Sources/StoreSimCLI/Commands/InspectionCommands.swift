@@ -1,5 +1,8 @@
 import Foundation
 import StoreSim
+import StoreSimHTTP
+import StoreSimServer
+import StoreSimSession
 
 let signedOption = OptionSpec(
   name: "signed", value: nil, help: "print compact JWS (HS256, storesim's key; see 'help notifications')")

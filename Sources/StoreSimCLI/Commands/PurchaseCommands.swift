@@ -1,5 +1,8 @@
 import Foundation
 import StoreSim
+import StoreSimHTTP
+import StoreSimServer
+import StoreSimSession
 
 let purchaseCommands: [CommandSpec] = [
   buyCommand, approveCommand, declineCommand, resolveCommand, finishCommand, refundCommand, restoreCommand,

@@ -1,5 +1,8 @@
 import Foundation
 import StoreSim
+import StoreSimHTTP
+import StoreSimServer
+import StoreSimSession
 
 let initCommand = CommandSpec(
   name: "init", group: "Session and catalogue",
@@ -43,15 +46,17 @@ let initCommand = CommandSpec(
       return .success
     }
     let location = try SessionLocation(shown: SessionContext.path(inv), environment: inv.environment)
-    try AtomicFile.makeFolder((location.file as NSString).deletingLastPathComponent)
-    let lock = try SessionLock(location, forWriting: true)
-    defer { withExtendedLifetime(lock) {} }
-    try replaceExistingSession(inv, location)
     let store = Store(configuration: loaded.configuration, start: start, bundleID: bundleID, environment: environment)
-    let document = SessionDocument(
-      format: SessionDocument.formatName, version: SessionDocument.currentVersion,
-      configurationPath: contentPath, configurationDigest: SessionFileFormat.digest(data), state: store.state)
-    try SessionFile.write(document, to: location)
+    try reportingSessionErrors {
+      try AtomicFile.makeFolder((location.file as NSString).deletingLastPathComponent)
+      let lock = try SessionLock(location, forWriting: true)
+      defer { withExtendedLifetime(lock) {} }
+      try replaceExistingSession(inv, location)
+      let document = SessionDocument(
+        format: SessionDocument.formatName, version: SessionDocument.currentVersion,
+        configurationPath: contentPath, configurationDigest: SessionFileFormat.digest(data), state: store.state)
+      try SessionFile.write(document, to: location)
+    }
     report.session = location.shown
     report.now = store.now
     report.print(inv)

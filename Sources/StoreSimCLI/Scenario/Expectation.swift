@@ -1,5 +1,8 @@
 import Foundation
 import StoreSim
+import StoreSimHTTP
+import StoreSimServer
+import StoreSimSession
 
 /// One `expect` line of a scenario or the shell, parsed once from its words
 /// (`Expectation.parse`) and checked against the session by `failure(in:)`.

@@ -1,5 +1,8 @@
 import Foundation
 import StoreSim
+import StoreSimHTTP
+import StoreSimServer
+import StoreSimSession
 
 let runCommand = CommandSpec(
   name: "run", group: "Scripts and exploration",

@@ -1,5 +1,8 @@
 import Foundation
 import StoreSim
+import StoreSimHTTP
+import StoreSimServer
+import StoreSimSession
 
 /// Splits a scenario or shell line into words: whitespace separates, single and double quotes
 /// group, `#` at the start of a word begins a comment.

@@ -1,5 +1,8 @@
 import Foundation
 import StoreSim
+import StoreSimHTTP
+import StoreSimServer
+import StoreSimSession
 
 let apiMethods: Set<String> = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD"]
 
@@ -44,7 +47,7 @@ let apiCommand = CommandSpec(
     }
     var headers: [String: String] = [:]
     if let auth = inv.arguments.value("authorization") { headers["authorization"] = auth }
-    let request = APIRequest(method: method, target: p[1], headers: headers, body: body)
+    let request = HTTPRequest(method: method, target: p[1], headers: headers, body: body)
     let trusted = inv.arguments.value("authorization") == nil
     let mutating = ServerAPI.isMutating(request)
     var response = APIResponse(status: 500, body: "")
@@ -53,7 +56,7 @@ let apiCommand = CommandSpec(
       if let changed = response.changed { store = changed }
       return .success
     }
-    inv.out("HTTP/1.1 \(response.status) \(APIResponse.reason(response.status))\n\(response.body)")
+    inv.out("HTTP/1.1 \(response.status) \(HTTPStatus.reason(response.status))\n\(response.body)")
     return (200...299).contains(response.status) ? .success : .failure
   })
 

@@ -1,5 +1,8 @@
 import Foundation
 import StoreSim
+import StoreSimHTTP
+import StoreSimServer
+import StoreSimSession
 
 #if canImport(Glibc)
   import Glibc
@@ -49,7 +52,13 @@ final class SessionService: @unchecked Sendable {
     return nil
   }
 
-  func answer(_ request: APIRequest) -> (status: Int, body: String) {
+  private static func unreadable(_ reason: String) -> (status: Int, body: String) {
+    let response = APIResponse.error(
+      APIError(status: 500, code: 5_000_000, message: "The session could not be read: \(reason)"))
+    return (response.status, response.body)
+  }
+
+  func answer(_ request: HTTPRequest) -> (status: Int, body: String) {
     do {
       if ServerAPI.isMutating(request) {
         var response = APIResponse(status: 500, body: "")
@@ -90,9 +99,9 @@ final class SessionService: @unchecked Sendable {
       cache.keep(key, generation: generation, (response.status, response.body))
       return (response.status, response.body)
     } catch let error as CLIError {
-      return (500, HTTPServer.Connection.errorBody(5_000_000, "The session could not be read: \(error.message)"))
+      return Self.unreadable(error.message)
     } catch {
-      return (500, HTTPServer.Connection.errorBody(5_000_000, "The session could not be read: \(error)"))
+      return Self.unreadable("\(error)")
     }
   }
 }
@@ -174,6 +183,18 @@ let serveCommand = CommandSpec(
   example: "storesim serve --port 0 --session demo.json",
   run: { inv in try runServe(inv) })
 
+/// One line of `serve`'s log: peer, request line (escaped), status, bytes and milliseconds.
+func logLine(_ entry: HTTPServer.LogEntry) -> String {
+  let line = entry.method.map { "\"\($0) \(entry.target ?? "")\"" } ?? "\"-\""
+  return
+    "\(entry.peer) \(TerminalText.field(line)) \(entry.status) \(entry.bytes) \(String(format: "%.1f", entry.milliseconds))ms\n"
+}
+
+/// What the transport answers when it refuses a request itself, in the App Store's error shape.
+let appStoreRefusal: HTTPServer.RefusalBody = { status, message in
+  APIResponse.error(APIError(status: status, code: status * 10_000, message: message)).body
+}
+
 func runServe(_ inv: Invocation) throws -> ExitCode {
   _ = try inv.positionals(0...0, "")
   let portText = inv.arguments.value("port") ?? "8080"
@@ -188,11 +209,11 @@ func runServe(_ inv: Invocation) throws -> ExitCode {
   let service = SessionService(inv, location: location)
   try service.check()
   let environment = inv.environment
-  let write: @Sendable (String) -> Void = { environment.writeErr($0) }
-  let log: (@Sendable (String) -> Void)? = inv.arguments.has("quiet") ? nil : write
+  let log: (@Sendable (HTTPServer.LogEntry) -> Void)? =
+    inv.arguments.has("quiet") ? nil : { @Sendable entry in environment.writeErr(logLine(entry)) }
   let server: HTTPServer
   do {
-    server = try HTTPServer(host: host, port: port, log: log) { service.answer($0) }
+    server = try HTTPServer(host: host, port: port, log: log, refusalBody: appStoreRefusal) { service.answer($0) }
   } catch let error as HTTPServer.StartError {
     if case .address = error { throw CLIError.usage(error.description, command: "serve") }
     throw CLIError.failed(error.description)

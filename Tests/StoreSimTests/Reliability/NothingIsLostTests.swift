@@ -3,6 +3,7 @@ import Testing
 
 @testable import StoreSim
 @testable import StoreSimCLI
+@testable import StoreSimSession
 
 #if canImport(Glibc)
   import Glibc
