@@ -7,7 +7,8 @@ extension Store {
   /// crossgrade (rule upgrade-is-immediate-and-marks-the-old-transaction-upgraded, rule
   /// downgrade-waits-for-the-renewal).
   mutating func changePlan(
-    _ ci: Int, _ si: Int, _ product: Product, _ options: PurchaseOptions, offer requested: SubscriptionOffer?,
+    _ ci: CustomerHandle, _ si: Int, _ product: Product, _ options: PurchaseOptions,
+    offer requested: SubscriptionOffer?,
     delivery: StoreEvent.Delivery
   ) -> Transaction {
     let sub = self[ci, si]
@@ -31,7 +32,9 @@ extension Store {
 
   /// The plan the customer has: an offer for the next period, a return to it from a pending
   /// change, or auto-renew back on.
-  mutating func buySamePlan(_ ci: Int, _ si: Int, _ product: Product, offer: SubscriptionOffer?, latest: Transaction) {
+  mutating func buySamePlan(
+    _ ci: CustomerHandle, _ si: Int, _ product: Product, offer: SubscriptionOffer?, latest: Transaction
+  ) {
     var sub = self[ci, si]
     if let offer {
       sub.pendingOffer = offer
@@ -62,7 +65,7 @@ extension Store {
   /// upgrade-is-immediate-and-marks-the-old-transaction-upgraded, rule
   /// same-duration-crossgrade-is-an-upgrade).
   mutating func upgradeNow(
-    _ ci: Int, _ si: Int, _ product: Product, _ options: PurchaseOptions, offer: SubscriptionOffer?,
+    _ ci: CustomerHandle, _ si: Int, _ product: Product, _ options: PurchaseOptions, offer: SubscriptionOffer?,
     latest: Transaction, delivery: StoreEvent.Delivery
   ) -> Transaction {
     var sub = self[ci, si]
@@ -101,7 +104,7 @@ extension Store {
   /// upgrade does (rule buying-in-the-group-re-enables-auto-renew): a downgrade bought after
   /// cancelling happens.
   mutating func changeAtRenewal(
-    _ ci: Int, _ si: Int, _ product: Product, offer: SubscriptionOffer?, latest: Transaction
+    _ ci: CustomerHandle, _ si: Int, _ product: Product, offer: SubscriptionOffer?, latest: Transaction
   ) {
     var sub = self[ci, si]
     let reenabled = !sub.willAutoRenew
@@ -119,7 +122,7 @@ extension Store {
     }
   }
 
-  mutating func markUpgraded(_ ci: Int, _ id: TransactionID) {
+  mutating func markUpgraded(_ ci: CustomerHandle, _ id: TransactionID) {
     guard let ti = state.customers[ci].transactions.lastIndex(where: { $0.id == id }) else { return }
     state.customers[ci].transactions[ti].isUpgraded = true
     emit(ci, .transactionUpgraded(id, state.customers[ci].transactions[ti].productID))

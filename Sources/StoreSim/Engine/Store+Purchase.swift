@@ -90,7 +90,7 @@ extension Store {
   /// Which offer applies to a purchase, or the purchase error StoreKit throws (rule
   /// intro-offer-eligibility-is-per-group and the offer rules after it).
   func resolveOffer(
-    _ ci: Int, _ product: Product, _ request: OfferRequest?
+    _ ci: CustomerHandle, _ product: Product, _ request: OfferRequest?
   ) -> Result<SubscriptionOffer?, PurchaseFailure> {
     guard let info = product.subscription else {
       return request == nil ? .success(nil) : .failure(.invalidOfferIdentifier)
@@ -145,7 +145,7 @@ extension Store {
 
   /// Creates what a successful purchase creates, at `state.now`.
   mutating func completePurchase(
-    _ ci: Int, _ product: Product, _ options: PurchaseOptions, delivery: StoreEvent.Delivery
+    _ ci: CustomerHandle, _ product: Product, _ options: PurchaseOptions, delivery: StoreEvent.Delivery
   ) -> Transaction {
     let offer: SubscriptionOffer?
     switch resolveOffer(ci, product, options.offer) {
@@ -190,7 +190,8 @@ extension Store {
   /// Gives a transaction its id, stores it and reports it.
   @discardableResult
   mutating func record(
-    _ ci: Int, _ transaction: consuming Transaction, delivery: StoreEvent.Delivery, originalID: TransactionID? = nil,
+    _ ci: CustomerHandle, _ transaction: consuming Transaction, delivery: StoreEvent.Delivery,
+    originalID: TransactionID? = nil,
     originalPurchaseDate: Date? = nil
   ) -> Transaction {
     var t = transaction  // moved in, so setting the ids below does not copy the storage
@@ -236,7 +237,8 @@ extension Store {
   }
 
   mutating func purchaseSubscription(
-    _ ci: Int, _ product: Product, _ options: PurchaseOptions, offer: SubscriptionOffer?, delivery: StoreEvent.Delivery
+    _ ci: CustomerHandle, _ product: Product, _ options: PurchaseOptions, offer: SubscriptionOffer?,
+    delivery: StoreEvent.Delivery
   ) -> Transaction {
     let info = product.subscription!
     let group = info.groupID
@@ -301,7 +303,7 @@ extension Store {
       let request = try store.findRequest(identifier, kind: .askToBuy)
       store.state.pendingRequests.removeAll { $0.id == request.id }
       store.emit(
-        (try? store.index(of: request.customer)) ?? -1, .askToBuyDeclined(requestID: request.id, request.productID))
+        try? store.index(of: request.customer), .askToBuyDeclined(requestID: request.id, request.productID))
     }
   }
 
