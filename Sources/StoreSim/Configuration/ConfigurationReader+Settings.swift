@@ -16,7 +16,7 @@ extension Reader {
     }
     warnDuplicateKeys(m, path: "settings")
     var rates = TimeRateCodes()
-    for member in m {
+    for member in firstOccurrences(m) {
       readSetting(member, into: &s, rates: &rates)
     }
     s.timeRate = resolveTimeRate(rates) ?? s.timeRate

@@ -143,7 +143,7 @@ extension Reader {
             price: string(item["displayPrice"], path: "\(p).displayPrice").flatMap(Self.decimal) ?? 0,
             commitmentPrice: string(item["commitmentDisplayPrice"], path: "\(p).commitmentDisplayPrice").flatMap(
               Self.decimal),
-            isEnabled: bool(item["isEnabled"], path: "\(p).isEnabled") ?? true))
+            isEnabled: bool(item["isEnabled"], path: "\(p).isEnabled", fallback: true) ?? true))
       }
     }
     return plans
@@ -182,7 +182,8 @@ extension Reader {
     warnUnknownKeys(m, known: known, path: path, what: "offer")
     return SubscriptionOffer(
       type: type, id: id, paymentMode: mode, period: period, periodCount: count, price: price,
-      eligibility: eligibility, isEligible: bool(node["isEligible"], path: "\(path).isEligible") ?? true)
+      eligibility: eligibility, isEligible: bool(node["isEligible"], path: "\(path).isEligible", fallback: true) ?? true
+    )
   }
 
   /// The offer's `paymentMode`; nil (with a warning) for one the App Store does not have.

@@ -38,7 +38,8 @@ extension Reader {
     }
   }
 
-  mutating func bool(_ node: JSONNode?, path: String) -> Bool? {
+  /// A boolean; `fallback` is what an unreadable value is read as (the warning says so).
+  mutating func bool(_ node: JSONNode?, path: String, fallback: Bool = false) -> Bool? {
     guard let node else { return nil }
     switch node.value {
     case .bool(let b): return b
@@ -51,8 +52,8 @@ extension Reader {
       warn(path, node.location, "expected a boolean, found the string \"\(s)\"; read as \(value)")
       return value
     default:
-      warn(path, node.location, "expected a boolean, found \(node.value.kindDescription); read as false")
-      return nil
+      warn(path, node.location, "expected a boolean, found \(node.value.kindDescription); read as \(fallback)")
+      return fallback
     }
   }
 
@@ -73,6 +74,8 @@ extension Reader {
     }
   }
 
+  /// Warns of each repeated key; readers that walk members use `firstOccurrences` so that, as the
+  /// warning says, the first one is used.
   mutating func warnDuplicateKeys(_ members: [JSONMember], path: String) {
     guard members.count > 1 else { return }
     var seen = Set<String>()
@@ -80,5 +83,11 @@ extension Reader {
       let p = path.isEmpty ? member.key : "\(path).\(member.key)"
       warn(p, member.keyLocation, "key '\(member.key)' appears more than once; the first one is used")
     }
+  }
+
+  /// The members without the repetitions of a key: the first of each.
+  func firstOccurrences(_ members: [JSONMember]) -> [JSONMember] {
+    var seen = Set<String>()
+    return members.filter { seen.insert($0.key).inserted }
   }
 }

@@ -72,7 +72,7 @@ struct Reader {
     warnDuplicateKeys(members, path: "")
     let formatVersion = readFormatVersion(root)
     var catalogue = Catalogue()
-    for member in members {
+    for member in firstOccurrences(members) {
       try readTopLevelMember(member, into: &catalogue)
     }
     groupHandMadeSubscriptions(&catalogue)
