@@ -8,12 +8,14 @@ let package = Package(
     .executable(name: "storesim", targets: ["storesim"]),
     .library(name: "StoreSim", targets: ["StoreSim"]),
     .library(name: "StoreSimKit", targets: ["StoreSimKit"]),
+    .library(name: "StoreSimKitTesting", targets: ["StoreSimKitTesting"]),
   ],
   dependencies: [],
   targets: [
     .target(name: "StoreSim"),
     .target(name: "StoreSimCLI", dependencies: ["StoreSim"]),
     .target(name: "StoreSimKit", dependencies: ["StoreSim"]),
+    .target(name: "StoreSimKitTesting", dependencies: ["StoreSimKit"]),
     .executableTarget(name: "storesim", dependencies: ["StoreSimCLI"]),
     .executableTarget(name: "storesim-bench", dependencies: ["StoreSim"]),
     .testTarget(
@@ -21,6 +23,6 @@ let package = Package(
       dependencies: ["StoreSim", "StoreSimCLI"],
       exclude: ["Golden"]
     ),
-    .testTarget(name: "StoreSimKitTests", dependencies: ["StoreSimKit", "StoreSimCLI"]),
+    .testTarget(name: "StoreSimKitTests", dependencies: ["StoreSimKit", "StoreSimKitTesting", "StoreSimCLI"]),
   ]
 )
