@@ -47,7 +47,8 @@ public final class SKTestSession: Sendable {
     do { loaded = try ConfigurationReader.read([UInt8](data)) } catch {
       throw SKTestError(.invalidAction, "invalid configuration: \(error)")
     }
-    let warnings = loaded.warnings.map { issue in issue.path.isEmpty ? issue.message : "\(issue.path): \(issue.message)" }
+    let warnings = loaded.warnings.map { issue in issue.path.isEmpty ? issue.message : "\(issue.path): \(issue.message)"
+    }
     if !warnings.isEmpty {
       let name = path.isEmpty ? "configuration" : (path as NSString).lastPathComponent
       let lines = warnings.map { "StoreSimKit: \(name): warning: \($0)\n" }.joined()

@@ -174,6 +174,13 @@ extension SessionCore {
     }
   }
 
+  /// Whether `settle()` would return now (for tests).
+  var isSettled: Bool {
+    lock.lock()
+    defer { lock.unlock() }
+    return isIdle
+  }
+
   /// Every listener being iterated waits with nothing queued; one not iterated yet has nothing
   /// queued (its loop is about to start); one whose loops all ended is not waited for; and if
   /// something waits for a listener (kept updates, unfinished transactions not replayed yet), no

@@ -145,7 +145,9 @@ extension FailableStoreKitAPI where Self == StoreKitAppTransactionAPI {
 extension FailableStoreKitAPI where Self == StoreKitManageSubscriptionsAPI {
   public static var manageSubscriptions: Self { .init() }
 }
-extension FailableStoreKitAPI where Self == StoreKitRefundRequestAPI { public static var refundRequest: Self { .init() } }
+extension FailableStoreKitAPI where Self == StoreKitRefundRequestAPI {
+  public static var refundRequest: Self { .init() }
+}
 extension FailableStoreKitAPI where Self == StoreKitOfferCodeRedeemAPI {
   public static var offerCodeRedeem: Self { .init() }
 }
