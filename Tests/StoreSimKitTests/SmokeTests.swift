@@ -5,14 +5,19 @@ import Testing
 
 @Suite("StoreSimKit basics", .isolatedTestSession)
 struct SmokeTests {
-  /// The README's five-line test, verbatim but for the configuration's URL.
-  @Test func buyingACarEntitlesIt() async throws {
-    let session = try SKTestSession(contentsOf: Kit.appleSample, startDate: Kit.start)
-    try await session.run {
-      let car = try await Product.products(for: ["nonconsumable.car"]).first!
-      guard case .success(.verified(let t)) = try await car.purchase() else { Issue.record("not bought"); return }
-      #expect(await Transaction.currentEntitlements.contains { (try? $0.payloadValue.id) == t.id })
-    }
+  /// The README's device-wide form, with `DemoStore` as the app's store: the session at the
+  /// top of the test, no closure (the suite's trait gives the test a device of its own).
+  @Test @MainActor func buyingACarEntitlesIt() async throws {
+    let session = try SKTestSession(contentsOf: Kit.appleSample)
+    session.disableDialogs = true
+    let store = DemoStore()
+    await store.requestProducts()
+    let car = store.cars.first { $0.id == "nonconsumable.car" }!
+    _ = try await store.purchase(car)
+    #expect(try await store.isPurchased(car))
+    try await session.buyProduct(identifier: "nonconsumable.racecar")
+    await session.waitForTransactionUpdates()
+    #expect(store.purchasedCars.count == 2)
   }
 }
 
