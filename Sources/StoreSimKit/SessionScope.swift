@@ -26,10 +26,12 @@ enum SessionResolver {
     return currentDevice.newest()
   }
 
-  /// The session in reach, or the error a StoreKit call with none throws.
+  /// The session in reach, or the error a StoreKit call with none throws (printed once too).
   static func require(_ api: String) throws -> SessionCore {
     if let core = resolve() { return core }
-    throw StoreKitError.systemError(NoTestSessionError(api: api))
+    let error = NoTestSessionError(api: api)
+    error.printOnce()
+    throw StoreKitError.systemError(error)
   }
 
   /// The session in reach, or nil after printing (once) how to create one: for calls that
