@@ -41,6 +41,7 @@ extension SessionCore {
   func removeListener(_ listener: ListenerBase) {
     lock.lock()
     listeners.removeAll { $0 === listener }
+    keepUntaken(listener)
     let wakeups = settleIfIdle()
     lock.unlock()
     for wake in wakeups { wake() }
@@ -118,6 +119,19 @@ extension SessionCore {
     return wakeups
   }
 
+  /// What a transaction listener that stopped taking still held is kept for the next one, unless
+  /// another listener has it too.
+  private func keepUntaken(_ listener: ListenerBase) {
+    guard let l = listener as? Listener<VerificationResult<Transaction>>, !l.queue.isEmpty else { return }
+    let others = listeners.contains { $0 !== l && $0 is Listener<VerificationResult<Transaction>> && $0.isTaking }
+    if !others {
+      for item in l.queue where !backlog.contains(item.unsafePayloadValue.id) {
+        backlog.append(item.unsafePayloadValue.id)
+      }
+    }
+    l.queue = []
+  }
+
   /// A new storefront for `Storefront.updates` listeners, if it changed.
   func storefrontChanged(from old: String) -> [() -> Void] {
     guard store.settings.storefront != old else { return [] }
@@ -151,6 +165,7 @@ extension SessionCore {
       let waiter = listener.waiter
       listener.waiter = nil
       listener.finished = true
+      keepUntaken(listener)
       let wakeups = settleIfIdle()
       lock.unlock()
       waiter?.resume(returning: nil)

@@ -87,3 +87,23 @@ actor Seen {
   var ids: [String] = []
   func add(_ id: String) { ids.append(id) }
 }
+
+@Suite("Updates a cancelled listener left", .isolatedTestSession)
+struct UntakenUpdatesTests {
+  @Test(.timeLimit(.minutes(1)))
+  func whatACancelledListenerDidNotTakeReachesTheNextOne() async throws {
+    let session = try SKTestSession(contentsOf: Kit.appleSample)
+    let updates = Transaction.updates
+    try await session.buyProduct(identifier: "nonconsumable.car")
+    try await session.buyProduct(identifier: "nonconsumable.racecar")
+    let first = Task {
+      var iterator = updates.makeAsyncIterator()
+      return await iterator.next()?.unsafePayloadValue.productID
+    }
+    #expect(await first.value == "nonconsumable.car")
+    first.cancel()
+    _ = consume updates
+    var next = Transaction.updates.makeAsyncIterator()
+    #expect(await next.next()?.unsafePayloadValue.productID == "nonconsumable.racecar")
+  }
+}
