@@ -1,5 +1,6 @@
 import Foundation
 import StoreSim
+import StoreSimSession
 
 /// Test control over one simulated App Store, shaped like StoreKitTest's `SKTestSession`.
 ///

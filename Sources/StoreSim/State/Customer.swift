@@ -29,4 +29,17 @@ public struct Customer: Sendable, Hashable, Codable, Identifiable {
   public func transaction(_ id: TransactionID) -> Transaction? {
     transactions.last { $0.id == id }
   }
+
+  /// Every stored field, in declaration order (for the session codec).
+  package init(
+    id: CustomerID, transactions: [Transaction], subscriptions: [SubscriptionState],
+    introductoryOfferUsedGroups: Set<SubscriptionGroupID>, familyID: String?, appTransactionID: String
+  ) {
+    self.id = id
+    self.transactions = transactions
+    self.subscriptions = subscriptions
+    self.introductoryOfferUsedGroups = introductoryOfferUsedGroups
+    self.familyID = familyID
+    self.appTransactionID = appTransactionID
+  }
 }

@@ -1,19 +1,28 @@
 import Foundation
 import StoreSim
+import StoreSimHTTP
+import StoreSimServer
+import StoreSimSession
 
-let versionCommand = CommandSpec(
-  name: "version", group: "Scripts and exploration",
-  abstract: "Print storesim's version (also --version)",
-  example: "storesim version",
-  run: { inv in
-    _ = try inv.positionals(0...0, "")
+/// `storesim version`.
+struct VersionCommand: CommandLineCommand {
+  static let configuration = CommandConfiguration(
+    name: "version", group: "Scripts and exploration",
+    abstract: "Print storesim's version (also --version)",
+    example: "storesim version")
+
+  @Arguments(0...0, "")
+  var arguments: [String]
+
+  func run(_ inv: Invocation) throws -> ExitCode {
     if inv.json {
       inv.printJSON(.object(["version": .string(storesimVersion)]))
     } else {
       inv.out("storesim \(storesimVersion)")
     }
     return .success
-  })
+  }
+}
 
 /// Help for the lines that exist only in scenarios and the shell.
 enum ScenarioOnlyHelp {

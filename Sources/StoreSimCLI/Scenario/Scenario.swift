@@ -1,5 +1,8 @@
 import Foundation
 import StoreSim
+import StoreSimHTTP
+import StoreSimServer
+import StoreSimSession
 
 /// Splits a scenario or shell line into words: whitespace separates, single and double quotes
 /// group, `#` at the start of a word begins a comment.
@@ -189,18 +192,19 @@ struct ScenarioRunner {
         memory.lastError = nil
         continue
       }
-      let box = OutputBox()
+      let box = Mutex(CapturedOutput())
       let captured = CLIEnvironment(
-        writeOut: { box.out += $0 }, writeErr: { box.err += $0 }, variables: environment.variables,
-        currentDirectory: folder, now: environment.now, isTerminal: false)
+        writeOut: { text in box.withLock { $0.out += text } }, writeErr: { text in box.withLock { $0.err += text } },
+        variables: environment.variables, currentDirectory: folder, now: environment.now, isTerminal: false)
       let code = CLI.run(words, environment: captured, memory: memory)
+      let output = box.current
       if verbose {
-        environment.writeOut(box.out)
-        if !box.err.isEmpty { environment.writeOut(box.err) }
+        environment.writeOut(output.out)
+        if !output.err.isEmpty { environment.writeOut(output.err) }
       }
       if code != 0 {
         let message =
-          box.err.split(separator: "\n").first { $0.hasPrefix("error: ") }.map { String($0.dropFirst(7)) }
+          output.err.split(separator: "\n").first { $0.hasPrefix("error: ") }.map { String($0.dropFirst(7)) }
           ?? "exit \(code)"
         memory.lastError = (line.number, message)
         if answered(after: index) {
@@ -221,7 +225,8 @@ struct ScenarioRunner {
   }
 }
 
-final class OutputBox: @unchecked Sendable {
+/// What one scenario line printed, on each stream.
+struct CapturedOutput: Sendable {
   var out = ""
   var err = ""
 }

@@ -1,5 +1,8 @@
 import Foundation
 import StoreSim
+import StoreSimHTTP
+import StoreSimServer
+import StoreSimSession
 
 /// Checking a scenario before it runs: every command line goes through the command's own
 /// argument parsing on a session that stops at the point the command would touch the store.
@@ -13,31 +16,16 @@ enum ScenarioCheck {
   /// against the scenario's configuration, then stops the command.
   static func reached(_ inv: Invocation, _ memory: MemorySession) throws -> Never {
     guard let store = memory.store else { throw NoSession() }
-    let name = inv.arguments.command ?? ""
-    let positionals = inv.arguments.positionals
-    var products: [String] = []
-    if CommandTable.productCommands.contains(name), inv.arguments.value("transaction") == nil,
-      let first = positionals.first
-    {
-      products.append(first)
-    }
-    if name == "refund", positionals.first == "request", positionals.count > 1, !positionals[1].allSatisfy(\.isNumber) {
-      products.append(positionals[1])
-    }
-    if name == "transactions" || name == "refund", let p = inv.arguments.value("product") { products.append(p) }
-    for p in products {
-      do { _ = try store.checkedProduct(p) } catch { throw CLIError(error) }
-    }
-    if name == "buy", let q = inv.arguments.value("quantity"), q != "1", let p = positionals.first,
-      let product = store.configuration.product(p), product.type != .consumable && product.type != .nonRenewable
-    {
-      throw CLIError.usage(
-        "--quantity applies to consumables and non-renewing subscriptions; '\(p)' is \(product.type.rawValue.lowercased()) and is bought one at a time"
-      )
-    }
-    if name == "status" || name == "timeline", let arg = positionals.first {
-      do { _ = try ConfigurationNames(store: store).groupOrProduct(arg) } catch {
-        throw CLIError.refusedArgument(error.message)
+    for reference in inv.references {
+      switch reference {
+      case .product(let p):
+        do { _ = try store.checkedProduct(p) } catch { throw CLIError(error) }
+      case .quantity(let quantity, of: let p):
+        if quantity != 1 { try checkQuantity(quantity, of: p, in: store, command: nil) }
+      case .groupOrProduct(let name):
+        do { _ = try ConfigurationNames(store: store).groupOrProduct(name) } catch {
+          throw CLIError.refusedArgument(error.message)
+        }
       }
     }
     throw Reached()

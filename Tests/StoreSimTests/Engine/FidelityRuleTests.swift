@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import StoreSim
+@testable import StoreSimSession
 
 /// One test per rule of issue 14 ("Fidelity, second pass"), named after the rule it states;
 /// each rule is written up in docs/rules.md under the name in the comment above its test.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import StoreSim
+@testable import StoreSimServer
 
 /// One test per rule of `docs/rules.md` from the original edge-case list; the comment above each
 /// test names its rule.

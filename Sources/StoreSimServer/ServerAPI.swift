@@ -1,162 +1,126 @@
 import Foundation
 import StoreSim
-
-/// One App Store Server API request, as the transport or `storesim api` read it.
-struct APIRequest: Sendable {
-  var method: String
-  /// The path without the query (`/inApps/v1/transactions/2000000000000001`).
-  var path: String
-  /// Query parameters in order, percent-decoded; a name may repeat.
-  var query: [(String, String)] = []
-  /// Header fields with lowercased names.
-  var headers: [String: String] = [:]
-  var body: [UInt8] = []
-  /// The request target as sent (path and query).
-  var target: String
-
-  /// Splits `target` (`/path?a=1&b=2`) into path and query.
-  init(method: String, target: String, headers: [String: String] = [:], body: [UInt8] = []) {
-    self.method = method
-    self.target = target
-    self.headers = headers
-    self.body = body
-    if let q = target.firstIndex(of: "?") {
-      path = String(target[..<q])
-      for pair in target[target.index(after: q)...].split(separator: "&") where !pair.isEmpty {
-        let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-        let name = Self.decode(parts[0])
-        let value = parts.count > 1 ? Self.decode(parts[1]) : ""
-        query.append((name, value))
-      }
-    } else {
-      path = target
-    }
-  }
-
-  static func decode(_ s: Substring) -> String {
-    let plus = s.replacingOccurrences(of: "+", with: " ")
-    return plus.removingPercentEncoding ?? plus
-  }
-
-  func values(_ name: String) -> [String] { query.filter { $0.0 == name }.map(\.1) }
-  func value(_ name: String) -> String? { query.last { $0.0 == name }?.1 }
-}
+import StoreSimHTTP
+import StoreSimSession
 
 /// An answer: HTTP status and JSON body, with the changed store when the request changed it.
-struct APIResponse: Sendable {
-  var status: Int
-  var body: String
-  var changed: Store? = nil
+package struct APIResponse: Sendable {
+  package var status: Int
+  package var body: String
+  package var changed: Store? = nil
 
-  static func json(_ value: JSONOutput, status: Int = 200) -> APIResponse {
+  package init(status: Int, body: String, changed: Store? = nil) {
+    self.status = status
+    self.body = body
+    self.changed = changed
+  }
+
+  package static func json(_ value: JSONOutput, status: Int = 200) -> APIResponse {
     APIResponse(status: status, body: value.rendered(pretty: false))
   }
 
   /// Apple's error body `{"errorCode": N, "errorMessage": "..."}`.
-  static func error(_ e: APIError) -> APIResponse {
+  package static func error(_ e: APIError) -> APIResponse {
     json(.object(["errorCode": .int(Int64(e.code)), "errorMessage": .string(e.message)]), status: e.status)
-  }
-
-  /// The reason phrase of a status.
-  static func reason(_ status: Int) -> String {
-    switch status {
-    case 200: return "OK"
-    case 202: return "Accepted"
-    case 400: return "Bad Request"
-    case 401: return "Unauthorized"
-    case 403: return "Forbidden"
-    case 404: return "Not Found"
-    case 405: return "Method Not Allowed"
-    case 408: return "Request Timeout"
-    case 413: return "Content Too Large"
-    case 429: return "Too Many Requests"
-    case 431: return "Request Header Fields Too Large"
-    case 500: return "Internal Server Error"
-    case 501: return "Not Implemented"
-    case 503: return "Service Unavailable"
-    default: return "Status \(status)"
-    }
   }
 }
 
 /// Apple's App Store Server API errors (the `APIError` codes of Apple's libraries).
-struct APIError: Error, Sendable, Equatable {
-  var status: Int
-  var code: Int
-  var message: String
+package struct APIError: Error, Sendable, Equatable {
+  package var status: Int
+  package var code: Int
+  package var message: String
 
-  static let generalBadRequest = APIError(status: 400, code: 4_000_000, message: "Bad request.")
-  static let invalidRequestRevision = APIError(status: 400, code: 4_000_005, message: "Invalid request revision.")
-  static let invalidTransactionID = APIError(status: 400, code: 4_000_006, message: "Invalid transaction id.")
-  static let invalidOriginalTransactionID = APIError(
+  package init(status: Int, code: Int, message: String) {
+    self.status = status
+    self.code = code
+    self.message = message
+  }
+
+  package static let generalBadRequest = APIError(status: 400, code: 4_000_000, message: "Bad request.")
+  package static let invalidRequestRevision = APIError(
+    status: 400, code: 4_000_005, message: "Invalid request revision.")
+  package static let invalidTransactionID = APIError(status: 400, code: 4_000_006, message: "Invalid transaction id.")
+  package static let invalidOriginalTransactionID = APIError(
     status: 400, code: 4_000_008, message: "Invalid original transaction id.")
-  static let invalidExtendByDays = APIError(status: 400, code: 4_000_009, message: "Invalid extend by days value.")
-  static let invalidExtendReasonCode = APIError(status: 400, code: 4_000_010, message: "Invalid extend reason code.")
-  static let invalidRequestIdentifier = APIError(status: 400, code: 4_000_011, message: "Invalid request identifier.")
-  static let startDateTooFarInPast = APIError(status: 400, code: 4_000_012, message: "Start date too far in past.")
-  static let startDateAfterEndDate = APIError(status: 400, code: 4_000_013, message: "Start date after end date.")
-  static let invalidPaginationToken = APIError(status: 400, code: 4_000_014, message: "Invalid pagination token.")
-  static let invalidStartDate = APIError(status: 400, code: 4_000_015, message: "Invalid start date.")
-  static let invalidEndDate = APIError(status: 400, code: 4_000_016, message: "Invalid end date.")
-  static let invalidNotificationType = APIError(status: 400, code: 4_000_018, message: "Invalid notification type.")
-  static let multipleFiltersSupplied = APIError(status: 400, code: 4_000_019, message: "Multiple filters supplied.")
-  static let invalidTestNotificationToken = APIError(
+  package static let invalidExtendByDays = APIError(
+    status: 400, code: 4_000_009, message: "Invalid extend by days value.")
+  package static let invalidExtendReasonCode = APIError(
+    status: 400, code: 4_000_010, message: "Invalid extend reason code.")
+  package static let invalidRequestIdentifier = APIError(
+    status: 400, code: 4_000_011, message: "Invalid request identifier.")
+  package static let startDateTooFarInPast = APIError(
+    status: 400, code: 4_000_012, message: "Start date too far in past.")
+  package static let startDateAfterEndDate = APIError(
+    status: 400, code: 4_000_013, message: "Start date after end date.")
+  package static let invalidPaginationToken = APIError(
+    status: 400, code: 4_000_014, message: "Invalid pagination token.")
+  package static let invalidStartDate = APIError(status: 400, code: 4_000_015, message: "Invalid start date.")
+  package static let invalidEndDate = APIError(status: 400, code: 4_000_016, message: "Invalid end date.")
+  package static let invalidNotificationType = APIError(
+    status: 400, code: 4_000_018, message: "Invalid notification type.")
+  package static let multipleFiltersSupplied = APIError(
+    status: 400, code: 4_000_019, message: "Multiple filters supplied.")
+  package static let invalidTestNotificationToken = APIError(
     status: 400, code: 4_000_020, message: "Invalid test notification token.")
-  static let invalidSort = APIError(status: 400, code: 4_000_021, message: "Invalid sort.")
-  static let invalidProductType = APIError(status: 400, code: 4_000_022, message: "Invalid product type.")
-  static let invalidProductID = APIError(status: 400, code: 4_000_023, message: "Invalid product id.")
-  static let invalidSubscriptionGroupIdentifier = APIError(
+  package static let invalidSort = APIError(status: 400, code: 4_000_021, message: "Invalid sort.")
+  package static let invalidProductType = APIError(status: 400, code: 4_000_022, message: "Invalid product type.")
+  package static let invalidProductID = APIError(status: 400, code: 4_000_023, message: "Invalid product id.")
+  package static let invalidSubscriptionGroupIdentifier = APIError(
     status: 400, code: 4_000_024, message: "Invalid subscription group identifier.")
-  static let invalidInAppOwnershipType = APIError(
+  package static let invalidInAppOwnershipType = APIError(
     status: 400, code: 4_000_026, message: "Invalid in-app ownership type.")
-  static let invalidRevoked = APIError(status: 400, code: 4_000_030, message: "Invalid revoked.")
-  static let invalidStatus = APIError(status: 400, code: 4_000_031, message: "Invalid status.")
-  static let invalidDeliveryStatus = APIError(status: 400, code: 4_000_036, message: "Invalid delivery status.")
-  static let invalidSampleContentProvided = APIError(
+  package static let invalidRevoked = APIError(status: 400, code: 4_000_030, message: "Invalid revoked.")
+  package static let invalidStatus = APIError(status: 400, code: 4_000_031, message: "Invalid status.")
+  package static let invalidDeliveryStatus = APIError(status: 400, code: 4_000_036, message: "Invalid delivery status.")
+  package static let invalidSampleContentProvided = APIError(
     status: 400, code: 4_000_041, message: "Invalid sample content provided.")
-  static let invalidAppAccountToken = APIError(status: 400, code: 4_000_183, message: "Invalid app account token.")
-  static let accountNotFound = APIError(status: 404, code: 4_040_001, message: "Account not found.")
-  static let originalTransactionIDNotFound = APIError(
+  package static let invalidAppAccountToken = APIError(
+    status: 400, code: 4_000_183, message: "Invalid app account token.")
+  package static let accountNotFound = APIError(status: 404, code: 4_040_001, message: "Account not found.")
+  package static let originalTransactionIDNotFound = APIError(
     status: 404, code: 4_040_005, message: "Original transaction id not found.")
-  static let serverNotificationURLNotFound = APIError(
+  package static let serverNotificationURLNotFound = APIError(
     status: 404, code: 4_040_007, message: "No App Store Server Notifications V2 URL configured.")
-  static let testNotificationNotFound = APIError(status: 404, code: 4_040_008, message: "Test notification not found.")
-  static let statusRequestNotFound = APIError(
+  package static let testNotificationNotFound = APIError(
+    status: 404, code: 4_040_008, message: "Test notification not found.")
+  package static let statusRequestNotFound = APIError(
     status: 404, code: 4_040_009, message: "Mass extension request not found.")
-  static let transactionIDNotFound = APIError(status: 404, code: 4_040_010, message: "Transaction id not found.")
-  static let generalInternal = APIError(status: 500, code: 5_000_000, message: "An unknown error occurred.")
+  package static let transactionIDNotFound = APIError(
+    status: 404, code: 4_040_010, message: "Transaction id not found.")
+  package static let generalInternal = APIError(status: 500, code: 5_000_000, message: "An unknown error occurred.")
 
-  static func notFound(_ path: String) -> APIError {
+  package static func notFound(_ path: String) -> APIError {
     APIError(status: 404, code: 4_040_000, message: "Not found: \(path) is not an App Store Server API endpoint.")
   }
-  static func methodNotAllowed(_ method: String, _ path: String) -> APIError {
+  package static func methodNotAllowed(_ method: String, _ path: String) -> APIError {
     APIError(status: 405, code: 4_050_000, message: "Method \(method) is not allowed on \(path).")
   }
-  static func notSupported(_ what: String) -> APIError {
+  package static func notSupported(_ what: String) -> APIError {
     APIError(status: 501, code: 5_010_000, message: "storesim does not support \(what).")
   }
 }
 
 /// The App Store Server API over a session: a pure function of the request, the store and the
 /// wall clock (for the bearer token's expiry). `storesim serve` and `storesim api` both call it.
-enum ServerAPI {
+package enum ServerAPI {
   /// Transactions per page of history and refund lookup, as Apple's.
-  static let pageSize = 20
+  package static let pageSize = 20
   /// Notification history entries per page.
-  static let notificationPageSize = 20
+  package static let notificationPageSize = 20
 
   /// Whether a request may change the session (it is then answered under the write lock).
-  static func isMutating(_ request: APIRequest) -> Bool {
+  package static func isMutating(_ request: HTTPRequest) -> Bool {
     request.method == "PUT" || (request.method == "POST" && !request.path.hasSuffix("/notifications/history"))
   }
 
   /// Whether answering needs the notification outbox (notification history, test
   /// notifications, and every request that may change the session).
-  static func needsNotifications(_ request: APIRequest) -> Bool {
+  package static func needsNotifications(_ request: HTTPRequest) -> Bool {
     isMutating(request) || request.path.contains("/notifications/")
   }
 
-  static func handle(_ request: APIRequest, store: Store, now: Date, trusted: Bool = false) -> APIResponse {
+  package static func handle(_ request: HTTPRequest, store: Store, now: Date, trusted: Bool = false) -> APIResponse {
     if !trusted,
       let failure = Authentication.check(request.headers["authorization"], bundleID: store.state.bundleID, now: now)
     {
@@ -172,13 +136,13 @@ enum ServerAPI {
   }
 
   /// The 401 answer: `{"errorMessage": "Unauthenticated: REASON"}`.
-  static func unauthenticated(_ reason: String) -> APIResponse {
+  package static func unauthenticated(_ reason: String) -> APIResponse {
     APIResponse(
       status: 401,
       body: JSONOutput.object(["errorMessage": .string("Unauthenticated: \(reason)")]).rendered(pretty: false))
   }
 
-  static func route(_ r: APIRequest, store: Store) throws -> APIResponse {
+  package static func route(_ r: HTTPRequest, store: Store) throws -> APIResponse {
     let parts = r.path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
     // "", "inApps", "v1", ...
     guard parts.count >= 4, parts[0].isEmpty, parts[1] == "inApps" else { throw APIError.notFound(r.path) }
@@ -239,7 +203,7 @@ enum ServerAPI {
   // MARK: Lookups
 
   /// A transaction id as Apple accepts it: decimal digits only.
-  static func transactionID(_ text: String, invalid: APIError = .invalidTransactionID) throws -> TransactionID {
+  package static func transactionID(_ text: String, invalid: APIError = .invalidTransactionID) throws -> TransactionID {
     guard !text.isEmpty, text.utf8.count <= 20, text.utf8.allSatisfy({ (48...57).contains($0) }),
       let id = TransactionID(text)
     else {
@@ -249,7 +213,7 @@ enum ServerAPI {
   }
 
   /// The customer holding a transaction (own or family copy) and the transaction.
-  static func find(_ id: TransactionID, in store: Store) -> (customer: CustomerID, transaction: Transaction)? {
+  package static func find(_ id: TransactionID, in store: Store) -> (customer: CustomerID, transaction: Transaction)? {
     for c in store.state.customers {
       if let t = c.transaction(id) { return (c.id, t) }
     }
@@ -261,7 +225,7 @@ enum ServerAPI {
     return nil
   }
 
-  static func transactionInfo(_ text: String, store: Store) throws -> APIResponse {
+  package static func transactionInfo(_ text: String, store: Store) throws -> APIResponse {
     let id = try transactionID(text)
     guard let (customer, t) = find(id, in: store) else { throw APIError.transactionIDNotFound }
     return .json(.object(["signedTransactionInfo": .string(store.signed(t, customer: customer))]))
@@ -269,14 +233,14 @@ enum ServerAPI {
 
   // MARK: History
 
-  static let productTypes: [String: ProductType] = [
+  package static let productTypes: [String: ProductType] = [
     "AUTO_RENEWABLE": .autoRenewable, "NON_RENEWABLE": .nonRenewable, "CONSUMABLE": .consumable,
     "NON_CONSUMABLE": .nonConsumable,
   ]
 
   /// Get Transaction History (v1 and v2): the customer's transactions, filtered and sorted by
   /// purchase date, 20 a page; `revision` is the position after the last one returned.
-  static func history(_ text: String, _ r: APIRequest, store: Store, version: String) throws -> APIResponse {
+  package static func history(_ text: String, _ r: HTTPRequest, store: Store, version: String) throws -> APIResponse {
     let id = try transactionID(text)
     guard let (customer, _) = find(id, in: store) else { throw APIError.transactionIDNotFound }
     let startDate = try r.value("startDate").map { try date($0, invalid: .invalidStartDate) }
@@ -331,29 +295,29 @@ enum ServerAPI {
       ]))
   }
 
-  static func date(_ text: String, invalid: APIError) throws -> Date {
+  package static func date(_ text: String, invalid: APIError) throws -> Date {
     guard let ms = Int64(text), ms >= 0 else { throw invalid }
     return Date(epochMilliseconds: ms)
   }
 
   /// Revision tokens: `storesim-N`, the number of transactions already returned.
-  static func revisionToken(_ offset: Int) -> String { "storesim-\(offset)" }
+  package static func revisionToken(_ offset: Int) -> String { "storesim-\(offset)" }
 
   /// The offset a `storesim-N` token names (0 without one); `invalid` for another token.
-  static func pageOffset(_ token: String?, invalid: APIError = .invalidRequestRevision) throws -> Int {
+  package static func pageOffset(_ token: String?, invalid: APIError = .invalidRequestRevision) throws -> Int {
     guard let token else { return 0 }
     guard token.hasPrefix("storesim-"), let n = Int(token.dropFirst(9)), n >= 0 else { throw invalid }
     return n
   }
 
   /// One page of a list, from an offset.
-  struct Page<Item> {
-    var items: [Item]
+  package struct Page<Item> {
+    package var items: [Item]
     /// The offset of the next page.
-    var next: Int
-    var hasMore: Bool
+    package var next: Int
+    package var hasMore: Bool
 
-    init(_ list: [Item], offset: Int, size: Int) {
+    package init(_ list: [Item], offset: Int, size: Int) {
       items = offset < list.count ? Array(list[offset..<min(offset + size, list.count)]) : []
       next = offset + items.count
       hasMore = next < list.count
@@ -364,7 +328,7 @@ enum ServerAPI {
 
   /// Get All Subscription Statuses: every group of the transaction's customer, with `status`
   /// filters (1–5).
-  static func subscriptionStatuses(_ text: String, _ r: APIRequest, store: Store) throws -> APIResponse {
+  package static func subscriptionStatuses(_ text: String, _ r: HTTPRequest, store: Store) throws -> APIResponse {
     let id = try transactionID(text)
     guard let (customer, _) = find(id, in: store) else { throw APIError.transactionIDNotFound }
     let wanted = try Set(
@@ -378,7 +342,7 @@ enum ServerAPI {
   // MARK: Orders and refunds
 
   /// Look Up Order ID: `status` 0 with the order's transactions, or 1 when no order has the id.
-  static func orderLookup(_ orderID: String, store: Store) throws -> APIResponse {
+  package static func orderLookup(_ orderID: String, store: Store) throws -> APIResponse {
     guard let id = OrderID.transactionID(orderID), let (customer, t) = find(id, in: store), OrderID.hasOrder(t) else {
       return .json(.object(["status": .int(1), "signedTransactions": .array([])]))
     }
@@ -387,7 +351,7 @@ enum ServerAPI {
   }
 
   /// Get Refund History (v2): the customer's refunded transactions, 20 a page.
-  static func refundHistory(_ text: String, _ r: APIRequest, store: Store) throws -> APIResponse {
+  package static func refundHistory(_ text: String, _ r: HTTPRequest, store: Store) throws -> APIResponse {
     let id = try transactionID(text)
     guard let (customer, _) = find(id, in: store) else { throw APIError.transactionIDNotFound }
     let list = store.allTransactions(customer: customer)
@@ -405,7 +369,7 @@ enum ServerAPI {
   /// Get App Transaction Info: the app transaction of the customer holding the transaction.
   /// storesim models the app download only by its id, bundle id, environment and the session's
   /// start (as the original purchase date); versions are "1" and the platform iOS.
-  static func appTransaction(_ text: String, store: Store) throws -> APIResponse {
+  package static func appTransaction(_ text: String, store: Store) throws -> APIResponse {
     let id = try transactionID(text)
     guard let (customer, _) = find(id, in: store), let c = store.customer(customer) else {
       throw APIError(status: 404, code: 4_040_019, message: "No app transaction exists for the customer.")
@@ -426,21 +390,23 @@ enum ServerAPI {
   // MARK: Writing endpoints
 
   /// A request body that must be a JSON object.
-  struct Body {
-    let node: JSONNode
+  package struct Body {
+    package let node: JSONNode
 
-    init(_ bytes: [UInt8]) throws {
+    package init(_ bytes: [UInt8]) throws {
       guard let node = try? JSONParser.parse(bytes), case .object = node.value else { throw APIError.generalBadRequest }
       self.node = node
     }
 
-    func has(_ key: String) -> Bool {
+    package func has(_ key: String) -> Bool {
       if let v = node[key], v.value != .null { return true }
       return false
     }
 
     /// An integer member in `range`; nil when absent; `invalid` when of another type or range.
-    func int(_ key: String, _ range: ClosedRange<Int>, _ invalid: APIError, required: Bool = false) throws -> Int? {
+    package func int(
+      _ key: String, _ range: ClosedRange<Int>, _ invalid: APIError, required: Bool = false
+    ) throws -> Int? {
       guard let v = node[key], v.value != .null else {
         if required { throw invalid }
         return nil
@@ -449,7 +415,7 @@ enum ServerAPI {
       return n
     }
 
-    func bool(_ key: String, _ invalid: APIError, required: Bool = false) throws -> Bool? {
+    package func bool(_ key: String, _ invalid: APIError, required: Bool = false) throws -> Bool? {
       guard let v = node[key], v.value != .null else {
         if required { throw invalid }
         return nil
@@ -458,7 +424,7 @@ enum ServerAPI {
       return b
     }
 
-    func string(_ key: String, _ invalid: APIError, required: Bool = false) throws -> String? {
+    package func string(_ key: String, _ invalid: APIError, required: Bool = false) throws -> String? {
       guard let v = node[key], v.value != .null else {
         if required { throw invalid }
         return nil
@@ -468,14 +434,14 @@ enum ServerAPI {
     }
 
     /// A date member in milliseconds since 1970; nil when absent; `invalid` when not a whole number.
-    func date(_ key: String, _ invalid: APIError) throws -> Date? {
+    package func date(_ key: String, _ invalid: APIError) throws -> Date? {
       guard let v = node[key], v.value != .null else { return nil }
       guard case .number(let text) = v.value, let ms = Int64(text) else { throw invalid }
       return Date(epochMilliseconds: ms)
     }
 
     /// The member as JSON text (for the consumption record).
-    func text(_ key: String) -> String? {
+    package func text(_ key: String) -> String? {
       guard let v = node[key] else { return nil }
       switch v.value {
       case .null: return nil
@@ -487,12 +453,12 @@ enum ServerAPI {
     }
   }
 
-  static func empty(_ status: Int, _ store: Store) -> APIResponse {
+  package static func empty(_ status: Int, _ store: Store) -> APIResponse {
     APIResponse(status: status, body: "", changed: store)
   }
 
   /// Set App Account Token: on a purchase's original transaction id.
-  static func setAppAccountToken(_ text: String, _ r: APIRequest, store: Store) throws -> APIResponse {
+  package static func setAppAccountToken(_ text: String, _ r: HTTPRequest, store: Store) throws -> APIResponse {
     let id = try transactionID(text, invalid: .invalidOriginalTransactionID)
     let body = try Body(r.body)
     let invalidToken = APIError(status: 400, code: 4_000_183, message: "Invalid app account token: not a UUID.")
@@ -516,15 +482,15 @@ enum ServerAPI {
     return empty(200, changed)
   }
 
-  static let deliveryStatusesV2: Set<String> = [
+  package static let deliveryStatusesV2: Set<String> = [
     "DELIVERED", "UNDELIVERED_QUALITY_ISSUE", "UNDELIVERED_WRONG_ITEM", "UNDELIVERED_SERVER_OUTAGE",
     "UNDELIVERED_OTHER",
   ]
-  static let refundPreferencesV2: Set<String> = ["DECLINE", "GRANT_FULL", "GRANT_PRORATED"]
+  package static let refundPreferencesV2: Set<String> = ["DECLINE", "GRANT_FULL", "GRANT_PRORATED"]
 
   /// Send Consumption Information (v1 and v2 bodies), validated field by field with Apple's
   /// codes; recorded, answering the transaction's pending refund request when there is one.
-  static func consumption(_ text: String, _ r: APIRequest, store: Store, version: Int) throws -> APIResponse {
+  package static func consumption(_ text: String, _ r: HTTPRequest, store: Store, version: Int) throws -> APIResponse {
     let id = try transactionID(text)
     guard let (customer, _) = find(id, in: store) else { throw APIError.transactionIDNotFound }
     let body = try Body(r.body)
@@ -539,7 +505,7 @@ enum ServerAPI {
   }
 
   /// Checks a `ConsumptionRequest` (v1) body after `customerConsented`; the keys recorded.
-  static func consumptionV1Keys(_ body: Body) throws -> [String] {
+  package static func consumptionV1Keys(_ body: Body) throws -> [String] {
     _ = try body.int(
       "consumptionStatus", 0...3, APIError(status: 400, code: 4_000_034, message: "Invalid consumption status."),
       required: true)
@@ -576,7 +542,7 @@ enum ServerAPI {
   }
 
   /// Checks a `ConsumptionRequestV2` body after `customerConsented`; the keys recorded.
-  static func consumptionV2Keys(_ body: Body) throws -> [String] {
+  package static func consumptionV2Keys(_ body: Body) throws -> [String] {
     _ = try body.bool("sampleContentProvided", .invalidSampleContentProvided, required: true)
     guard let status = try body.string("deliveryStatus", .invalidDeliveryStatus, required: true),
       deliveryStatusesV2.contains(status)
@@ -591,7 +557,7 @@ enum ServerAPI {
     ]
   }
 
-  static func extensionParameters(_ body: Body) throws -> (days: Int, reason: Int, request: String) {
+  package static func extensionParameters(_ body: Body) throws -> (days: Int, reason: Int, request: String) {
     let days = try body.int("extendByDays", 1...90, .invalidExtendByDays, required: true)!
     let reason = try body.int("extendReasonCode", 0...3, .invalidExtendReasonCode, required: true)!
     guard let request = try body.string("requestIdentifier", .invalidRequestIdentifier, required: true),
@@ -604,7 +570,7 @@ enum ServerAPI {
 
   /// Extend a Subscription Renewal Date (RENEWAL_EXTENDED): 1–90 days, reason 0–3, at most two
   /// per subscription in 365 days, active subscriptions only, never a family member's copy.
-  static func extend(_ text: String, _ r: APIRequest, store: Store) throws -> APIResponse {
+  package static func extend(_ text: String, _ r: HTTPRequest, store: Store) throws -> APIResponse {
     let id = try transactionID(text, invalid: .invalidOriginalTransactionID)
     let body = try Body(r.body)
     let (days, reason, request) = try extensionParameters(body)
@@ -642,7 +608,7 @@ enum ServerAPI {
   }
 
   /// Extend Subscription Renewal Dates for All Active Subscribers (completed at once).
-  static func massExtend(_ r: APIRequest, store: Store) throws -> APIResponse {
+  package static func massExtend(_ r: HTTPRequest, store: Store) throws -> APIResponse {
     let body = try Body(r.body)
     let (days, reason, request) = try extensionParameters(body)
     guard let product = try body.string("productId", .invalidProductID, required: true),
@@ -675,7 +641,8 @@ enum ServerAPI {
   }
 
   /// Get Status of Subscription Renewal Date Extensions.
-  static func massExtendStatus(productID: String, requestIdentifier: String, store: Store) throws -> APIResponse {
+  package static func massExtendStatus(productID: String, requestIdentifier: String, store: Store) throws -> APIResponse
+  {
     guard
       let m = store.serverRecords.massExtensions.first(where: {
         $0.requestIdentifier == requestIdentifier && $0.productID == productID
@@ -694,7 +661,7 @@ enum ServerAPI {
   }
 
   /// Request a Test Notification: a TEST notification, delivered to the session's delivery URL.
-  static func requestTestNotification(store: Store) throws -> APIResponse {
+  package static func requestTestNotification(store: Store) throws -> APIResponse {
     guard store.state.deliveryURL != nil else { throw APIError.serverNotificationURLNotFound }
     var changed = store
     let token = changed.sendTestNotification().value
@@ -704,7 +671,7 @@ enum ServerAPI {
   }
 
   /// Get Test Notification Status: the signed TEST notification and its send attempts.
-  static func testNotificationStatus(_ token: String, store: Store) throws -> APIResponse {
+  package static func testNotificationStatus(_ token: String, store: Store) throws -> APIResponse {
     guard !token.isEmpty, token.count <= 128 else { throw APIError.invalidTestNotificationToken }
     guard let record = store.serverRecords.testNotifications.first(where: { $0.token == token }),
       record.index < store.notifications.count
@@ -716,7 +683,9 @@ enum ServerAPI {
   }
 
   /// A notification as Apple lists it: `signedPayload` and its `sendAttempts`.
-  static func sentNotification(_ index: Int, attempts: [NotificationDelivery], store: Store) -> [String: JSONOutput] {
+  package static func sentNotification(
+    _ index: Int, attempts: [NotificationDelivery], store: Store
+  ) -> [String: JSONOutput] {
     [
       "signedPayload": .string(JWS.sign(store.payload(store.notifications[index]), bundleID: store.state.bundleID)),
       "sendAttempts": .array(
@@ -731,14 +700,14 @@ enum ServerAPI {
 
   // MARK: Notification history
 
-  static let sendAttemptResults = [
+  package static let sendAttemptResults = [
     "SUCCESS", "TIMED_OUT", "TLS_ISSUE", "CIRCULAR_REDIRECT", "NO_RESPONSE", "SOCKET_ISSUE", "UNSUPPORTED_CHARSET",
     "INVALID_RESPONSE", "PREMATURE_CLOSE", "UNSUCCESSFUL_HTTP_RESPONSE_CODE", "OTHER",
   ]
 
   /// Get Notification History: notifications signed between `startDate` and `endDate` (virtual
   /// dates), filtered by type and subtype, transaction, or failures only, 20 a page.
-  static func notificationHistory(_ r: APIRequest, store: Store) throws -> APIResponse {
+  package static func notificationHistory(_ r: HTTPRequest, store: Store) throws -> APIResponse {
     let filter = try NotificationHistoryFilter(Body(r.body))
     let offset = try pageOffset(r.value("paginationToken"), invalid: .invalidPaginationToken)
     var attempts: [Int: [NotificationDelivery]] = [:]
@@ -760,15 +729,15 @@ enum ServerAPI {
   }
 
   /// The request of Get Notification History: dates, and one filter (type and subtype, or a transaction).
-  struct NotificationHistoryFilter {
-    var start: Date
-    var end: Date
-    var type: String?
-    var subtype: String?
-    var transaction: TransactionID?
-    var onlyFailures: Bool
+  package struct NotificationHistoryFilter {
+    package var start: Date
+    package var end: Date
+    package var type: String?
+    package var subtype: String?
+    package var transaction: TransactionID?
+    package var onlyFailures: Bool
 
-    init(_ body: Body) throws {
+    package init(_ body: Body) throws {
       guard let start = try body.date("startDate", .invalidStartDate) else { throw APIError.invalidStartDate }
       guard let end = try body.date("endDate", .invalidEndDate) else { throw APIError.invalidEndDate }
       if start > end { throw APIError.startDateAfterEndDate }
@@ -781,7 +750,7 @@ enum ServerAPI {
     }
 
     /// The indexes of the notifications that pass.
-    func matches(_ store: Store, attempts: [Int: [NotificationDelivery]]) throws -> [Int] {
+    package func matches(_ store: Store, attempts: [Int: [NotificationDelivery]]) throws -> [Int] {
       let found = transaction.flatMap { find($0, in: store) }
       if transaction != nil && found == nil { throw APIError.transactionIDNotFound }
       var matches: [Int] = []
@@ -801,7 +770,7 @@ enum ServerAPI {
     }
   }
 
-  static func sendAttemptResult(_ d: NotificationDelivery) -> String {
+  package static func sendAttemptResult(_ d: NotificationDelivery) -> String {
     if d.succeeded { return "SUCCESS" }
     if d.httpStatus != nil { return "UNSUCCESSFUL_HTTP_RESPONSE_CODE" }
     let reason = (d.error ?? "").lowercased()
@@ -819,19 +788,19 @@ enum ServerAPI {
 
 /// Order ids: every purchase (not a renewal) has one, derived from its transaction id, in the
 /// shape of Apple's (`M` and base-36 capitals: `MQ8YV0J3K1`).
-enum OrderID {
-  static let digits = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+package enum OrderID {
+  package static let digits = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
-  static func hasOrder(_ t: Transaction) -> Bool {
+  package static func hasOrder(_ t: Transaction) -> Bool {
     t.reason == .purchase && t.ownershipType == .purchased
   }
 
-  static func of(_ t: Transaction) -> String? {
+  package static func of(_ t: Transaction) -> String? {
     guard hasOrder(t) else { return nil }
     return string(t.id)
   }
 
-  static func string(_ id: TransactionID) -> String {
+  package static func string(_ id: TransactionID) -> String {
     var n = id
     var out: [Character] = []
     repeat {
@@ -841,7 +810,7 @@ enum OrderID {
     return "M" + String(out.reversed())
   }
 
-  static func transactionID(_ order: String) -> TransactionID? {
+  package static func transactionID(_ order: String) -> TransactionID? {
     guard order.hasPrefix("M"), order.count > 1, order.count <= 14 else { return nil }
     var n: TransactionID = 0
     for ch in order.dropFirst() {
@@ -857,9 +826,9 @@ enum OrderID {
 
 /// The bearer token check: shape and claims as Apple requires. The ES256 signature cannot be
 /// checked without the team's public key, which the App Store holds and storesim does not.
-enum Authentication {
+package enum Authentication {
   /// nil when the header carries an acceptable token, else the reason it does not.
-  static func check(_ header: String?, bundleID: String, now: Date) -> String? {
+  package static func check(_ header: String?, bundleID: String, now: Date) -> String? {
     guard let header, !header.isEmpty else { return "missing Authorization header" }
     guard header.utf8.count > 7,
       header.utf8.prefix(7).map({ (65...90).contains($0) ? $0 + 32 : $0 }) == Array("bearer ".utf8)
@@ -897,18 +866,18 @@ enum Authentication {
   }
 
   /// The `exp` claim of a bearer token (already checked by `check`).
-  static func expiry(_ header: String) -> Double? {
+  package static func expiry(_ header: String) -> Double? {
     let parts = header.dropFirst(7).drop { $0 == " " }.split(separator: ".", omittingEmptySubsequences: false)
     guard parts.count == 3, let bytes = base64URL(parts[1]), let p = try? JSONParser.parse(bytes) else { return nil }
     return seconds(p["exp"])
   }
 
-  static func seconds(_ node: JSONNode?) -> Double? {
+  package static func seconds(_ node: JSONNode?) -> Double? {
     guard let node, case .number(let n) = node.value else { return nil }
     return Double(n)
   }
 
-  static func base64URL(_ s: Substring) -> [UInt8]? {
+  package static func base64URL(_ s: Substring) -> [UInt8]? {
     JWS.decodeBase64URL(s)
   }
 }

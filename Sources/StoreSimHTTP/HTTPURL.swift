@@ -10,41 +10,41 @@ import Foundation
 /// (any case), a host (name, IPv4 address or bracketed IPv6 literal), an optional port 1–65535,
 /// and a path/query of printable ASCII. No userinfo, no fragment, no whitespace or control
 /// characters. `reason` of a refused text is one short line naming what is wrong.
-struct DeliveryURL: Sendable, Hashable, CustomStringConvertible {
-  enum Scheme: String, Sendable { case http, https }
+package struct HTTPURL: Sendable, Hashable, CustomStringConvertible {
+  package enum Scheme: String, Sendable { case http, https }
 
   /// The text as given (delivery records are keyed by it).
-  var text: String
-  var scheme: Scheme
+  package var text: String
+  package var scheme: Scheme
   /// Host without brackets: `example.com`, `127.0.0.1`, `::1`.
-  var host: String
+  package var host: String
   /// The port connected to (given, or 80/443).
-  var port: Int
+  package var port: Int
   /// Whether the text named the port.
-  var portGiven: Bool
+  package var portGiven: Bool
   /// Request target: path and query, never empty (`/` at least).
-  var target: String
+  package var target: String
 
-  var isIPv6Literal: Bool { host.contains(":") }
+  package var isIPv6Literal: Bool { host.contains(":") }
 
   /// `Host` header value: the host (bracketed when IPv6) and the port when it was given.
-  var hostHeader: String {
+  package var hostHeader: String {
     let h = isIPv6Literal ? "[\(host)]" : host
     return portGiven ? "\(h):\(port)" : h
   }
 
   /// The same URL normalised (lower-case scheme), for URLSession.
-  var normalized: String { "\(scheme.rawValue)://\(hostHeader)\(target)" }
+  package var normalized: String { "\(scheme.rawValue)://\(hostHeader)\(target)" }
 
-  var description: String { text }
+  package var description: String { text }
 
-  struct Invalid: Error, Sendable, CustomStringConvertible {
-    var reason: String
-    var description: String { reason }
-    init(_ reason: String) { self.reason = reason }
+  package struct Invalid: Error, Sendable, CustomStringConvertible {
+    package var reason: String
+    package var description: String { reason }
+    package init(_ reason: String) { self.reason = reason }
   }
 
-  init(_ text: String) throws(Invalid) {
+  package init(_ text: String) throws(Invalid) {
     self.text = text
     try Self.checkCharacters(text)
     let (scheme, rest) = try Self.scheme(of: text)

@@ -14,15 +14,17 @@ import Foundation
 /// by its deadline with the status (the cancel runs on another thread), but the transfer goes on
 /// in the background, growing memory, until the server stops or the process exits. Plain
 /// `http://` (our own client) has no such limit. macOS URLSession cancels promptly.
-enum HTTPSClient {
-  static func post(_ body: Data, to url: DeliveryURL, timeout: TimeInterval, bodyLimit: Int) -> Delivery.Attempt {
+package enum HTTPSClient {
+  package static func post(
+    _ body: Data, to url: HTTPURL, timeout: TimeInterval, bodyLimit: Int, userAgent: String
+  ) -> HTTPAttempt {
     guard let target = URL(string: url.normalized) else {
-      return .init(status: nil, error: "URLSession cannot use '\(Delivery.printable(url.normalized))'")
+      return .init(status: nil, error: "URLSession cannot use '\(HTTPText.printable(url.normalized))'")
     }
     var request = URLRequest(url: target, cachePolicy: .reloadIgnoringLocalAndRemoteCacheData, timeoutInterval: timeout)
     request.httpMethod = "POST"
     request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-    request.setValue(Delivery.userAgent, forHTTPHeaderField: "User-Agent")
+    request.setValue(userAgent, forHTTPHeaderField: "User-Agent")
     request.httpBody = body
 
     let configuration = URLSessionConfiguration.ephemeral
@@ -44,17 +46,17 @@ enum HTTPSClient {
 
     let state = monitor.snapshot()
     if let status = state.status {
-      var attempt = Delivery.Attempt(status: status, error: nil, bodyBytesRead: min(state.bodyBytes, bodyLimit))
+      var attempt = HTTPAttempt(status: status, error: nil, bodyBytesRead: min(state.bodyBytes, bodyLimit))
       if (300..<400).contains(status) {
-        let to = state.location.map { " to \(Delivery.printable($0, limit: 100))" } ?? ""
+        let to = state.location.map { " to \(HTTPText.printable($0, limit: 100))" } ?? ""
         attempt.error = "redirect (HTTP \(status)\(to)) not followed"
       }
       return attempt
     }
-    if !finished { return .init(status: nil, error: Delivery.timedOut(timeout)) }
+    if !finished { return .init(status: nil, error: HTTPText.timedOut(timeout)) }
     guard let error = state.error else { return .init(status: nil, error: "no response") }
     let code = (error as NSError).domain == NSURLErrorDomain ? (error as NSError).code : 0
-    if code == NSURLErrorTimedOut { return .init(status: nil, error: Delivery.timedOut(timeout)) }
+    if code == NSURLErrorTimedOut { return .init(status: nil, error: HTTPText.timedOut(timeout)) }
     #if canImport(FoundationNetworking)
       if code == NSURLErrorBadURL && url.isIPv6Literal {
         // swift-corelibs-foundation#5496: URLSession on Linux refuses IPv6 literal hosts.
@@ -67,27 +69,27 @@ enum HTTPSClient {
     #endif
     return .init(
       status: nil,
-      error: Delivery.printable(
+      error: HTTPText.printable(
         error.localizedDescription.prefix(1).lowercased() + error.localizedDescription.dropFirst()))
   }
 
   /// Records the status, refuses redirects, counts (and drops) body bytes, cancels past the limit.
-  final class Monitor: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    struct State {
-      var status: Int?
-      var location: String?
-      var bodyBytes = 0
-      var error: Error?
+  package final class Monitor: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    package struct State {
+      package var status: Int?
+      package var location: String?
+      package var bodyBytes = 0
+      package var error: Error?
     }
 
-    let bodyLimit: Int
-    let done = DispatchSemaphore(value: 0)
+    package let bodyLimit: Int
+    package let done = DispatchSemaphore(value: 0)
     private let lock = NSLock()
     private var state = State()
 
-    init(bodyLimit: Int) { self.bodyLimit = bodyLimit }
+    package init(bodyLimit: Int) { self.bodyLimit = bodyLimit }
 
-    func snapshot() -> State {
+    package func snapshot() -> State {
       lock.lock()
       defer { lock.unlock() }
       return state
@@ -99,7 +101,7 @@ enum HTTPSClient {
       lock.unlock()
     }
 
-    func urlSession(
+    package func urlSession(
       _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
       newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
     ) {
@@ -110,7 +112,7 @@ enum HTTPSClient {
       completionHandler(nil)
     }
 
-    func urlSession(
+    package func urlSession(
       _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
       completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
     ) {
@@ -125,7 +127,7 @@ enum HTTPSClient {
       completionHandler(bodyLimit > 0 ? .allow : .cancel)
     }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+    package func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
       var over = false
       update {
         $0.bodyBytes += data.count
@@ -135,7 +137,7 @@ enum HTTPSClient {
       if over { done.signal() }
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
+    package func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
       update { $0.error = error }
       done.signal()
     }

@@ -1,4 +1,5 @@
 import Foundation
+import StoreSim
 
 #if canImport(Glibc)
   import Glibc
@@ -10,30 +11,32 @@ import Foundation
 ///
 /// A symlinked session is the file the link points to: it is updated in place (the link is
 /// kept) and both names take the same lock.
-struct SessionLocation {
+package struct SessionLocation {
   /// As the user wrote it (for messages).
-  var shown: String
+  package var shown: String
   /// The file itself, absolute, with symlinks followed.
-  var file: String
+  package var file: String
 
-  var lockPath: String { file + ".lock" }
+  package var lockPath: String { file + ".lock" }
 
   /// A location for an absolute path that is already resolved (tests, tools).
-  init(resolvedFile file: String) {
+  package init(resolvedFile file: String) {
     shown = file
     self.file = file
   }
 
   /// Checks and resolves a session path: an empty path or a folder is a usage error before
   /// anything is touched.
-  init(shown: String, environment: CLIEnvironment) throws {
+  /// `resolve` makes a path absolute (against the working directory, `~/` against the home).
+  package init(shown: String, resolve: (String) -> String) throws {
     guard !shown.isEmpty else {
-      throw CLIError.refusedArgument("the session path is empty; give a file with --session PATH or $STORESIM_SESSION")
+      throw SessionStoreError(
+        .badPath, "the session path is empty; give a file with --session PATH or $STORESIM_SESSION")
     }
     self.shown = shown
-    var path = environment.resolve(shown)
+    var path = resolve(shown)
     guard !path.hasSuffix("/") else {
-      throw CLIError.refusedArgument("the session path \(shown) is a folder; give a file name")
+      throw SessionStoreError(.badPath, "the session path \(shown) is a folder; give a file name")
     }
     // Follow symlinks of the last component (at most 32, like the kernel's own limit of 40).
     for _ in 0..<32 {
@@ -49,20 +52,20 @@ struct SessionLocation {
     }
     var info = stat()
     if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
-      throw CLIError.refusedArgument("the session path \(shown) is a folder; give a file name")
+      throw SessionStoreError(.badPath, "the session path \(shown) is a folder; give a file name")
     }
     file = path
   }
 }
 
 /// The exclusive lock every command takes on `<session>.lock` from load to save.
-final class SessionLock {
+package final class SessionLock {
   private var descriptor: Int32 = -1
 
   /// Takes the lock. A reading command that cannot create or open the lock file for writing (a
   /// read-only file system, a lock file of another user) reads without it: saves are atomic
   /// renames, so a reader always sees a whole file.
-  init(_ location: SessionLocation, forWriting: Bool) throws {
+  package init(_ location: SessionLocation, forWriting: Bool) throws {
     descriptor = open(location.lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
     if descriptor < 0 && errno != ENOENT {
       descriptor = open(location.lockPath, O_RDONLY | O_CLOEXEC)
@@ -70,7 +73,7 @@ final class SessionLock {
     if descriptor < 0 {
       let code = errno
       if !forWriting { return }
-      throw SystemError.error("cannot create the lock file \(location.shown).lock", errno: code)
+      throw SessionStoreError.system("cannot create the lock file \(location.shown).lock", errno: code)
     }
     while flock(descriptor, LOCK_EX) != 0 {
       if errno != EINTR {
@@ -78,7 +81,7 @@ final class SessionLock {
         close(descriptor)
         descriptor = -1
         if !forWriting { return }
-        throw SystemError.error("cannot lock \(location.shown)", errno: code)
+        throw SessionStoreError.system("cannot lock \(location.shown)", errno: code)
       }
     }
   }
@@ -96,41 +99,45 @@ final class SessionLock {
 /// the signal, and the last `end` raises it again under the handler that was there before.
 /// Saves on several threads at once (the shell beside `serve`, parallel tests) nest: the
 /// handlers are installed by the first `begin` and restored by the last `end`.
-enum SignalsHeld {
-  static let signals = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
+package enum SignalsHeld {
+  package static let signals = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
   nonisolated(unsafe) static var pending: sig_atomic_t = 0
   #if canImport(Darwin)
-    typealias Handler = sig_t
+    package typealias Handler = sig_t
   #else
-    typealias Handler = sighandler_t
+    package typealias Handler = sighandler_t
   #endif
-  /// Guards `saves` and `previous` (never taken by the handler, which only sets `pending`).
-  static let lock = NSLock()
-  nonisolated(unsafe) static var saves = 0
-  nonisolated(unsafe) static var previous: [Int32: Handler?] = [:]
+  /// The saves under way in this process and the handlers the first one replaced, under one
+  /// lock (never taken by the handler, which only sets `pending`).
+  package struct Nesting {
+    package var saves = 0
+    var previous: [Int32: Handler?] = [:]
+  }
+  package static let nesting = Mutex(Nesting())
 
-  static func begin() {
-    lock.lock()
-    defer { lock.unlock() }
-    saves += 1
-    guard saves == 1 else { return }
-    pending = 0
-    for s in signals {
-      previous[s] = signal(s) { code in SignalsHeld.pending = code }
+  package static func begin() {
+    nesting.withLock { n in
+      n.saves += 1
+      guard n.saves == 1 else { return }
+      pending = 0
+      for s in signals {
+        n.previous[s] = signal(s) { code in SignalsHeld.pending = code }
+      }
     }
   }
 
-  static func end() {
-    lock.lock()
-    saves -= 1
-    guard saves == 0 else { return lock.unlock() }
-    for s in signals {
-      if let handler = previous[s] { signal(s, handler) }
+  package static func end() {
+    let code: sig_atomic_t = nesting.withLock { n in
+      n.saves -= 1
+      guard n.saves == 0 else { return 0 }
+      for s in signals {
+        if let handler = n.previous[s] { signal(s, handler) }
+      }
+      n.previous = [:]
+      let code = pending
+      pending = 0
+      return code
     }
-    previous = [:]
-    let code = pending
-    pending = 0
-    lock.unlock()
     if code != 0 { raise(code) }
   }
 }
@@ -139,28 +146,27 @@ enum SignalsHeld {
 /// folder flushed. Signals that end the process (SIGINT, SIGTERM, SIGHUP, SIGQUIT) are held
 /// from the temporary file's creation to the rename, so they leave the old or the new file and
 /// no temporary file; they take effect right after.
-enum AtomicFile {
-  static let temporaryMarker = ".tmp-"
+package enum AtomicFile {
+  package static let temporaryMarker = ".tmp-"
 
   /// Whether changes to an existing file are refused because the user made it read-only.
-  static func checkWritable(_ location: SessionLocation) throws {
+  package static func checkWritable(_ location: SessionLocation) throws {
     var info = stat()
     guard stat(location.file, &info) == 0 else { return }
     // The owner's write bit counts even for root: a file made read-only is a decision to respect.
     if info.st_mode & S_IWUSR == 0 {
       let mode = String(info.st_mode & 0o7777, radix: 8)
-      throw CLIError(
-        code: .permissionDenied,
-        message:
-          "session file \(location.shown) is read-only (mode \(mode)); it was left untouched — make it writable (chmod u+w) to change it"
+      throw SessionStoreError(
+        .permissionDenied,
+        "session file \(location.shown) is read-only (mode \(mode)); it was left untouched — make it writable (chmod u+w) to change it"
       )
     }
     if access(location.file, W_OK) != 0 && (errno == EACCES || errno == EPERM || errno == EROFS) {
-      throw SystemError.error("cannot change session file \(location.shown)", errno: errno)
+      throw SessionStoreError.system("cannot change session file \(location.shown)", errno: errno)
     }
   }
 
-  static func write(_ data: Data, to location: SessionLocation) throws {
+  package static func write(_ data: Data, to location: SessionLocation) throws {
     let path = location.file
     let folder = (path as NSString).deletingLastPathComponent
     try checkWritable(location)
@@ -175,7 +181,7 @@ enum AtomicFile {
     let temporary = path + temporaryMarker + String(getpid())
     let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
     guard fd >= 0 else {
-      throw SystemError.error("cannot save the session to \(location.shown)", errno: errno)
+      throw SessionStoreError.system("cannot save the session to \(location.shown)", errno: errno)
     }
     // Keep the mode exactly (the umask may have narrowed it) and the owner where allowed.
     fchmod(fd, mode)
@@ -200,7 +206,7 @@ enum AtomicFile {
     if failure == 0 && rename(temporary, path) != 0 { failure = errno }
     if failure != 0 {
       unlink(temporary)
-      throw SystemError.error("cannot save the session to \(location.shown)", errno: failure)
+      throw SessionStoreError.system("cannot save the session to \(location.shown)", errno: failure)
     }
     let dirfd = open(folder.isEmpty ? "." : folder, O_RDONLY | O_CLOEXEC)
     if dirfd >= 0 {
@@ -212,7 +218,7 @@ enum AtomicFile {
   /// Deletes temporary files of processes that died while saving. Called under the lock; a
   /// temporary file of a live process (another storesim saving without the lock cannot exist,
   /// but a recycled pid can) is left alone.
-  static func removeStaleTemporaries(of path: String) {
+  package static func removeStaleTemporaries(of path: String) {
     let folder = (path as NSString).deletingLastPathComponent
     let prefix = (path as NSString).lastPathComponent + temporaryMarker
     for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder)) ?? []
@@ -223,21 +229,21 @@ enum AtomicFile {
   }
 
   /// Creates a folder and its missing parents; the error names the system's reason.
-  static func makeFolder(_ folder: String) throws {
+  package static func makeFolder(_ folder: String) throws {
     var info = stat()
     if folder.isEmpty || stat(folder, &info) == 0 { return }
     try makeFolder((folder as NSString).deletingLastPathComponent)
     if mkdir(folder, 0o755) != 0 && errno != EEXIST {
-      throw SystemError.error("cannot create the session folder \(folder)", errno: errno)
+      throw SessionStoreError.system("cannot create the session folder \(folder)", errno: errno)
     }
   }
 
   /// Moves a damaged session file aside as `<name>.damaged`, `<name>.damaged.1`, ... never
   /// overwriting an earlier copy. Only a regular file is moved. Returns the name it was kept as.
-  static func keepDamaged(_ location: SessionLocation) throws -> String {
+  package static func keepDamaged(_ location: SessionLocation) throws -> String {
     var info = stat()
     guard lstat(location.file, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-      throw CLIError.refusedArgument("\(location.shown) is not a regular file; storesim moves only session files")
+      throw SessionStoreError(.badPath, "\(location.shown) is not a regular file; storesim moves only session files")
     }
     var n = 0
     while true {
@@ -248,8 +254,16 @@ enum AtomicFile {
         unlink(location.file)
         return location.shown + suffix
       }
-      if errno != EEXIST { throw SystemError.error("cannot keep the damaged session \(location.shown)", errno: errno) }
+      if errno != EEXIST {
+        throw SessionStoreError.system("cannot keep the damaged session \(location.shown)", errno: errno)
+      }
       n += 1
     }
   }
+}
+
+/// The system's `write`, which `AtomicFile.write` hides by name.
+@inline(__always)
+private func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+  write(fd, buffer, count)
 }

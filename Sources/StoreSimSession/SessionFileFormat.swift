@@ -1,4 +1,5 @@
 import Foundation
+import StoreSim
 
 /// The bytes of a storesim session file, without the file: what the CLI writes and reads, and
 /// what `StoreSimKit` loads and saves. Versions:

@@ -1,4 +1,5 @@
 import Foundation
+import StoreSim
 
 /// A compact, versioned encoding of `StoreState` for session files (format `compact-1`).
 ///

@@ -9,13 +9,15 @@ import Foundation
 /// A small HTTP/1.1 client for plain `http://` delivery over POSIX sockets: one POST per
 /// connection (`Connection: close`), one total deadline for resolve + connect + send + receive,
 /// no redirects, at most `bodyLimit` response body bytes read before the connection is dropped.
-enum HTTPClient {
+package enum HTTPClient {
   /// Response headers (status line included) larger than this are refused.
-  static let headerLimit = 64 * 1024
+  package static let headerLimit = 64 * 1024
 
-  static func post(_ body: [UInt8], to url: DeliveryURL, timeout: TimeInterval, bodyLimit: Int) -> Delivery.Attempt {
+  package static func post(
+    _ body: [UInt8], to url: HTTPURL, timeout: TimeInterval, bodyLimit: Int, userAgent: String
+  ) -> HTTPAttempt {
     let deadline = Deadline(seconds: timeout)
-    let timedOut = Delivery.timedOut(timeout)
+    let timedOut = HTTPText.timedOut(timeout)
 
     let addresses: [SocketAddress]
     switch SocketAddress.resolve(host: url.host, port: url.port, deadline: deadline) {
@@ -34,7 +36,7 @@ enum HTTPClient {
 
     var request = Array(
       ("POST \(url.target) HTTP/1.1\r\n" + "Host: \(url.hostHeader)\r\n" + "Content-Type: application/json\r\n"
-        + "Content-Length: \(body.count)\r\n" + "Connection: close\r\n" + "User-Agent: \(Delivery.userAgent)\r\n"
+        + "Content-Length: \(body.count)\r\n" + "Connection: close\r\n" + "User-Agent: \(userAgent)\r\n"
         + "Accept: */*\r\n\r\n").utf8)
     request += body
 
@@ -45,9 +47,9 @@ enum HTTPClient {
     var response = ResponseReader(bodyLimit: bodyLimit)
     let outcome = response.read(from: fd, deadline: deadline)
     if let status = response.status {
-      var attempt = Delivery.Attempt(status: status, error: nil, bodyBytesRead: response.bodyBytesRead)
+      var attempt = HTTPAttempt(status: status, error: nil, bodyBytesRead: response.bodyBytesRead)
       if (300..<400).contains(status) {
-        let to = response.location.map { " to \(Delivery.printable($0, limit: 100))" } ?? ""
+        let to = response.location.map { " to \(HTTPText.printable($0, limit: 100))" } ?? ""
         attempt.error = "redirect (HTTP \(status)\(to)) not followed"
       }
       return attempt
@@ -62,7 +64,7 @@ enum HTTPClient {
     }
   }
 
-  enum Failure: Error { case timedOut, failed(String) }
+  package enum Failure: Error { case timedOut, failed(String) }
 
   // MARK: Connect
 
@@ -144,20 +146,20 @@ enum HTTPClient {
 
   /// Reads one response: interim 1xx answers skipped, the status line and headers parsed, then
   /// the body counted (not kept) until its end, EOF, the body limit or the deadline.
-  struct ResponseReader {
-    let bodyLimit: Int
-    var status: Int?
-    var location: String?
-    var bodyBytesRead = 0
+  package struct ResponseReader {
+    package let bodyLimit: Int
+    package var status: Int?
+    package var location: String?
+    package var bodyBytesRead = 0
     private var head: [UInt8] = []
     private var contentLength: Int?
     private var chunked = false
     private var bodyless = false
     private var tail: [UInt8] = []
 
-    init(bodyLimit: Int) { self.bodyLimit = max(0, bodyLimit) }
+    package init(bodyLimit: Int) { self.bodyLimit = max(0, bodyLimit) }
 
-    enum Outcome { case done, timedOut, failed(String) }
+    package enum Outcome { case done, timedOut, failed(String) }
 
     private var complete: Bool {
       guard status != nil else { return false }
@@ -170,7 +172,7 @@ enum HTTPClient {
       return false
     }
 
-    mutating func read(from fd: Int32, deadline: Deadline) -> Outcome {
+    package mutating func read(from fd: Int32, deadline: Deadline) -> Outcome {
       var chunk = [UInt8](repeating: 0, count: 16 * 1024)
       while !complete {
         switch HTTPClient.wait(fd, for: Int16(POLLIN), deadline: deadline) {
@@ -251,7 +253,7 @@ enum HTTPClient {
 
     private func notHTTP() -> String {
       let start = String(decoding: head.prefix(40), as: UTF8.self)
-      return "not an HTTP response (starts with '\(Delivery.printable(start, limit: 40))')"
+      return "not an HTTP response (starts with '\(HTTPText.printable(start, limit: 40))')"
     }
 
     /// End of the head (index of the blank line) and where the body starts.
@@ -269,9 +271,9 @@ enum HTTPClient {
 
   // MARK: Waiting
 
-  enum Readiness { case ready, timedOut, failed(String) }
+  package enum Readiness { case ready, timedOut, failed(String) }
 
-  static func wait(_ fd: Int32, for events: Int16, deadline: Deadline) -> Readiness {
+  package static func wait(_ fd: Int32, for events: Int16, deadline: Deadline) -> Readiness {
     while true {
       let remaining = deadline.remainingMilliseconds
       if remaining <= 0 { return .timedOut }
@@ -286,37 +288,37 @@ enum HTTPClient {
     }
   }
 
-  static func errorText(_ code: Int32) -> String {
+  package static func errorText(_ code: Int32) -> String {
     let text = String(cString: strerror(code))
     return text.prefix(1).lowercased() + text.dropFirst()
   }
 
   #if canImport(Glibc)
-    static let streamSocketType = Int32(SOCK_STREAM.rawValue)
-    static let sendFlags = Int32(MSG_NOSIGNAL)
+    package static let streamSocketType = Int32(SOCK_STREAM.rawValue)
+    package static let sendFlags = Int32(MSG_NOSIGNAL)
   #else
-    static let streamSocketType = SOCK_STREAM
-    static let sendFlags: Int32 = 0
+    package static let streamSocketType = SOCK_STREAM
+    package static let sendFlags: Int32 = 0
   #endif
 }
 
 /// Unqualified names for the C functions the enum's own `connect`/`send` shadow.
-enum Glue {
-  static func connect(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {
+package enum Glue {
+  package static func connect(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {
     #if canImport(Glibc)
       Glibc.connect(fd, address, length)
     #else
       Darwin.connect(fd, address, length)
     #endif
   }
-  static func send(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int, _ flags: Int32) -> Int {
+  package static func send(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int, _ flags: Int32) -> Int {
     #if canImport(Glibc)
       Glibc.send(fd, bytes, count, flags)
     #else
       Darwin.send(fd, bytes, count, flags)
     #endif
   }
-  static func recv(_ fd: Int32, _ bytes: UnsafeMutableRawPointer, _ count: Int, _ flags: Int32) -> Int {
+  package static func recv(_ fd: Int32, _ bytes: UnsafeMutableRawPointer, _ count: Int, _ flags: Int32) -> Int {
     #if canImport(Glibc)
       Glibc.recv(fd, bytes, count, flags)
     #else
@@ -326,22 +328,22 @@ enum Glue {
 }
 
 /// A monotonic deadline.
-struct Deadline: Sendable {
-  let end: UInt64
+package struct Deadline: Sendable {
+  package let end: UInt64
 
-  init(seconds: TimeInterval) {
+  package init(seconds: TimeInterval) {
     end = DispatchTime.now().uptimeNanoseconds &+ UInt64(max(0, seconds) * 1_000_000_000)
   }
 
-  var expired: Bool { DispatchTime.now().uptimeNanoseconds >= end }
+  package var expired: Bool { DispatchTime.now().uptimeNanoseconds >= end }
 
-  var remainingSeconds: TimeInterval {
+  package var remainingSeconds: TimeInterval {
     let now = DispatchTime.now().uptimeNanoseconds
     return now >= end ? 0 : TimeInterval(end - now) / 1_000_000_000
   }
 
   /// Rounded up so a poll never returns just before the deadline; at most Int32.max.
-  var remainingMilliseconds: Int32 {
+  package var remainingMilliseconds: Int32 {
     let now = DispatchTime.now().uptimeNanoseconds
     guard now < end else { return 0 }
     return Int32(min(UInt64(Int32.max), (end - now + 999_999) / 1_000_000))
@@ -349,11 +351,11 @@ struct Deadline: Sendable {
 }
 
 /// One resolved socket address.
-struct SocketAddress: Sendable {
-  var family: Int32
-  var bytes: [UInt8]
+package struct SocketAddress: Sendable {
+  package var family: Int32
+  package var bytes: [UInt8]
 
-  func withSockaddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
+  package func withSockaddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
     bytes.withUnsafeBytes { raw in
       body(raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count))
     }
@@ -362,15 +364,17 @@ struct SocketAddress: Sendable {
   /// Addresses of `host` (a name or a numeric address), in getaddrinfo's order. Numeric hosts
   /// never touch the resolver; names are resolved on a helper thread so the deadline holds
   /// (a resolver that outlives it is abandoned and finishes on its own).
-  static func resolve(host: String, port: Int, deadline: Deadline) -> Result<[SocketAddress], HTTPClient.Failure> {
+  package static func resolve(
+    host: String, port: Int, deadline: Deadline
+  ) -> Result<[SocketAddress], HTTPClient.Failure> {
     var probe4 = in_addr()
     var probe6 = in6_addr()
     let numeric = inet_pton(AF_INET, host, &probe4) == 1 || inet_pton(AF_INET6, host, &probe6) == 1
     if numeric { return lookup(host: host, port: port, numeric: true) }
 
     final class Box: @unchecked Sendable {
-      let lock = NSLock()
-      var result: Result<[SocketAddress], HTTPClient.Failure>?
+      package let lock = NSLock()
+      package var result: Result<[SocketAddress], HTTPClient.Failure>?
     }
     let box = Box()
     let done = DispatchSemaphore(value: 0)

@@ -1,5 +1,7 @@
 import Foundation
 import StoreSim
+import StoreSimHTTP
+import StoreSimSession
 
 /// POSTs notifications as Apple does: `{"signedPayload": "..."}` with a JSON content type.
 ///
@@ -11,45 +13,32 @@ import StoreSim
 ///
 /// `http` goes through `HTTPClient` (POSIX sockets); `https` through URLSession with a delegate
 /// that refuses redirects and cancels after the body limit.
-enum Delivery {
-  static let defaultTimeout: TimeInterval = 10
-  static let bodyLimit = 64 * 1024
-  static let userAgent = "storesim (App Store Server Notifications V2 simulator)"
+package enum Delivery {
+  package static let defaultTimeout: TimeInterval = 10
+  package static let bodyLimit = 64 * 1024
+  package static let userAgent = "storesim (App Store Server Notifications V2 simulator)"
 
-  /// One POST: the HTTP status when the server answered, and why it failed otherwise (one short
-  /// line). A 3xx carries both its status and `redirect (HTTP 3xx ...) not followed`.
-  struct Attempt: Sendable, Equatable {
-    var status: Int?
-    var error: String?
-    /// Response body bytes read (never more than the body limit).
-    var bodyBytesRead: Int = 0
-
-    init(status: Int?, error: String?, bodyBytesRead: Int = 0) {
-      self.status = status
-      self.error = error
-      self.bodyBytesRead = bodyBytesRead
-    }
-
-    /// HTTP 200-206, what the App Store counts as success (as `NotificationDelivery.succeeded`).
-    var succeeded: Bool { status.map { (200...206).contains($0) } ?? false }
-  }
+  /// One POST's outcome (see `HTTPAttempt`).
+  package typealias Attempt = HTTPAttempt
 
   /// POSTs `body` to `url` once. Touches no store; safe to call from any thread.
-  static func post(
-    _ body: String, to url: DeliveryURL, timeout: TimeInterval = defaultTimeout, bodyLimit: Int = bodyLimit
+  package static func post(
+    _ body: String, to url: HTTPURL, timeout: TimeInterval = defaultTimeout, bodyLimit: Int = bodyLimit
   ) -> Attempt {
     let timeout = max(timeout, 0.001)
     let attempt: Attempt
     switch url.scheme {
-    case .http: attempt = HTTPClient.post(Array(body.utf8), to: url, timeout: timeout, bodyLimit: bodyLimit)
-    case .https: attempt = HTTPSClient.post(Data(body.utf8), to: url, timeout: timeout, bodyLimit: bodyLimit)
+    case .http:
+      attempt = HTTPClient.post(Array(body.utf8), to: url, timeout: timeout, bodyLimit: bodyLimit, userAgent: userAgent)
+    case .https:
+      attempt = HTTPSClient.post(Data(body.utf8), to: url, timeout: timeout, bodyLimit: bodyLimit, userAgent: userAgent)
     }
     return classify(attempt)
   }
 
   /// Gives a 3xx its redirect reason (if the client did not), and a reason to a 1xx final status
   /// and to 207-299 (2xx the App Store does not count as success).
-  static func classify(_ attempt: Attempt) -> Attempt {
+  package static func classify(_ attempt: Attempt) -> Attempt {
     guard let status = attempt.status else { return attempt }
     var result = attempt
     if (300..<400).contains(status) {
@@ -65,7 +54,7 @@ enum Delivery {
   }
 
   /// POSTs planned deliveries in order (each URL's run a batch, see `post(bodies:to:)`).
-  static func send(_ planned: [PlannedDelivery], timeout: TimeInterval = defaultTimeout) -> [Attempt] {
+  package static func send(_ planned: [PlannedDelivery], timeout: TimeInterval = defaultTimeout) -> [Attempt] {
     var attempts: [Attempt] = []
     var start = 0
     while start < planned.count {
@@ -79,18 +68,18 @@ enum Delivery {
   }
 
   /// The POST bodies of notifications `indexes`: `{"signedPayload": "..."}`.
-  static func bodies(_ indexes: [Int], in store: Store) -> [(index: Int, body: String)] {
+  package static func bodies(_ indexes: [Int], in store: Store) -> [(index: Int, body: String)] {
     indexes.map { (index: $0, body: store.signedBody(store.notifications[$0]).rendered(pretty: false)) }
   }
 
   /// POSTs each body to `url` in order; touches no store. An invalid `url` fails every attempt
   /// with the reason. After an attempt times out, the rest of the batch is not sent (each would
   /// wait the full timeout) and fails with a reason saying so, so all stay kept for retry.
-  static func post(
+  package static func post(
     bodies: [(index: Int, body: String)], to url: String, timeout: TimeInterval = defaultTimeout
   ) -> [Attempt] {
-    let target: DeliveryURL
-    do { target = try DeliveryURL(url) } catch {
+    let target: HTTPURL
+    do { target = try HTTPURL(url) } catch {
       return bodies.map { _ in Attempt(status: nil, error: "invalid URL: \(error.reason)") }
     }
     var attempts: [Attempt] = []
@@ -108,7 +97,7 @@ enum Delivery {
   }
 
   /// Records `attempts` (made for `indexes`, in order) in the store.
-  static func record(
+  package static func record(
     _ attempts: [Attempt], for indexes: [Int], to url: String, store: inout Store
   ) -> [NotificationDelivery] {
     zip(indexes, attempts).map { index, result in
@@ -121,41 +110,32 @@ enum Delivery {
 
   /// Delivers the given notifications to `url`, recording every attempt in the store
   /// (`bodies`, then `post(bodies:to:)`, then `record`).
-  static func deliver(
+  package static func deliver(
     _ indexes: [Int], to url: String, store: inout Store, timeout: TimeInterval = defaultTimeout
   ) -> [NotificationDelivery] {
     let items = bodies(indexes, in: store)
     let attempts = post(bodies: items, to: url, timeout: timeout)
     return record(attempts, for: items.map(\.index), to: url, store: &store)
   }
+}
 
-  /// Checks `text` completely (see `DeliveryURL`) and returns it unchanged.
-  static func validate(_ text: String, command: String) throws -> String {
-    do {
-      _ = try DeliveryURL(text)
-    } catch {
-      throw CLIError.usage("'\(printable(text))' is not a usable http or https URL: \(error.reason)", command: command)
-    }
-    return text
-  }
+extension HTTPAttempt {
+  /// HTTP 200-206, what the App Store counts as success (as `NotificationDelivery.succeeded`).
+  package var succeeded: Bool { status.map { (200...206).contains($0) } ?? false }
+}
 
-  /// `text` with control characters escaped and cut to 200 characters, for one-line messages.
-  static func printable(_ text: String, limit: Int = 200) -> String {
-    var out = ""
-    for scalar in text.unicodeScalars {
-      if out.count >= limit { return out + "..." }
-      if scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value) {
-        out += String(format: "\\u{%X}", scalar.value)
-      } else {
-        out.unicodeScalars.append(scalar)
-      }
-    }
-    return out
-  }
+/// A notification to POST: planned under the session's lock, sent after it.
+package struct PlannedDelivery {
+  package var index: Int
+  package var notification: ServerNotification
+  package var url: String
+  /// `{"signedPayload": "..."}`.
+  package var body: String
 
-  /// "timed out after 10 s", "timed out after 0.25 s".
-  static func timedOut(_ timeout: TimeInterval) -> String {
-    let seconds = timeout == timeout.rounded() ? String(Int(timeout)) : String(format: "%g", timeout)
-    return "timed out after \(seconds) s"
+  package init(_ store: Store, index: Int, url: String) {
+    self.index = index
+    notification = store.notifications[index]
+    self.url = url
+    body = store.signedBody(notification).rendered(pretty: false)
   }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import StoreSim
 
 #if canImport(Glibc)
   import Glibc
@@ -10,43 +9,58 @@ import StoreSim
 /// A small HTTP/1.1 server on POSIX sockets: keep-alive, a thread per connection (capped),
 /// limits on header and body size and on idle and slow clients. It answers every request with
 /// `handler` and knows nothing of the App Store.
-final class HTTPServer: @unchecked Sendable {
-  struct Limits: Sendable {
+package final class HTTPServer: @unchecked Sendable {
+  package struct Limits: Sendable {
     /// Request line and header fields together.
-    var headerBytes = 16 * 1024
-    var bodyBytes = 1 << 20
+    package var headerBytes = 16 * 1024
+    package var bodyBytes = 1 << 20
     /// How long a kept-alive connection may wait for its next request.
-    var idleSeconds: TimeInterval = 30
+    package var idleSeconds: TimeInterval = 30
     /// How long a request may take to arrive once its first byte has.
-    var requestSeconds: TimeInterval = 10
+    package var requestSeconds: TimeInterval = 10
     /// How long writing a response may take.
-    var writeSeconds: TimeInterval = 10
+    package var writeSeconds: TimeInterval = 10
     /// Connections served at once; more are answered 503 and closed.
-    var connections = 64
+    package var connections = 64
   }
 
   /// What the handler answers: status and JSON body.
-  typealias Handler = @Sendable (APIRequest) -> (status: Int, body: String)
+  package typealias Handler = @Sendable (HTTPRequest) -> (status: Int, body: String)
+  /// The JSON body of a response the server makes itself (a malformed or oversized request,
+  /// too many connections, a slow client), from its status and a sentence saying why.
+  package typealias RefusalBody = @Sendable (_ status: Int, _ message: String) -> String
 
-  let limits: Limits
-  let handler: Handler
+  /// One answered request, for the log: who asked, what (nil when the request line was
+  /// unreadable), the status, the body's size and how long the request took.
+  package struct LogEntry: Sendable {
+    package var peer: String
+    package var method: String?
+    package var target: String?
+    package var status: Int
+    package var bytes: Int
+    package var milliseconds: Double
+  }
+
+  package let limits: Limits
+  package let handler: Handler
   /// One line per request (nil: quiet).
-  let log: (@Sendable (String) -> Void)?
+  package let log: (@Sendable (LogEntry) -> Void)?
+  package let refusalBody: RefusalBody
   private let listener: Int32
   /// The bound port (the one picked when asked for port 0).
-  let port: Int
-  let host: String
+  package let port: Int
+  package let host: String
   /// Readable once `stop()` was called: every poll of the server watches it.
   private let wakeRead: Int32
-  let wakeWrite: Int32
+  package let wakeWrite: Int32
   private let state = NSCondition()
   private var active = 0
   private var stopping = false
 
-  enum StartError: Error, CustomStringConvertible {
+  package enum StartError: Error, CustomStringConvertible {
     case address(String)
     case system(String)
-    var description: String {
+    package var description: String {
       switch self {
       case .address(let s), .system(let s): return s
       }
@@ -60,11 +74,27 @@ final class HTTPServer: @unchecked Sendable {
     }
   }
 
+  /// A refusal body that says why in one JSON field: `{"error": "..."}`.
+  package static let plainRefusal: RefusalBody = { _, message in
+    var escaped = ""
+    for scalar in message.unicodeScalars {
+      switch scalar {
+      case "\"": escaped += "\\\""
+      case "\\": escaped += "\\\\"
+      case _ where scalar.value < 0x20: escaped += String(format: "\\u%04x", scalar.value)
+      default: escaped.unicodeScalars.append(scalar)
+      }
+    }
+    return "{\"error\":\"\(escaped)\"}"
+  }
+
   /// Binds and listens on `host` (a numeric IPv4 or IPv6 address, or `localhost`) and `port`.
-  init(
-    host: String, port: Int, limits: Limits = Limits(), log: (@Sendable (String) -> Void)?, handler: @escaping Handler
+  package init(
+    host: String, port: Int, limits: Limits = Limits(), log: (@Sendable (LogEntry) -> Void)?,
+    refusalBody: @escaping RefusalBody = HTTPServer.plainRefusal, handler: @escaping Handler
   ) throws {
     self.limits = limits
+    self.refusalBody = refusalBody
     self.handler = handler
     self.log = log
     let address = host == "localhost" ? "127.0.0.1" : host
@@ -135,17 +165,17 @@ final class HTTPServer: @unchecked Sendable {
   }
 
   /// `http://127.0.0.1:PORT` (IPv6 in brackets).
-  var baseURL: String { host.contains(":") ? "http://[\(host)]:\(port)" : "http://\(host):\(port)" }
+  package var baseURL: String { host.contains(":") ? "http://[\(host)]:\(port)" : "http://\(host):\(port)" }
 
   /// Asks the server to stop: `run` returns once every connection is closed. Async-signal-safe
   /// in effect (one `write` to a pipe), so a signal handler may do the same with `wakeWrite`.
-  func stop() {
+  package func stop() {
     var byte: UInt8 = 1
     _ = write(wakeWrite, &byte, 1)
   }
 
   /// Accepts connections until `stop()`, then waits for the open ones to finish their request.
-  func run() {
+  package func run() {
     while true {
       var fds = [
         pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
@@ -179,7 +209,7 @@ final class HTTPServer: @unchecked Sendable {
       guard admitted else {
         let connection = Connection(fd: conn, peer: client, server: self)
         connection.respond(
-          status: 503, body: #"{"errorCode":5030000,"errorMessage":"Too many connections."}"#, keepAlive: false,
+          status: 503, body: refusalBody(503, "Too many connections."), keepAlive: false,
           request: nil, started: Deadline(seconds: 0))
         close(conn)
         continue
@@ -205,7 +235,7 @@ final class HTTPServer: @unchecked Sendable {
   }
 
   /// Worker threads leave SIGINT and SIGTERM to the thread that runs the accept loop.
-  static func blockStopSignals() {
+  package static func blockStopSignals() {
     var set = sigset_t()
     sigemptyset(&set)
     sigaddset(&set, SIGINT)
@@ -232,28 +262,28 @@ final class HTTPServer: @unchecked Sendable {
   }
 
   /// Whether `stop()` was called (the wake pipe is readable).
-  var stopRequested: Bool {
+  package var stopRequested: Bool {
     var entry = pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)
     return poll(&entry, 1, 0) > 0
   }
 
   /// One client connection: requests read and answered in turn until either side closes.
-  struct Connection {
-    let fd: Int32
-    let peer: String
-    let server: HTTPServer
-    var buffer: [UInt8] = []
+  package struct Connection {
+    package let fd: Int32
+    package let peer: String
+    package let server: HTTPServer
+    package var buffer: [UInt8] = []
 
-    init(fd: Int32, peer: String, server: HTTPServer) {
+    package init(fd: Int32, peer: String, server: HTTPServer) {
       self.fd = fd
       self.peer = peer
       self.server = server
     }
 
-    enum Wait { case ready, timedOut, stopped, failed }
+    package enum Wait { case ready, timedOut, stopped, failed }
 
     /// Waits until the socket is readable (or writable), the deadline passes or the server stops.
-    func wait(_ events: Int16, _ deadline: Deadline) -> Wait {
+    package func wait(_ events: Int16, _ deadline: Deadline) -> Wait {
       while true {
         let remaining = deadline.remainingMilliseconds
         if remaining <= 0 { return .timedOut }
@@ -272,7 +302,7 @@ final class HTTPServer: @unchecked Sendable {
     }
 
     /// Reads what is available into the buffer; false at end of stream or on an error.
-    mutating func fill() -> Bool {
+    package mutating func fill() -> Bool {
       var chunk = [UInt8](repeating: 0, count: 16 * 1024)
       while true {
         let n = chunk.withUnsafeMutableBytes { Glue.recv(fd, $0.baseAddress!, $0.count, 0) }
@@ -286,7 +316,7 @@ final class HTTPServer: @unchecked Sendable {
       }
     }
 
-    mutating func serve() {
+    package mutating func serve() {
       while true {
         // Idle: wait for the first byte of the next request.
         if buffer.isEmpty {
@@ -299,7 +329,7 @@ final class HTTPServer: @unchecked Sendable {
         guard let head = readHead(started), let length = bodyLength(head, started),
           let body = readBody(length, head, started)
         else { return }
-        let request = APIRequest(method: head.method, target: head.target, headers: head.headers, body: body)
+        let request = HTTPRequest(method: head.method, target: head.target, headers: head.headers, body: body)
         let answer = server.handler(request)
         let keepAlive = head.keepAlive && !server.stopRequested
         guard respond(status: answer.status, body: answer.body, keepAlive: keepAlive, request: head, started: started),
@@ -315,7 +345,7 @@ final class HTTPServer: @unchecked Sendable {
       var headEnd: Int? = Self.find(buffer)
       while headEnd == nil {
         if buffer.count > limits.headerBytes {
-          refuse(431, 4_310_000, tooLarge, request: nil, started: started)
+          refuse(431, tooLarge, request: nil, started: started)
           return nil
         }
         guard receive(started, lateMessage: "The request did not arrive", request: nil) else { return nil }
@@ -323,11 +353,11 @@ final class HTTPServer: @unchecked Sendable {
       }
       let end = headEnd!
       if end > limits.headerBytes {
-        refuse(431, 4_310_000, tooLarge, request: nil, started: started)
+        refuse(431, tooLarge, request: nil, started: started)
         return nil
       }
       guard let head = Head(buffer[0..<end]) else {
-        refuse(400, 4_000_000, "Malformed HTTP request.", request: nil, started: started)
+        refuse(400, "Malformed HTTP request.", request: nil, started: started)
         return nil
       }
       buffer.removeFirst(end + 4)
@@ -338,20 +368,20 @@ final class HTTPServer: @unchecked Sendable {
     private func bodyLength(_ head: Head, _ started: Deadline) -> Int? {
       if head.headers["transfer-encoding"] != nil {
         refuse(
-          501, 5_010_000, "Transfer-Encoding is not supported; send Content-Length.", request: head, started: started)
+          501, "Transfer-Encoding is not supported; send Content-Length.", request: head, started: started)
         return nil
       }
       var length = 0
       if let text = head.headers["content-length"] {
         guard let n = Int(text.trimmingCharacters(in: .whitespaces)), n >= 0 else {
-          refuse(400, 4_000_000, "Invalid Content-Length.", request: head, started: started)
+          refuse(400, "Invalid Content-Length.", request: head, started: started)
           return nil
         }
         length = n
       }
       if length > server.limits.bodyBytes {
         refuse(
-          413, 4_130_000, "Request body too large (limit \(server.limits.bodyBytes) bytes).", request: head,
+          413, "Request body too large (limit \(server.limits.bodyBytes) bytes).", request: head,
           started: started)
         return nil
       }
@@ -378,7 +408,7 @@ final class HTTPServer: @unchecked Sendable {
       case .ready: return fill()
       case .timedOut:
         refuse(
-          408, 4_080_000, "\(lateMessage) within \(Int(server.limits.requestSeconds)) s.", request: request,
+          408, "\(lateMessage) within \(Int(server.limits.requestSeconds)) s.", request: request,
           started: started)
         return false
       case .stopped, .failed: return false
@@ -386,33 +416,30 @@ final class HTTPServer: @unchecked Sendable {
     }
 
     /// Answers an error and closes the connection.
-    private func refuse(_ status: Int, _ code: Int, _ message: String, request: Head?, started: Deadline) {
-      respond(status: status, body: Self.errorBody(code, message), keepAlive: false, request: request, started: started)
-    }
-
-    static func errorBody(_ code: Int, _ message: String) -> String {
-      JSONOutput.object(["errorCode": .int(Int64(code)), "errorMessage": .string(message)]).rendered(pretty: false)
+    private func refuse(_ status: Int, _ message: String, request: Head?, started: Deadline) {
+      respond(
+        status: status, body: server.refusalBody(status, message), keepAlive: false, request: request, started: started)
     }
 
     /// Writes a response and logs it; false when it could not be written.
     @discardableResult
-    func respond(status: Int, body: String, keepAlive: Bool, request: Head?, started: Deadline) -> Bool {
+    package func respond(status: Int, body: String, keepAlive: Bool, request: Head?, started: Deadline) -> Bool {
       let bytes = Array(body.utf8)
-      var text = "HTTP/1.1 \(status) \(APIResponse.reason(status))\r\n"
+      var text = "HTTP/1.1 \(status) \(HTTPStatus.reason(status))\r\n"
       text += "Content-Type: application/json\r\nContent-Length: \(bytes.count)\r\n"
       text += keepAlive ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n"
       let sent = send(Array(text.utf8) + bytes, Deadline(seconds: server.limits.writeSeconds))
       if let log = server.log {
         let elapsed = server.limits.requestSeconds - started.remainingSeconds
-        let line = request.map { "\"\($0.method) \($0.target)\"" } ?? "\"-\""
         log(
-          "\(peer) \(TerminalText.field(line)) \(status) \(bytes.count) \(String(format: "%.1f", max(0, elapsed) * 1000))ms\n"
-        )
+          LogEntry(
+            peer: peer, method: request?.method, target: request?.target, status: status, bytes: bytes.count,
+            milliseconds: max(0, elapsed) * 1000))
       }
       return sent
     }
 
-    func send(_ bytes: [UInt8], _ deadline: Deadline) -> Bool {
+    package func send(_ bytes: [UInt8], _ deadline: Deadline) -> Bool {
       var offset = 0
       while offset < bytes.count {
         let n = bytes.withUnsafeBytes {
@@ -433,7 +460,7 @@ final class HTTPServer: @unchecked Sendable {
     }
 
     /// The index of `\r\n\r\n` in the buffer.
-    static func find(_ buffer: [UInt8]) -> Int? {
+    package static func find(_ buffer: [UInt8]) -> Int? {
       guard buffer.count >= 4 else { return nil }
       for i in 0...(buffer.count - 4)
       where buffer[i] == 13 && buffer[i + 1] == 10 && buffer[i + 2] == 13 && buffer[i + 3] == 10 {
@@ -444,14 +471,14 @@ final class HTTPServer: @unchecked Sendable {
   }
 
   /// A request line and header fields.
-  struct Head {
-    var method: String
-    var target: String
-    var version: String
-    var headers: [String: String] = [:]
+  package struct Head {
+    package var method: String
+    package var target: String
+    package var version: String
+    package var headers: [String: String] = [:]
 
     /// Parses the head (without its final CRLF CRLF) from bytes: request line, then fields.
-    init?(_ bytes: ArraySlice<UInt8>) {
+    package init?(_ bytes: ArraySlice<UInt8>) {
       var lines: [ArraySlice<UInt8>] = []
       var start = bytes.startIndex
       var i = bytes.startIndex
@@ -484,7 +511,7 @@ final class HTTPServer: @unchecked Sendable {
       }
     }
 
-    var keepAlive: Bool {
+    package var keepAlive: Bool {
       let connection = headers["connection"]?.lowercased() ?? ""
       if version == "HTTP/1.0" { return connection.contains("keep-alive") }
       return !connection.contains("close")

@@ -18,34 +18,44 @@ import StoreSim
 /// Saving is atomic (write a temporary file beside it, flush, rename over the old one), and
 /// every command holds an exclusive `flock` on `<session>.lock` from load to save, so parallel
 /// calls on one session are serialised and never lose an update.
-struct SessionDocument: Codable {
-  static let formatName = SessionFileFormat.formatName
-  static let currentVersion = SessionFileFormat.currentVersion
+package struct SessionDocument: Codable {
+  package static let formatName = SessionFileFormat.formatName
+  package static let currentVersion = SessionFileFormat.currentVersion
 
-  var format: String
-  var version: Int
+  package var format: String
+  package var version: Int
   /// The configuration file the session was made from, as given to `init` (absolute).
-  var configurationPath: String
+  package var configurationPath: String
   /// A digest of the configuration bytes, to notice edits.
-  var configurationDigest: String
-  var state: StoreState
+  package var configurationDigest: String
+  package var state: StoreState
+
+  package init(format: String, version: Int, configurationPath: String, configurationDigest: String, state: StoreState)
+  {
+    self.format = format
+    self.version = version
+    self.configurationPath = configurationPath
+    self.configurationDigest = configurationDigest
+    self.state = state
+  }
 }
 
 /// Session files on disk: the bytes are `SessionFileFormat`'s; this maps files, names them in
 /// errors, and saves atomically.
-enum SessionFile {
+package enum SessionFile {
   /// Reads and checks a session file; the file is never modified on failure.
   /// `skippingNotifications` leaves the outbox unread (see `StateCodec.decode`): for commands
   /// that never look at it and never save. The file is mapped, so the parts not decoded are
   /// never read from disk.
-  static func read(_ path: String, shownAs name: String, skippingNotifications: Bool = false) throws -> SessionDocument
-  {
+  package static func read(
+    _ path: String, shownAs name: String, skippingNotifications: Bool = false
+  ) throws -> SessionDocument {
     guard FileManager.default.fileExists(atPath: path) else {
-      throw CLIError.noInput("no session at \(name); start one with 'storesim init CONFIG.storekit'")
+      throw SessionStoreError(.noInput, "no session at \(name); start one with 'storesim init CONFIG.storekit'")
     }
-    if access(path, R_OK) != 0 { throw SystemError.error("cannot read session file \(name)", errno: errno) }
+    if access(path, R_OK) != 0 { throw SessionStoreError.system("cannot read session file \(name)", errno: errno) }
     guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else {
-      throw CLIError.noInput("cannot read session file \(name)")
+      throw SessionStoreError(.noInput, "cannot read session file \(name)")
     }
     do {
       let (header, state) = try SessionFileFormat.decode(data, skippingNotifications: skippingNotifications)
@@ -58,44 +68,47 @@ enum SessionFile {
   }
 
   /// The one-line error for a session file that cannot be read.
-  static func message(_ failure: SessionFileFormat.Failure, _ name: String) -> CLIError {
+  package static func message(_ failure: SessionFileFormat.Failure, _ name: String) -> SessionStoreError {
     switch failure {
     case .notJSON:
-      return CLIError.data(
+      return SessionStoreError(
+        .badData,
         "session file \(name) is corrupt or truncated (not a JSON object); it was left untouched — start over with 'storesim init CONFIG --force'"
       )
     case .notASession:
-      return CLIError.data("\(name) is not a storesim session file; it was left untouched")
+      return SessionStoreError(.badData, "\(name) is not a storesim session file; it was left untouched")
     case .newer(let version):
       return newer(version, name)
     case .incompleteHeader:
-      return CLIError.data("session file \(name) is corrupt: incomplete header; it was left untouched")
+      return SessionStoreError(.badData, "session file \(name) is corrupt: incomplete header; it was left untouched")
     case .checksumMismatch:
-      return CLIError.data(
+      return SessionStoreError(
+        .badData,
         "session file \(name) is corrupt (checksum mismatch); it was left untouched — start over with 'storesim init CONFIG --force'"
       )
     case .corrupt(let version, let reason):
       return version == 1
-        ? CLIError.data("session file \(name) is corrupt: \(reason); it was left untouched")
-        : CLIError.data("session file \(name) is corrupt or truncated: \(reason); it was left untouched")
+        ? SessionStoreError(.badData, "session file \(name) is corrupt: \(reason); it was left untouched")
+        : SessionStoreError(.badData, "session file \(name) is corrupt or truncated: \(reason); it was left untouched")
     }
   }
 
-  static func newer(_ version: Int, _ name: String) -> CLIError {
-    CLIError.data(
+  package static func newer(_ version: Int, _ name: String) -> SessionStoreError {
+    SessionStoreError(
+      .badData,
       "session file \(name) has version \(version), newer than this storesim understands (\(SessionDocument.currentVersion)); it was left untouched"
     )
   }
 
   /// Writes atomically (see `AtomicFile`), keeping the file's mode, owner and symlinks.
-  static func write(_ document: SessionDocument, to location: SessionLocation) throws {
+  package static func write(_ document: SessionDocument, to location: SessionLocation) throws {
     let data: Data
     do {
       data = try SessionFileFormat.encode(
         document.state, configurationPath: document.configurationPath, configurationDigest: document.configurationDigest
       )
     } catch {
-      throw CLIError.failed("cannot encode the session: \(error)")
+      throw SessionStoreError(.failed, "cannot encode the session: \(error)")
     }
     let folder = (location.file as NSString).deletingLastPathComponent
     if !folder.isEmpty {
