@@ -1,4 +1,5 @@
 import Foundation
+import StoreSim
 
 /// How StoreKit calls find their session, narrowest scope first.
 ///
@@ -56,14 +57,13 @@ public struct NoTestSessionError: Error, Sendable, Hashable, CustomStringConvert
       + "`.isolatedTestSession` (or inside `SKTestSession.isolated`), create it inside that test."
   }
 
-  private static let lock = NSLock()
-  nonisolated(unsafe) private static var printed = false
+  private static let printed = Mutex(false)
 
   func printOnce() {
-    Self.lock.lock()
-    let first = !Self.printed
-    Self.printed = true
-    Self.lock.unlock()
+    let first = Self.printed.withLock { printed in
+      defer { printed = true }
+      return !printed
+    }
     guard first else { return }
     FileHandle.standardError.write(Data((description + "\n").utf8))
   }
@@ -79,34 +79,27 @@ final class Device: @unchecked Sendable {
     weak var session: SKTestSession?
   }
 
-  private let lock = NSLock()
-  private var entries: [Entry] = []
+  private let entries = Mutex<[Entry]>([])
 
   func register(_ session: SKTestSession) {
-    lock.lock()
-    defer { lock.unlock() }
-    entries.removeAll { $0.session == nil }
-    entries.append(Entry(session: session))
+    entries.withLock { entries in
+      entries.removeAll { $0.session == nil }
+      entries.append(Entry(session: session))
+    }
   }
 
   /// The newest live session's engine.
   func newest() -> SessionCore? {
-    lock.lock()
-    defer { lock.unlock() }
-    for entry in entries.reversed() {
-      if let session = entry.session { return session.core }
-    }
-    return nil
+    entries.withLock { entries in entries.reversed().lazy.compactMap { $0.session?.core }.first }
   }
 }
 
 /// A task started with StoreSimKit's `Task.detached` while a session was in reach, until it
 /// reads a StoreKit update sequence or ends: `waitForTransactionUpdates()` waits for it when
 /// something is waiting to be delivered, since it may be the app's listener on its way.
-final class PendingTask: @unchecked Sendable {
+final class PendingTask: Sendable {
   private let core: SessionCore
-  private let lock = NSLock()
-  private var pending = true
+  private let pending = Mutex(true)
 
   init(core: SessionCore) {
     self.core = core
@@ -115,10 +108,10 @@ final class PendingTask: @unchecked Sendable {
 
   /// The task reached an update sequence, or ended; only the first call counts.
   func reached() {
-    lock.lock()
-    let first = pending
-    pending = false
-    lock.unlock()
+    let first = pending.withLock { pending in
+      defer { pending = false }
+      return pending
+    }
     if first { core.taskReached() }
   }
 
@@ -126,37 +119,34 @@ final class PendingTask: @unchecked Sendable {
 }
 
 /// Tasks bound to sessions while they iterate a session's update sequence.
-final class TaskBindings: @unchecked Sendable {
+final class TaskBindings: Sendable {
   static let shared = TaskBindings()
-  private let lock = NSLock()
-  private var bindings: [UnsafeCurrentTask: (core: SessionCore, count: Int)] = [:]
+  private let bindings = Mutex<[UnsafeCurrentTask: (core: SessionCore, count: Int)]>([:])
 
   func lookup(_ task: UnsafeCurrentTask) -> SessionCore? {
-    lock.lock()
-    defer { lock.unlock() }
-    return bindings[task]?.core
+    bindings.withLock { $0[task]?.core }
   }
 
   /// Binds the current task; the token unbinds it when the iterator goes away.
   func bindCurrentTask(to core: SessionCore) -> BindingToken? {
     withUnsafeCurrentTask { task -> BindingToken? in
       guard let task else { return nil }
-      lock.lock()
-      defer { lock.unlock() }
-      if let existing = bindings[task] {
-        bindings[task] = (existing.core, existing.count + 1)
-      } else {
-        bindings[task] = (core, 1)
+      bindings.withLock { bindings in
+        if let existing = bindings[task] {
+          bindings[task] = (existing.core, existing.count + 1)
+        } else {
+          bindings[task] = (core, 1)
+        }
       }
       return BindingToken(task: task, owner: self)
     }
   }
 
   fileprivate func unbind(_ task: UnsafeCurrentTask) {
-    lock.lock()
-    defer { lock.unlock() }
-    guard let existing = bindings[task] else { return }
-    if existing.count <= 1 { bindings[task] = nil } else { bindings[task] = (existing.core, existing.count - 1) }
+    bindings.withLock { bindings in
+      guard let existing = bindings[task] else { return }
+      if existing.count <= 1 { bindings[task] = nil } else { bindings[task] = (existing.core, existing.count - 1) }
+    }
   }
 }
 
