@@ -25,7 +25,7 @@ struct ProductAPITests {
     let session = try SKTestSession(contentsOf: Kit.appleSample)
     let car = try #require(try await Product.products(for: ["nonconsumable.car"]).first)
     #expect((car.price * 2).formatted(car.priceFormatStyle) == "$3.98")
-    #expect(Decimal(string: "1234.5")!.formatted(car.priceFormatStyle) == "$1234.50")
+    #expect(Decimal(string: "1234.5")!.formatted(car.priceFormatStyle) == "$1,234.50")
     session.storefront = "CAN"
     let canadian = try #require(try await Product.products(for: ["nonconsumable.car"]).first)
     #expect(canadian.displayPrice == "CA$1.99")
