@@ -20,7 +20,7 @@ struct Invocation {
 
   init(arguments: ParsedArguments, environment: CLIEnvironment, table: CommandTable, memory: MemorySession? = nil) {
     self.arguments = arguments
-    globals = GlobalOptions(arguments)
+    globals = GlobalOptions.parse(arguments)
     self.environment = environment
     self.table = table
     self.memory = memory
@@ -117,27 +117,27 @@ public enum CLI {
         return .success
       }
       if parsed.wantsHelp || parsed.options.isEmpty {
-        environment.writeOut(table.overview())
+        environment.writeOut(table.overview(width: environment.columns))
         return parsed.wantsHelp ? .success : .usage
       }
       throw CLIError.usage("missing command")
     }
     if name == "help" {
       if let target = parsed.positionals.first {
-        if let text = ScenarioOnlyHelp.text(target) {
+        if let text = ScenarioOnlyHelp.text(target, width: environment.columns) {
           environment.writeOut(text)
           return .success
         }
         guard let spec = table.spec(named: target) else { throw unknownCommand(target, table: table) }
-        environment.writeOut(table.help(for: spec))
+        environment.writeOut(table.help(for: spec, width: environment.columns))
       } else {
-        environment.writeOut(table.overview())
+        environment.writeOut(table.overview(width: environment.columns))
       }
       return .success
     }
     guard let spec = table.spec(named: name) else { throw unknownCommand(name, table: table) }
     if parsed.wantsHelp {
-      environment.writeOut(table.help(for: spec))
+      environment.writeOut(table.help(for: spec, width: environment.columns))
       return .success
     }
     var invocation = Invocation(arguments: parsed, environment: environment, table: table, memory: memory)

@@ -27,6 +27,8 @@ public struct Store: Sendable {
   var schedule = DueQueue()
   /// The storefront of `settings`, looked up once per settings change.
   var storefront: Storefront = .usa
+  /// Per customer (by position in `state.customers`): transactions by product, finished prefix.
+  var transactionIndex: [TransactionIndex] = []
 
   /// A new session over a configuration, starting at `start`.
   public init(
@@ -50,6 +52,7 @@ public struct Store: Sendable {
     customerIndex = Dictionary(
       state.customers.enumerated().map { ($1.id, CustomerHandle(index: $0)) }, uniquingKeysWith: { a, _ in a })
     storefront = Self.storefront(of: state.settings)
+    rebuildTransactionIndex()
     rebuildSchedule()
   }
 
@@ -99,6 +102,7 @@ public struct Store: Sendable {
 
   mutating func appendCustomer(_ id: CustomerID) {
     customerIndex[id] = CustomerHandle(index: state.customers.count)
+    transactionIndex.append(TransactionIndex())
     let number = state.customers.count + 1
     state.customers.append(
       Customer(

@@ -30,3 +30,11 @@ extension StoreState {
     _modify { yield &customers[handle.customer].transactions[handle.index] }
   }
 }
+
+extension Array where Element == TransactionIndex {
+  /// The index of the customer a handle names (one per customer, in the customers' order).
+  subscript(handle: CustomerHandle) -> TransactionIndex {
+    _read { yield self[handle.index] }
+    _modify { yield &self[handle.index] }
+  }
+}

@@ -199,6 +199,7 @@ extension Store {
     t.originalID = originalID ?? t.id
     t.originalPurchaseDate = originalPurchaseDate ?? t.purchaseDate
     state.customers[ci].transactions.append(t)
+    transactionIndex[ci].appended(t, at: state.customers[ci].transactions.count - 1)
     emit(ci, .transactionCreated(t.id, t.productID, delivery: delivery))
     return t
   }

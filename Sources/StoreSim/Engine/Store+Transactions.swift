@@ -21,11 +21,14 @@ extension Store {
     try atomically { (store: inout Store) throws(StoreError) -> Int in
       let ci = try store.index(of: customer)
       var count = 0
-      for i in store.state.customers[ci].transactions.indices
+      // Only the transactions after the finished prefix can be unfinished.
+      let all = store.state.customers[ci].transactions.indices
+      for i in store.transactionIndex[ci].finishedPrefix..<all.upperBound
       where !store.state.customers[ci].transactions[i].isFinished {
         store.state.customers[ci].transactions[i].isFinished = true
         count += 1
       }
+      store.transactionIndex[ci].finishedPrefix = all.upperBound
       return count
     }
   }
@@ -52,6 +55,7 @@ extension Store {
       for mi in store.state.customers.handles where mi != ci {
         store.state.customers[mi].transactions.removeAll { $0.sharedTransactionID.map(removed.contains) ?? false }
       }
+      store.rebuildTransactionIndex()
       store.rebuildSchedule()
     }
   }
@@ -67,6 +71,7 @@ extension Store {
     }
     state.pendingRequests = []
     state.refundRequests = nil
+    rebuildTransactionIndex()
     rebuildSchedule()
     return Outcome(events: [])
   }

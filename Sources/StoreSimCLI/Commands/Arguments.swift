@@ -26,12 +26,18 @@ struct GlobalOptions {
   @Flag(help: "print the version")
   var version: Bool
 
-  /// The global options of a scanned command line (they take any text, so nothing is refused).
-  init(_ line: ParsedArguments) {
-    try? CommandDeclarations.bind(self, from: line, context: ParseContext(command: line.command ?? ""))
-  }
-
   init() {}
+
+  /// The option names, in declaration order.
+  private static let names = CommandDeclarations.names(of: GlobalOptions())
+
+  /// The global options of a scanned command line (they take any text, so nothing is refused).
+  static func parse(_ line: ParsedArguments) -> GlobalOptions {
+    let (options, parameters) = CommandDeclarations.make { GlobalOptions() }
+    try? CommandDeclarations.bind(
+      parameters, names: names, from: line, context: ParseContext(command: line.command ?? ""))
+    return options
+  }
 }
 
 /// The global options as help, completions and the scanner list them.

@@ -59,10 +59,10 @@ struct ParseContext {
 
 /// A property of a command that the command line fills in.
 protocol CommandParameter {
-  /// The option it declares, named after `label` (the property's name); nil for arguments.
-  func option(label: String) -> OptionSpec?
+  /// The option it declares, named `name` unless it says otherwise; nil for arguments.
+  func option(named name: String) -> OptionSpec?
   /// Takes its value from the scanned command line, or refuses it.
-  func bind(label: String, from line: ParsedArguments, context: ParseContext) throws
+  func bind(named name: String, from line: ParsedArguments, context: ParseContext) throws
 }
 
 /// Where a parsed value is kept: the declaration holds the box, so a command value and the
@@ -92,14 +92,15 @@ struct Option<Value>: CommandParameter {
     self.placeholder = placeholder
     self.help = help
     self.parse = parse
+    CommandDeclarations.collect(self)
   }
 
-  func option(label: String) -> OptionSpec? {
-    OptionSpec(name: name ?? CommandDeclarations.optionName(label), value: placeholder, help: help)
+  func option(named name: String) -> OptionSpec? {
+    OptionSpec(name: self.name ?? name, value: placeholder, help: help)
   }
 
-  func bind(label: String, from line: ParsedArguments, context: ParseContext) throws {
-    guard let text = line.optionValues(name ?? CommandDeclarations.optionName(label)).last else { return }
+  func bind(named name: String, from line: ParsedArguments, context: ParseContext) throws {
+    guard let text = line.optionValues(self.name ?? name).last else { return }
     parsed.value = try parse(text, context)
   }
 }
@@ -123,14 +124,15 @@ struct RepeatedOption: CommandParameter {
   init(_ placeholder: String, help: String) {
     self.placeholder = placeholder
     self.help = help
+    CommandDeclarations.collect(self)
   }
 
-  func option(label: String) -> OptionSpec? {
-    OptionSpec(name: CommandDeclarations.optionName(label), value: placeholder, help: help)
+  func option(named name: String) -> OptionSpec? {
+    OptionSpec(name: name, value: placeholder, help: help)
   }
 
-  func bind(label: String, from line: ParsedArguments, context: ParseContext) throws {
-    let values = line.optionValues(CommandDeclarations.optionName(label))
+  func bind(named name: String, from line: ParsedArguments, context: ParseContext) throws {
+    let values = line.optionValues(name)
     parsed.value = values.isEmpty ? nil : values
   }
 }
@@ -147,14 +149,15 @@ struct Flag: CommandParameter {
   init(name: String? = nil, help: String) {
     self.name = name
     self.help = help
+    CommandDeclarations.collect(self)
   }
 
-  func option(label: String) -> OptionSpec? {
-    OptionSpec(name: name ?? CommandDeclarations.optionName(label), value: nil, help: help)
+  func option(named name: String) -> OptionSpec? {
+    OptionSpec(name: self.name ?? name, value: nil, help: help)
   }
 
-  func bind(label: String, from line: ParsedArguments, context: ParseContext) throws {
-    parsed.value = line.isFlagSet(name ?? CommandDeclarations.optionName(label))
+  func bind(named name: String, from line: ParsedArguments, context: ParseContext) throws {
+    parsed.value = line.isFlagSet(self.name ?? name)
   }
 }
 
@@ -171,11 +174,12 @@ struct Arguments: CommandParameter {
   init(_ count: ClosedRange<Int>, _ what: String) {
     self.count = count
     self.what = what
+    CommandDeclarations.collect(self)
   }
 
-  func option(label: String) -> OptionSpec? { nil }
+  func option(named name: String) -> OptionSpec? { nil }
 
-  func bind(label: String, from line: ParsedArguments, context: ParseContext) throws {
+  func bind(named name: String, from line: ParsedArguments, context: ParseContext) throws {
     parsed.value = try Self.check(line.positionals, count, what, command: context.command)
   }
 
@@ -192,27 +196,60 @@ struct Arguments: CommandParameter {
 }
 
 /// Reading the declarations of a command value.
+///
+/// The names of a type's parameters come from reflection, once per type (`Names`); a value's
+/// parameters are collected as its property wrappers are created (`Parsed.make`), in
+/// declaration order, so parsing a command line reflects nothing.
 enum CommandDeclarations {
-  /// The parameters of a value in declaration order, each with its property's name.
-  static func parameters(of value: Any) -> [(label: String, parameter: any CommandParameter)] {
+  /// The parameters being created, while `collecting` runs.
+  @TaskLocal static var collector: Collector?
+
+  /// Where the property wrappers of a value being made put themselves.
+  final class Collector: @unchecked Sendable {
+    var parameters: [any CommandParameter] = []
+  }
+
+  /// Called by every property wrapper as it is created.
+  static func collect(_ parameter: any CommandParameter) {
+    collector?.parameters.append(parameter)
+  }
+
+  /// A fresh value and its parameters in declaration order.
+  static func make<Value>(_ make: () -> Value) -> (value: Value, parameters: [any CommandParameter]) {
+    let collector = Collector()
+    let value = $collector.withValue(collector) { make() }
+    return (value, collector.parameters)
+  }
+
+  /// The option names of a type's parameters in declaration order (from its property names).
+  static func names(of value: Any) -> [String] {
     Mirror(reflecting: value).children.compactMap { child in
-      guard let parameter = child.value as? any CommandParameter, var label = child.label else { return nil }
+      guard child.value is any CommandParameter, var label = child.label else { return nil }
       if label.hasPrefix("_") { label.removeFirst() }
-      return (label, parameter)
+      return optionName(label)
     }
   }
 
   /// The options a value declares, in declaration order.
   static func options(of value: Any) -> [OptionSpec] {
-    parameters(of: value).compactMap { $0.parameter.option(label: $0.label) }
+    let parameters = Mirror(reflecting: value).children.compactMap { $0.value as? any CommandParameter }
+    return zip(names(of: value), parameters).compactMap { $1.option(named: $0) }
   }
 
-  /// Fills a value's parameters from the scanned command line, in declaration order; the
-  /// first refusal is thrown.
-  static func bind(_ value: Any, from line: ParsedArguments, context: ParseContext) throws {
-    for (label, parameter) in parameters(of: value) {
-      try parameter.bind(label: label, from: line, context: context)
+  /// Fills parameters from the scanned command line, in declaration order; the first refusal
+  /// is thrown.
+  static func bind(
+    _ parameters: [any CommandParameter], names: [String], from line: ParsedArguments, context: ParseContext
+  ) throws {
+    for (name, parameter) in zip(names, parameters) {
+      try parameter.bind(named: name, from: line, context: context)
     }
+  }
+
+  /// Fills a value's parameters, found by reflection (for a value made outside `make`).
+  static func bind(_ value: Any, from line: ParsedArguments, context: ParseContext) throws {
+    let parameters = Mirror(reflecting: value).children.compactMap { $0.value as? any CommandParameter }
+    try bind(parameters, names: names(of: value), from: line, context: context)
   }
 
   /// `appAccountToken` → `app-account-token`, `requestID` → `request-id`.
@@ -233,15 +270,16 @@ extension CommandSpec {
   /// and a run that parses a fresh value before running it.
   init<C: CommandLineCommand>(_ type: C.Type) {
     let configuration = C.configuration
+    let names = CommandDeclarations.names(of: C())
     self.init(
       name: configuration.name, group: configuration.group, abstract: configuration.abstract,
       arguments: configuration.arguments, options: CommandDeclarations.options(of: C()),
       discussion: configuration.discussion, example: configuration.example,
       run: { inv in
-        let command = C()
+        let (command, parameters) = CommandDeclarations.make { C() }
         let current = inv
         let context = ParseContext(command: configuration.name, warning: { current.warning($0) })
-        try CommandDeclarations.bind(command, from: inv.arguments, context: context)
+        try CommandDeclarations.bind(parameters, names: names, from: inv.arguments, context: context)
         try command.validate()
         inv.references = command.configurationReferences
         return try command.run(inv)

@@ -47,6 +47,19 @@ extension ProductActionCommand {
     transaction == nil ? arguments.prefix(1).map { .product($0) } : []
   }
 
+  /// A product or `--transaction ID`, not both and not neither.
+  func validate() throws {
+    let command = Self.configuration.name
+    if let transaction {
+      guard arguments.isEmpty else {
+        throw CLIError.usage("give a product or --transaction, not both", command: command)
+      }
+      _ = try ValueParsing.transactionID(transaction)
+    } else if arguments.isEmpty {
+      throw CLIError.usage("missing product id (or --transaction ID)", command: command)
+    }
+  }
+
   func run(_ inv: Invocation) throws -> ExitCode {
     try SessionContext.with(inv, mutating: true) { store in
       let product = try productArgument(
@@ -200,22 +213,32 @@ struct FinishCommand: CommandLineCommand {
   @Flag(help: "finish every unfinished transaction of the customer")
   var all: Bool
 
+  /// A transaction id or `--all`, not both and not neither.
+  func validate() throws {
+    if all {
+      guard arguments.isEmpty else {
+        throw CLIError.usage("give a transaction id or --all, not both", command: "finish")
+      }
+    } else {
+      guard let text = arguments.first else {
+        throw CLIError.usage("missing transaction id (or --all)", command: "finish")
+      }
+      _ = try ValueParsing.transactionID(text)
+    }
+  }
+
   func run(_ inv: Invocation) throws -> ExitCode {
     let args = arguments
     return try SessionContext.with(inv, mutating: true) { store in
       let customer = SessionContext.customer(inv)
       if all {
-        guard args.isEmpty else { throw CLIError.usage("give a transaction id or --all, not both", command: "finish") }
         let n = try store.finishAll(customer: customer).value
         inv.out(
           inv.json
             ? JSONOutput.object(["finished": .int(Int64(n))]).rendered()
             : "finished \(n) transaction\(n == 1 ? "" : "s")")
       } else {
-        guard let text = args.first else {
-          throw CLIError.usage("missing transaction id (or --all)", command: "finish")
-        }
-        let id = try ValueParsing.transactionID(text)
+        let id = try ValueParsing.transactionID(args[0])
         try store.finish(id, customer: customer)
         inv.out(inv.json ? JSONOutput.object(["finished": .int(1)]).rendered() : "finished transaction \(id)")
       }

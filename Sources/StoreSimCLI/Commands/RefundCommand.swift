@@ -72,10 +72,11 @@ struct RefundCommand: CommandLineCommand {
         command: "refund")
     }
     let reason = try revocationReason()
+    let givenID = try given.map(ValueParsing.transactionID)
     return try refunding(inv) { store, customer in
       let id: TransactionID
-      if let given {
-        id = try ValueParsing.transactionID(given)
+      if let givenID {
+        id = givenID
       } else {
         id = try latestRefundable(byProduct!, store: store, customer: customer)
       }
@@ -121,10 +122,11 @@ struct RefundCommand: CommandLineCommand {
       }
       requestReason = r
     }
+    let targetID = target.allSatisfy(\.isNumber) ? try ValueParsing.transactionID(target) : nil
     return try refunding(inv) { store, customer in
       let id: TransactionID
-      if target.allSatisfy(\.isNumber) {
-        id = try ValueParsing.transactionID(target)
+      if let targetID {
+        id = targetID
       } else {
         id = try latestRefundable(target, store: store, customer: customer)
       }

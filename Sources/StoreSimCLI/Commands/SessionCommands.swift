@@ -57,6 +57,7 @@ struct InitCommand: CommandLineCommand {
       warnings: loaded.warnings.count, bundleID: bundleID, environment: environment, now: start)
     if let memory = inv.memory {
       if let forced = memory.environmentOverride { environment = forced }
+      if self.start == nil { memory.startedOnWallClock = true }
       let store = Store(configuration: loaded.configuration, start: start, bundleID: bundleID, environment: environment)
       memory.store = store
       report.environment = environment
@@ -167,17 +168,26 @@ struct FamilyCommand: CommandLineCommand {
   @Arguments(0...2, "")
   var arguments: [String]
 
+  /// `add NAME` or `remove NAME`.
+  func validate() throws {
+    guard let action = arguments.first else { return }
+    guard arguments.count == 2 else {
+      throw CLIError.usage("family \(action) needs a customer name", command: "family")
+    }
+    guard action == "add" || action == "remove" else {
+      throw CLIError.usage("unknown family action '\(action)'; use add or remove", command: "family")
+    }
+  }
+
   func run(_ inv: Invocation) throws -> ExitCode {
     let args = arguments
     return try SessionContext.with(inv, mutating: !args.isEmpty) { store in
       let me = SessionContext.customer(inv)
       var events: [StoreEvent] = []
       if let action = args.first {
-        guard args.count == 2 else { throw CLIError.usage("family \(action) needs a customer name", command: "family") }
         switch action {
         case "add": events = try store.addFamilyMember(CustomerID(args[1]), to: me).events
-        case "remove": events = try store.removeFamilyMember(CustomerID(args[1])).events
-        default: throw CLIError.usage("unknown family action '\(action)'; use add or remove", command: "family")
+        default: events = try store.removeFamilyMember(CustomerID(args[1])).events
         }
       }
       let family = store.customer(me)?.familyID

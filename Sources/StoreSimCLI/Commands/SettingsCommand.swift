@@ -202,8 +202,9 @@ private func simulatedErrorSetting(_ args: [String]) throws -> (StoreKitAPI, Sim
   guard let api = StoreKitAPI(userInput: value) else {
     let names = StoreKitAPI.allCases.map(\.name)
     throw CLIError.usage(
-      Suggest.appending(to: "unknown StoreKit API '\(value)'", for: value, in: names) + "; APIs: "
-        + names.joined(separator: ", "), command: "settings")
+      Suggest.appending(
+        to: "unknown StoreKit API '\(value)'", for: value, in: names,
+        otherwise: "unknown StoreKit API '\(value)'; APIs: " + names.joined(separator: ", ")), command: "settings")
   }
   guard args.count == 3 else { throw CLIError.usage("usage: settings error <api> <error>|none", command: "settings") }
   if args[2].lowercased() == "none" { return (api, nil) }

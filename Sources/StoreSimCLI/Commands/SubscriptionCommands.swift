@@ -119,28 +119,42 @@ struct PriceIncreaseCommand: CommandLineCommand {
     return p
   }
 
-  func run(_ inv: Invocation) throws -> ExitCode {
-    let args = arguments
-    let action = args.last!.lowercased()
+  static let actions = ["request", "accept", "decline"]
+
+  /// The shape of the line, checked before anything runs: `--price` and `--no-consent` go with
+  /// `request`; a product or `--transaction`; a known action.
+  func validate() throws {
+    let action = arguments.last!.lowercased()
     if (price != nil || noConsent) && action != "request" {
       throw CLIError.usage("--price and --no-consent go with 'request'", command: "price-increase")
     }
+    if let transaction {
+      guard arguments.count == 1 else {
+        throw CLIError.usage("give a product or --transaction, not both", command: "price-increase")
+      }
+      _ = try ValueParsing.transactionID(transaction)
+    } else if arguments.count != 2 {
+      throw CLIError.usage("missing action: request, accept or decline", command: "price-increase")
+    }
+    guard Self.actions.contains(action) || action == "consent" else {
+      throw CLIError.usage(
+        Suggest.appending(to: "unknown price-increase action '\(action)'", for: action, in: Self.actions),
+        command: "price-increase")
+    }
+  }
+
+  func run(_ inv: Invocation) throws -> ExitCode {
+    let action = arguments.last!.lowercased()
     return try SessionContext.with(inv, mutating: true) { store in
       let product: ProductID
       if let transaction {
-        guard args.count == 1 else {
-          throw CLIError.usage("give a product or --transaction, not both", command: "price-increase")
-        }
         let id = try ValueParsing.transactionID(transaction)
         guard let t = store.customer(SessionContext.customer(inv))?.transaction(id) else {
           throw CLIError(StoreError.transactionNotFound(id))
         }
         product = t.productID
       } else {
-        guard args.count == 2 else {
-          throw CLIError.usage("missing action: request, accept or decline", command: "price-increase")
-        }
-        product = args[0]
+        product = arguments[0]
       }
       let customer = SessionContext.customer(inv)
       let events: [StoreEvent]
@@ -149,13 +163,8 @@ struct PriceIncreaseCommand: CommandLineCommand {
         events = try store.requestPriceIncreaseConsent(
           productID: product, price: price, needsConsent: !noConsent, customer: customer
         ).events
-      case "accept", "consent": events = try store.consentToPriceIncrease(productID: product, customer: customer).events
       case "decline": events = try store.declinePriceIncrease(productID: product, customer: customer).events
-      default:
-        throw CLIError.usage(
-          Suggest.appending(
-            to: "unknown price-increase action '\(action)'", for: action, in: ["request", "accept", "decline"]),
-          command: "price-increase")
+      default: events = try store.consentToPriceIncrease(productID: product, customer: customer).events
       }
       printEvents(inv, events, store: store)
       return .success

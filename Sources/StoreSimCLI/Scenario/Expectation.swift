@@ -88,11 +88,30 @@ enum Expectation {
       }
     }
 
-    /// `use 'expect FORM ARGUMENTS'`.
-    var usage: ScenarioProblem { ScenarioProblem("use 'expect \(name) \(arguments)'") }
+    /// The form with its arguments, as the fix of an error gives it.
+    var usage: ScenarioProblem { ScenarioProblem("write '\(form)'") }
 
-    /// `expect FORM ARGUMENTS`, as `help expect` and the README show it.
-    var form: String { "expect \(name) \(arguments)" }
+    /// `expect FORM ARGUMENTS [--customer NAME]`, as `help expect` and the README show it.
+    var form: String { "expect \(name) \(arguments)" + (takesCustomer ? " [--customer NAME]" : "") }
+
+    /// Whether the form checks a customer's store (`--customer`, default the default customer).
+    var takesCustomer: Bool { self != .error && self != .now && self != .notification && self != .result }
+
+    /// The words after the form's name, as the form names them (`GROUP|PRODUCT`, `STATE`).
+    var argumentNames: [String] {
+      arguments.split(separator: " ").map { String($0).trimmingCharacters(in: CharacterSet(charactersIn: "[]")) }
+    }
+
+    /// The problem of a line with too few or too many words: which word, and the form.
+    func wordCountProblem(_ args: [String]) -> ScenarioProblem {
+      if args.count > wordCount.upperBound {
+        return ScenarioProblem(
+          "unexpected word '\(args[wordCount.upperBound])' after 'expect \(name) "
+            + args.prefix(wordCount.upperBound).joined(separator: " ") + "'; write '\(form)'")
+      }
+      let missing = argumentNames.indices.contains(args.count) ? argumentNames[args.count] : "a value"
+      return ScenarioProblem("'expect \(name)' is missing \(missing); write '\(form)'")
+    }
 
     /// Whether the form answers a failed command before it (`expect error`, `expect result`).
     var answersFailure: Bool { self == .error || self == .result }
@@ -141,9 +160,37 @@ extension Expectation {
   /// Reads an `expect` line (`words[0]` is `expect`). `store` (the scenario's configuration,
   /// once its `init` loaded) lets products and groups be checked by name.
   static func parse(_ words: [String], store: Store?) throws(ScenarioProblem) -> Expectation {
+    try parseLine(words, store: store).expectation
+  }
+
+  /// Reads an `expect` line with its `--customer NAME` (anywhere after the form; the default
+  /// customer without it).
+  static func parseLine(
+    _ words: [String], store: Store?
+  ) throws(ScenarioProblem) -> (expectation: Expectation, customer: CustomerID) {
     let kind = try kind(of: words)
-    let args = Array(words.dropFirst(2))
-    guard kind.wordCount.contains(args.count) else { throw kind.usage }
+    var args = Array(words.dropFirst(2))
+    var customer = CustomerID.default
+    if let i = args.firstIndex(where: { $0 == "--customer" || $0.hasPrefix("--customer=") }) {
+      guard kind.takesCustomer else {
+        throw ScenarioProblem("'expect \(kind.name)' takes no --customer; write '\(kind.form)'")
+      }
+      if args[i] == "--customer" {
+        guard i + 1 < args.count, !args[i + 1].isEmpty else {
+          throw ScenarioProblem("--customer needs a name; write '\(kind.form)'")
+        }
+        customer = CustomerID(args[i + 1])
+        args.removeSubrange(i...(i + 1))
+      } else {
+        customer = CustomerID(String(args[i].dropFirst("--customer=".count)))
+        args.remove(at: i)
+      }
+    }
+    return (try parse(kind, args, store: store), customer)
+  }
+
+  private static func parse(_ kind: Kind, _ args: [String], store: Store?) throws(ScenarioProblem) -> Expectation {
+    guard kind.wordCount.contains(args.count) else { throw kind.wordCountProblem(args) }
     let names = ConfigurationNames(store: store)
     switch kind {
     case .result:
@@ -160,7 +207,11 @@ extension Expectation {
     case .transactions:
       let count = try count(args[0], of: kind)
       guard args.count > 1 else { return .transactions(count, product: nil) }
-      guard args.count == 3, args[1] == "--product" else { throw kind.usage }
+      guard args[1] == "--product" else {
+        throw ScenarioProblem(
+          "unexpected word '\(args[1])' after 'expect transactions \(args[0])'; write '\(kind.form)'")
+      }
+      guard args.count == 3 else { throw ScenarioProblem("--product needs a product id; write '\(kind.form)'") }
       return .transactions(count, product: try names.product(args[2]))
     case .latest:
       let product = try names.product(args[0])
@@ -185,12 +236,15 @@ extension Expectation {
   /// The form a line names, or the problem: no form, or an unknown one.
   private static func kind(of words: [String]) throws(ScenarioProblem) -> Kind {
     let names = Kind.allCases.map(\.name)
-    guard words.count >= 2 else { throw ScenarioProblem("expect needs a form: \(names.joined(separator: ", "))") }
+    guard words.count >= 2 else {
+      throw ScenarioProblem("'expect' is missing its form; write one of \(names.joined(separator: ", "))")
+    }
     guard let kind = Kind(rawValue: words[1]) else {
       let message = "unknown expectation '\(words[1])'"
       throw ScenarioProblem(
         Suggest.appending(
-          to: message, for: words[1], in: names, otherwise: message + "; use one of \(names.joined(separator: ", "))"))
+          to: message, for: words[1], in: names, otherwise: message + "; write one of \(names.joined(separator: ", "))")
+      )
     }
     return kind
   }
@@ -200,14 +254,18 @@ extension Expectation {
     let names = PurchaseResultName.allCases.map(\.rawValue)
     let listed = names.dropLast().joined(separator: ", ") + " or " + names[names.count - 1]
     throw ScenarioProblem(
-      Suggest.appending(to: "unknown purchase result '\(text)'", for: text, in: names) + "; use \(listed)")
+      Suggest.appending(
+        to: "unknown purchase result '\(text)'", for: text, in: names,
+        otherwise: "unknown purchase result '\(text)'; write \(listed)"))
   }
 
   private static func renewalState(_ text: String) throws(ScenarioProblem) -> RenewalState {
     if let state = RenewalState(rawValue: text) { return state }
     let names = RenewalState.allCases.map(\.rawValue)
     throw ScenarioProblem(
-      Suggest.appending(to: "unknown state '\(text)'", for: text, in: names) + "; use \(names.joined(separator: ", "))")
+      Suggest.appending(
+        to: "unknown state '\(text)'", for: text, in: names,
+        otherwise: "unknown state '\(text)'; write one of \(names.joined(separator: ", "))"))
   }
 
   /// A count of zero or more.
@@ -253,7 +311,7 @@ extension Expectation {
 
   private static func endpoint(_ text: String) throws(ScenarioProblem) -> StoreEnvironment {
     guard let endpoint = StoreEnvironment(userInput: text) else {
-      throw ScenarioProblem("unknown endpoint '\(text)'; use Production or Sandbox")
+      throw ScenarioProblem("unknown endpoint '\(text)'; write Production or Sandbox")
     }
     return endpoint
   }

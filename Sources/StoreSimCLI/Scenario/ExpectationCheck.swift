@@ -9,43 +9,52 @@ import StoreSimSession
 extension Expectation {
   /// nil when the expectation holds, else "expected ..., got ...". `lastError` is the failure
   /// of the command before, for `expect error`.
-  func failure(in memory: MemorySession, lastError: (line: Int, message: String)?) -> String? {
+  func failure(
+    in memory: MemorySession, lastError: (line: Int, message: String)?, customer: CustomerID = .default
+  ) -> String? {
     if case .error(let text) = self {
       guard let lastError else { return "expected an error containing '\(text)', got success" }
       return lastError.message.contains(text)
         ? nil : "expected an error containing '\(text)', got '\(lastError.message)'"
     }
     guard let store = memory.store else { return "expected \(kind.name), got no session (start with init)" }
-    let customer = CustomerID.default
+    if kind.takesCustomer, !store.hasCustomer(customer) {
+      return Suggest.appending(
+        to: "expected \(kind.name) for customer '\(customer)', got no customer named '\(customer)'",
+        for: customer.rawValue, in: store.customerIDs.map(\.rawValue))
+    }
+    // " for kid" when the expectation names a customer other than the default one.
+    let of = customer == .default ? "" : " for \(customer)"
     switch self {
     case .result(let result):
       let got = memory.lastPurchaseResult ?? "no purchase yet"
       return got == result.rawValue ? nil : "expected result \(result.rawValue), got \(got)"
-    case .entitled(let product): return entitlementFailure(product, expected: true, store: store)
-    case .notEntitled(let product): return entitlementFailure(product, expected: false, store: store)
+    case .entitled(let product): return entitlementFailure(product, expected: true, store: store, customer: customer)
+    case .notEntitled(let product):
+      return entitlementFailure(product, expected: false, store: store, customer: customer)
     case .state(let subject, let state):
       guard let group = SubscriptionSubject.group(subject, in: store.configuration) else {
         return "expected \(subject) to be \(state.rawValue), got no such group or subscription"
       }
       let statuses = store.statuses(forGroup: group, customer: customer)
       let got = (statuses.first { !$0.isFamilyShared } ?? statuses.first)?.state.rawValue ?? "never subscribed"
-      return got == state.rawValue ? nil : "expected \(subject) to be \(state.rawValue), got \(got)"
+      return got == state.rawValue ? nil : "expected \(subject) to be \(state.rawValue)\(of), got \(got)"
     case .pending(let count):
       let got = store.pendingRequests(customer: customer).count + store.refundRequests(customer: customer).count
-      return got == count.value ? nil : "expected \(count.text) pending, got \(got)"
+      return got == count.value ? nil : "expected \(count.text) pending\(of), got \(got)"
     case .transactions(let count, let product):
       var list = store.allTransactions(customer: customer)
       if let product { list = list.filter { $0.productID == product } }
-      let of = product.map { " of \($0)" } ?? ""
-      return list.count == count.value ? nil : "expected \(count.text) transactions\(of), got \(list.count)"
+      let ofProduct = product.map { " of \($0)" } ?? ""
+      return list.count == count.value ? nil : "expected \(count.text) transactions\(ofProduct)\(of), got \(list.count)"
     case .latest(let product, let field, let value):
-      let written = "latest \(product) \(field) \(value)"
+      let written = "latest \(product) \(field) \(value)\(of)"
       guard let t = store.latestTransaction(for: product, customer: customer) else {
         return "expected \(written), got no transaction"
       }
       return WireValue.compare(value, WireValue.field(store.payload(t, customer: customer), field), written)
     case .renewal(let subject, let field, let value):
-      let written = "renewal \(subject) \(field) \(value)"
+      let written = "renewal \(subject) \(field) \(value)\(of)"
       guard let group = SubscriptionSubject.group(subject, in: store.configuration),
         let s = store.statuses(forGroup: group, customer: customer).first
       else {
@@ -59,9 +68,9 @@ extension Expectation {
         ? nil : "expected notification \(expected), got \(n.name)"
     case .receipt(let status, let endpoint):
       guard case .int(let got)? = store.receipt(customer: customer, askedAs: endpoint)["status"] else {
-        return "expected receipt status \(status.text), got none"
+        return "expected receipt status \(status.text)\(of), got none"
       }
-      return got == status.value ? nil : "expected receipt status \(status.text), got \(got)"
+      return got == status.value ? nil : "expected receipt status \(status.text)\(of), got \(got)"
     case .now(let date):
       return date.value == store.now ? nil : "expected now \(date.text), got \(ISO8601.string(store.now))"
     case .error:
@@ -71,14 +80,17 @@ extension Expectation {
 }
 
 extension Expectation {
-  /// `expect entitled|not-entitled PRODUCT` for the default customer.
-  fileprivate func entitlementFailure(_ product: ProductID, expected: Bool, store: Store) -> String? {
+  /// `expect entitled|not-entitled PRODUCT [--customer NAME]`.
+  fileprivate func entitlementFailure(
+    _ product: ProductID, expected: Bool, store: Store, customer: CustomerID
+  ) -> String? {
     if store.configuration.product(product) == nil {
       return "expected \(kind.name) \(product), got unknown product '\(product)'"
     }
-    let entitled = store.currentEntitlements(customer: .default).contains { $0.productID == product }
-    if expected { return entitled ? nil : "expected \(product) to be entitled, got not entitled" }
-    return entitled ? "expected \(product) not to be entitled, got entitled" : nil
+    let of = customer == .default ? "" : " for \(customer)"
+    let entitled = store.isEntitled(to: product, customer: customer)
+    if expected { return entitled ? nil : "expected \(product) to be entitled\(of), got not entitled" }
+    return entitled ? "expected \(product) not to be entitled\(of), got entitled" : nil
   }
 }
 

@@ -18,16 +18,19 @@ struct RunCommand: CommandLineCommand {
       Every line of every file is checked before anything runs, with the code that runs it:
       commands, options, values, products, expectation forms and field names. Each error is
       reported as file:line: error: ...; a file with errors does not run and is a failing test
-      case (JUnit <error>), and the other files still run. A failed expectation prints
-      file:line: expected ..., got ...; the run goes on. A command that fails without a following
-      'expect error' or 'expect result' fails the scenario. Exit code: 65 when any file had
-      errors, else 1 when any failed, else 0.
+      case (JUnit <error>), and the other files still run. A command followed by 'expect error'
+      or 'expect result failed' is checked for its form only: what it refuses is what the
+      expectation checks. An init without --start runs on today's date (a note says so). A
+      failed expectation prints file:line: expected ..., got ...; the run goes on. A command
+      that fails without a following 'expect error' or 'expect result' fails the scenario.
+      Without --verbose, run prints the 'echo' lines and one PASS, FAIL or ERROR line per file.
+      Exit code: 65 when any file had errors, else 1 when any failed, else 0.
       """,
     example: "storesim run Scripts/tour.storesim")
 
   @Option("<file>", help: "write a JUnit XML report (one test case per file)")
   var junit: String?
-  @Flag(help: "print every command and its output")
+  @Flag(help: "print every line in order, each with its outcome under it")
   var verbose: Bool
   @Option("<env>", help: "make every init use this environment")
   var environment: String?
@@ -99,6 +102,7 @@ struct ScenarioRun {
     }
     let folder = (path as NSString).deletingLastPathComponent
     var result = ScenarioResult(file: file, folder: folder)
+    var notes: [ScenarioFailure] = []
     let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
     if size > WorkLimits.maximumScenarioSize {
       result.errors = [
@@ -109,14 +113,17 @@ struct ScenarioRun {
         )
       ]
     } else if let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) {
-      (result.lines, result.errors) = ScenarioCheck.check(
+      let checked = ScenarioCheck.check(
         text, file: file, folder: folder, table: inv.table, environment: inv.environment)
+      (result.lines, result.errors) = (checked.lines, checked.errors)
+      notes = checked.notes
     } else {
       result.errors = [ScenarioFailure(line: 0, message: "not a UTF-8 text file")]
     }
     for e in result.errors {
       inv.err(e.line > 0 ? "\(file):\(e.line): error: \(e.message)" : "\(file): error: \(e.message)")
     }
+    for n in notes { inv.err("\(file):\(n.line): note: \(n.message)") }
     return result
   }
 

@@ -81,7 +81,13 @@ protocol RenewalExtensionCommand: CommandLineCommand {
 
 /// `--days`, `--reason`, `--request-id` as Apple validates them.
 extension RenewalExtensionCommand {
-  func extensionArguments(_ store: Store) throws -> (days: Int, reason: Int, request: String) {
+  /// `--days`, `--reason` and `--request-id` are checked before anything runs.
+  func validate() throws {
+    _ = try extensionArguments(nil)
+  }
+
+  /// The days, reason and request identifier (a new one from `store` when not given).
+  func extensionArguments(_ store: Store?) throws -> (days: Int, reason: Int, request: String) {
     let command = Self.configuration.name
     guard let text = days else {
       throw CLIError.usage("missing --days", command: command)
@@ -94,7 +100,8 @@ extension RenewalExtensionCommand {
       throw CLIError.usage("--reason must be 0, 1, 2 or 3 (extendReasonCode), not '\(reasonText)'", command: command)
     }
     let request =
-      requestID ?? "storesim-\(store.serverRecords.extensions.count + store.serverRecords.massExtensions.count + 1)"
+      requestID
+      ?? "storesim-\((store?.serverRecords.extensions.count ?? 0) + (store?.serverRecords.massExtensions.count ?? 0) + 1)"
     guard !request.isEmpty, request.count <= 128 else {
       throw CLIError.usage("--request-id must be 1 to 128 characters", command: command)
     }

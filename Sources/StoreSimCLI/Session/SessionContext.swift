@@ -220,4 +220,6 @@ final class MemorySession {
   var checking = false
   /// `run --environment`: overrides the environment of every `init`.
   var environmentOverride: StoreEnvironment?
+  /// Set by an `init` without `--start`: the session started on the wall clock.
+  var startedOnWallClock = false
 }

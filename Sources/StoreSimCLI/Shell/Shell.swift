@@ -23,10 +23,11 @@ struct ShellCommand: CommandLineCommand {
       lock and saves its change under the same lock, so the shell and other storesim processes
       see and keep each other's changes; without one, start with 'init CONFIG' (in memory).
       Ctrl-C clears the line at the prompt and abandons a running command (the state before it
-      is kept); Ctrl-D or 'exit' leaves. Piped input gives exactly the output of
-      'storesim run --verbose' on the same lines.
+      is kept); Ctrl-D or 'exit' leaves. Piped input prints what 'storesim run --verbose'
+      prints for the same lines, with <stdin> as the file name and without run's PASS/FAIL and
+      summary lines.
       """,
-    example: "printf 'init Configurations/AppleSample.storekit\\nbuy nonconsumable.car\\n' | storesim shell")
+    example: "echo 'init Premium.storekit --start 2026-01-01' | storesim shell")
 
   @Arguments(0...0, "")
   var arguments: [String]
