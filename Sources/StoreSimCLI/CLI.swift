@@ -171,7 +171,8 @@ extension CommandTable {
   static let standard = CommandTable(
     commands: [initCommand, validateCommand, productsCommand, settingsCommand, resetCommand, familyCommand]
       + purchaseCommands + subscriptionCommands + [nowCommand] + inspectCommands + [
-        timelineCommand, runCommand, shellCommand, manageCommand, serveCommand, apiCommand, consumptionCommand,
+        deleteCommand, timelineCommand, runCommand, shellCommand, manageCommand, serveCommand, apiCommand,
+        consumptionCommand,
         extendCommand,
         extendAllCommand, completionsCommand, versionCommand,
       ])

@@ -107,6 +107,8 @@ struct ManageModel: Sendable {
   private(set) var cursor: Int?
   private(set) var itemCount = 0
   private(set) var totalCount = 0
+  /// The longest product id of the current list (the product column is as wide as it needs).
+  private(set) var productWidth = 12
 
   init(store: Store, sessionName: String, hasNotifications: Bool = true) {
     self.store = store
@@ -137,6 +139,8 @@ struct ManageModel: Sendable {
     guard new != tab else { return }
     tab = new
     showingDetails = false
+    // A list seen for the first time starts at its top.
+    if selection[tab] == nil { cursor = 0 }
     rebuildRows()
   }
 
@@ -157,6 +161,7 @@ struct ManageModel: Sendable {
       rows = f.rows(notificationItems ?? [])
       totalCount = notificationItems?.count ?? 0
     }
+    productWidth = rows.reduce(12) { max($0, $1.item?.productID.count ?? 0) }
     itemCount = f.isEmpty && tab == .transactions ? totalCount : rows.reduce(0) { $0 + ($1.item == nil ? 0 : 1) }
     if let key = selection[tab], let i = rows.firstIndex(where: { $0.item?.key == key }) {
       cursor = i

@@ -43,7 +43,7 @@ enum ManageOverlays {
       let label = k.group == group ? "" : k.group
       group = k.group
       out.append(
-        "  " + ManageScreen.pad(label, 10) + ManageScreen.pad(k.keys, 16) + ManageScreen.pad(k.action, 34)
+        " " + ManageScreen.pad(label, 10) + ManageScreen.pad(k.keys, 16) + ManageScreen.pad(k.action, 31)
           + k.command)
     }
     out.append("")

@@ -171,7 +171,7 @@ enum ManageRows {
 
 /// The `/` filter: words that must all match. `customer:NAME`, `product:TEXT`, `state:BADGE`
 /// and `type:NAME` match that field (a part of it, any case); a plain word matches the id or
-/// the product.
+/// the product (and a notification's type).
 struct ManageFilter: Equatable, Sendable {
   var text: String
 
@@ -194,7 +194,13 @@ struct ManageFilter: Equatable, Sendable {
       case "customer": ok = item.customer.rawValue.lowercased().contains(value)
       case "product": ok = item.productID.lowercased().contains(value)
       case "state", "type": ok = item.badges.lowercased().contains(value)
-      default: ok = item.id.lowercased().contains(value) || item.productID.lowercased().contains(value)
+      default:
+        // A plain word: the id or the product (and on the notification log, the type).
+        var notification = false
+        if case .notification = item.key { notification = true }
+        ok =
+          item.id.lowercased().contains(value) || item.productID.lowercased().contains(value)
+          || (notification && item.state.lowercased().contains(value))
       }
       if !ok { return false }
     }

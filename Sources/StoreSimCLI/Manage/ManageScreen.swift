@@ -86,7 +86,7 @@ enum ManageScreen {
       (transactions ? "[1 Transactions (\(m.totalCount))]" : " 1 Transactions ") + "  "
       + (transactions ? " 2 Notifications (\(notes)) " : "[2 Notifications (\(notes))]")
     lines.append(ManageLine(text: fit(tabs, m.width)))
-    let columns = Columns(width: m.width, tab: m.tab)
+    let columns = Columns(width: m.width, tab: m.tab, longestProduct: m.productWidth)
     lines.append(ManageLine(text: columns.header, style: .heading))
     let top = m.top
     for i in top..<(top + m.listHeight) {
@@ -115,7 +115,8 @@ enum ManageScreen {
   /// The filter (or an open prompt) on the left, a count or position on the right.
   private static func footLine(_ m: ManageModel, position: String) -> String {
     if let p = m.prompt { return fit(p.label + p.text + "_", m.width) }
-    let left = m.filter.isEmpty ? "filter: (none; / filters)" : "filter: " + m.filter.text
+    let left =
+      m.showingDetails ? "" : m.filter.isEmpty ? "filter: (none; / filters)" : "filter: " + m.filter.text
     let room = m.width - position.count - 1
     return pad(left, room) + " " + position
   }
@@ -185,10 +186,11 @@ private struct Columns {
   var tab: ManageTab
   var id = 16
   var customer = 8
-  var date = 10
+  /// `MM-DD` at 80 columns (the clock line gives the year), `YYYY-MM-DD HH:MM` from 100.
+  var date = 5
   var product = 20
 
-  init(width: Int, tab: ManageTab) {
+  init(width: Int, tab: ManageTab, longestProduct: Int) {
     self.width = width
     self.tab = tab
     if tab == .notifications { id = 6 }
@@ -197,21 +199,24 @@ private struct Columns {
       customer = 10
     }
     let rest = width - 2 - id - customer - date - 4
-    product = tab == .transactions ? min(40, max(12, rest / 2)) : min(40, max(12, rest / 3))
+    // The product as wide as the longest one, leaving the last column at least 20 (states
+    // like "purchased unfinished"; a notification type 30).
+    product = max(12, min(40, longestProduct, rest - (tab == .transactions ? 20 : 30)))
   }
 
   var header: String {
     ManageScreen.fit(
       "  " + cell("ID", id) + " " + cell("CUSTOMER", customer) + " "
         + (tab == .transactions
-          ? cell("PRODUCT", product) + " " + cell("PURCHASED", date) + " STATE"
+          ? cell("PRODUCT", product) + " " + cell(date == 16 ? "PURCHASED" : "DATE", date) + " STATE"
           : cell("DATE", date) + " " + cell("PRODUCT", product) + " TYPE / DELIVERY"),
       width)
   }
 
   func row(_ item: ManageItem, selected: Bool) -> String {
     let day = ISO8601.string(item.date)
-    let when = date == 16 ? String(day.prefix(16)).replacingOccurrences(of: "T", with: " ") : String(day.prefix(10))
+    let when =
+      date == 16 ? String(day.prefix(16)).replacingOccurrences(of: "T", with: " ") : String(day.dropFirst(5).prefix(5))
     let text =
       (selected ? "> " : "  ") + cell(item.id, id) + " " + cell(TerminalText.field(item.customer.rawValue), customer)
       + " "

@@ -98,6 +98,7 @@ struct ManageDriver {
   }
 
   /// One key; returns what only the terminal can do (quit, redraw, suspend).
+  @discardableResult
   mutating func press(_ key: ManageKey) -> ManageEffect {
     let effect = model.handle(key)
     guard case .run(let argv) = effect else { return effect }
