@@ -168,12 +168,12 @@ enum ManageScreen {
     case "interrupted"?: return "i resolve  Enter details  b buy  t +1 day  / filter  ? help  q quit"
     default:
       if m.selectedItem?.flags.contains("refund-requested") == true {
-        return "a approve refund  d decline refund  Enter details  ? help  q quit"
+        return "a approve refund  d decline refund  Enter open  ? help  q quit"
       }
       if let item = m.selectedItem, case .transaction(let c, let id) = item.key,
         m.store.customer(c)?.transaction(id)?.productType == .autoRenewable
       {
-        return "Enter details  r refund  c cancel  e expire  + renew  T period end  ? help  q quit"
+        return "Enter open  r refund  c cancel  e expire  + renew  T period end  ? help  q quit"
       }
       return "Enter details  r refund  f finish  b buy  t +1 day  / filter  ? help  q quit"
     }
