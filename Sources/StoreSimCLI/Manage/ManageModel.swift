@@ -100,7 +100,7 @@ struct ManageModel: Sendable {
   private var selection: [ManageTab: ManageRowKey] = [:]
   private var tops: [ManageTab: Int] = [:]
   private var groups: [ManageGroup]
-  private var notificationItems: [ManageItem]?
+  private var notificationRefs: [ManageRef]?
   /// The lines of the current list, under the filter.
   private(set) var rows: [ManageRow] = []
   /// The index in `rows` of the selected item (nil when the list is empty).
@@ -124,12 +124,20 @@ struct ManageModel: Sendable {
     self.store = store
     self.hasNotifications = hasNotifications
     groups = ManageRows.transactionGroups(store)
-    notificationItems = nil
+    notificationRefs = nil
     rebuildRows()
   }
 
   var filter: ManageFilter { filters[tab] ?? ManageFilter(text: "") }
-  var selectedItem: ManageItem? { cursor.flatMap { rows[$0].item } }
+  var selectedItem: ManageItem? { cursor.flatMap { item(at: $0) } }
+
+  /// The text of row `i` (nil for a heading).
+  func item(at i: Int) -> ManageItem? {
+    rows[i].ref.map { ManageRows.item($0, store) }
+  }
+
+  /// Every row of the list under the filter, as text (for tests and small lists).
+  var items: [ManageItem] { rows.indices.compactMap(item(at:)) }
   var top: Int { tops[tab] ?? 0 }
   /// Rows of the list on screen: the lines between the four at the top and the four at the foot.
   var listHeight: Int { max(1, height - 8) }
@@ -154,16 +162,21 @@ struct ManageModel: Sendable {
     let f = filter
     switch tab {
     case .transactions:
-      rows = f.rows(groups)
-      totalCount = groups.reduce(0) { $0 + $1.items.count }
+      rows = f.rows(groups, store)
+      totalCount = groups.reduce(0) { $0 + $1.refs.count }
+      itemCount = f.isEmpty ? totalCount : rows.count - rows.reduce(0) { $0 + ($1.ref == nil ? 1 : 0) }
     case .notifications:
-      if notificationItems == nil { notificationItems = ManageRows.notificationItems(store) }
-      rows = f.rows(notificationItems ?? [])
-      totalCount = notificationItems?.count ?? 0
+      if notificationRefs == nil { notificationRefs = ManageRows.notificationRefs(store) }
+      rows = f.rows(notificationRefs ?? [], store)
+      totalCount = notificationRefs?.count ?? 0
+      itemCount = rows.count
     }
-    productWidth = rows.reduce(12) { max($0, $1.item?.productID.count ?? 0) }
-    itemCount = f.isEmpty && tab == .transactions ? totalCount : rows.reduce(0) { $0 + ($1.item == nil ? 0 : 1) }
-    if let key = selection[tab], let i = rows.firstIndex(where: { $0.item?.key == key }) {
+    // As wide as the catalogue's longest product id (not the rows': a huge list is not read).
+    productWidth = store.configuration.products.reduce(12) { max($0, $1.id.count) }
+    let store = store
+    if let key = selection[tab],
+      let i = rows.firstIndex(where: { $0.ref.map { ManageRows.matches($0, key, store) } ?? false })
+    {
       cursor = i
     } else {
       let previous = min(cursor ?? 0, max(0, rows.count - 1))
@@ -175,7 +188,7 @@ struct ManageModel: Sendable {
   private func nearestItem(from start: Int, forward: Bool) -> Int? {
     var i = start
     while i >= 0 && i < rows.count {
-      if rows[i].item != nil { return i }
+      if rows[i].ref != nil { return i }
       i += forward ? 1 : -1
     }
     return nil
@@ -198,10 +211,10 @@ struct ManageModel: Sendable {
 
   /// Keeps the selected key, and scrolls so the cursor (and its group heading when it fits) shows.
   private mutating func remember() {
-    if let c = cursor, let key = rows[c].item?.key { selection[tab] = key }
+    if let c = cursor, let ref = rows[c].ref { selection[tab] = ManageRows.key(ref, store) }
     var t = tops[tab] ?? 0
     if let c = cursor {
-      if c < t { t = c > 0 && rows[c - 1].item == nil ? c - 1 : c }
+      if c < t { t = c > 0 && rows[c - 1].ref == nil ? c - 1 : c }
       if c >= t + listHeight { t = c - listHeight + 1 }
     }
     t = max(0, min(t, max(0, rows.count - listHeight)))

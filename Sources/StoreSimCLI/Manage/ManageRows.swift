@@ -27,19 +27,36 @@ struct ManageItem: Sendable {
   var badges: String { ([state] + flags).joined(separator: " ") }
 }
 
+/// Where a row's data is in the store: small and plain, so a list of 100,000 sorts, filters
+/// and scrolls fast; the row's text (`ManageItem`) is made only when it is drawn or matched.
+struct ManageRef: Sendable, Equatable {
+  enum Kind: UInt8, Sendable { case transaction, request, notification }
+  var kind: Kind
+  /// The customer's index in the state (transactions).
+  var customer: Int32
+  /// The transaction's index in its customer, the request's or the notification's index.
+  var index: Int32
+  /// The transaction id, the request number or the notification index.
+  var id: UInt64
+  /// Epoch milliseconds of the row's date (the sort key).
+  var ms: Int64
+  /// A notification's deliveries: 0 none, n delivered (n attempts), -n failed n times.
+  var delivery: Int32 = 0
+}
+
 /// Rows of one subscription group or one product, newest first.
 struct ManageGroup: Sendable {
   var title: String
-  var items: [ManageItem]
+  var refs: [ManageRef]
 }
 
-/// A line of a list: a group heading or a selectable item.
+/// A line of a list: a group heading or a selectable row.
 enum ManageRow: Sendable {
   case heading(String)
-  case item(ManageItem)
+  case item(ManageRef)
 
-  var item: ManageItem? {
-    if case .item(let i) = self { return i }
+  var ref: ManageRef? {
+    if case .item(let r) = self { return r }
     return nil
   }
 }
@@ -50,65 +67,112 @@ enum ManageRows {
   /// subscription group (auto-renewables) or product (the others); groups ordered by their
   /// newest row.
   static func transactionGroups(_ store: Store) -> [ManageGroup] {
-    var sorted: [(date: Date, order: UInt64, item: ManageItem, group: String)] = []
-    let refundRequested = Set(store.refundRequests().map { $0.transactionID })
-    let configuration = store.configuration
-    for customerID in store.customerIDs {
-      guard let customer = store.customer(customerID) else { continue }
-      var latest: [SubscriptionGroupID: SubscriptionState] = [:]
-      for s in customer.subscriptions { latest[s.groupID] = s }
-      for t in customer.transactions {
-        let item = transactionItem(
-          t, customer: customerID, store: store, latest: latest, refundRequested: refundRequested)
-        sorted.append((t.purchaseDate, t.id, item, groupKey(t.productID, t.subscriptionGroupID)))
+    var refs: [(ref: ManageRef, product: ProductID, group: SubscriptionGroupID?)] = []
+    for (ci, customer) in store.state.customers.enumerated() {
+      refs.reserveCapacity(refs.count + customer.transactions.count)
+      for (ti, t) in customer.transactions.enumerated() {
+        let ref = ManageRef(
+          kind: .transaction, customer: Int32(ci), index: Int32(ti), id: t.id, ms: t.purchaseDate.epochMilliseconds)
+        refs.append((ref, t.productID, t.subscriptionGroupID))
       }
     }
-    for r in store.pendingRequests() {
-      let item = ManageItem(
-        key: .request(r.id), customer: r.customer, id: "request \(r.id)", productID: r.productID, date: r.date,
-        state: r.kind == .askToBuy ? "ask-to-buy" : "interrupted", flags: [])
-      let group = configuration.product(r.productID)?.subscription?.groupID
-      // Requests sort above transactions of the same instant.
-      sorted.append((r.date, UInt64.max - UInt64(Int(r.id) ?? 0), item, groupKey(r.productID, group)))
+    for (ri, r) in store.state.pendingRequests.enumerated() {
+      let ref = ManageRef(
+        kind: .request, customer: -1, index: Int32(ri), id: UInt64(r.id) ?? 0, ms: r.date.epochMilliseconds)
+      refs.append((ref, r.productID, store.configuration.product(r.productID)?.subscription?.groupID))
     }
-    sorted.sort { ($0.date, $0.order) > ($1.date, $1.order) }
-    var index: [String: Int] = [:]
+    // Newest first; at one instant, requests above transactions, later ids above earlier ones.
+    refs.sort { a, b in
+      if a.ref.ms != b.ref.ms { return a.ref.ms > b.ref.ms }
+      if a.ref.kind != b.ref.kind { return a.ref.kind == .request }
+      return a.ref.id > b.ref.id
+    }
+    var byGroup: [SubscriptionGroupID: Int] = [:]
+    var byProduct: [ProductID: Int] = [:]
     var groups: [ManageGroup] = []
-    for entry in sorted {
-      if let i = index[entry.group] {
-        groups[i].items.append(entry.item)
+    for entry in refs {
+      let known = entry.group.map { byGroup[$0] } ?? byProduct[entry.product]
+      if let i = known {
+        groups[i].refs.append(entry.ref)
+        continue
+      }
+      if let g = entry.group {
+        byGroup[g] = groups.count
+        groups.append(
+          ManageGroup(title: "\(store.configuration.group(g)?.name ?? g) (subscription group)", refs: [entry.ref]))
       } else {
-        index[entry.group] = groups.count
-        groups.append(ManageGroup(title: groupTitle(entry.group, configuration), items: [entry.item]))
+        byProduct[entry.product] = groups.count
+        let type = store.configuration.product(entry.product)?.type.storeKitName ?? "product"
+        groups.append(ManageGroup(title: "\(entry.product) (\(type))", refs: [entry.ref]))
       }
     }
     return groups
   }
 
-  private static func groupKey(_ product: ProductID, _ group: SubscriptionGroupID?) -> String {
-    group.map { "g:" + $0 } ?? "p:" + product
+  /// The notification outbox, newest first, each with its deliveries (one pass over the log).
+  static func notificationRefs(_ store: Store) -> [ManageRef] {
+    var attempts = [Int32](repeating: 0, count: store.notifications.count)
+    var delivered = [Bool](repeating: false, count: store.notifications.count)
+    for a in store.state.deliveryLog ?? [] where attempts.indices.contains(a.index) {
+      attempts[a.index] += 1
+      delivered[a.index] = delivered[a.index] || a.succeeded
+    }
+    return store.notifications.indices.reversed().map {
+      ManageRef(
+        kind: .notification, customer: -1, index: Int32($0), id: UInt64($0),
+        ms: store.notifications[$0].signedDate.epochMilliseconds,
+        delivery: delivered[$0] ? attempts[$0] : -attempts[$0])
+    }
   }
 
-  private static func groupTitle(_ key: String, _ configuration: StoreConfiguration) -> String {
-    let id = String(key.dropFirst(2))
-    if key.hasPrefix("g:") {
-      return "\(configuration.group(id)?.name ?? id) (subscription group)"
+  /// The key that finds the row again in a later state of the session.
+  static func key(_ ref: ManageRef, _ store: Store) -> ManageRowKey {
+    switch ref.kind {
+    case .transaction: return .transaction(store.state.customers[Int(ref.customer)].id, ref.id)
+    case .request: return .request(store.state.pendingRequests[Int(ref.index)].id)
+    case .notification: return .notification(Int(ref.index))
     }
-    let type = configuration.product(id)?.type.storeKitName ?? "product"
-    return "\(id) (\(type))"
+  }
+
+  /// Whether `ref` is the row `key` names.
+  static func matches(_ ref: ManageRef, _ key: ManageRowKey, _ store: Store) -> Bool {
+    switch (key, ref.kind) {
+    case (.transaction(let c, let id), .transaction):
+      return ref.id == id && store.state.customers[Int(ref.customer)].id == c
+    case (.request(let id), .request): return store.state.pendingRequests[Int(ref.index)].id == id
+    case (.notification(let i), .notification): return Int(ref.index) == i
+    default: return false
+    }
+  }
+
+  /// The text of a row: its id, customer, product, date and badges.
+  static func item(_ ref: ManageRef, _ store: Store) -> ManageItem {
+    switch ref.kind {
+    case .transaction:
+      let customer = store.state.customers[Int(ref.customer)]
+      let t = customer.transactions[Int(ref.index)]
+      return transactionItem(t, customer: customer, store: store)
+    case .request:
+      let r = store.state.pendingRequests[Int(ref.index)]
+      return ManageItem(
+        key: .request(r.id), customer: r.customer, id: "request \(r.id)", productID: r.productID, date: r.date,
+        state: r.kind == .askToBuy ? "ask-to-buy" : "interrupted", flags: [])
+    case .notification:
+      return notificationItem(Int(ref.index), delivery: ref.delivery, store)
+    }
   }
 
   /// A transaction's state and flags.
-  static func transactionItem(
-    _ t: Transaction, customer: CustomerID, store: Store, latest: [SubscriptionGroupID: SubscriptionState],
-    refundRequested: Set<TransactionID>
-  ) -> ManageItem {
+  static func transactionItem(_ t: Transaction, customer: Customer, store: Store) -> ManageItem {
     var flags: [String] = []
+    let latest = t.subscriptionGroupID.flatMap { customer.subscription($0) }
     let state = primaryState(t, store: store, latest: latest)
     if t.isUpgraded && state != "upgraded" { flags.append("upgraded") }
-    if refundRequested.contains(t.id) { flags.append("refund-requested") }
+    if store.state.refundRequests?.contains(where: { $0.transactionID == t.id }) == true {
+      flags.append("refund-requested")
+    }
     if t.ownershipType == .familyShared { flags.append("family-shared") }
-    if let group = t.subscriptionGroupID, let s = latest[group], s.latestTransactionID == t.id,
+    if let s = latest, s.latestTransactionID == t.id,
       t.ownershipType == .purchased, !s.isExpired, !s.isRevoked
     {
       if !s.willAutoRenew { flags.append("renew-off") }
@@ -116,13 +180,11 @@ enum ManageRows {
     }
     if !t.isFinished { flags.append("unfinished") }
     return ManageItem(
-      key: .transaction(customer, t.id), customer: customer, id: String(t.id), productID: t.productID,
+      key: .transaction(customer.id, t.id), customer: customer.id, id: String(t.id), productID: t.productID,
       date: t.purchaseDate, state: state, flags: flags)
   }
 
-  private static func primaryState(
-    _ t: Transaction, store: Store, latest: [SubscriptionGroupID: SubscriptionState]
-  ) -> String {
+  private static func primaryState(_ t: Transaction, store: Store, latest: SubscriptionState?) -> String {
     if t.revocationDate != nil { return t.isFamilyRevocation ? "revoked" : "refunded" }
     switch t.productType {
     case .consumable, .nonConsumable:
@@ -130,8 +192,7 @@ enum ManageRows {
     case .nonRenewable:
       return (t.expirationDate.map { $0 <= store.now } ?? false) ? "expired" : "active"
     case .autoRenewable:
-      if let group = t.subscriptionGroupID, let s = latest[group], s.latestTransactionID == t.id,
-        t.ownershipType == .purchased
+      if let s = latest, s.latestTransactionID == t.id, t.ownershipType == .purchased
       {
         switch s.state {
         case .subscribed: return "active"
@@ -146,26 +207,14 @@ enum ManageRows {
     }
   }
 
-  /// The notification outbox, newest first, each with its delivery.
-  static func notificationItems(_ store: Store) -> [ManageItem] {
-    var attempts: [Int: (count: Int, delivered: Bool)] = [:]
-    for a in store.state.deliveryLog ?? [] {
-      var entry = attempts[a.index] ?? (0, false)
-      entry.count += 1
-      entry.delivered = entry.delivered || a.succeeded
-      attempts[a.index] = entry
-    }
-    var items: [ManageItem] = []
-    items.reserveCapacity(store.notifications.count)
-    for (index, n) in store.notifications.enumerated().reversed() {
-      var flags: [String] = []
-      if let a = attempts[index] { flags.append(a.delivered ? "delivered" : "failed x\(a.count)") }
-      items.append(
-        ManageItem(
-          key: .notification(index), customer: n.customer, id: "#\(index)", productID: n.transaction?.productID ?? "",
-          date: n.signedDate, state: n.name, flags: flags))
-    }
-    return items
+  /// A notification, with its delivery.
+  static func notificationItem(_ index: Int, delivery: Int32, _ store: Store) -> ManageItem {
+    let n = store.notifications[index]
+    var flags: [String] = []
+    if delivery != 0 { flags.append(delivery > 0 ? "delivered" : "failed x\(-delivery)") }
+    return ManageItem(
+      key: .notification(index), customer: n.customer, id: "#\(index)", productID: n.transaction?.productID ?? "",
+      date: n.signedDate, state: n.name, flags: flags)
   }
 }
 
@@ -209,19 +258,20 @@ struct ManageFilter: Equatable, Sendable {
 
   /// The rows of `groups` that match, each group under its heading (groups with no match are
   /// left out).
-  func rows(_ groups: [ManageGroup]) -> [ManageRow] {
+  func rows(_ groups: [ManageGroup], _ store: Store) -> [ManageRow] {
     var rows: [ManageRow] = []
     let all = isEmpty
     for g in groups {
-      let items = all ? g.items : g.items.filter(matches)
-      guard !items.isEmpty else { continue }
+      let refs = all ? g.refs : g.refs.filter { matches(ManageRows.item($0, store)) }
+      guard !refs.isEmpty else { continue }
       rows.append(.heading(g.title))
-      for i in items { rows.append(.item(i)) }
+      rows.reserveCapacity(rows.count + refs.count)
+      for r in refs { rows.append(.item(r)) }
     }
     return rows
   }
 
-  func rows(_ items: [ManageItem]) -> [ManageRow] {
-    (isEmpty ? items : items.filter(matches)).map { .item($0) }
+  func rows(_ refs: [ManageRef], _ store: Store) -> [ManageRow] {
+    (isEmpty ? refs : refs.filter { matches(ManageRows.item($0, store)) }).map { .item($0) }
   }
 }

@@ -97,7 +97,8 @@ enum ManageScreen {
       switch m.rows[i] {
       case .heading(let title):
         lines.append(ManageLine(text: fit("-- \(TerminalText.field(title)) --", m.width), style: .heading))
-      case .item(let item):
+      case .item(let ref):
+        let item = ManageRows.item(ref, m.store)
         let selected = i == m.cursor
         lines.append(ManageLine(text: columns.row(item, selected: selected), style: selected ? .selected : .plain))
       }

@@ -20,7 +20,7 @@ import Testing
     m.select("request 1")
     m.press("d")
     #expect(m.model.message == "2026-02-01T00:00:00Z  Ask to Buy request 1 for nonconsumable.racecar declined")
-    #expect(!m.model.rows.contains { $0.item?.id == "request 1" })
+    #expect(!m.model.items.contains { $0.id == "request 1" })
   }
 
   @Test func aRefusalIsTheCommandsOwnMessageAndChangesNothing() throws {
@@ -54,7 +54,7 @@ import Testing
     m.press("@", "\"1mo\"", "Enter")
     #expect(
       m.model.lastOutput.contains("2026-03-01T00:00:00Z  renewed subscription.standard: transaction 2000000000000006"))
-    let top = m.model.rows.compactMap(\.item).first { $0.productID == "subscription.standard" }
+    let top = m.model.items.first { $0.productID == "subscription.standard" }
     #expect(top?.id == "2000000000000006")
     #expect(top?.state == "active")
     #expect(m.cli.run("now").stdout == "2026-03-01T00:00:00Z\n")
@@ -80,7 +80,7 @@ import Testing
     #expect(m.cli.run("buy consumable.fuel.octane89").code == 0)
     let changed = m.driver.refreshIfChanged()
     #expect(changed)
-    #expect(m.model.rows.contains { $0.item?.id == "2000000000000006" })
+    #expect(m.model.items.contains { $0.id == "2000000000000006" })
     #expect(m.model.message == "updated by another process")
     #expect(m.model.selectedItem?.id == "2000000000000004")
   }
@@ -122,7 +122,7 @@ import Testing
     m.select("2000000000000003")
     m.press("x")
     #expect(m.model.message == "deleted transaction 2000000000000003 and its 1 renewal")
-    #expect(!m.model.rows.contains { $0.item?.productID == "subscription.standard" })
+    #expect(!m.model.items.contains { $0.productID == "subscription.standard" })
     #expect(m.cli.run("delete 2000000000000003").stderr == "error: no transaction with id 2000000000000003\n")
   }
 

@@ -53,7 +53,7 @@ import Testing
     m.press("k")
     #expect(m.model.cursor == 1)
     m.press("j")
-    #expect(m.model.rows[m.model.cursor!].item != nil)
+    #expect(m.model.item(at: m.model.cursor!) != nil)
     #expect(m.model.cursor! > 1)
     m.press("G")
     #expect(m.model.cursor == m.model.rows.count - 1)
@@ -68,7 +68,7 @@ import Testing
 
   @Test func rowsAreNewestFirstGroupedWithTheirBadges() throws {
     let m = try ManageFixture()
-    let items = m.model.rows.compactMap(\.item)
+    let items = m.model.items
     #expect(items.first?.id == "request 1")
     #expect(items.first?.state == "ask-to-buy")
     let byID = Dictionary(items.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
