@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Measures `storesim manage` on a terminal (a pseudo-terminal of 80x24), for Scripts/bench.sh:
 
-    python3 Scripts/manage_pty_bench.py STORESIM SESSION
+    python3 Scripts/manage_pty_bench.py STORESIM SESSION [--first-only]
 
 Prints `key value` lines: first_screen_ms (start of the process to its first whole screen),
 full_load_ms (to the screen with the notification log read), frame_bytes (that first screen),
@@ -59,6 +59,10 @@ def settle():
         data += os.read(fd, 1 << 16)
 
 settle()
+if "--first-only" in sys.argv:
+    os.write(fd, b"q")
+    os.waitpid(pid, 0)
+    sys.exit(0)
 for name, key, count in (("j", b"j", 40), ("pgdn", b"\x1b[6~", 20)):
     most_lines = most_bytes = 0
     for _ in range(count):

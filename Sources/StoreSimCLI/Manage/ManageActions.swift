@@ -27,6 +27,7 @@ enum ManageActions {
     .init(group: "Purchase", keys: "a / d", action: "approve / decline Ask to Buy", command: "approve / decline"),
     .init(group: "Purchase", keys: "i", action: "resolve interrupted or billing", command: "resolve"),
     .init(group: "Purchase", keys: "f / F", action: "finish / finish all", command: "finish [--all]"),
+    .init(group: "Purchase", keys: "x", action: "delete the transaction", command: "delete ID"),
     .init(group: "Refund", keys: "r", action: "refund at once", command: "refund ID"),
     .init(group: "Refund", keys: "R", action: "request a refund", command: "refund request ID"),
     .init(
@@ -35,7 +36,6 @@ enum ManageActions {
     .init(group: "Subscribe", keys: "c / u", action: "auto-renew off / on", command: "cancel / resume"),
     .init(group: "Subscribe", keys: "e / +", action: "expire / renew now", command: "expire / renew"),
     .init(group: "Subscribe", keys: "p", action: "price increase...", command: "price-increase"),
-    .init(group: "Session", keys: "x", action: "delete the transaction", command: "delete ID"),
     .init(group: "Time", keys: "t", action: "advance one day", command: "advance 1d"),
     .init(group: "Time", keys: "T", action: "advance to the period end", command: "advance --to EXPIRES"),
     .init(group: "Time", keys: "]", action: "advance to the next event", command: "advance --next"),

@@ -12,7 +12,7 @@ enum ManageApp {
   static let pollMilliseconds: Int32 = 250
 
   static func run(_ inv: Invocation) throws -> ExitCode {
-    guard ManageTerminal.isAvailable else {
+    guard inv.environment.isTerminal, ManageTerminal.isAvailable else {
       throw CLIError(
         code: .usage,
         message:

@@ -192,8 +192,7 @@ enum ManageRows {
     case .nonRenewable:
       return (t.expirationDate.map { $0 <= store.now } ?? false) ? "expired" : "active"
     case .autoRenewable:
-      if let s = latest, s.latestTransactionID == t.id, t.ownershipType == .purchased
-      {
+      if let s = latest, s.latestTransactionID == t.id, t.ownershipType == .purchased {
         switch s.state {
         case .subscribed: return "active"
         case .inGracePeriod: return "grace-period"
