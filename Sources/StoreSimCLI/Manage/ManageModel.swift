@@ -99,7 +99,7 @@ struct ManageModel: Sendable {
   private(set) var filters: [ManageTab: ManageFilter] = [:]
   private var selection: [ManageTab: ManageRowKey] = [:]
   private var tops: [ManageTab: Int] = [:]
-  private var groups: [ManageGroup]
+  private(set) var groups: [ManageGroup]
   private var notificationRefs: [ManageRef]?
   /// The lines of the current list, under the filter.
   private(set) var rows: [ManageRow] = []

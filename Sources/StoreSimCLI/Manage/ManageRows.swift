@@ -42,6 +42,8 @@ struct ManageRef: Sendable, Equatable {
   var ms: Int64
   /// A notification's deliveries: 0 none, n delivered (n attempts), -n failed n times.
   var delivery: Int32 = 0
+  /// The group's index while the list is built.
+  var group: Int32 = 0
 }
 
 /// Rows of one subscription group or one product, newest first.
@@ -52,7 +54,8 @@ struct ManageGroup: Sendable {
 
 /// A line of a list: a group heading or a selectable row.
 enum ManageRow: Sendable {
-  case heading(String)
+  /// The heading of `groups[i]` (an index keeps rows plain values: 100,000 copy fast).
+  case heading(Int)
   case item(ManageRef)
 
   var ref: ManageRef? {
@@ -67,44 +70,67 @@ enum ManageRows {
   /// subscription group (auto-renewables) or product (the others); groups ordered by their
   /// newest row.
   static func transactionGroups(_ store: Store) -> [ManageGroup] {
-    var refs: [(ref: ManageRef, product: ProductID, group: SubscriptionGroupID?)] = []
-    for (ci, customer) in store.state.customers.enumerated() {
-      refs.reserveCapacity(refs.count + customer.transactions.count)
+    // Each row's group is found first (by subscription group, else product), so that the sort
+    // moves only plain values.
+    var titles: [String] = []
+    var byGroup: [SubscriptionGroupID: Int32] = [:]
+    var byProduct: [ProductID: Int32] = [:]
+    func groupIndex(_ product: ProductID, _ group: SubscriptionGroupID?) -> Int32 {
+      if let group {
+        if let i = byGroup[group] { return i }
+        byGroup[group] = Int32(titles.count)
+        titles.append("\(store.configuration.group(group)?.name ?? group) (subscription group)")
+      } else {
+        if let i = byProduct[product] { return i }
+        byProduct[product] = Int32(titles.count)
+        titles.append("\(product) (\(store.configuration.product(product)?.type.storeKitName ?? "product"))")
+      }
+      return Int32(titles.count - 1)
+    }
+    let state = store.state
+    var refs: [ManageRef] = []
+    refs.reserveCapacity(state.customers.reduce(state.pendingRequests.count) { $0 + $1.transactions.count })
+    for (ci, customer) in state.customers.enumerated() {
+      var last: (ProductID, Int32)?
       for (ti, t) in customer.transactions.enumerated() {
-        let ref = ManageRef(
-          kind: .transaction, customer: Int32(ci), index: Int32(ti), id: t.id, ms: t.purchaseDate.epochMilliseconds)
-        refs.append((ref, t.productID, t.subscriptionGroupID))
+        let product = t.productID
+        let group: Int32
+        if let (p, g) = last, p == product {
+          group = g
+        } else {
+          group = groupIndex(product, t.subscriptionGroupID)
+          last = (product, group)
+        }
+        refs.append(
+          ManageRef(
+            kind: .transaction, customer: Int32(ci), index: Int32(ti), id: t.id, ms: t.purchaseDate.epochMilliseconds,
+            group: group))
       }
     }
-    for (ri, r) in store.state.pendingRequests.enumerated() {
-      let ref = ManageRef(
-        kind: .request, customer: -1, index: Int32(ri), id: UInt64(r.id) ?? 0, ms: r.date.epochMilliseconds)
-      refs.append((ref, r.productID, store.configuration.product(r.productID)?.subscription?.groupID))
+    for (ri, r) in state.pendingRequests.enumerated() {
+      let group = groupIndex(r.productID, store.configuration.product(r.productID)?.subscription?.groupID)
+      refs.append(
+        ManageRef(
+          kind: .request, customer: -1, index: Int32(ri), id: UInt64(r.id) ?? 0, ms: r.date.epochMilliseconds,
+          group: group))
     }
     // Newest first; at one instant, requests above transactions, later ids above earlier ones.
     refs.sort { a, b in
-      if a.ref.ms != b.ref.ms { return a.ref.ms > b.ref.ms }
-      if a.ref.kind != b.ref.kind { return a.ref.kind == .request }
-      return a.ref.id > b.ref.id
+      if a.ms != b.ms { return a.ms > b.ms }
+      if a.kind != b.kind { return a.kind == .request }
+      return a.id > b.id
     }
-    var byGroup: [SubscriptionGroupID: Int] = [:]
-    var byProduct: [ProductID: Int] = [:]
+    // Groups in the order of their newest row.
+    var order = [Int32](repeating: -1, count: titles.count)
     var groups: [ManageGroup] = []
-    for entry in refs {
-      let known = entry.group.map { byGroup[$0] } ?? byProduct[entry.product]
-      if let i = known {
-        groups[i].refs.append(entry.ref)
-        continue
+    for ref in refs {
+      var at = order[Int(ref.group)]
+      if at < 0 {
+        at = Int32(groups.count)
+        order[Int(ref.group)] = at
+        groups.append(ManageGroup(title: titles[Int(ref.group)], refs: []))
       }
-      if let g = entry.group {
-        byGroup[g] = groups.count
-        groups.append(
-          ManageGroup(title: "\(store.configuration.group(g)?.name ?? g) (subscription group)", refs: [entry.ref]))
-      } else {
-        byProduct[entry.product] = groups.count
-        let type = store.configuration.product(entry.product)?.type.storeKitName ?? "product"
-        groups.append(ManageGroup(title: "\(entry.product) (\(type))", refs: [entry.ref]))
-      }
+      groups[Int(at)].refs.append(ref)
     }
     return groups
   }
@@ -260,11 +286,11 @@ struct ManageFilter: Equatable, Sendable {
   func rows(_ groups: [ManageGroup], _ store: Store) -> [ManageRow] {
     var rows: [ManageRow] = []
     let all = isEmpty
-    for g in groups {
+    if all { rows.reserveCapacity(groups.reduce(groups.count) { $0 + $1.refs.count }) }
+    for (i, g) in groups.enumerated() {
       let refs = all ? g.refs : g.refs.filter { matches(ManageRows.item($0, store)) }
       guard !refs.isEmpty else { continue }
-      rows.append(.heading(g.title))
-      rows.reserveCapacity(rows.count + refs.count)
+      rows.append(.heading(i))
       for r in refs { rows.append(.item(r)) }
     }
     return rows

@@ -95,8 +95,9 @@ enum ManageScreen {
         continue
       }
       switch m.rows[i] {
-      case .heading(let title):
-        lines.append(ManageLine(text: fit("-- \(TerminalText.field(title)) --", m.width), style: .heading))
+      case .heading(let group):
+        let title = TerminalText.field(m.groups[group].title)
+        lines.append(ManageLine(text: fit("-- \(title) --", m.width), style: .heading))
       case .item(let ref):
         let item = ManageRows.item(ref, m.store)
         let selected = i == m.cursor

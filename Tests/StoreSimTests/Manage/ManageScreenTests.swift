@@ -77,7 +77,9 @@ import Testing
     #expect(byID["2000000000000003"]?.state == "expired")
     #expect(byID["2000000000000002"]?.flags == ["unfinished"])
     #expect(byID["2000000000000005"]?.customer == "kid")
-    let headings = m.model.rows.compactMap { if case .heading(let t) = $0 { return t } else { return nil } }
+    let headings = m.model.rows.compactMap {
+      if case .heading(let g) = $0 { return m.model.groups[g].title } else { return nil }
+    }
     #expect(headings.contains("Navigation Services (subscription group)"))
   }
 
