@@ -107,6 +107,20 @@ enum Step {
   }
 }
 
+/// The main queue, which is where observers are called. On Linux, after `dispatchMain()` (as in
+/// a test run), the main queue and the main actor run on a thread that is not the main thread,
+/// so `Thread.isMainThread` alone does not say whether code runs on it.
+enum MainQueue {
+  private static let key = DispatchSpecificKey<Bool>()
+  private static let marked: Void = DispatchQueue.main.setSpecific(key: key, value: true)
+
+  /// Whether the caller runs on the main queue (or the main thread).
+  static var isCurrent: Bool {
+    _ = marked
+    return Thread.isMainThread || DispatchQueue.getSpecific(key: key) == true
+  }
+}
+
 extension SKPaymentQueue {
   /// Delivers on the main queue later (after an app's call returns).
   func scheduleDelivery() {
@@ -116,7 +130,7 @@ extension SKPaymentQueue {
   /// Delivers now, on the main thread (a test control's call): inline when on it, else waiting.
   func deliverNow() {
     guard hasWork else { return }
-    if Thread.isMainThread {
+    if MainQueue.isCurrent {
       drain()
     } else {
       DispatchQueue.main.sync { drain() }
