@@ -1,7 +1,8 @@
 import Foundation
 import StoreSim
 
-/// The app receipt of a session, as a file the app reads at `Bundle.main.appStoreReceiptURL`.
+/// The app receipt of a session, as a file the app reads (`SKTestSession.appStoreReceiptURL`,
+/// where the app reads `Bundle.main.appStoreReceiptURL`).
 ///
 /// Apple's receipt is a PKCS#7 container; storesim's is the compact JSON of the `receipt`
 /// object of a `verifyReceipt` response (`Store.receipt(customer:)`), so the base64 an app
@@ -77,14 +78,5 @@ final class AppReceiptFile: Sendable {
     } catch {
       return false
     }
-  }
-}
-
-extension Bundle {
-  /// StoreSimKit's: the app receipt of the session in reach (`SKTestSession.appStoreReceiptURL`),
-  /// for code that imports StoreSimKit; nil, after the printed hint, with no session. Every
-  /// bundle answers with the session's receipt.
-  public var appStoreReceiptURL: URL? {
-    SessionResolver.resolveOrWarn("Bundle.appStoreReceiptURL").map { $0.paymentQueue.receipt.url($0) }
   }
 }

@@ -6,7 +6,7 @@ struct QueueState {
   var observers: [any SKPaymentTransactionObserver] = []
   /// The queue's unfinished transactions, oldest first.
   var entries: [SKPaymentTransaction] = []
-  /// What observers are still to be told, in order.
+  /// What observers are still to be told, in order (held while there is no observer).
   var outbox: [Step] = []
   /// Requests started and not answered yet, in order (held weakly: a released request answers no one).
   var requests: [WeakRequest] = []
@@ -57,7 +57,9 @@ struct Change {
     return change
   }
 
-  func apply() {
+  /// Applies the change and puts the transaction in the queue if it is not there.
+  func apply(to s: inout QueueState) {
+    if !s.entries.contains(where: { $0 === transaction }) { s.entries.append(transaction) }
     transaction.fields.withLock { f in
       f.state = state
       f.identifier = identifier
@@ -74,28 +76,21 @@ struct Change {
 enum Step {
   /// Apply the changes, then `updatedTransactions` with their transactions (one call).
   case updated([Change])
-  /// Run an added payment through the store (needs an observer).
+  /// Run an added payment through the store.
   case process(SKPaymentTransaction)
   case removed([SKPaymentTransaction])
   /// A declined Ask to Buy: the deferred transaction leaves the queue with no callback.
   case vanish(SKPaymentTransaction)
   /// Tell a new observer of the unfinished transactions no later step is about.
   case replay(ObjectIdentifier)
-  /// Run a restore (needs an observer).
+  /// Run a restore.
   case restore(String?)
   case restoreFinished
   case restoreFailed(SKError)
   case revoked([String])
   case storefrontChanged
-  /// A promoted purchase started on the App Store (needs an observer).
+  /// A promoted purchase started on the App Store.
   case promoted(SKPayment, SKProduct)
-
-  var needsObserver: Bool {
-    switch self {
-    case .process, .restore, .promoted: return true
-    default: return false
-    }
-  }
 
   func mentions(_ t: SKPaymentTransaction) -> Bool {
     switch self {
@@ -146,7 +141,7 @@ extension SKPaymentQueue {
   /// Something is queued that could be delivered now.
   var hasWork: Bool {
     state.withLock { s in
-      !s.requests.isEmpty || s.outbox.contains { !$0.needsObserver || !s.observers.isEmpty }
+      !s.requests.isEmpty || (!s.outbox.isEmpty && !s.observers.isEmpty)
     }
   }
 
@@ -169,7 +164,8 @@ extension SKPaymentQueue {
         while !s.requests.isEmpty {
           if let request = s.requests.removeFirst().request { return (request, nil) }
         }
-        guard let step = s.outbox.first, !step.needsObserver || !s.observers.isEmpty else { return nil }
+        // Without an observer nothing is processed: the steps wait for one.
+        guard !s.observers.isEmpty, let step = s.outbox.first else { return nil }
         s.outbox.removeFirst()
         return (nil, step)
       }
@@ -184,10 +180,7 @@ extension SKPaymentQueue {
     switch step {
     case .updated(let changes):
       state.withLock { s in
-        for change in changes {
-          change.apply()
-          if !s.entries.contains(where: { $0 === change.transaction }) { s.entries.append(change.transaction) }
-        }
+        for change in changes { change.apply(to: &s) }
       }
       let transactions = changes.map(\.transaction)
       for o in observers { o.paymentQueue(self, updatedTransactions: transactions) }

@@ -138,6 +138,15 @@ extension SKPaymentQueue {
       }
       if !removed.isEmpty { steps.append(.removed(removed)) }
       if !revoked.isEmpty { steps.append(.revoked(revoked)) }
+      guard !s.observers.isEmpty else {
+        // The app is not listening: the queue changes, and an observer added later is told of
+        // what is unfinished then; there is no one to tell of removals and revocations.
+        for step in steps {
+          if case .updated(let changes) = step { for change in changes { change.apply(to: &s) } }
+          if case .vanish(let t) = step { s.entries.removeAll { $0 === t } }
+        }
+        return false
+      }
       s.outbox.append(contentsOf: steps)
       return !steps.isEmpty
     }
@@ -145,6 +154,8 @@ extension SKPaymentQueue {
 
   /// The storefront changed (called holding the session's lock).
   func storefrontChanged() {
-    state.withLock { $0.outbox.append(.storefrontChanged) }
+    state.withLock { s in
+      if !s.observers.isEmpty { s.outbox.append(.storefrontChanged) }
+    }
   }
 }

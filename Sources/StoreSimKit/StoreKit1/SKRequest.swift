@@ -96,7 +96,7 @@ public final class SKProductsResponse: NSObject, @unchecked Sendable {
 }
 
 /// A request for a new app receipt, as `SKReceiptRefreshRequest`: the session writes the
-/// receipt file (`Bundle.main.appStoreReceiptURL`) and the delegate gets `requestDidFinish(_:)`;
+/// receipt file (`SKTestSession.appStoreReceiptURL`) and the delegate gets `requestDidFinish(_:)`;
 /// a simulated `.appStoreSync` error (the App Store sign-in the refresh needs) fails it instead,
 /// `userCancelled` as `SKError.paymentCancelled`. The receipt properties are kept, not used.
 public final class SKReceiptRefreshRequest: SKRequest, @unchecked Sendable {

@@ -6,10 +6,15 @@ import StoreSim
 // simulated errors, refunds, `advance`): when it returns, payment queue observers have been
 // told what it caused.
 extension SKTestSession {
-  /// The app receipt file (`Bundle.main.appStoreReceiptURL` in code that imports StoreSimKit):
-  /// the compact JSON of the `verifyReceipt` response's `receipt` object, whose base64 is the
+  /// The app receipt file, what `Bundle.main.appStoreReceiptURL` is on a device: the compact
+  /// JSON of the `verifyReceipt` response's `receipt` object, whose base64 is the
   /// `receipt-data` an app sends to its server. Written when first asked for while the receipt
   /// is present, and rewritten after every change to the store.
+  ///
+  /// Foundation declares `Bundle.appStoreReceiptURL` (nil off Apple platforms), so StoreSimKit
+  /// cannot answer it: app code that reads the receipt takes its URL from outside in tests, as
+  /// with the clock (`Store(receiptURL: { Bundle.main.appStoreReceiptURL })` in the app,
+  /// `{ session.appStoreReceiptURL }` in tests).
   public var appStoreReceiptURL: URL { core.paymentQueue.receipt.url(core) }
 
   /// Not in StoreKitTest: whether the device has an app receipt (true at first). False removes

@@ -1,10 +1,13 @@
 import Foundation
 import StoreSimKit
+import StoreSimKitTesting
 import Testing
 
-/// The StoreKit 1 proof: the app's `LegacyStore` driven through a device-wide session, as
-/// StoreKitTest users write tests (the session at the top of each test, no closure).
-@Suite("StoreKit 1: the app's store with a device-wide session", .serialized)
+/// The StoreKit 1 proof: the app's `LegacyStore` driven through a session, as StoreKitTest
+/// users write tests (the session at the top of each test, no closure around the app's code);
+/// each test on a device of its own (`.isolatedTestSession`), so they run in parallel.
+/// `LegacyStoreXCTests` runs the same kind of test with the process's device.
+@Suite("StoreKit 1: the app's store", .isolatedTestSession)
 @MainActor
 struct LegacyStoreTests {
   static let ids: Set<String> = [
