@@ -94,7 +94,7 @@ public final class SKTestSession: Sendable {
   /// something is queued for it; one whose loops all ended is not waited for.
   ///
   /// It also delivers everything queued for StoreKit 1: payment queue observers and
-  /// `SKRequest` delegates (on the main thread), until both APIs have nothing left.
+  /// `SKRequest` delegates (on the main queue), until both APIs have nothing left.
   public func waitForTransactionUpdates() async {
     for _ in 0..<16 {
       await core.paymentQueue.deliverOnMain()

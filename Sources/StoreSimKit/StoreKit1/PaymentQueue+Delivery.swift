@@ -122,7 +122,7 @@ extension SKPaymentQueue {
     DispatchQueue.main.async { [weak self] in self?.drain() }
   }
 
-  /// Delivers now, on the main thread (a test control's call): inline when on it, else waiting.
+  /// Delivers now, on the main queue (a test control's call): inline when on it, else waiting.
   func deliverNow() {
     guard hasWork else { return }
     if MainQueue.isCurrent {
@@ -150,7 +150,7 @@ extension SKPaymentQueue {
     scheduleDelivery()
   }
 
-  /// Runs what is queued, in order, until nothing can run (called on the main thread). A call
+  /// Runs what is queued, in order, until nothing can run (called on the main queue). A call
   /// made while draining (from an observer) returns at once: the running drain goes on.
   func drain() {
     let first = state.withLock { s -> Bool in

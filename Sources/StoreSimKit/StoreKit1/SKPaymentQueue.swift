@@ -8,14 +8,16 @@ import StoreSim
 /// device has one per app), so an observer added during one test is not called by the next
 /// test's session.
 ///
-/// **When observers are called.** Always on the main thread, one call at a time, and never
-/// inside the queue method that caused it: `add(_:)` (payment), `finishTransaction(_:)`,
-/// `restoreCompletedTransactions()`, `add(_:)` (observer) and `SKRequest.start()` only queue
-/// what they cause and return; it is delivered from the main queue afterwards, as StoreKit does.
+/// **When observers are called.** Always on the main queue (the main actor's; StoreKit calls
+/// them on the main thread, and on Linux the main queue runs off the main thread once
+/// `dispatchMain()` runs, as in `swift test`), one call at a time, and never inside the queue
+/// method that caused it: `add(_:)` (payment), `finishTransaction(_:)`,
+/// `restoreCompletedTransactions()`, `add(_:)` (observer) and `SKRequest.start()` only queue what
+/// they cause and return; it is delivered from the main queue afterwards, as StoreKit does.
 /// Tests make delivery deterministic two ways: every `SKTestSession` control (Ask to Buy
 /// approval, refund, `advance`, `buyProduct`, `resolveIssueForTransaction`, ...) delivers what
-/// it caused, and anything still queued, before it returns (on the main thread: inline when
-/// called there, else waiting for it), and `await session.waitForTransactionUpdates()` delivers
+/// it caused, and anything still queued, before it returns (inline when called on the main
+/// queue, else waiting for it), and `await session.waitForTransactionUpdates()` delivers
 /// everything queued for StoreKit 1 observers and requests as well as StoreKit 2 listeners.
 ///
 /// While no observer is added, nothing is processed: payments wait, and an observer added later
@@ -30,11 +32,11 @@ public final class SKPaymentQueue: NSObject, @unchecked Sendable {
     super.init()
   }
 
-  /// Used when no session is in reach: it keeps observers and payments, and processes nothing.
+  /// Used when no session is in reach: payments fail with `SKError.unknown` (once an observer is added).
   private static let unattached = SKPaymentQueue(core: nil)
 
-  /// The queue of the session in reach (with none, a queue that processes nothing, after the
-  /// printed hint of how to create a session).
+  /// The queue of the session in reach (with none, a queue whose payments fail with
+  /// `SKError.unknown`, after the printed hint of how to create a session).
   public class func `default`() -> SKPaymentQueue {
     SessionResolver.resolveOrWarn("SKPaymentQueue.default()")?.paymentQueue ?? unattached
   }

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// The optional methods of StoreKit's protocol have default implementations here (doing
 /// nothing; `shouldAddStorePayment` answers true, as an observer without it does in StoreKit).
-/// StoreSimKit calls observers on the main thread, one call at a time, never inside the
+/// StoreSimKit calls observers on the main queue (the main actor), one call at a time, never inside the
 /// `SKPaymentQueue` call that caused it; see `SKPaymentQueue` for when.
 public protocol SKPaymentTransactionObserver: NSObjectProtocol {
   func paymentQueue(_ queue: SKPaymentQueue, updatedTransactions transactions: [SKPaymentTransaction])

@@ -13,7 +13,7 @@ extension SKRequestDelegate {
 }
 
 /// A request to the App Store, as `SKRequest`: `start()` sends it to the session in reach; the
-/// answer comes later, on the main thread, like the payment queue's callbacks (see
+/// answer comes later, on the main queue, like the payment queue's callbacks (see
 /// `SKPaymentQueue`). The caller keeps the request: one that is released before it answers
 /// tells no one. `cancel()` stops an answer that has not come yet.
 public class SKRequest: NSObject, @unchecked Sendable {
@@ -33,7 +33,7 @@ public class SKRequest: NSObject, @unchecked Sendable {
 
   public func cancel() { session.withLock { $0.cancelled = true } }
 
-  /// Answers (on the main thread), unless cancelled.
+  /// Answers (on the main queue), unless cancelled.
   func deliver() {
     let (core, cancelled) = session.withLock { $0 }
     guard let core, !cancelled else { return }

@@ -32,6 +32,19 @@ struct StoreKit1And2Tests {
     #expect(SKPaymentQueue.default().transactions.isEmpty)
   }
 
+  @Test func aStoreKit1PurchaseIsNotOnTransactionUpdates() async throws {
+    let session = try SKTestSession(contentsOf: Kit.appleSample)
+    SKPaymentQueue.default().add(RecordingObserver())  // never finishes
+    let car = try #require(await ProductsFetcher().fetch(["nonconsumable.car"], session)["nonconsumable.car"])
+    SKPaymentQueue.default().add(SKPayment(product: car))
+    await session.waitForTransactionUpdates()
+    #expect(await collect(Transaction.unfinished).map(\.productID) == ["nonconsumable.car"])
+    // The first listener's replay of unfinished transactions leaves out the app's own purchase.
+    var updates = Transaction.updates.makeAsyncIterator()
+    try await session.buyProduct(identifier: "nonconsumable.racecar")
+    #expect(await updates.next()?.unsafePayloadValue.productID == "nonconsumable.racecar")
+  }
+
   @Test func aStoreKit2PurchaseReachesTheStoreKit1Observer() async throws {
     let session = try SKTestSession(contentsOf: Kit.appleSample)
     let store = await LegacyStoreTests.launch(session)
