@@ -69,8 +69,8 @@ public enum AppStore {
     if let error = core.simulatedGenericError(.appStoreSync) { throw error }
   }
 
-  /// Whether the customer may pay (always true in a session).
-  public static var canMakePayments: Bool { true }
+  /// Whether the customer may pay (`SKTestSession.canMakePayments`, true unless the test says not).
+  public static var canMakePayments: Bool { SessionResolver.resolve()?.paymentQueue.paymentsAllowed ?? true }
 
   /// The device's identifier for `deviceVerification` values (one per session).
   public static var deviceVerificationID: UUID? {

@@ -92,7 +92,16 @@ public final class SKTestSession: Sendable {
   ///
   /// A sequence that was read but whose loop has not started yet is waited for only if
   /// something is queued for it; one whose loops all ended is not waited for.
-  public func waitForTransactionUpdates() async { await core.settle() }
+  ///
+  /// It also delivers everything queued for StoreKit 1: payment queue observers and
+  /// `SKRequest` delegates (on the main queue), until both APIs have nothing left.
+  public func waitForTransactionUpdates() async {
+    for _ in 0..<16 {
+      await core.paymentQueue.deliverOnMain()
+      await core.settle()
+      if !core.paymentQueue.hasWork { return }
+    }
+  }
 
   // MARK: Properties
 
@@ -123,7 +132,10 @@ public final class SKTestSession: Sendable {
   /// ISO 3166-1 alpha-3 storefront code.
   public var storefront: String {
     get { core[setting: \.storefront] }
-    set { core[setting: \.storefront] = newValue }
+    set {
+      core[setting: \.storefront] = newValue
+      core.paymentQueue.deliverNow()
+    }
   }
   public var locale: Locale {
     get { Locale(identifier: core.read { $0.settings.locale }) }
@@ -162,11 +174,13 @@ public final class SKTestSession: Sendable {
   /// Restores every setting to the configuration's values.
   public func resetToDefaultState() {
     _ = try? core.mutate { (store: inout Store) throws(StoreError) in store.resetToDefaultState() }
+    core.paymentQueue.deliverNow()
   }
 
   /// Removes every transaction; intro offers become available again.
   public func clearTransactions() {
     _ = try? core.mutate { (store: inout Store) throws(StoreError) in store.clearTransactions() }
+    core.paymentQueue.deliverNow()
   }
 
   /// A purchase made outside the app: the app sees it on `Transaction.updates`.
@@ -196,6 +210,7 @@ public final class SKTestSession: Sendable {
     } catch {
       throw Self.testError(error)
     }
+    core.paymentQueue.deliverNow()
     switch result {
     case .success(let t, _):
       return core.read { store in Transaction(t, store: store, customer: customer, core: core) }
@@ -340,12 +355,14 @@ public final class SKTestSession: Sendable {
 
   // MARK: Helpers
 
+  /// Runs a control; StoreKit 1 observers have been told what it caused when it returns.
   func control<Value>(_ body: (inout Store) throws(StoreError) -> Outcome<Value>) throws {
     do {
       _ = try core.mutate(body)
     } catch {
       throw Self.testError(error)
     }
+    core.paymentQueue.deliverNow()
   }
 
   func productID(of identifier: UInt) throws -> String {

@@ -135,6 +135,7 @@ extension SessionCore {
   /// A new storefront for `Storefront.updates` listeners, if it changed.
   func storefrontChanged(from old: String) -> [() -> Void] {
     guard store.settings.storefront != old else { return [] }
+    paymentQueue.storefrontChanged()
     let storefront = Self.storefront(of: store)
     var wakeups: [() -> Void] = []
     for case let l as Listener<Storefront> in listeners { l.enqueue([storefront], into: &wakeups) }

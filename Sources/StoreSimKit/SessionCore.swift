@@ -15,6 +15,8 @@ final class SessionCore: @unchecked Sendable {
   let customer = CustomerID.default
   /// The device identifier of `AppStore.deviceVerificationID`.
   let deviceVerificationID = UUID()
+  /// StoreKit 1's payment queue and the app receipt (StoreKit1/).
+  let paymentQueue: SKPaymentQueue
 
   // Listener state, guarded by `lock` (see SessionCore+Listeners.swift).
   var listeners: [ListenerBase] = []
@@ -31,7 +33,11 @@ final class SessionCore: @unchecked Sendable {
   private var cancelPurchases = false
   private var versions = (app: "1", original: "1")
 
-  init(store: Store) { self.store = store }
+  init(store: Store) {
+    self.store = store
+    paymentQueue = SKPaymentQueue(core: nil)
+    paymentQueue.core = self
+  }
 
   // MARK: Reading and mutating
 
@@ -43,9 +49,12 @@ final class SessionCore: @unchecked Sendable {
 
   /// Runs an engine mutation and queues what it caused on every listener before returning.
   /// `purchasesOnUpdates` also delivers `purchaseResult` transactions on `updates` (purchases
-  /// made outside the app, `SKTestSession.buyProduct`).
+  /// made outside the app, `SKTestSession.buyProduct`); `fromStoreKit1` marks a payment of the
+  /// StoreKit 1 queue, whose own transaction the queue reports itself. StoreKit 1 observers'
+  /// deliveries are queued too, and scheduled on the main queue.
   func mutate<T>(
-    purchasesOnUpdates: Bool = false, _ body: (inout Store) throws(StoreError) -> Outcome<T>
+    purchasesOnUpdates: Bool = false, fromStoreKit1: Bool = false,
+    _ body: (inout Store) throws(StoreError) -> Outcome<T>
   ) throws(StoreError) -> T {
     lock.lock()
     let storefront = store.settings.storefront
@@ -58,8 +67,12 @@ final class SessionCore: @unchecked Sendable {
     }
     var wakeups = deliver(outcome.events, purchasesOnUpdates: purchasesOnUpdates)
     wakeups += storefrontChanged(from: storefront)
+    let storeKit1 =
+      paymentQueue.storeChanged(outcome.events, store: store, customer: customer, fromStoreKit1: fromStoreKit1)
+      || store.settings.storefront != storefront
     lock.unlock()
     for wake in wakeups { wake() }
+    if storeKit1 { paymentQueue.scheduleDelivery() }
     return outcome.value
   }
 
@@ -69,8 +82,10 @@ final class SessionCore: @unchecked Sendable {
     let storefront = store.settings.storefront
     body(&store.settings)
     let wakeups = storefrontChanged(from: storefront)
+    let storeKit1 = store.settings.storefront != storefront
     lock.unlock()
     for wake in wakeups { wake() }
+    if storeKit1 { paymentQueue.scheduleDelivery() }
   }
 
   /// One setting, read and written under the lock.
