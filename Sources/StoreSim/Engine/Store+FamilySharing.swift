@@ -127,6 +127,7 @@ extension Store {
     state.customers[mi].transactions[ti].revocationDate = state.now
     state.customers[mi].transactions[ti].revocationReason = reason
     state.customers[mi].transactions[ti].isFamilyRevocation = true
+    markModified(mi, ti)
     let copy = state.customers[mi].transactions[ti]
     emit(mi, .transactionRevoked(copy.id, copy.productID))
     guard notifying else { return }

@@ -197,6 +197,7 @@ extension Store {
     t.id = newTransactionID()
     t.originalID = originalID ?? t.id
     t.originalPurchaseDate = originalPurchaseDate ?? t.purchaseDate
+    t.modificationOrder = nextModificationOrder()
     state.customers[ci].transactions.append(t)
     emit(ci, .transactionCreated(t.id, t.productID, delivery: delivery))
     return t
@@ -396,10 +397,12 @@ extension Store {
   mutating func markUpgraded(_ ci: Int, _ id: TransactionID) {
     guard let ti = state.customers[ci].transactions.lastIndex(where: { $0.id == id }) else { return }
     state.customers[ci].transactions[ti].isUpgraded = true
+    markModified(ci, ti)
     emit(ci, .transactionUpgraded(id, state.customers[ci].transactions[ti].productID))
     for mi in familyMembers(of: ci) {
       if let copy = state.customers[mi].transactions.lastIndex(where: { $0.sharedTransactionID == id }) {
         state.customers[mi].transactions[copy].isUpgraded = true
+        markModified(mi, copy)
         emit(
           mi,
           .transactionUpgraded(

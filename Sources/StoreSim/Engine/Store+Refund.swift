@@ -38,6 +38,7 @@ extension Store {
     if state.refundRequests?.isEmpty == true { state.refundRequests = nil }
     state.customers[ci].transactions[ti].revocationDate = state.now
     state.customers[ci].transactions[ti].revocationReason = reason
+    markModified(ci, ti)
     emit(ci, .transactionRevoked(id, t.productID))
     var group: SubscriptionGroupID?
     var losesAccess = t.productType != .autoRenewable
@@ -156,6 +157,7 @@ extension Store {
       guard t.isRevoked, !t.isFamilyRevocation, t.ownershipType == .purchased else { throw .notRefunded(id) }
       store.state.customers[ci].transactions[ti].revocationDate = nil
       store.state.customers[ci].transactions[ti].revocationReason = nil
+      store.markModified(ci, ti)
       store.emit(ci, .refundReversed(id, t.productID))
       if let g = t.subscriptionGroupID,
         let si = store.subscriptionIndex(ci, group: g),
