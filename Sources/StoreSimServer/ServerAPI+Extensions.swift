@@ -113,6 +113,7 @@ extension ServerAPI {
   ) throws
     -> APIResponse
   {
+    guard store.configuration.product(productID)?.type == .autoRenewable else { throw APIError.invalidProductID }
     guard requestIdentifier.utf8.count <= 128 else { throw APIError.invalidRequestIdentifier }
     guard
       let m = store.serverRecords.massExtensions.first(where: {
