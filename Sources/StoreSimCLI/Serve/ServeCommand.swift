@@ -148,6 +148,6 @@ extension SessionService {
     let environment = inv.environment
     self.init(
       location: location, now: environment.now, load: { try SessionContext.load(inv, $0, partial: $1) },
-      warning: { environment.writeErr(TerminalText.block("warning: \($0)") + "\n") })
+      warning: { environment.writeErr(TerminalText.block("warning: \($0)") + "\n") }, cacheAnswers: true)
   }
 }
