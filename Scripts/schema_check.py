@@ -95,6 +95,7 @@ def main():
             ["restore"], ["expire", "subscription.pro"], ["advance", "--next"], ["advance", "1d"],
             ["buy", "subscription.pro"], ["extend", "2000000000000014", "--days", "3"],
             ["extend-all", "subscription.pro", "--days", "2"], ["consumption"],
+            ["notifications", "--since", "0"], ["notifications", "--decoded", "--since", "0"],
             ["delete", "2000000000000002"], ["reset", "--settings"], ["reset", "--transactions"],
         ]
         for args in story:

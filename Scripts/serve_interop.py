@@ -93,6 +93,19 @@ def expect_api_error(call, status, code, what):
     failures.append(f"{what}: no APIException")
 
 
+BOUGHT_AFTER_THE_REFUND = {"nonRenewing.standard", "nonconsumable.racecar"}
+
+
+def modified_order(transactions):
+    """Transactions in the order Apple's history lists them: by the date each was last
+    modified (a refund moves a transaction to the refund's date). On one virtual date, the
+    order of the commands: renewals, then the refund, then the purchases made after it."""
+    def key(t):
+        rank = 1 if "revocationDate" in t else 2 if t["productId"] in BOUGHT_AFTER_THE_REFUND else 0
+        return (max(t["purchaseDate"], t.get("revocationDate", 0)), rank)
+    return [t["transactionId"] for t in sorted(transactions, key=key)]
+
+
 def main():
     global calls
     work = tempfile.mkdtemp(prefix="storesim-serve-")
@@ -165,7 +178,8 @@ def run_checks(work, url):
             if not response.hasMore or pages > 50:
                 return ids, pages
 
-    all_ids = [t["transactionId"] for t in transactions]
+    all_ids = modified_order(transactions)
+    check(all_ids != [t["transactionId"] for t in transactions], "the refund should move a transaction in history order")
     for version in (GetTransactionHistoryVersion.V1, GetTransactionHistoryVersion.V2):
         ids, pages = history(version, TransactionHistoryRequest())
         check(ids == all_ids, f"history {version.value}: {len(ids)} transactions in {pages} pages, expected {len(all_ids)}")
@@ -173,12 +187,12 @@ def run_checks(work, url):
         ids, _ = history(version, TransactionHistoryRequest(sort=Order.DESCENDING))
         check(ids == list(reversed(all_ids)), f"history {version.value} DESCENDING")
         ids, _ = history(version, TransactionHistoryRequest(productTypes=[ProductType.AUTO_RENEWABLE]))
-        check(ids == [t["transactionId"] for t in transactions if t["type"] == "Auto-Renewable Subscription"], f"history {version.value} AUTO_RENEWABLE")
+        check(ids == modified_order([t for t in transactions if t["type"] == "Auto-Renewable Subscription"]), f"history {version.value} AUTO_RENEWABLE")
         ids, _ = history(version, TransactionHistoryRequest(productIds=["nonconsumable.car"], revoked=True))
         check(ids == [t["transactionId"] for t in transactions if t["productId"] == "nonconsumable.car" and "revocationDate" in t], f"history {version.value} revoked car")
         mid = transactions[len(transactions) // 2]["purchaseDate"]
         ids, _ = history(version, TransactionHistoryRequest(startDate=mid))
-        check(ids == [t["transactionId"] for t in transactions if t["purchaseDate"] >= mid], f"history {version.value} startDate")
+        check(ids == modified_order([t for t in transactions if t["purchaseDate"] >= mid]), f"history {version.value} startDate")
 
     # A purchase with the CLI between two calls is seen by the second.
     before, _ = history(GetTransactionHistoryVersion.V2, TransactionHistoryRequest())
@@ -187,7 +201,28 @@ def run_checks(work, url):
     check(len(after) == len(before) + 1, f"a CLI purchase between calls: {len(before)} then {len(after)} transactions")
     transactions = json.loads(storesim("transactions", "--json", cwd=work))
     by_id = {t["transactionId"]: t for t in transactions}
-    check(after == [t["transactionId"] for t in transactions], "history after the purchase equals transactions --json")
+    check(after == modified_order(transactions), "history after the purchase equals transactions --json in modified order")
+
+    # A kept revision returns only what changed since, with its new data: a refund of an old
+    # transaction, then nothing.
+    kept = None
+    while True:
+        calls += 1
+        page = client.get_transaction_history(first, kept, TransactionHistoryRequest(), GetTransactionHistoryVersion.V2)
+        kept = page.revision
+        if not page.hasMore:
+            break
+    old = [t for t in transactions if t["type"] == "Auto-Renewable Subscription"][1]["transactionId"]  # an old renewal
+    storesim("refund", old, cwd=work)
+    calls += 1
+    since = client.get_transaction_history(first, kept, TransactionHistoryRequest(), GetTransactionHistoryVersion.V2)
+    changed = [verifier.verify_and_decode_signed_transaction(s) for s in since.signedTransactions]
+    check([t.transactionId for t in changed] == [old] and changed[0].revocationDate is not None, f"a kept revision after a refund returned {[t.transactionId for t in changed]}")
+    calls += 1
+    again = client.get_transaction_history(first, since.revision, TransactionHistoryRequest(), GetTransactionHistoryVersion.V2)
+    check(again.signedTransactions == [] and again.hasMore is False, "a kept revision with no change since returned transactions")
+    transactions = json.loads(storesim("transactions", "--json", cwd=work))
+    by_id = {t["transactionId"]: t for t in transactions}
 
     # Subscription statuses.
     statuses = json.loads(storesim("status", "--json", cwd=work))
@@ -227,19 +262,31 @@ def run_checks(work, url):
     calls += 1
     check(client.look_up_order_id("MNOSUCHORDER").rawStatus == 1, "unknown order id")
 
-    # Notification history, every page.
+    # Notification history lists what storesim attempted to deliver, within the last 30 days
+    # (sandbox and local testing): every page, then onlyFailures, then a start too far back.
+    subprocess.run([BIN, "notifications", "deliver", "http://127.0.0.1:9/"], cwd=work, capture_output=True)
     notifications = json.loads(storesim("notifications", "--json", cwd=work))
+    now_ms = json.loads(storesim("now", "--json", cwd=work))["now"]
+    start = now_ms - 29 * 86400000
+    recent = [n["notificationUUID"] for n in notifications if n["signedDate"] >= start]
+    check(len(recent) > 0, "no recent notifications to list")
     seen, token, pages = [], None, 0
     while True:
         calls += 1
-        response = client.get_notification_history(token, NotificationHistoryRequest(startDate=0, endDate=4102444800000))
+        response = client.get_notification_history(token, NotificationHistoryRequest(startDate=start, endDate=4102444800000))
         for item in response.notificationHistory:
             seen.append(verifier.verify_and_decode_notification(item.signedPayload).notificationUUID)
+            check(item.sendAttempts and item.sendAttempts[0].sendAttemptResult is not None, "a history item without its attempts")
         pages += 1
         if not response.hasMore or pages > 100:
             break
         token = response.paginationToken
-    check(seen == [n["notificationUUID"] for n in notifications], f"notification history: {len(seen)} of {len(notifications)} in {pages} pages")
+    check(seen == recent, f"notification history: {len(seen)} of {len(recent)} in {pages} pages")
+    calls += 1
+    failures_only = client.get_notification_history(None, NotificationHistoryRequest(startDate=start, endDate=4102444800000, onlyFailures=True))
+    check(len(failures_only.notificationHistory) == min(len(recent), 20), "onlyFailures: every attempt failed")
+    expect_api_error(lambda: client.get_notification_history(None, NotificationHistoryRequest(startDate=now_ms - 31 * 86400000, endDate=now_ms)), 400, 4000012, "a start date past the 30-day window")
+    expect_api_error(lambda: client.get_notification_history(None, NotificationHistoryRequest(startDate=start, endDate=start)), 400, 4000013, "equal start and end dates")
 
     # App transaction.
     calls += 1
@@ -270,11 +317,15 @@ def run_checks(work, url):
         check(verifier.verify_and_decode_notification(received[-1]["signedPayload"]).rawNotificationType == "RENEWAL_EXTENDED", "RENEWAL_EXTENDED delivered")
         expect_api_error(lambda: client.extend_subscription_renewal_date(original, ExtendRenewalDateRequest(extendByDays=91, extendReasonCode=ExtendReasonCode.OTHER, requestIdentifier="ext-2")), 400, 4000009, "extendByDays 91")
         product = subscription["transaction"]["productId"]
+        mass_id = str(uuid.uuid4())
         calls += 1
-        client.extend_renewal_date_for_all_active_subscribers(MassExtendRenewalDateRequest(extendByDays=3, extendReasonCode=ExtendReasonCode.SERVICE_ISSUE_OR_OUTAGE, requestIdentifier="mass-1", productId=product))
+        client.extend_renewal_date_for_all_active_subscribers(MassExtendRenewalDateRequest(extendByDays=3, extendReasonCode=ExtendReasonCode.SERVICE_ISSUE_OR_OUTAGE, requestIdentifier=mass_id, productId=product))
         calls += 1
-        mass = client.get_status_of_subscription_renewal_date_extensions("mass-1", product)
+        mass = client.get_status_of_subscription_renewal_date_extensions(mass_id, product)
         check(mass.complete and mass.succeededCount == 1 and mass.failedCount == 0, f"mass extension status {mass}")
+        summary = verifier.verify_and_decode_notification(received[-1]["signedPayload"])
+        check(summary.rawNotificationType == "RENEWAL_EXTENSION" and summary.rawSubtype == "SUMMARY" and summary.summary is not None and summary.summary.requestIdentifier == mass_id and summary.summary.succeededCount == 1, "RENEWAL_EXTENSION/SUMMARY delivered")
+        expect_api_error(lambda: client.extend_renewal_date_for_all_active_subscribers(MassExtendRenewalDateRequest(extendByDays=3, extendReasonCode=ExtendReasonCode.OTHER, requestIdentifier="not-a-uuid", productId=product)), 400, 4000011, "a mass extension without a UUID")
         expect_api_error(lambda: client.extend_subscription_renewal_date(original, ExtendRenewalDateRequest(extendByDays=1, extendReasonCode=ExtendReasonCode.OTHER, requestIdentifier="ext-3")), 403, 4030005, "a third extension in a year")
 
         consumable = next(t for t in transactions if t["type"] == "Consumable")["transactionId"]
@@ -291,12 +342,29 @@ def run_checks(work, url):
         calls += 1
         client.set_app_account_token(original, UpdateAppAccountTokenRequest(appAccountToken=token))
         mine = [t for t in json.loads(storesim("transactions", "--json", cwd=work)) if t["originalTransactionId"] == original]
-        check(mine and all(t.get("appAccountToken") == token for t in mine), "app account token on every transaction of the subscription")
+        check(mine and mine[-1].get("appAccountToken") == token and all(t.get("appAccountToken") != token for t in mine[:-1]), "app account token on the current renewal only, not on past transactions")
+        expect_api_error(lambda: client.set_app_account_token(original, UpdateAppAccountTokenRequest(appAccountToken="")), 400, 4000183, "an empty app account token")
+
+        # Finish Transaction: a consumable leaves history v1 and stays in v2.
+        fuel = [t["transactionId"] for t in json.loads(storesim("transactions", "--unfinished", "--json", cwd=work)) if t["type"] == "Consumable"]
+        check(len(fuel) > 0, "no unfinished consumable to finish")
+        calls += 1
+        client.finish_transaction(fuel[0])
+        unfinished = [t["transactionId"] for t in json.loads(storesim("transactions", "--unfinished", "--json", cwd=work))]
+        check(fuel[0] not in unfinished, "finish_transaction did not finish it for the CLI")
+        v1, _ = history(GetTransactionHistoryVersion.V1, TransactionHistoryRequest(productTypes=[ProductType.CONSUMABLE]))
+        v2, _ = history(GetTransactionHistoryVersion.V2, TransactionHistoryRequest(productTypes=[ProductType.CONSUMABLE]))
+        check(fuel[0] not in v1 and fuel[0] in v2, "a finished consumable: out of history v1, in v2")
 
     # Errors as the library's APIException with Apple's codes.
     expect_api_error(lambda: client.get_transaction_info("9999"), 404, 4040010, "unknown transaction id")
     expect_api_error(lambda: client.get_transaction_info("12ab"), 400, 4000006, "invalid transaction id")
     expect_api_error(lambda: client.get_all_subscription_statuses("9999"), 404, 4040010, "statuses of an unknown transaction")
+    app_transaction_id = transactions[0]["appTransactionId"]
+    expect_api_error(lambda: client.get_transaction_info(app_transaction_id), 400, 4000048, "transaction info for an appTransactionId")
+    expect_api_error(lambda: client.finish_transaction(app_transaction_id), 400, 4000048, "finish an appTransactionId")
+    calls += 1
+    check(client.get_all_subscription_statuses(app_transaction_id).data is not None, "statuses by appTransactionId")
     other = AppStoreServerAPIClient(pem, "KEY123ABC", "issuer-5678", "com.example.other", Environment.LOCAL_TESTING)
     other._base_url = url
     expect_api_error(lambda: other.get_transaction_info(first), 401, None, "a token for another bundle id")

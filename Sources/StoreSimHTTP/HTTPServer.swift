@@ -24,8 +24,8 @@ package final class HTTPServer: @unchecked Sendable {
     package var connections = 64
   }
 
-  /// What the handler answers: status and JSON body.
-  package typealias Handler = @Sendable (HTTPRequest) -> (status: Int, body: String)
+  /// What the handler answers for a request.
+  package typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
   /// The JSON body of a response the server makes itself (a malformed or oversized request,
   /// too many connections, a slow client), from its status and a sentence saying why.
   package typealias RefusalBody = @Sendable (_ status: Int, _ message: String) -> String
@@ -209,7 +209,7 @@ package final class HTTPServer: @unchecked Sendable {
       guard admitted else {
         let connection = Connection(fd: conn, peer: client, server: self)
         connection.respond(
-          status: 503, body: refusalBody(503, "Too many connections."), keepAlive: false,
+          HTTPResponse(status: 503, body: refusalBody(503, "Too many connections.")), keepAlive: false,
           request: nil, started: Deadline(seconds: 0))
         close(conn)
         continue
@@ -332,9 +332,7 @@ package final class HTTPServer: @unchecked Sendable {
         let request = HTTPRequest(method: head.method, target: head.target, headers: head.headers, body: body)
         let answer = server.handler(request)
         let keepAlive = head.keepAlive && !server.stopRequested
-        guard respond(status: answer.status, body: answer.body, keepAlive: keepAlive, request: head, started: started),
-          keepAlive
-        else { return }
+        guard respond(answer, keepAlive: keepAlive, request: head, started: started), keepAlive else { return }
       }
     }
 
@@ -418,15 +416,18 @@ package final class HTTPServer: @unchecked Sendable {
     /// Answers an error and closes the connection.
     private func refuse(_ status: Int, _ message: String, request: Head?, started: Deadline) {
       respond(
-        status: status, body: server.refusalBody(status, message), keepAlive: false, request: request, started: started)
+        HTTPResponse(status: status, body: server.refusalBody(status, message)), keepAlive: false, request: request,
+        started: started)
     }
 
     /// Writes a response and logs it; false when it could not be written.
     @discardableResult
-    package func respond(status: Int, body: String, keepAlive: Bool, request: Head?, started: Deadline) -> Bool {
-      let bytes = Array(body.utf8)
+    package func respond(_ response: HTTPResponse, keepAlive: Bool, request: Head?, started: Deadline) -> Bool {
+      let status = response.status
+      let bytes = Array(response.body.utf8)
       var text = "HTTP/1.1 \(status) \(HTTPStatus.reason(status))\r\n"
-      text += "Content-Type: application/json\r\nContent-Length: \(bytes.count)\r\n"
+      text += "Content-Type: \(response.contentType)\r\nContent-Length: \(bytes.count)\r\n"
+      for field in response.headers { text += "\(field.name): \(field.value)\r\n" }
       text += keepAlive ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n"
       let sent = send(Array(text.utf8) + bytes, Deadline(seconds: server.limits.writeSeconds))
       if let log = server.log {

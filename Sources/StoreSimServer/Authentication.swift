@@ -4,42 +4,70 @@ import StoreSim
 /// The bearer token check: shape and claims as Apple requires. The ES256 signature cannot be
 /// checked without the team's public key, which the App Store holds and storesim does not.
 package enum Authentication {
-  /// nil when the header carries an acceptable token, else the reason it does not.
+  /// nil when the header carries an acceptable token for `bundleID`, else the reason it does not.
   package static func check(_ header: String?, bundleID: String, now: Date) -> String? {
-    guard let header, !header.isEmpty else { return "missing Authorization header" }
+    switch token(header, now: now) {
+    case .failure(let reason): return reason.text
+    case .success(let token): return token.refusal(for: bundleID)
+    }
+  }
+
+  /// A bearer token whose shape and claims were checked, but not yet against the session.
+  package struct Token: Sendable {
+    /// The `bid` claim.
+    package var bundleID: String
+    /// The `exp` claim (seconds since 1970).
+    package var expiry: Double
+
+    /// Why the token is refused for a session of `bundleID` (nil: it is accepted).
+    package func refusal(for sessionBundleID: String) -> String? {
+      bundleID == sessionBundleID
+        ? nil : "the token's bid \(bundleID) is not the session's bundle id \(sessionBundleID)"
+    }
+  }
+
+  /// Why a header is refused.
+  package struct Refusal: Error {
+    package var text: String
+  }
+
+  /// Reads and checks a bearer token without the session: its shape and its claims, except
+  /// that `bid` names the session's app (see `Token.refusal(for:)`).
+  package static func token(_ header: String?, now: Date) -> Result<Token, Refusal> {
+    func refuse(_ text: String) -> Result<Token, Refusal> { .failure(Refusal(text: text)) }
+    guard let header, !header.isEmpty else { return refuse("missing Authorization header") }
     guard header.utf8.count > 7,
       header.utf8.prefix(7).map({ (65...90).contains($0) ? $0 + 32 : $0 }) == Array("bearer ".utf8)
     else {
-      return "the Authorization header is not a Bearer token"
+      return refuse("the Authorization header is not a Bearer token")
     }
     let token = header.dropFirst(7).drop { $0 == " " }
     let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-    guard parts.count == 3, !parts[2].isEmpty else { return "the token is not a compact JWS" }
+    guard parts.count == 3, !parts[2].isEmpty else { return refuse("the token is not a compact JWS") }
     guard let headerBytes = base64URL(parts[0]), let h = try? JSONParser.parse(headerBytes) else {
-      return "the token header is not base64url JSON"
+      return refuse("the token header is not base64url JSON")
     }
     guard let payloadBytes = base64URL(parts[1]), let p = try? JSONParser.parse(payloadBytes) else {
-      return "the token payload is not base64url JSON"
+      return refuse("the token payload is not base64url JSON")
     }
-    guard case .string("ES256") = h["alg"]?.value else { return "the token's alg is not ES256" }
-    guard case .string(let kid) = h["kid"]?.value, !kid.isEmpty else { return "the token header has no kid" }
-    if let typ = h["typ"], typ.value != .string("JWT") { return "the token's typ is not JWT" }
-    guard case .string(let iss) = p["iss"]?.value, !iss.isEmpty else { return "the token has no iss" }
+    guard case .string("ES256") = h["alg"]?.value else { return refuse("the token's alg is not ES256") }
+    guard case .string(let kid) = h["kid"]?.value, !kid.isEmpty else { return refuse("the token header has no kid") }
+    if let typ = h["typ"], typ.value != .string("JWT") { return refuse("the token's typ is not JWT") }
+    guard case .string(let iss) = p["iss"]?.value, !iss.isEmpty else { return refuse("the token has no iss") }
     guard case .string("appstoreconnect-v1") = p["aud"]?.value else {
-      return "the token's aud is not appstoreconnect-v1"
+      return refuse("the token's aud is not appstoreconnect-v1")
     }
-    guard case .string(let bid) = p["bid"]?.value else { return "the token has no bid" }
-    guard bid == bundleID else { return "the token's bid \(bid) is not the session's bundle id \(bundleID)" }
-    guard let exp = seconds(p["exp"]) else { return "the token has no exp" }
+    guard case .string(let bid) = p["bid"]?.value else { return refuse("the token has no bid") }
+    guard let exp = seconds(p["exp"]) else { return refuse("the token has no exp") }
     let nowSeconds = now.timeIntervalSince1970
-    guard exp > nowSeconds else { return "the token expired" }
+    guard exp > nowSeconds else { return refuse("the token expired") }
     if let iat = seconds(p["iat"]) {
-      guard exp - iat <= 3600 else { return "the token's exp is more than an hour after its iat" }
-      guard iat <= nowSeconds + 60 else { return "the token's iat is in the future" }
+      guard exp - iat <= 3600 else { return refuse("the token's exp is more than an hour after its iat") }
+      guard iat <= nowSeconds + 60 else { return refuse("the token's iat is in the future") }
     } else {
-      guard exp - nowSeconds <= 3600 else { return "the token's exp is more than an hour away" }
+      guard exp - nowSeconds <= 3600 else { return refuse("the token's exp is more than an hour away") }
     }
-    return nil
+    return .success(Token(bundleID: bid, expiry: exp))
   }
 
   /// The `exp` claim of a bearer token (already checked by `check`).

@@ -1,86 +1,32 @@
 import Foundation
 import StoreSim
 
-/// The reading endpoints about transactions: info, history, statuses, orders, refunds, the
-/// app transaction.
+/// The endpoints about single transactions and the customer's subscriptions: info, finish,
+/// statuses, order lookup, refund history V1, the app transaction.
 extension ServerAPI {
-  package static func transactionInfo(_ text: String, store: Store) throws -> APIResponse {
-    let id = try transactionID(text)
-    guard let (customer, t) = find(id, in: store) else { throw APIError.transactionIDNotFound }
+  /// Get Transaction Info: one transaction (any type, finished or not); an `appTransactionId`
+  /// is refused (4000048).
+  package static func transactionInfo(_ text: String, _ store: Store) throws -> APIResponse {
+    let (customer, t) = try singlePurchase(text, store)
     return .json(.object(["signedTransactionInfo": .string(store.signed(t, customer: customer))]))
   }
 
-  // MARK: History
-
-  package static let productTypes: [String: ProductType] = [
-    "AUTO_RENEWABLE": .autoRenewable, "NON_RENEWABLE": .nonRenewable, "CONSUMABLE": .consumable,
-    "NON_CONSUMABLE": .nonConsumable,
-  ]
-
-  /// Get Transaction History (v1 and v2): the customer's transactions, filtered and sorted by
-  /// purchase date, 20 a page; `revision` is the position after the last one returned.
-  package static func history(_ r: RouteRequest, store: Store, version: String) throws -> APIResponse {
-    let id = try transactionID(r["transactionId"])
-    guard let (customer, _) = find(id, in: store) else { throw APIError.transactionIDNotFound }
-    let startDate = try r.value("startDate").map { try date($0, invalid: .invalidStartDate) }
-    let endDate = try r.value("endDate").map { try date($0, invalid: .invalidEndDate) }
-    if let s = startDate, let e = endDate, s > e { throw APIError.startDateAfterEndDate }
-    let products = Set(r.values("productId"))
-    for p in products where p.isEmpty { throw APIError.invalidProductID }
-    let types = try Set(
-      r.values("productType").map { v in
-        guard let t = productTypes[v] else { throw APIError.invalidProductType }
-        return t
-      })
-    let groups = Set(r.values("subscriptionGroupIdentifier"))
-    for g in groups where g.isEmpty { throw APIError.invalidSubscriptionGroupIdentifier }
-    let ownership = try r.value("inAppOwnershipType").map { v in
-      guard let o = OwnershipType(rawValue: v) else { throw APIError.invalidInAppOwnershipType }
-      return o
+  /// Finish Transaction: marks the transaction finished, as the app's `Transaction.finish()`
+  /// does (idempotent); 200 with no body.
+  package static func finish(_ text: String, _ store: Store) throws -> APIResponse {
+    let (customer, t) = try singlePurchase(text, store)
+    var changed = store
+    do {
+      try changed.finish(t.id, customer: customer)
+    } catch {
+      throw APIError.transactionIDNotFound
     }
-    let revoked = try r.value("revoked").map { v in
-      switch v.lowercased() {
-      case "true": return true
-      case "false": return false
-      default: throw APIError.invalidRevoked
-      }
-    }
-    let descending: Bool
-    switch r.value("sort") ?? "ASCENDING" {
-    case "ASCENDING": descending = false
-    case "DESCENDING": descending = true
-    default: throw APIError.invalidSort
-    }
-    var list = store.allTransactions(customer: customer).filter { t in
-      if let s = startDate, t.purchaseDate < s { return false }
-      if let e = endDate, t.purchaseDate >= e { return false }
-      if !products.isEmpty && !products.contains(t.productID) { return false }
-      if !types.isEmpty && !types.contains(t.productType) { return false }
-      if !groups.isEmpty && !groups.contains(t.subscriptionGroupID ?? "") { return false }
-      if let ownership, t.ownershipType != ownership { return false }
-      if let revoked, t.isRevoked != revoked { return false }
-      return true
-    }
-    list.sort { ($0.purchaseDate, $0.id) < ($1.purchaseDate, $1.id) }
-    if descending { list.reverse() }
-    let page = Page(list, offset: try pageOffset(r.value("revision")), size: pageSize)
-    return .json(
-      .object([
-        "revision": .string(revisionToken(page.next)),
-        "bundleId": .string(store.state.bundleID),
-        "environment": .string(store.state.environment.rawValue),
-        "hasMore": .bool(page.hasMore),
-        "signedTransactions": .array(page.items.map { .string(store.signed($0, customer: customer)) }),
-      ]))
+    return .empty(200, changed)
   }
 
-  // MARK: Subscription statuses
-
-  /// Get All Subscription Statuses: every group of the transaction's customer, with `status`
-  /// filters (1–5).
-  package static func subscriptionStatuses(_ r: RouteRequest, store: Store) throws -> APIResponse {
-    let id = try transactionID(r["transactionId"])
-    guard let (customer, _) = find(id, in: store) else { throw APIError.transactionIDNotFound }
+  /// Get All Subscription Statuses: every group of the customer, with `status` filters (1–5).
+  package static func subscriptionStatuses(_ r: RouteRequest, _ store: Store) throws -> APIResponse {
+    let customer = try customer(r["transactionId"], store)
     let wanted = try Set(
       r.values("status").map { v in
         guard let n = Int(v), (1...5).contains(n) else { throw APIError.invalidStatus }
@@ -89,41 +35,35 @@ extension ServerAPI {
     return .json(store.allSubscriptionStatusesResponse(customer: customer, status: wanted))
   }
 
-  // MARK: Orders and refunds
-
-  /// Look Up Order ID: `status` 0 with the order's transactions, or 1 when no order has the id.
-  package static func orderLookup(_ orderID: String, store: Store) throws -> APIResponse {
-    guard let id = OrderID.transactionID(orderID), let (customer, t) = find(id, in: store), OrderID.hasOrder(t) else {
-      return .json(.object(["status": .int(1), "signedTransactions": .array([])]))
+  /// Look Up Order ID: `status` 0 with the order's transactions, or 1 (without
+  /// `signedTransactions`) when no order has the id.
+  package static func orderLookup(_ orderID: String, _ store: Store) -> APIResponse {
+    guard let id = OrderID.transactionID(orderID), let (customer, t) = purchase(id, in: store), OrderID.hasOrder(t)
+    else {
+      return .json(.object(["status": .int(1)]))
     }
     return .json(
       .object(["status": .int(0), "signedTransactions": .array([.string(store.signed(t, customer: customer))])]))
   }
 
-  /// Get Refund History (v2): the customer's refunded transactions, 20 a page.
-  package static func refundHistory(_ r: RouteRequest, store: Store) throws -> APIResponse {
-    let id = try transactionID(r["transactionId"])
-    guard let (customer, _) = find(id, in: store) else { throw APIError.transactionIDNotFound }
-    let list = store.allTransactions(customer: customer)
-      .filter { $0.isRevoked && !$0.isFamilyRevocation }
-      .sorted { ($0.revocationDate!, $0.id) < ($1.revocationDate!, $1.id) }
-    let page = Page(list, offset: try pageOffset(r.value("revision")), size: pageSize)
-    return .json(
-      .object([
-        "signedTransactions": .array(page.items.map { .string(store.signed($0, customer: customer)) }),
-        "revision": .string(revisionToken(page.next)),
-        "hasMore": .bool(page.hasMore),
-      ]))
+  /// Get Refund History V1 (deprecated): the customer's 50 most recently refunded
+  /// transactions, by revocation date, not paginated; the path takes an original transaction id.
+  package static func refundHistoryV1(_ r: RouteRequest, _ store: Store) throws -> APIResponse {
+    let (customer, t) = try singlePurchase(
+      r["originalTransactionId"], store, invalid: .invalidOriginalTransactionID,
+      notFound: .originalTransactionIDNotFound)
+    guard t.originalID == t.id else { throw APIError.originalTransactionIDNotFound }
+    let refunded = store.customer(customer)?.transactions.filter { $0.isRevoked && !$0.isFamilyRevocation } ?? []
+    let recent = refunded.sorted { ($0.revocationDate!, $0.id) > ($1.revocationDate!, $1.id) }.prefix(50)
+    return .json(.object(["signedTransactions": .array(recent.map { .string(store.signed($0, customer: customer)) })]))
   }
 
-  /// Get App Transaction Info: the app transaction of the customer holding the transaction.
+  /// Get App Transaction Info: the app transaction of the customer of any transaction id.
   /// storesim models the app download only by its id, bundle id, environment and the session's
   /// start (as the original purchase date); versions are "1" and the platform iOS.
-  package static func appTransaction(_ text: String, store: Store) throws -> APIResponse {
-    let id = try transactionID(text)
-    guard let (customer, _) = find(id, in: store), let c = store.customer(customer) else {
-      throw APIError(status: 404, code: 4_040_019, message: "No app transaction exists for the customer.")
-    }
+  package static func appTransaction(_ text: String, _ store: Store) throws -> APIResponse {
+    let customer = try customer(text, store)
+    guard let c = store.customer(customer) else { throw APIError.appTransactionDoesNotExist }
     let payload = JSONOutput.object([
       "receiptType": .string(store.state.environment.rawValue),
       "bundleId": .string(store.state.bundleID),

@@ -11,56 +11,67 @@ package enum ServerAPI {
   /// Notification history entries per page.
   package static let notificationPageSize = 20
 
-  /// Every endpoint served, one route each (see `Route`).
+  /// Every endpoint served, one route each (see `Route`). Adding an endpoint is one line here.
   package static let routes: [Route] = [
-    .reads("GET", "/inApps/v1/transactions/{transactionId}") { r, s in try transactionInfo(r["transactionId"], store: s)
-    },
-    .reads("GET", "/inApps/v1/history/{transactionId}") { r, s in try history(r, store: s, version: "v1") },
-    .reads("GET", "/inApps/v2/history/{transactionId}") { r, s in try history(r, store: s, version: "v2") },
-    .reads("GET", "/inApps/v1/subscriptions/{transactionId}") { r, s in try subscriptionStatuses(r, store: s) },
-    .reads("GET", "/inApps/v1/lookup/{orderId}") { r, s in try orderLookup(r["orderId"], store: s) },
-    .reads("GET", "/inApps/v2/refund/lookup/{transactionId}") { r, s in try refundHistory(r, store: s) },
+    .reads("GET", "/inApps/v1/transactions/{transactionId}") { r, s in try transactionInfo(r["transactionId"], s) },
+    .reads("GET", "/inApps/v1/history/{transactionId}") { r, s in try history(r, s, version: 1) },
+    .reads("GET", "/inApps/v2/history/{transactionId}") { r, s in try history(r, s, version: 2) },
+    .reads("GET", "/inApps/v1/subscriptions/{transactionId}") { r, s in try subscriptionStatuses(r, s) },
+    .reads("GET", "/inApps/v1/lookup/{orderId}") { r, s in orderLookup(r["orderId"], s) },
+    .reads("GET", "/inApps/v2/refund/lookup/{transactionId}") { r, s in try refundHistory(r, s) },
+    .reads("GET", "/inApps/v1/refund/lookup/{originalTransactionId}") { r, s in try refundHistoryV1(r, s) },
     .reads("POST", "/inApps/v1/notifications/history", needs: [.bearerToken, .notifications]) { r, s in
-      try notificationHistory(r, store: s)
+      try notificationHistory(r, s)
     },
     .reads("GET", "/inApps/v1/transactions/appTransactions/{transactionId}") { r, s in
-      try appTransaction(r["transactionId"], store: s)
+      try appTransaction(r["transactionId"], s)
     },
     .changes("PUT", "/inApps/v1/transactions/{originalTransactionId}/appAccountToken") { r, s in
-      try setAppAccountToken(r, store: s)
+      try setAppAccountToken(r, s)
     },
-    .changes("PUT", "/inApps/v1/transactions/consumption/{transactionId}") { r, s in
-      try consumption(r, store: s, version: 1)
+    .changes("POST", "/inApps/v1/transactions/{transactionId}/finish") { r, s in try finish(r["transactionId"], s) },
+    .changes("PUT", "/inApps/v1/transactions/consumption/{transactionId}") { r, s in try consumption(r, s, version: 1)
     },
-    .changes("PUT", "/inApps/v2/transactions/consumption/{transactionId}") { r, s in
-      try consumption(r, store: s, version: 2)
+    .changes("PUT", "/inApps/v2/transactions/consumption/{transactionId}") { r, s in try consumption(r, s, version: 2)
     },
-    .changes("POST", "/inApps/v1/subscriptions/extend/mass") { r, s in try massExtend(r, store: s) },
-    .changes("PUT", "/inApps/v1/subscriptions/extend/{originalTransactionId}") { r, s in try extend(r, store: s) },
+    .changes("POST", "/inApps/v1/subscriptions/extend/mass") { r, s in try massExtend(r, s) },
+    .changes("PUT", "/inApps/v1/subscriptions/extend/{originalTransactionId}") { r, s in try extend(r, s) },
     .reads("GET", "/inApps/v1/subscriptions/extend/mass/{productId}/{requestIdentifier}") { r, s in
-      try massExtendStatus(productID: r["productId"], requestIdentifier: r["requestIdentifier"], store: s)
+      try massExtendStatus(productID: r["productId"], requestIdentifier: r["requestIdentifier"], s)
     },
-    .changes("POST", "/inApps/v1/notifications/test") { _, s in try requestTestNotification(store: s) },
+    .changes("POST", "/inApps/v1/notifications/test") { _, s in try requestTestNotification(s) },
     .reads("GET", "/inApps/v1/notifications/test/{testNotificationToken}", needs: [.bearerToken, .notifications]) {
-      r, s in try testNotificationStatus(r["testNotificationToken"], store: s)
+      r, s in try testNotificationStatus(r["testNotificationToken"], s)
     },
   ]
 
   /// The route a request selects (`.notFound` or `.methodNotAllowed` when none).
   package static func match(_ request: HTTPRequest) -> RouteMatch { RouteMatch(request, in: routes) }
 
+  /// The 404 or 405 answer for a request no route takes (nil when one does).
+  package static func unrouted(_ request: HTTPRequest, _ match: RouteMatch) -> APIResponse? {
+    switch match {
+    case .found: return nil
+    case .notFound: return .error(.notFound(request.path))
+    case .methodNotAllowed(let allowed):
+      return .error(.methodNotAllowed(request.method, request.path, allowed: allowed))
+    }
+  }
+
+  /// Answers a request on a store. Unless `trusted`, a route that needs a bearer token gets
+  /// 401 without an acceptable one (see `Authentication`).
   package static func handle(_ request: HTTPRequest, store: Store, now: Date, trusted: Bool = false) -> APIResponse {
-    if !trusted,
+    let match = match(request)
+    let needsToken = match.route?.needs.contains(.bearerToken) ?? true
+    if !trusted, needsToken,
       let failure = Authentication.check(request.headers["authorization"], bundleID: store.state.bundleID, now: now)
     {
-      return unauthenticated(failure)
+      return .unauthenticated(failure)
     }
+    if let refusal = unrouted(request, match) { return refusal }
+    guard case .found(let route, let routed) = match else { return .error(.generalInternal) }
     do {
-      switch match(request) {
-      case .found(let route, let routed): return try route.handler(routed, store)
-      case .notFound: throw APIError.notFound(request.path)
-      case .methodNotAllowed: throw APIError.methodNotAllowed(request.method, request.path)
-      }
+      return try route.handler(routed, store)
     } catch let e as APIError {
       return .error(e)
     } catch {
@@ -68,18 +79,11 @@ package enum ServerAPI {
     }
   }
 
-  /// The 401 answer: `{"errorMessage": "Unauthenticated: REASON"}`.
-  package static func unauthenticated(_ reason: String) -> APIResponse {
-    APIResponse(
-      status: 401,
-      body: JSONOutput.object(["errorMessage": .string("Unauthenticated: \(reason)")]).rendered(pretty: false))
-  }
+  // MARK: Identifiers
 
-  // MARK: Shared by the endpoints
-
-  /// A transaction id as Apple accepts it: decimal digits only.
+  /// A transaction id as Apple accepts it: 1 to 19 decimal digits.
   package static func transactionID(_ text: String, invalid: APIError = .invalidTransactionID) throws -> TransactionID {
-    guard !text.isEmpty, text.utf8.count <= 20, text.utf8.allSatisfy({ (48...57).contains($0) }),
+    guard !text.isEmpty, text.utf8.count <= 19, text.utf8.allSatisfy({ (48...57).contains($0) }),
       let id = TransactionID(text)
     else {
       throw invalid
@@ -87,32 +91,47 @@ package enum ServerAPI {
     return id
   }
 
-  /// The customer holding a transaction (own or family copy) and the transaction.
-  package static func find(_ id: TransactionID, in store: Store) -> (customer: CustomerID, transaction: Transaction)? {
+  /// The customer and transaction of an in-app purchase transaction id (own or family copy).
+  package static func purchase(
+    _ id: TransactionID, in store: Store
+  ) -> (customer: CustomerID, transaction: Transaction)? {
     for c in store.state.customers {
       if let t = c.transaction(id) { return (c.id, t) }
     }
-    // Apple accepts an appTransactionId wherever "any transaction id" is asked for.
-    let text = String(id)
-    if let c = store.state.customers.first(where: { $0.appTransactionID == text }), let t = c.transactions.first {
-      return (c.id, t)
-    }
     return nil
+  }
+
+  /// Whether `id` is a customer's `appTransactionId`.
+  package static func isAppTransactionID(_ id: TransactionID, in store: Store) -> Bool {
+    let text = String(id)
+    return store.state.customers.contains { $0.appTransactionID == text }
+  }
+
+  /// The transaction of an endpoint that acts on one purchase: an `appTransactionId` is
+  /// refused with 4000048, an unknown id with `notFound`.
+  package static func singlePurchase(
+    _ text: String, _ store: Store, invalid: APIError = .invalidTransactionID,
+    notFound: APIError = .transactionIDNotFound
+  ) throws -> (customer: CustomerID, transaction: Transaction) {
+    let id = try transactionID(text, invalid: invalid)
+    if let found = purchase(id, in: store) { return found }
+    if isAppTransactionID(id, in: store) { throw APIError.appTransactionIDNotSupported }
+    throw notFound
+  }
+
+  /// The customer of "any transaction id": a transaction id, an original transaction id or the
+  /// customer's `appTransactionId`.
+  package static func customer(_ text: String, _ store: Store) throws -> CustomerID {
+    let id = try transactionID(text)
+    if let (customer, _) = purchase(id, in: store) { return customer }
+    let appTransactionID = String(id)
+    if let c = store.state.customers.first(where: { $0.appTransactionID == appTransactionID }) { return c.id }
+    throw APIError.transactionIDNotFound
   }
 
   package static func date(_ text: String, invalid: APIError) throws -> Date {
     guard let ms = Int64(text), ms >= 0 else { throw invalid }
     return Date(epochMilliseconds: ms)
-  }
-
-  /// Revision tokens: `storesim-N`, the number of transactions already returned.
-  package static func revisionToken(_ offset: Int) -> String { "storesim-\(offset)" }
-
-  /// The offset a `storesim-N` token names (0 without one); `invalid` for another token.
-  package static func pageOffset(_ token: String?, invalid: APIError = .invalidRequestRevision) throws -> Int {
-    guard let token else { return 0 }
-    guard token.hasPrefix("storesim-"), let n = Int(token.dropFirst(9)), n >= 0 else { throw invalid }
-    return n
   }
 
   /// One page of a list, from an offset.
@@ -127,5 +146,16 @@ package enum ServerAPI {
       next = offset + items.count
       hasMore = next < list.count
     }
+  }
+
+  /// A 64-bit FNV-1a digest in hex: ties a revision or pagination token to the request that
+  /// it continues (stable across runs, unlike `Hasher`).
+  package static func digest(_ text: String) -> String {
+    var h: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in text.utf8 {
+      h ^= UInt64(byte)
+      h = h &* 0x100_0000_01b3
+    }
+    return String(h, radix: 16)
   }
 }

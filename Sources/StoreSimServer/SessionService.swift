@@ -3,113 +3,178 @@ import StoreSim
 import StoreSimHTTP
 import StoreSimSession
 
-/// The session behind the server: read under its lock for every request, kept in memory while
-/// the file is unchanged (`SessionFileClient`), saved under the lock when a request changes it.
-/// It knows nothing of the command line: the caller gives it how to load the session (which
-/// may reload a changed configuration) and where warnings go.
+/// The session behind the server. A request is answered in this order:
+/// 1. its bearer token is checked (shape and claims) without touching the session: no token,
+///    no session read;
+/// 2. a path or method that is not an endpoint answers 404 or 405;
+/// 3. a read of an unchanged session answers from memory with no lock taken (a session is
+///    only ever replaced whole, by an atomic rename, so an unchanged file is the state held);
+/// 4. otherwise the session's lock is taken, waiting at most `lockWait`: a request that waits
+///    longer gets 503 with `Retry-After`; changes are saved under the lock.
+/// No answer carries a path of the machine: a session that cannot be read answers 500 with a
+/// sentence, and the reason (with the path) goes to `warning`.
 package final class SessionService: @unchecked Sendable {
+  /// Guards `client`; taken with a deadline.
   private let lock = NSLock()
   private var client: SessionFileClient
+  /// Guards `snapshot` (held only to copy it).
+  private let snapshotLock = NSLock()
+  private var snapshot: (store: Store, generation: Int, identity: FileIdentity?, partial: Bool)?
   private let location: SessionLocation
   private let now: @Sendable () -> Date
   private let load: SessionFileClient.Load
   private let warning: @Sendable (String) -> Void
-  private let cache = AnswerCache()
+  /// How long a request may wait for the session's lock before it is answered 503.
+  package let lockWait: TimeInterval
+  private let cache: AnswerCache?
 
   /// - Parameters:
-  ///   - now: the wall clock (for the bearer token's expiry).
+  ///   - now: the wall clock (for the bearer token's expiry and the lock's deadline).
   ///   - load: reads the session (see `SessionFileClient.Load`).
-  ///   - warning: says something went wrong beside an answer (a notification not delivered).
+  ///   - warning: says what went wrong beside an answer (a notification not delivered, a
+  ///     session that could not be read).
+  ///   - cacheAnswers: keep reading answers by request and session generation (`AnswerCache`).
   package init(
     location: SessionLocation, now: @escaping @Sendable () -> Date, load: @escaping SessionFileClient.Load,
-    warning: @escaping @Sendable (String) -> Void
+    warning: @escaping @Sendable (String) -> Void, lockWait: TimeInterval = 3, cacheAnswers: Bool = false
   ) {
     self.location = location
     self.now = now
     self.load = load
     self.warning = warning
+    self.lockWait = lockWait
+    cache = cacheAnswers ? AnswerCache() : nil
     client = SessionFileClient(location: location)
   }
 
   /// Loads the session once, so a missing or damaged file is reported before listening.
   package func check() throws {
-    try lock.withLock { _ = try client.withLock(load: load, forWriting: false, needsNotifications: false) { $0 } }
+    try lock.withLock {
+      _ = try client.withLock(load: load, forWriting: false, needsNotifications: false) { $0 }
+      keepSnapshot()
+    }
+  }
+
+  private func keepSnapshot() {
+    let current = client.snapshot
+    snapshotLock.withLock { snapshot = current }
   }
 
   private let tokenLock = NSLock()
-  /// The last token accepted, for its bundle id, and until when (its exp).
-  private var accepted: (header: String, bundleID: String, until: Double)?
+  /// The last token accepted, and until when (its exp).
+  private var accepted: (header: String, token: Authentication.Token)?
 
-  /// The bearer-token check; a token accepted once is accepted again until its exp without
-  /// decoding it again (clients send the same token for many requests).
-  package func authenticate(_ header: String?, bundleID: String) -> String? {
+  /// The bearer token's shape and claims; a token accepted once is accepted again until its
+  /// exp without decoding it again (clients send the same token for many requests).
+  private func token(_ header: String?) -> Result<Authentication.Token, Authentication.Refusal> {
     let date = now()
-    if let header, let a = tokenLock.withLock({ accepted }), a.header == header, a.bundleID == bundleID,
-      date.timeIntervalSince1970 < a.until
+    if let header, let a = tokenLock.withLock({ accepted }), a.header == header,
+      date.timeIntervalSince1970 < a.token.expiry
     {
-      return nil
+      return .success(a.token)
     }
-    if let failure = Authentication.check(header, bundleID: bundleID, now: date) { return failure }
-    if let header, let exp = Authentication.expiry(header) {
-      tokenLock.withLock { accepted = (header, bundleID, exp) }
-    }
-    return nil
+    let result = Authentication.token(header, now: date)
+    if let header, case .success(let token) = result { tokenLock.withLock { accepted = (header, token) } }
+    return result
   }
 
-  private static func unreadable(_ reason: String) -> (status: Int, body: String) {
-    let response = APIResponse.error(
-      APIError(status: 500, code: 5_000_000, message: "The session could not be read: \(reason)"))
-    return (response.status, response.body)
+  /// The session is busy: how long a client is told to wait before trying again.
+  static let retryAfterSeconds = 1
+
+  private func busy() -> HTTPResponse {
+    APIResponse.busy(
+      retryAfter: Self.retryAfterSeconds,
+      "The session is locked by another process (a storesim command or test) and stayed locked for \(lockWait) s; try again."
+    ).http
   }
 
-  package func answer(_ request: HTTPRequest) -> (status: Int, body: String) {
-    let route = ServerAPI.match(request).route
-    do {
-      if route?.changesSession == true {
-        var response = APIResponse(status: 500, body: "")
-        var planned: [PlannedDelivery] = []
-        try lock.withLock {
-          _ = try client.withLock(load: load, forWriting: true) { store in
-            response = ServerAPI.handle(request, store: store, now: now())
-            guard let changed = response.changed else { return store }
-            planned = Self.plannedDeliveries(changed, since: store.notifications.count)
-            return changed
-          }
-        }
-        // Notifications the request caused go to the delivery URL with no lock held; their
-        // attempts are recorded before the answer, so the next request sees them.
-        if !planned.isEmpty {
-          for a in try deliver(planned) where !a.succeeded {
-            warning(
-              "notification #\(a.index) was not delivered to \(a.url) (\(a.outcome)); kept for 'notifications deliver --retry'"
-            )
-          }
-        }
-        return (response.status, response.body)
+  private func unreadable(_ error: Error) -> HTTPResponse {
+    let reason = (error as? SessionStoreError)?.message ?? "\(error)"
+    warning("the session could not be read: \(reason)")
+    return APIResponse.error(
+      APIError(status: 500, code: 5_000_000, message: "An unknown error occurred: the session could not be read.")
+    ).http
+  }
+
+  package func answer(_ request: HTTPRequest) -> HTTPResponse {
+    let match = ServerAPI.match(request)
+    let route = match.route
+    var token: Authentication.Token?
+    if route?.needs.contains(.bearerToken) ?? true {
+      switch self.token(request.headers["authorization"]) {
+      case .failure(let refusal): return APIResponse.unauthenticated(refusal.text).http
+      case .success(let t): token = t
       }
-      // Reading: the store is a value, answered outside the lock (other requests go on).
-      let needs = route?.needs.contains(.notifications) ?? false
-      let (store, generation) = try lock.withLock {
-        if let fast = client.storeIfUnchanged(needsNotifications: needs) { return fast }
-        return (
-          try client.withLock(load: load, forWriting: false, needsNotifications: needs) { $0 }, client.generation
+    }
+    if let refusal = ServerAPI.unrouted(request, match) { return refusal.http }
+    guard let route else { return APIResponse.error(.generalInternal).http }
+    do {
+      if route.changesSession { return try change(request, token: token) }
+      return try read(request, route: route, token: token)
+    } catch is SessionLock.Busy {
+      return busy()
+    } catch {
+      return unreadable(error)
+    }
+  }
+
+  /// The deadline of a lock wait that starts now.
+  private var deadline: Date { now().addingTimeInterval(lockWait) }
+
+  private func read(_ request: HTTPRequest, route: Route, token: Authentication.Token?) throws -> HTTPResponse {
+    let needs = route.needs.contains(.notifications)
+    var current = snapshotLock.withLock { snapshot }
+    if let s = current, s.partial && needs || s.identity == nil || FileIdentity(location.file) != s.identity {
+      current = nil
+    }
+    if current == nil {
+      let deadline = deadline
+      guard lock.lock(before: deadline) else { throw SessionLock.Busy() }
+      defer { lock.unlock() }
+      _ = try client.withLock(load: load, forWriting: false, needsNotifications: needs, deadline: deadline) { $0 }
+      keepSnapshot()
+      current = client.snapshot
+    }
+    guard let (store, generation, _, _) = current else { return APIResponse.error(.generalInternal).http }
+    if let failure = token?.refusal(for: store.state.bundleID) { return APIResponse.unauthenticated(failure).http }
+    // A reading answer depends only on the request and the store: the same request on the
+    // same generation of the session gets the same answer.
+    let key = request.method + " " + request.target + "\n" + String(decoding: request.body, as: UTF8.self)
+    if let hit = cache?.answer(key, generation: generation) { return hit }
+    let response = ServerAPI.handle(request, store: store, now: now(), trusted: true).http
+    cache?.keep(key, generation: generation, response)
+    return response
+  }
+
+  private func change(_ request: HTTPRequest, token: Authentication.Token?) throws -> HTTPResponse {
+    var response = APIResponse(status: 500, body: "")
+    var planned: [PlannedDelivery] = []
+    let deadline = deadline
+    guard lock.lock(before: deadline) else { throw SessionLock.Busy() }
+    do {
+      defer { lock.unlock() }
+      _ = try client.withLock(load: load, forWriting: true, deadline: deadline) { store in
+        if let failure = token?.refusal(for: store.state.bundleID) {
+          response = .unauthenticated(failure)
+          return store
+        }
+        response = ServerAPI.handle(request, store: store, now: now(), trusted: true)
+        guard let changed = response.changed else { return store }
+        planned = Self.plannedDeliveries(changed, since: store.notifications.count)
+        return changed
+      }
+      keepSnapshot()
+    }
+    // Notifications the request caused go to the delivery URL with no lock held; their
+    // attempts are recorded before the answer, so the next request sees them.
+    if !planned.isEmpty {
+      for a in deliver(planned) where !a.succeeded {
+        warning(
+          "notification #\(a.index) was not delivered to \(a.url) (\(a.outcome)); kept for 'notifications deliver --retry'"
         )
       }
-      if let failure = authenticate(request.headers["authorization"], bundleID: store.state.bundleID) {
-        return (401, ServerAPI.unauthenticated(failure).body)
-      }
-      // A reading answer depends only on the request and the store: the same request on the
-      // same generation of the session gets the same bytes, computed once.
-      let key = request.method + " " + request.target
-      if let hit = cache.answer(key, generation: generation) { return hit }
-      let response = ServerAPI.handle(request, store: store, now: now(), trusted: true)
-      cache.keep(key, generation: generation, (response.status, response.body))
-      return (response.status, response.body)
-    } catch let error as SessionStoreError {
-      return Self.unreadable(error.message)
-    } catch {
-      return Self.unreadable("\(error)")
     }
+    return response.http
   }
 
   /// The notifications a request caused, to deliver to the session's delivery URL.
@@ -120,11 +185,15 @@ package final class SessionService: @unchecked Sendable {
 
   /// POSTs planned deliveries with no lock held, then records each attempt under the lock, for
   /// the notification it was made for (one that a reset has since replaced gets no record).
-  private func deliver(_ planned: [PlannedDelivery]) throws -> [NotificationDelivery] {
+  private func deliver(_ planned: [PlannedDelivery]) -> [NotificationDelivery] {
     let attempts = Delivery.send(planned)
     var records: [NotificationDelivery] = []
-    try lock.withLock {
-      _ = try client.withLock(load: load, forWriting: true) { before in
+    // Recording waits longer than a request: the attempts were made and should be kept.
+    let deadline = now().addingTimeInterval(max(lockWait, 30))
+    do {
+      guard lock.lock(before: deadline) else { throw SessionLock.Busy() }
+      defer { lock.unlock() }
+      _ = try client.withLock(load: load, forWriting: true, deadline: deadline) { before in
         var store = before
         records = []
         for (plan, attempt) in zip(planned, attempts) {
@@ -138,6 +207,9 @@ package final class SessionService: @unchecked Sendable {
         }
         return store
       }
+      keepSnapshot()
+    } catch {
+      warning("the delivery attempts of \(planned.count) notification(s) could not be recorded: \(error)")
     }
     return records
   }

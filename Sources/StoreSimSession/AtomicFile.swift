@@ -65,7 +65,13 @@ package final class SessionLock {
   /// Takes the lock. A reading command that cannot create or open the lock file for writing (a
   /// read-only file system, a lock file of another user) reads without it: saves are atomic
   /// renames, so a reader always sees a whole file.
-  package init(_ location: SessionLocation, forWriting: Bool) throws {
+  /// Taking the lock took longer than the deadline given.
+  package struct Busy: Error, Sendable {
+    package init() {}
+  }
+
+  /// Takes the lock, waiting at most until `deadline` when one is given (then `Busy`).
+  package init(_ location: SessionLocation, forWriting: Bool, deadline: Date? = nil) throws {
     descriptor = open(location.lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
     if descriptor < 0 && errno != ENOENT {
       descriptor = open(location.lockPath, O_RDONLY | O_CLOEXEC)
@@ -75,7 +81,16 @@ package final class SessionLock {
       if !forWriting { return }
       throw SessionStoreError.system("cannot create the lock file \(location.shown).lock", errno: code)
     }
-    while flock(descriptor, LOCK_EX) != 0 {
+    while flock(descriptor, deadline == nil ? LOCK_EX : LOCK_EX | LOCK_NB) != 0 {
+      if errno == EWOULDBLOCK, let deadline {
+        guard Date() < deadline else {
+          close(descriptor)
+          descriptor = -1
+          throw Busy()
+        }
+        usleep(2_000)
+        continue
+      }
       if errno != EINTR {
         let code = errno
         close(descriptor)
@@ -96,7 +111,8 @@ package final class SessionLock {
 
 /// Signals that end the process, held back while a save is under way: a handler (process-wide,
 /// so whichever thread the kernel picks runs it; a per-thread signal mask would not do) notes
-/// the signal, and the last `end` raises it again under the handler that was there before.
+/// the signal, and the last `end` sends it again to the process under the handler that was
+/// there before.
 /// Saves on several threads at once (the shell beside `serve`, parallel tests) nest: the
 /// handlers are installed by the first `begin` and restored by the last `end`.
 package enum SignalsHeld {
@@ -126,6 +142,9 @@ package enum SignalsHeld {
     }
   }
 
+  /// Sends a held signal again to the process, so a thread that does not block it takes it.
+  package static func resend(_ code: Int32) { kill(getpid(), code) }
+
   package static func end() {
     let code: sig_atomic_t = nesting.withLock { n in
       n.saves -= 1
@@ -138,7 +157,9 @@ package enum SignalsHeld {
       pending = 0
       return code
     }
-    if code != 0 { raise(code) }
+    // To the process, not to this thread: a thread that blocks the signal (the server's
+    // workers block SIGINT and SIGTERM) would keep a raised signal pending forever.
+    if code != 0 { resend(code) }
   }
 }
 

@@ -42,13 +42,21 @@ package struct SessionFileClient {
     return (store, generation)
   }
 
+  /// The store this client answers from, its generation, the identity of the file it was read
+  /// from (or saved as) and whether it was read without its notifications; nil before a use.
+  package var snapshot: (store: Store, generation: Int, identity: FileIdentity?, partial: Bool)? {
+    guard let store else { return nil }
+    return (store, generation, identity, partial)
+  }
+
   /// A reader that never looks at notifications says `needsNotifications: false`: the
   /// notification outbox (most of a large session) is then not read until a use needs it.
   @discardableResult
   package mutating func withLock(
-    load: Load, forWriting: Bool, needsNotifications: Bool = true, _ body: (Store) throws -> Store
+    load: Load, forWriting: Bool, needsNotifications: Bool = true, deadline: Date? = nil,
+    _ body: (Store) throws -> Store
   ) throws -> Store {
-    let lock = try SessionLock(location, forWriting: forWriting)
+    let lock = try SessionLock(location, forWriting: forWriting, deadline: deadline)
     defer { withExtendedLifetime(lock) {} }
     if document == nil || identity != FileIdentity(location.file) || (partial && (forWriting || needsNotifications)) {
       let skip = !forWriting && !needsNotifications

@@ -202,7 +202,11 @@ package enum StateCodec {
         }
         if let r = n.renewalInfo { w.renewalInfo(r) } else { w.null() }
         w.optString(n.status?.rawValue)
-        if let reason = n.consumptionRequestReason { w.string(reason.rawValue) }  // optional trailing field
+        // Optional trailing fields (older files end before them).
+        if n.consumptionRequestReason != nil || n.massExtensionRequestIdentifier != nil {
+          w.optString(n.consumptionRequestReason?.rawValue)
+        }
+        if let request = n.massExtensionRequestIdentifier { w.string(request) }
       }
     }
 
@@ -257,6 +261,9 @@ package enum StateCodec {
         w.bool(t.isFinished)
         w.optString(t.sharedFrom?.rawValue)
         w.optUInt(t.sharedTransactionID)
+        // Optional trailing field, in brackets so that a lost comma never merges it into the
+        // number before it.
+        if t.modificationOrder != 0 { w.array { w in w.uint(t.modificationOrder) } }
       }
     }
 
@@ -272,6 +279,9 @@ package enum StateCodec {
         w.optInt(t.revocationReason?.rawValue)
         w.bool(t.isFamilyRevocation)
         w.optDate(t.expirationDate)
+        // Optional trailing field, in brackets so that a lost comma never merges it into the
+        // number before it.
+        if t.modificationOrder != 0 { w.array { w in w.uint(t.modificationOrder) } }
       }
     }
 
@@ -794,9 +804,11 @@ package enum StateCodec {
         let status = try r.optRaw(RenewalState.self)
         // Optional trailing field (older files end before it).
         let reason = r.more() ? try r.optRaw(ConsumptionRequestReason.self) : nil
-        return ServerNotification(
+        var n = ServerNotification(
           notificationType: type, subtype: subtype, sequence: sequence, signedDate: signed, customer: customer,
           transaction: transaction, renewalInfo: info, status: status, consumptionRequestReason: reason)
+        if r.more() { n.massExtensionRequestIdentifier = try r.string() }
+        return n
       }
     }
 
@@ -859,7 +871,7 @@ package enum StateCodec {
       let finished = try bool()
       let sharedFrom = try optString().map { CustomerID($0) }
       let sharedID = try optUInt()
-      return Transaction(
+      var t = Transaction(
         id: id, originalID: original, webOrderLineItemID: web, productID: product, productType: type,
         subscriptionGroupID: group, purchaseDate: purchase, originalPurchaseDate: originalPurchase,
         expirationDate: expiration, purchasedQuantity: quantity, appAccountToken: token, ownershipType: ownership,
@@ -867,6 +879,9 @@ package enum StateCodec {
         isFamilyRevocation: familyRevoke, isUpgraded: upgraded, offer: offer, reason: reason, price: price,
         currency: currency, storefront: storefront, storefrontID: storefrontID, isFinished: finished,
         sharedFrom: sharedFrom, sharedTransactionID: sharedID)
+      // Optional trailing field (older files end before it).
+      if more() { t.modificationOrder = try row { (r: inout Reader) throws(DecodingError) in try r.uint() } }
+      return t
     }
 
     /// A full transaction row, or a reference row written by `Writer.reference`.
@@ -883,6 +898,8 @@ package enum StateCodec {
         t.revocationReason = try r.optRawInt(RevocationReason.self)
         t.isFamilyRevocation = try r.bool()
         t.expirationDate = try r.optDate()
+        t.modificationOrder = 0
+        if r.more() { t.modificationOrder = try r.row { (r: inout Reader) throws(DecodingError) in try r.uint() } }
         return t
       }
     }

@@ -128,6 +128,7 @@ extension Store {
     state[handle].revocationDate = state.now
     state[handle].revocationReason = reason
     state[handle].isFamilyRevocation = true
+    markModified(handle)
     let copy = state[handle]
     emit(mi, .transactionRevoked(copy.id, copy.productID))
     guard notifying else { return }

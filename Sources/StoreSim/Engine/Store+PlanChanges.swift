@@ -125,10 +125,12 @@ extension Store {
   mutating func markUpgraded(_ ci: CustomerHandle, _ id: TransactionID) {
     guard let ti = state.customers[ci].transactions.lastIndex(where: { $0.id == id }) else { return }
     state.customers[ci].transactions[ti].isUpgraded = true
+    markModified(ci, ti)
     emit(ci, .transactionUpgraded(id, state.customers[ci].transactions[ti].productID))
     for mi in familyMembers(of: ci) {
       if let copy = state.customers[mi].transactions.lastIndex(where: { $0.sharedTransactionID == id }) {
         state.customers[mi].transactions[copy].isUpgraded = true
+        markModified(mi, copy)
         emit(
           mi,
           .transactionUpgraded(

@@ -198,6 +198,7 @@ extension Store {
     t.id = newTransactionID()
     t.originalID = originalID ?? t.id
     t.originalPurchaseDate = originalPurchaseDate ?? t.purchaseDate
+    t.modificationOrder = nextModificationOrder()
     state.customers[ci].transactions.append(t)
     transactionIndex[ci].appended(t, at: state.customers[ci].transactions.count - 1)
     emit(ci, .transactionCreated(t.id, t.productID, delivery: delivery))

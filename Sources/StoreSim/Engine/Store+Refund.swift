@@ -44,6 +44,7 @@ extension Store {
     if state.refundRequests?.isEmpty == true { state.refundRequests = nil }
     state.customers[ci].transactions[ti].revocationDate = state.now
     state.customers[ci].transactions[ti].revocationReason = reason
+    markModified(ci, ti)
     emit(ci, .transactionRevoked(id, t.productID))
     var group: SubscriptionGroupID?
     var losesAccess = t.productType != .autoRenewable
@@ -164,6 +165,7 @@ extension Store {
       guard t.isRevoked, !t.isFamilyRevocation, t.ownershipType == .purchased else { throw .notRefunded(id) }
       store.state[found].revocationDate = nil
       store.state[found].revocationReason = nil
+      store.markModified(found)
       store.emit(ci, .refundReversed(id, t.productID))
       if let g = t.subscriptionGroupID,
         let si = store.subscriptionIndex(ci, group: g),

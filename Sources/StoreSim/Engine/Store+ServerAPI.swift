@@ -7,9 +7,11 @@ extension Store {
   /// The records of the writing endpoints (empty when there are none).
   package var serverRecords: ServerRecords { state.serverRecords ?? ServerRecords() }
 
-  /// Sets (or clears) the app account token of a purchase: every transaction with this
-  /// original transaction id, and the subscription's future renewals. The value is false when no
-  /// customer bought a transaction with this original id (nothing changes then).
+  /// Sets (or clears) the app account token of a purchase, as Set App Account Token does: a
+  /// one-time purchase's transaction; for an auto-renewable subscription, its current renewal
+  /// transaction and the renewals after it (past transactions keep theirs, and the token stays
+  /// through upgrades and crossgrades). The value is false when no customer bought a
+  /// transaction with this original id (nothing changes then).
   @discardableResult
   package mutating func setAppAccountToken(_ token: UUID?, originalTransactionID id: TransactionID) -> Outcome<Bool> {
     atomically { (store: inout Store) -> Bool in store.setAppAccountTokenBody(token, originalTransactionID: id) }
@@ -17,14 +19,19 @@ extension Store {
 
   mutating func setAppAccountTokenBody(_ token: UUID?, originalTransactionID id: TransactionID) -> Bool {
     for ci in state.customers.handles {
-      guard state.customers[ci].transactions.contains(where: { $0.originalID == id && $0.ownershipType == .purchased })
+      guard
+        let oi = state.customers[ci].transactions.firstIndex(where: {
+          $0.id == id && $0.originalID == id && $0.ownershipType == .purchased
+        })
       else { continue }
-      for ti in state.customers[ci].transactions.indices where state.customers[ci].transactions[ti].originalID == id {
-        state.customers[ci].transactions[ti].appAccountToken = token
-      }
-      for si in state.customers[ci].subscriptions.indices where self[ci, si].originalID == id {
+      var current = oi
+      if let si = state.customers[ci].subscriptions.firstIndex(where: { $0.originalID == id }) {
         self[ci, si].appAccountToken = token
+        let latest = self[ci, si].latestTransactionID
+        current = state.customers[ci].transactions.lastIndex { $0.id == latest } ?? oi
       }
+      state.customers[ci].transactions[current].appAccountToken = token
+      markModified(ci, current)
       return true
     }
     return false
@@ -55,17 +62,17 @@ extension Store {
       return earlier
     }
     guard let (ci, si) = subscriptionIndex(originalID: id) else {
-      if state.customers.contains(where: { c in
-        c.transactions.contains { $0.originalID == id || $0.sharedTransactionID == id }
-      }) {
-        throw .familyShared
-      }
+      let t = state.customers.lazy.compactMap { $0.transaction(id) }.first
+      guard let t, t.originalID == id else { throw .notFound }
+      if t.ownershipType == .familyShared { throw .familyShared }
+      if t.productType != .autoRenewable { throw .notAutoRenewable }
       throw .notFound
     }
     let sub = self[ci, si]
     guard !sub.isExpired, !sub.isRevoked, case .healthy = sub.billing, sub.expirationDate > state.now else {
       throw .ineligible
     }
+    if isInFreeOfferPeriod(ci, sub) { throw .freeOfferPeriod }
     let yearAgo = state.now.addingTimeInterval(-365 * 86_400)
     let recent = serverRecords.extensions.filter { $0.originalTransactionID == id && $0.date > yearAgo }.count
     guard recent < Self.extensionsPerYear else { throw .maximumReached }
@@ -73,6 +80,7 @@ extension Store {
     let latestID = sub.latestTransactionID
     if let ti = state.customers[ci].transactions.lastIndex(where: { $0.id == latestID }) {
       state.customers[ci].transactions[ti].expirationDate = newDate
+      markModified(ci, ti)
     }
     updateSubscription(ci, si) { s in
       s.expirationDate = newDate
@@ -119,7 +127,9 @@ extension Store {
     for ci in state.customers.handles {
       for sub in state.customers[ci].subscriptions
       where sub.currentProductID == productID && !sub.isExpired && !sub.isRevoked {
-        guard case .healthy = sub.billing, sub.expirationDate > state.now else { continue }
+        guard case .healthy = sub.billing, sub.expirationDate > state.now, !isInFreeOfferPeriod(ci, sub) else {
+          continue
+        }
         if let storefronts, let t = state.customers[ci].transaction(sub.latestTransactionID),
           !storefronts.contains(t.storefront)
         {
@@ -150,7 +160,19 @@ extension Store {
     var records = serverRecords
     records.massExtensions.append(request)
     state.serverRecords = records
+    // The request is complete: RENEWAL_EXTENSION/SUMMARY reports its counts (app-wide, so it
+    // is filed under the first customer, like TEST).
+    let index = state.notifications.count
+    notify(CustomerHandle(index: 0), .renewalExtension, .summary, transaction: nil, renewalInfo: nil, status: nil)
+    state.notifications[index].massExtensionRequestIdentifier = requestIdentifier
     return request
+  }
+
+  /// Whether the subscription's current period is free (a free trial or another free offer):
+  /// Apple extends only subscriptions in a paid period.
+  func isInFreeOfferPeriod(_ ci: CustomerHandle, _ sub: SubscriptionState) -> Bool {
+    guard let t = state.customers[ci].transaction(sub.latestTransactionID) else { return false }
+    return t.offer?.paymentMode == .freeTrial || t.price == 0
   }
 
   /// Records consumption information for a transaction; it answers the transaction's pending

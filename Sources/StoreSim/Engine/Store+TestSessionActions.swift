@@ -89,6 +89,7 @@ extension Store {
       let exp = state.customers[ci].transactions[ti].expirationDate, exp > state.now
     {
       state.customers[ci].transactions[ti].expirationDate = state.now
+      markModified(ci, ti)
     }
     if self[ci, si].expirationDate > state.now {
       self[ci, si].expirationDate = state.now

@@ -16,6 +16,8 @@ public struct ServerNotification: Sendable, Hashable, Codable {
     var renewalInfo: RenewalInfo?
     var status: RenewalState?
     var consumptionRequestReason: ConsumptionRequestReason?
+    /// See `massExtensionRequestIdentifier` (absent in older sessions).
+    var massExtensionRequestIdentifier: String? = nil
   }
 
   private var storage: CopyOnWrite<Fields>
@@ -78,6 +80,13 @@ public struct ServerNotification: Sendable, Hashable, Codable {
   public package(set) var consumptionRequestReason: ConsumptionRequestReason? {
     _read { yield storage.fields.consumptionRequestReason }
     _modify { yield &storage.fields.consumptionRequestReason }
+  }
+
+  /// The `requestIdentifier` of the mass extension a `RENEWAL_EXTENSION`/`SUMMARY` reports on
+  /// (its `summary` object is built from that request's record).
+  package var massExtensionRequestIdentifier: String? {
+    get { storage.fields.massExtensionRequestIdentifier }
+    set { storage.fields.massExtensionRequestIdentifier = newValue }
   }
 
   public init(from decoder: any Decoder) throws { storage = CopyOnWrite(try Fields(from: decoder)) }

@@ -104,4 +104,8 @@ package enum ExtensionRefusal: Error, Sendable, Equatable {
   case maximumReached
   /// The id is a family member's shared copy; only the purchaser's can be extended.
   case familyShared
+  /// The id is a purchase of another product type than an auto-renewable subscription.
+  case notAutoRenewable
+  /// The subscription is in a free offer period (only paid periods can be extended).
+  case freeOfferPeriod
 }

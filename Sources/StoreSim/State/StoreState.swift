@@ -34,4 +34,6 @@ public struct StoreState: Sendable, Hashable, Codable {
   public package(set) var refundRequests: [RefundRequest]?
   /// What the App Store Server API's writing endpoints recorded (absent until one is used).
   package var serverRecords: ServerRecords?
+  /// The last `Transaction.modificationOrder` given (absent until one is).
+  package var lastModificationOrder: UInt64?
 }

@@ -97,6 +97,8 @@ public struct Transaction: Sendable, Hashable, Codable, Identifiable {
     var isFinished: Bool
     var sharedFrom: CustomerID?
     var sharedTransactionID: TransactionID?
+    /// See `modificationOrder` (absent in older sessions).
+    var modificationOrder: UInt64? = nil
   }
 
   private var storage: CopyOnWrite<Fields>
@@ -300,9 +302,19 @@ public struct Transaction: Sendable, Hashable, Codable, Identifiable {
     return isFamilyRevocation ? .familyRevoke : .refundFull
   }
 
+  /// The transaction's place in the store's order of changes to transactions: set when it is
+  /// created and again whenever it changes (refunded, revoked, reinstated, upgraded, extended,
+  /// given an app account token). The App Store Server API orders transaction history by it
+  /// (Apple's "recently modified date"); 0 in sessions saved before it was recorded.
+  package var modificationOrder: UInt64 {
+    get { storage.fields.modificationOrder ?? 0 }
+    set { storage.fields.modificationOrder = newValue }
+  }
+
   /// This transaction with the fields that can change after it was created taken from `other`.
   package func withMutableFields(of other: Transaction) -> Transaction {
     var t = self
+    t.modificationOrder = other.modificationOrder
     t.isFinished = other.isFinished
     t.isUpgraded = other.isUpgraded
     t.revocationDate = other.revocationDate

@@ -179,13 +179,28 @@ extension Store {
     }
     if let s = n.status { data["status"] = .int(Int64(s.serverStatus)) }
     if let reason = n.consumptionRequestReason { data["consumptionRequestReason"] = .string(reason.rawValue) }
+    // RENEWAL_EXTENSION/SUMMARY carries `summary` instead of `data`.
+    let summary = n.massExtensionRequestIdentifier.flatMap { request in
+      serverRecords.massExtensions.first { $0.requestIdentifier == request }
+    }
     return .object([
       "notificationType": .string(n.notificationType.rawValue),
       "subtype": n.subtype.map { .string($0.rawValue) },
       "notificationUUID": .string(n.notificationUUID),
       "version": .string("2.0"),
       "signedDate": milliseconds(n.signedDate),
-      "data": .object(data),
+      "data": summary == nil ? .object(data) : nil,
+      "summary": summary.map { m in
+        .object([
+          "requestIdentifier": .string(m.requestIdentifier),
+          "environment": .string(state.environment.rawValue),
+          "bundleId": .string(state.bundleID),
+          "productId": .string(m.productID),
+          "storefrontCountryCodes": m.storefronts.map { .array($0.map { .string($0) }) },
+          "succeededCount": .int(Int64(m.succeeded)),
+          "failedCount": .int(Int64(m.failed)),
+        ])
+      },
     ])
   }
 

@@ -176,6 +176,11 @@ struct ExtendCommand: RenewalExtensionCommand {
           throw CLIError.failed("subscription \(target) was extended twice in the last 365 days (Apple's limit)")
         case .familyShared:
           throw CLIError.failed("\(target) is a family member's shared copy; extend the purchaser's subscription")
+        case .notAutoRenewable:
+          throw CLIError.failed("\(target) is not an auto-renewable subscription; only those can be extended")
+        case .freeOfferPeriod:
+          throw CLIError.failed(
+            "subscription \(target) is in a free offer period; only paid periods can be extended (Apple's rule)")
         }
       }
     }

@@ -40,23 +40,30 @@ struct ServeCommand: CommandLineCommand {
     discussion: """
       Prints the base URL (http://127.0.0.1:PORT) on the first line of standard output and answers
       Apple's App Store Server API paths with Apple's response shapes and error codes, until
-      SIGINT or SIGTERM: transactions/{id}, history/{id} (v1 and v2, every query parameter, pages
-      of 20), subscriptions/{id} (status filters), lookup/{orderId}, v2 refund/lookup/{id},
-      notifications/history, notifications/test (delivered to 'settings deliver-url') and
-      notifications/test/{token}, subscriptions/extend/{id}, subscriptions/extend/mass and its
-      status, v1 and v2 transactions/consumption/{id}, transactions/{id}/appAccountToken and
-      transactions/appTransactions/{id}. The session file stays the database: every request
-      checks it, answers from memory while it is unchanged and re-reads it under its lock when
-      it changed, so 'storesim buy' in another terminal shows in the next answer; requests that
-      change it take the lock and save it.
+      SIGINT or SIGTERM (a signal during a save stops the server once that save is done). The
+      endpoints, their parameters and every error code are listed in docs/server-api.md:
+      transactions/{id} and its /finish, history/{id} (v1 and v2, every query parameter, pages of
+      20, revisions over the order transactions last changed in), subscriptions/{id},
+      lookup/{orderId}, v1 and v2 refund/lookup/{id}, notifications/history, notifications/test
+      (delivered to 'settings deliver-url') and notifications/test/{token},
+      subscriptions/extend/{id}, subscriptions/extend/mass and its status, v1 and v2
+      transactions/consumption/{id}, transactions/{id}/appAccountToken and
+      transactions/appTransactions/{id}. Another path answers 404, another method 405. The
+      session file stays the database: a read of an unchanged file answers from memory without
+      its lock, a changed file is re-read under its lock, so 'storesim buy' in another terminal
+      shows in the next answer; requests that change it take the lock and save it. A request
+      that waits more than 3 s for the lock (held by another command or a test) answers 503 with
+      Retry-After.
       Every request needs 'Authorization: Bearer JWT' shaped as Apple requires: header alg ES256
       with a kid; claims iss, aud appstoreconnect-v1, bid equal to the session's bundle id, exp in
       the future and at most an hour after iat (or from now when there is no iat, as Apple's
-      libraries send none). A missing, expired or mismatched token answers 401. The signature is
-      not checked: that needs the team's public key, which only the App Store has (the same
-      reason storesim's own JWS are HS256). HTTP/1.1 with keep-alive; 16 KiB of header fields, 1
-      MiB of body, 30 s idle, 10 s per request, 64 connections at once. 'storesim api' answers
-      the same requests without a port.
+      libraries send none). A missing, expired or mismatched token answers 401 (plain text, as
+      Apple's), before the session is read. The signature is not checked: that needs the team's
+      public key, which only the App Store has (the same reason storesim's own JWS are HS256).
+      That is why serve listens on loopback only: --host beyond loopback (0.0.0.0, ::, a LAN
+      address) is refused unless --expose-to-network is given, and then a warning says so.
+      HTTP/1.1 with keep-alive; 16 KiB of header fields, 1 MiB of body, 30 s idle, 10 s per
+      request, 64 connections at once. 'storesim api' answers the same requests without a port.
       """,
     example: "storesim serve --port 0 --session demo.json")
 
@@ -64,8 +71,10 @@ struct ServeCommand: CommandLineCommand {
   var arguments: [String]
   @Option("<n>", help: "the port (default 8080; 0 picks a free one)", parse: ServeCommand.port)
   var port: Int?
-  @Option("<address>", help: "the address to listen on (default 127.0.0.1)")
+  @Option("<address>", help: "the address (default 127.0.0.1; loopback unless --expose-to-network)")
   var host: String?
+  @Flag(help: "allow a --host beyond loopback (tokens are not verified)")
+  var exposeToNetwork: Bool
   @Flag(help: "no log line per request on stderr")
   var quiet: Bool
 
@@ -77,7 +86,7 @@ struct ServeCommand: CommandLineCommand {
   }
 
   func run(_ inv: Invocation) throws -> ExitCode {
-    try runServe(inv, port: port ?? 8080, host: host ?? "127.0.0.1", quiet: quiet)
+    try runServe(inv, port: port ?? 8080, host: host ?? "127.0.0.1", exposeToNetwork: exposeToNetwork, quiet: quiet)
   }
 }
 
@@ -88,12 +97,27 @@ func logLine(_ entry: HTTPServer.LogEntry) -> String {
     "\(entry.peer) \(TerminalText.field(line)) \(entry.status) \(entry.bytes) \(String(format: "%.1f", entry.milliseconds))ms\n"
 }
 
-/// What the transport answers when it refuses a request itself, in the App Store's error shape.
+/// What the transport answers when it refuses a request itself, in the App Store's error
+/// shape: a malformed request is Apple's 4000000; other refusals (too large, too slow, too many
+/// connections) have no Apple code, so they carry none.
 let appStoreRefusal: HTTPServer.RefusalBody = { status, message in
-  APIResponse.error(APIError(status: status, code: status * 10_000, message: message)).body
+  APIResponse.error(APIError(status: status, code: status == 400 ? 4_000_000 : nil, message: message)).body
 }
 
-func runServe(_ inv: Invocation, port: Int, host: String, quiet: Bool) throws -> ExitCode {
+/// Whether an address stays on this machine: 127.0.0.0/8, ::1 or `localhost`.
+func isLoopback(_ host: String) -> Bool {
+  if host == "localhost" || host == "::1" || host == "0:0:0:0:0:0:0:1" { return true }
+  let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+  return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+}
+
+func runServe(_ inv: Invocation, port: Int, host: String, exposeToNetwork: Bool, quiet: Bool) throws -> ExitCode {
+  let exposed = !isLoopback(host)
+  if exposed && !exposeToNetwork {
+    throw CLIError.usage(
+      "refusing to listen on \(host): it is beyond loopback, and anyone who reaches it could read and change the session (bearer tokens are not verified); add --expose-to-network to do it anyway",
+      command: "serve")
+  }
   let location = try SessionLocation(shown: SessionContext.path(inv), environment: inv.environment)
   guard FileManager.default.fileExists(atPath: location.file) else {
     throw CLIError.noInput("no session at \(location.shown); start one with 'storesim init CONFIG.storekit'")
@@ -114,6 +138,11 @@ func runServe(_ inv: Invocation, port: Int, host: String, quiet: Bool) throws ->
   defer { ServeSignals.restore() }
   inv.out(server.baseURL)
   inv.environment.flushOut()
+  if exposed {
+    inv.warning(
+      "serving beyond loopback at \(server.baseURL): anyone who can reach it can read and change this session; bearer tokens are checked for shape and claims only, their signatures are not verified"
+    )
+  }
   inv.err("serving \(location.shown) at \(server.baseURL); Ctrl-C stops")
   server.run()
   inv.err("stopped")
@@ -127,6 +156,6 @@ extension SessionService {
     let environment = inv.environment
     self.init(
       location: location, now: environment.now, load: { try SessionContext.load(inv, $0, partial: $1) },
-      warning: { environment.writeErr(TerminalText.block("warning: \($0)") + "\n") })
+      warning: { environment.writeErr(TerminalText.block("warning: \($0)") + "\n") }, cacheAnswers: true)
   }
 }

@@ -123,9 +123,9 @@ import Testing
   }
 
   static let echo: HTTPServer.Handler = { request in
-    (
-      request.path == "/missing" ? 404 : 200,
-      JSONOutput.object([
+    HTTPResponse(
+      status: request.path == "/missing" ? 404 : 200,
+      body: JSONOutput.object([
         "method": .string(request.method), "path": .string(request.path), "body": .int(Int64(request.body.count)),
       ]).rendered(pretty: false)
     )
@@ -232,8 +232,10 @@ import Testing
     #expect(get("/inApps/v1/transactions/2000000000000002")?.status == 404)
     #expect(cli.run("buy nonconsumable.car").code == 0)
     #expect(get("/inApps/v1/transactions/2000000000000002")?.status == 200)
-    // Read without the outbox so far: notification history needs it and must see it all.
-    let history = #"{"startDate":0,"endDate":9999999999999}"#
+    // Read without the outbox so far: notification history needs it and must see it all
+    // (the notifications storesim attempted to deliver, within the last 30 days).
+    cli.run("notifications deliver http://127.0.0.1:9/")
+    let history = #"{"startDate":1767139200000,"endDate":9999999999999}"#
     client.send(
       "POST /inApps/v1/notifications/history HTTP/1.1\r\nAuthorization: \(auth)\r\nContent-Length: \(history.utf8.count)\r\n\r\n\(history)"
     )

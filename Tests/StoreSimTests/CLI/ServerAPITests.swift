@@ -35,7 +35,7 @@ import Testing
       HTTPRequest(method: method, target: target, headers: headers, body: Array(body.utf8)), store: store,
       now: wallClock
     )
-    return (r.status, try! JSONParser.parse(Array(r.body.utf8)))
+    return (r.status, (try? JSONParser.parse(Array(r.body.utf8))) ?? (try! JSONParser.parse(Array("null".utf8))))
   }
 
   static func decoded(_ jws: JSONNode?) -> JSONNode? {
@@ -177,9 +177,16 @@ import Testing
     ("garbage", "Bearer a.b.c"),
   ])
   func badTokensAnswer401(_ name: String, _ auth: String?) throws {
-    let (status, body) = Self.call(try Self.store(), "GET", "/inApps/v1/transactions/2000000000000001", auth: auth)
-    #expect(status == 401, "\(name)")
-    #expect(Self.string(body["errorMessage"])?.hasPrefix("Unauthenticated") == true)
+    var headers: [String: String] = [:]
+    if let auth { headers["authorization"] = auth }
+    let r = ServerAPI.handle(
+      HTTPRequest(method: "GET", target: "/inApps/v1/transactions/2000000000000001", headers: headers),
+      store: try Self.store(), now: Self.wallClock)
+    #expect(r.status == 401, "\(name)")
+    // Apple's 401 is not JSON: its client reads no errorCode from it.
+    #expect(r.contentType.hasPrefix("text/plain"))
+    #expect(r.body.hasPrefix("Unauthenticated\n"))
+    #expect(!r.body.contains("errorCode"))
   }
 
   @Test func goodTokensWithAndWithoutIatAreAccepted() throws {
@@ -194,22 +201,52 @@ import Testing
 
   @Test func unknownPathsAndMethods() throws {
     let store = try Self.store()
-    #expect(Self.call(store, "GET", "/inApps/v1/nothing/1").0 == 404)
-    #expect(Self.call(store, "DELETE", "/inApps/v1/transactions/2000000000000001").0 == 405)
+    let (missing, missingBody) = Self.call(store, "GET", "/inApps/v1/nothing/1")
+    #expect(missing == 404)
+    #expect(missingBody["errorCode"] == nil)
+    let (wrongMethod, wrongBody) = Self.call(store, "DELETE", "/inApps/v1/transactions/2000000000000001")
+    #expect(wrongMethod == 405)
+    #expect(wrongBody["errorCode"] == nil)
+  }
+
+  /// Every notification of the store with one delivery attempt (Apple lists only the
+  /// notifications it attempted to send).
+  static func attempted(_ store: Store, succeeded: Bool = true) -> Store {
+    var s = store
+    for i in s.notifications.indices {
+      s.recordDelivery(
+        NotificationDelivery(
+          index: i, url: "http://127.0.0.1:9/", httpStatus: succeeded ? 200 : 500, error: nil, date: s.now))
+    }
+    return s
   }
 
   @Test func notificationHistoryFiltersAndPages() throws {
-    let store = try Self.store()
+    var store = try Self.store()
     let all = store.notifications.count
     #expect(all >= 3)
+    #expect(
+      Self.array(
+        Self.call(
+          store, "POST", "/inApps/v1/notifications/history",
+          body: #"{"startDate":\#(store.now.epochMilliseconds - 86_400_000),"endDate":9999999999999}"#
+        ).1["notificationHistory"]
+      ).isEmpty)
+    store = Self.attempted(store)
+    let start = store.now.epochMilliseconds - 29 * 86_400_000
     let (status, body) = Self.call(
-      store, "POST", "/inApps/v1/notifications/history", body: #"{"startDate":0,"endDate":9999999999999}"#)
+      store, "POST", "/inApps/v1/notifications/history", body: #"{"startDate":\#(start),"endDate":9999999999999}"#)
     #expect(status == 200)
-    #expect(Self.array(body["notificationHistory"]).count == min(all, 20))
+    let recent = store.notifications.filter { $0.signedDate.epochMilliseconds >= start }.count
+    #expect(recent >= 1)
+    #expect(Self.array(body["notificationHistory"]).count == min(recent, 20))
     let (_, renewals) = Self.call(
       store, "POST", "/inApps/v1/notifications/history",
-      body: #"{"startDate":0,"endDate":9999999999999,"notificationType":"DID_RENEW"}"#)
-    #expect(Self.array(renewals["notificationHistory"]).count == 2)
+      body: #"{"startDate":\#(start),"endDate":9999999999999,"notificationType":"DID_RENEW"}"#)
+    #expect(
+      Self.array(renewals["notificationHistory"]).count
+        == store.notifications.filter { $0.notificationType == .didRenew && $0.signedDate.epochMilliseconds >= start }
+        .count)
     #expect(Self.call(store, "POST", "/inApps/v1/notifications/history", body: #"{"endDate":1}"#).0 == 400)
     #expect(Self.call(store, "POST", "/inApps/v1/notifications/history", body: "nope").0 == 400)
   }
@@ -305,14 +342,17 @@ import Testing
     #expect(Self.code(Self.put(store, "/inApps/v1/subscriptions/extend/2000000000000001", body)) == "4030004")
   }
 
+  static let massID = "5A0D1E4B-3F06-4C9B-9E57-6F6E2C1D0A11"
+
   @Test func massExtensionAndItsStatus() throws {
     let store = try T.store()
     let r = Self.put(
       store, "/inApps/v1/subscriptions/extend/mass",
-      #"{"extendByDays":3,"extendReasonCode":3,"requestIdentifier":"m","productId":"pro"}"#, method: "POST")
+      #"{"extendByDays":3,"extendReasonCode":3,"requestIdentifier":"\#(Self.massID)","productId":"pro"}"#,
+      method: "POST")
     #expect(r.status == 200)
     let changed = try #require(r.changed)
-    let (status, body) = T.call(changed, "GET", "/inApps/v1/subscriptions/extend/mass/pro/m")
+    let (status, body) = T.call(changed, "GET", "/inApps/v1/subscriptions/extend/mass/pro/\(Self.massID)")
     #expect(status == 200)
     #expect(body["succeededCount"]?.value == .number("1"))
     #expect(body["complete"]?.value == .bool(true))
@@ -321,7 +361,8 @@ import Testing
       Self.code(
         Self.put(
           store, "/inApps/v1/subscriptions/extend/mass",
-          #"{"extendByDays":3,"extendReasonCode":3,"requestIdentifier":"m","productId":"car"}"#, method: "POST"))
+          #"{"extendByDays":3,"extendReasonCode":3,"requestIdentifier":"\#(Self.massID)","productId":"car"}"#,
+          method: "POST"))
         == "4000023")
   }
 
@@ -363,15 +404,22 @@ import Testing
     #expect(Self.code(Self.put(store, "/inApps/v1/transactions/consumption/9", v1)) == "4040010")
   }
 
-  @Test func appAccountTokenIsSetOnThePurchaseAndItsRenewals() throws {
-    let store = try T.store()
+  /// Apple's page: the token applies to the current renewal transaction and later renewals,
+  /// not to past transactions.
+  @Test func appAccountTokenIsSetOnTheCurrentRenewalAndLaterOnesNotPastOnes() throws {
+    var store = try T.store()
     let uuid = "7E3FB20B-4CDB-47CC-936D-99D65F608138"
     let r = Self.put(
       store, "/inApps/v1/transactions/2000000000000001/appAccountToken", #"{"appAccountToken":"\#(uuid)"}"#)
     #expect(r.status == 200)
-    let changed = try #require(r.changed)
+    var changed = try #require(r.changed)
+    let pro = changed.allTransactions().filter { $0.productID == "pro" }
+    #expect(pro.map { $0.appAccountToken?.uuidString } == [nil, nil, uuid])
+    _ = try changed.advance(by: 31 * 86_400)
+    #expect(changed.allTransactions().last { $0.productID == "pro" }?.appAccountToken?.uuidString == uuid)
     #expect(
-      changed.allTransactions().filter { $0.productID == "pro" }.allSatisfy { $0.appAccountToken?.uuidString == uuid })
+      Self.code(Self.put(store, "/inApps/v1/transactions/2000000000000001/appAccountToken", #"{"appAccountToken":""}"#))
+        == "4000183")
     #expect(
       Self.code(
         Self.put(store, "/inApps/v1/transactions/2000000000000002/appAccountToken", #"{"appAccountToken":"\#(uuid)"}"#))
@@ -391,9 +439,17 @@ import Testing
     let changed = try #require(r.changed)
     #expect(changed.notifications.last?.notificationType == .test)
     let token = try #require(T.string(try JSONParser.parse(Array(r.body.utf8))["testNotificationToken"]))
-    let (status, body) = T.call(changed, "GET", "/inApps/v1/notifications/test/\(token)")
+    // No attempt yet: Apple's "status isn't yet available".
+    #expect(T.call(changed, "GET", "/inApps/v1/notifications/test/\(token)").0 == 404)
+    var attempted = changed
+    attempted.recordDelivery(
+      NotificationDelivery(
+        index: attempted.notifications.count - 1, url: "http://127.0.0.1:9/", httpStatus: 200, error: nil,
+        date: attempted.now))
+    let (status, body) = T.call(attempted, "GET", "/inApps/v1/notifications/test/\(token)")
     #expect(status == 200)
-    #expect(T.array(body["sendAttempts"]).isEmpty)
+    #expect(T.array(body["sendAttempts"]).count == 1)
+    #expect(T.string(body["firstSendAttemptResult"]) == "SUCCESS")
     #expect(T.call(changed, "GET", "/inApps/v1/notifications/test/unknown").0 == 404)
   }
 }
