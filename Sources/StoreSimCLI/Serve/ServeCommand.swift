@@ -60,7 +60,7 @@ final class SessionService: @unchecked Sendable {
 
   func answer(_ request: HTTPRequest) -> (status: Int, body: String) {
     do {
-      if ServerAPI.isMutating(request) {
+      if ServerAPI.isMutating(request) && VerifyReceipt.endpoint(request) == nil {
         var response = APIResponse(status: 500, body: "")
         var planned: [PlannedDelivery] = []
         try lock.withLock {
@@ -87,6 +87,11 @@ final class SessionService: @unchecked Sendable {
       let (store, generation) = try lock.withLock {
         if let fast = client.storeIfUnchanged(needsNotifications: needs) { return fast }
         return (try client.withLock(inv, forWriting: false, needsNotifications: needs) { $0 }, client.generation)
+      }
+      if let endpoint = VerifyReceipt.endpoint(request) {
+        let secret = inv.arguments.value("shared-secret")
+        let response = VerifyReceipt.answer(request, store: store, endpoint: endpoint, sharedSecret: secret)
+        return (response.status, response.body)
       }
       if let failure = authenticate(request.headers["authorization"], bundleID: store.state.bundleID) {
         return (401, ServerAPI.unauthenticated(failure).body)
@@ -158,6 +163,8 @@ let serveCommand = CommandSpec(
     OptionSpec(name: "port", value: "<n>", help: "the port (default 8080; 0 picks a free one)"),
     OptionSpec(name: "host", value: "<address>", help: "the address to listen on (default 127.0.0.1)"),
     OptionSpec(name: "quiet", value: nil, help: "no log line per request on stderr"),
+    OptionSpec(
+      name: "shared-secret", value: "<secret>", help: "the app's shared secret verifyReceipt requires as 'password'"),
   ],
   discussion: """
     Prints the base URL (http://127.0.0.1:PORT) on the first line of standard output and answers
@@ -177,8 +184,14 @@ let serveCommand = CommandSpec(
     libraries send none). A missing, expired or mismatched token answers 401. The signature is
     not checked: that needs the team's public key, which only the App Store has (the same
     reason storesim's own JWS are HS256). HTTP/1.1 with keep-alive; 16 KiB of header fields, 1
-    MiB of body, 30 s idle, 10 s per request, 64 connections at once. 'storesim api' answers
-    the same requests without a port.
+    MiB of body, 30 s idle, 10 s per request; 4,096 connections at once (more wait to be
+    accepted until one closes), read by one event loop and answered by 16 worker threads.
+    'storesim api' answers the same requests without a port.
+    POST /verifyReceipt (production) and POST /sandbox/verifyReceipt (sandbox) answer Apple's
+    legacy receipt validation without a bearer token: the body {"receipt-data", "password",
+    "exclude-old-transactions"}, the answer 'storesim receipt --json' prints, statuses 21000,
+    21002, 21003, 21004 (with --shared-secret), 21007, 21008 and 21010. receipt-data is the
+    app receipt: base64 of the JSON of the receipt object ('latest_receipt' is one).
     """,
   example: "storesim serve --port 0 --session demo.json",
   run: { inv in try runServe(inv) })
