@@ -6,7 +6,7 @@ import StoreSimHTTP
 /// of the request and the store. The production endpoint is `/verifyReceipt`; the sandbox one
 /// is `/sandbox/verifyReceipt` (or `/verifyReceipt` asked with `Host: sandbox.itunes.apple.com`),
 /// so a server's two base URLs are `http://HOST:PORT` and `http://HOST:PORT/sandbox`.
-/// Every answer is HTTP 200; the outcome is the JSON `status` (rule verify-receipt-status-codes).
+/// Every answer is HTTP 200; the outcome is the JSON `status` (rule verify-receipt-endpoint).
 package enum VerifyReceipt {
   /// The endpoint a request asks (production or sandbox); nil when it is not a verifyReceipt request.
   package static func endpoint(_ request: HTTPRequest) -> StoreEnvironment? {
