@@ -40,7 +40,8 @@ import Testing
     let running = try HTTPServerTests.Running(handler: HTTPServerTests.echo)
     defer { running.stop() }
     let client = try HTTPServerTests.Client(port: running.server.port)
-    client.send("GET /lf HTTP/1.1\nHost: x\n\nPOST /mixed HTTP/1.1\r\nContent-Length: 2\n\r\nhi\r\nGET /after HTTP/1.1\n\n")
+    client.send(
+      "GET /lf HTTP/1.1\nHost: x\n\nPOST /mixed HTTP/1.1\r\nContent-Length: 2\n\r\nhi\r\nGET /after HTTP/1.1\n\n")
     #expect(client.response()?.body == #"{"body":0,"method":"GET","path":"/lf"}"#)
     #expect(client.response()?.body == #"{"body":2,"method":"POST","path":"/mixed"}"#)
     // The empty line a client sent after the body is skipped before the next request line.
@@ -48,7 +49,8 @@ import Testing
   }
 
   @Test func theClientAcceptsBareLFLineEndings() throws {
-    let server = try TestHTTPServer(.ipv4, [.raw("HTTP/1.1 100 Continue\n\nHTTP/1.1 202 Accepted\nContent-Length: 0\n\n")])
+    let server = try TestHTTPServer(
+      .ipv4, [.raw("HTTP/1.1 100 Continue\n\nHTTP/1.1 202 Accepted\nContent-Length: 0\n\n")])
     defer { server.stop() }
     let attempt = Delivery.post("{}", to: try HTTPURL("\(server.base)/hook"), timeout: 10)
     #expect(attempt.status == 202)

@@ -96,10 +96,14 @@ import Testing
     let path = "/sandbox/verifyReceipt"
     #expect(try Self.verify(store, Self.body(["receipt-data": data]), path: path, secret: "s3cret").0 == 21003)
     #expect(
-      try Self.verify(store, Self.body(["receipt-data": data, "password": .string("nope")]), path: path, secret: "s3cret").0
+      try Self.verify(
+        store, Self.body(["receipt-data": data, "password": .string("nope")]), path: path, secret: "s3cret"
+      ).0
         == 21004)
     #expect(
-      try Self.verify(store, Self.body(["receipt-data": data, "password": .string("s3cret")]), path: path, secret: "s3cret").0
+      try Self.verify(
+        store, Self.body(["receipt-data": data, "password": .string("s3cret")]), path: path, secret: "s3cret"
+      ).0
         == 0)
   }
 
