@@ -98,6 +98,18 @@ final class HTTPConnection: @unchecked Sendable {
     }
   }
 
+  /// Waits until the socket is readable or `deadline` (monotonic nanoseconds) passes; true when readable.
+  func awaitBytes(until deadline: UInt64) -> Bool {
+    while true {
+      let now = Clock.now
+      guard now < deadline else { return false }
+      var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+      let rc = poll(&entry, 1, Int32((deadline - now + 999_999) / 1_000_000))
+      if rc > 0 { return true }
+      if rc < 0 && errno != EINTR { return false }
+    }
+  }
+
   private enum Step {
     case request(HTTPRequest, RequestHead)
     case needMore
@@ -225,9 +237,9 @@ struct RequestHead: Sendable {
   }
 
   var keepAlive: Bool {
-    let connection = fields["connection"]?.lowercased() ?? ""
-    if version == "HTTP/1.0" { return connection.contains("keep-alive") }
-    return !connection.contains("close")
+    let connection = fields["connection"]
+    if version == "HTTP/1.0" { return HTTPHead.lists(connection, "keep-alive") }
+    return !HTTPHead.lists(connection, "close")
   }
 }
 

@@ -4,7 +4,9 @@
 /// either); the head ends at the first empty line.
 package struct HTTPHead: Sendable {
   /// The request line or the status line, as sent.
-  package var startLine: String
+  package var startLine: String { String(decoding: startBytes, as: UTF8.self) }
+  /// The start line's bytes.
+  package var startBytes: [UInt8]
   /// Header fields by lowercased name; a repeated field's values joined by ", " in order.
   package var fields: [String: String]
 
@@ -51,7 +53,7 @@ package struct HTTPHead: Sendable {
       start = i + 1
     }
     lines.append(Self.dropCR(bytes[start..<bytes.endIndex]))
-    startLine = String(decoding: lines[0], as: UTF8.self)
+    startBytes = Array(lines[0])
     fields = [:]
     for line in lines.dropFirst() {
       guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > line.startIndex else { return nil }
@@ -73,17 +75,29 @@ package struct HTTPHead: Sendable {
   /// The request line's method, target (origin form: it starts with `/`) and version
   /// (`HTTP/1.1` or `HTTP/1.0`); nil when the start line is not such a request line.
   package var requestLine: (method: String, target: String, version: String)? {
-    let parts = startLine.split(separator: " ", omittingEmptySubsequences: false)
-    guard parts.count == 3, !parts[0].isEmpty, parts[1].first == "/", parts[2] == "HTTP/1.1" || parts[2] == "HTTP/1.0"
-    else { return nil }
-    return (String(parts[0]), String(parts[1]), String(parts[2]))
+    let parts = startBytes.split(separator: 32, omittingEmptySubsequences: false)
+    guard parts.count == 3, !parts[0].isEmpty, parts[1].first == UInt8(ascii: "/") else { return nil }
+    let version = String(decoding: parts[2], as: UTF8.self)
+    guard version == "HTTP/1.1" || version == "HTTP/1.0" else { return nil }
+    return (String(decoding: parts[0], as: UTF8.self), String(decoding: parts[1], as: UTF8.self), version)
   }
 
   /// The status line's code (`HTTP/1.x NNN reason`); nil when the start line is not a status line.
   package var statusCode: Int? {
-    let parts = startLine.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
-    guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), parts[1].count == 3, let code = Int(parts[1]), code >= 100
+    let parts = startBytes.split(separator: 32, maxSplits: 2, omittingEmptySubsequences: false)
+    guard parts.count >= 2, parts[0].starts(with: Array("HTTP/1.".utf8)), parts[1].count == 3,
+      let code = Int(String(decoding: parts[1], as: UTF8.self)), code >= 100
     else { return nil }
     return code
+  }
+
+  /// Whether a comma-separated field value lists `token` (ASCII, any case): `Connection: close`.
+  package static func lists(_ value: String?, _ token: String) -> Bool {
+    guard let value else { return false }
+    return value.utf8.split(separator: UInt8(ascii: ",")).contains { item in
+      let trimmed = item.drop { $0 == 32 || $0 == 9 }.reversed().drop { $0 == 32 || $0 == 9 }.reversed()
+      return trimmed.count == token.utf8.count
+        && zip(trimmed, token.utf8).allSatisfy { ((65...90).contains($0) ? $0 + 32 : $0) == $1 }
+    }
   }
 }

@@ -18,6 +18,8 @@ final class WorkerPool: @unchecked Sendable {
   private var queueHead = 0
   private var closing = false
   private var running = 0
+  /// Workers waiting for a connection.
+  private var idle = 0
   private let returns = NSLock()
   private var returned: [(HTTPConnection, HTTPConnection.Next)] = []
   private var loopWoken = false
@@ -68,8 +70,8 @@ final class WorkerPool: @unchecked Sendable {
 
   /// The connections workers have given back since the last call, with what each needs next.
   func takeBack() -> [(HTTPConnection, HTTPConnection.Next)] {
-    var byte = [UInt8](repeating: 0, count: 256)
-    while read(wakeRead, &byte, byte.count) > 0 {}
+    var bytes: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    while withUnsafeMutableBytes(of: &bytes, { read(wakeRead, $0.baseAddress, $0.count) }) == 32 {}
     return returns.withLock {
       loopWoken = false
       defer { returned = [] }
@@ -94,7 +96,9 @@ final class WorkerPool: @unchecked Sendable {
     defer { jobs.unlock() }
     while queueHead == queue.count {
       if closing { return nil }
+      idle += 1
       jobs.wait()
+      idle -= 1
     }
     let connection = queue[queueHead]
     queueHead += 1
@@ -105,18 +109,35 @@ final class WorkerPool: @unchecked Sendable {
     return connection
   }
 
+  /// How long a worker with nothing else to do keeps a kept-alive connection after answering,
+  /// waiting for its next request: a client that asks again at once is answered without a trip
+  /// through the event loop.
+  static let lingerNanoseconds: UInt64 = 20_000_000
+
   private func work() {
+    var scratch = [UInt8](repeating: 0, count: 16 * 1024)
     while let connection = next() {
       var next = HTTPConnection.Next.handle
-      while next == .handle, let (request, head) = connection.pending {
-        connection.pending = nil
-        let answer = server.handler(request)
-        let keepAlive = head.keepAlive && !returns.withLock({ isStopping })
-        connection.respond(status: answer.status, body: answer.body, keepAlive: keepAlive, head: head)
-        next = connection.advance()
+      let lingerEnd = Clock.now &+ Self.lingerNanoseconds
+      while true {
+        while next == .handle, let (request, head) = connection.pending {
+          connection.pending = nil
+          let answer = server.handler(request)
+          let keepAlive = head.keepAlive && !returns.withLock({ isStopping })
+          connection.respond(status: answer.status, body: answer.body, keepAlive: keepAlive, head: head)
+          next = connection.advance()
+        }
+        guard next == .wait(.read), mayLinger(), connection.awaitBytes(until: lingerEnd) else { break }
+        next = connection.read(into: &scratch) ? connection.advance() : .close
       }
       giveBack(connection, next)
     }
+  }
+
+  /// Whether a worker may keep its connection a little: no connection is waiting for a worker
+  /// and another worker is free to take the next one.
+  private func mayLinger() -> Bool {
+    jobs.withLock { queueHead == queue.count && idle > 0 && !closing }
   }
 
   private func giveBack(_ connection: HTTPConnection, _ next: HTTPConnection.Next) {

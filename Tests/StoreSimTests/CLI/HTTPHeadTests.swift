@@ -26,6 +26,14 @@ import Testing
     #expect(HTTPHead(Self.bytes("HTTP/1.1 202 Accepted\nContent-Length: 0")[...])?.statusCode == 202)
   }
 
+  @Test func tokensOfAFieldValueAreFoundInAnyCase() {
+    #expect(HTTPHead.lists("close", "close"))
+    #expect(HTTPHead.lists("Keep-Alive,  CLOSE ", "close"))
+    #expect(!HTTPHead.lists("closed", "close"))
+    #expect(!HTTPHead.lists(nil, "close"))
+    #expect(!HTTPHead.lists("", "keep-alive"))
+  }
+
   @Test func malformedHeadsAreRefused() {
     #expect(HTTPHead(Self.bytes("GET / HTTP/1.1\r\nNo colon here")[...]) == nil)
     #expect(HTTPHead(Self.bytes("GET / HTTP/1.1\r\nBad name: x")[...]) == nil)
