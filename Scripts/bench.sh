@@ -208,7 +208,9 @@ if command -v nginx >/dev/null 2>&1 && command -v wrk >/dev/null 2>&1; then
   ID=2000000000000001
   start_server "$WORK/serve-small.json"
   mkdir -p "$WORK/nginx/www/inApps/v1/transactions" "$WORK/nginx/tmp"
+  chmod 755 "$WORK"  # nginx's workers run as an unprivileged user and must read the file
   curl -s -H "Authorization: Bearer $TOKEN" "$URL/inApps/v1/transactions/$ID" > "$WORK/nginx/www/inApps/v1/transactions/$ID"
+  chmod -R a+rX "$WORK/nginx"
   NPORT=$(free_port)
   cat > "$WORK/nginx/nginx.conf" <<CONF
 worker_processes $(nproc);
@@ -237,7 +239,7 @@ CONF
       N=$(rps "$C" "$SECONDS_PER" "http://127.0.0.1:$NPORT/inApps/v1/transactions/$ID")
       R=$(rps "$C" "$SECONDS_PER" "$URL/inApps/v1/transactions/$ID" "Authorization: Bearer $TOKEN")
       echo "$N" >> "$WORK/nginx-rps"; echo "$R" >> "$WORK/serve-rps"
-      awk -v r="$R" -v n="$N" 'BEGIN {printf "%.2f\n", n > 0 ? r / n : 0}' >> "$WORK/ratios"
+      awk -v r="$R" -v n="$N" 'BEGIN {printf "%.2f\n", (n > 0) ? r / n : 0}' >> "$WORK/ratios"
     done
     RATIO=$(median < "$WORK/ratios")
     verdict "9. serve / nginx, $C keep-alive connections (median of $TURNS)" \
