@@ -242,6 +242,7 @@ CONF
       awk -v r="$R" -v n="$N" 'BEGIN {printf "%.2f\n", (n > 0) ? r / n : 0}' >> "$WORK/ratios"
     done
     RATIO=$(median < "$WORK/ratios")
+    printf '   turns (serve/nginx req/s): %s\n' "$(paste -d/ "$WORK/serve-rps" "$WORK/nginx-rps" | paste -sd' ')"
     verdict "9. serve / nginx, $C keep-alive connections (median of $TURNS)" \
       "$RATIO ($(median < "$WORK/serve-rps")/$(median < "$WORK/nginx-rps"))" ">= 0.9" "$(ge "$RATIO" 0.9)"
   done

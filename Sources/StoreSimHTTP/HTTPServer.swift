@@ -216,10 +216,4 @@ package final class HTTPServer: @unchecked Sendable {
   private static func text(_ buffer: [CChar]) -> String {
     String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
   }
-
-  /// Whether `stop()` was called (the wake pipe is readable).
-  package var stopRequested: Bool {
-    var entry = pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)
-    return poll(&entry, 1, 0) > 0
-  }
 }
