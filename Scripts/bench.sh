@@ -219,6 +219,78 @@ verdict "10. manage: most lines one scrolling key redraws (j, PgDn)" "$MLINES of
 printf '%-58s %14s   (not judged: the whole first screen is %s bytes; the log was read at %s ms)\n' \
   "   manage: most bytes one scrolling key writes" "$MBYTES" "$(field "$WORK/manage" frame_bytes)" "$(field "$WORK/manage" full_load_ms)"
 
+# 11. serve against nginx serving the same bytes as a static file, on the same cores, with wrk
+# (nginx and wrk are Debian's packages, installed here when missing): requests per second of
+# `GET /inApps/v1/transactions/{id}` over keep-alive connections, 8 and then 1,000 of them (a
+# load test: every connection held open at once). The two servers run in turns, so a change in
+# the machine's load weighs on both; the figure is the median of the per-turn ratios.
+if ! command -v nginx >/dev/null 2>&1 && [ -x /usr/sbin/nginx ]; then PATH="$PATH:/usr/sbin"; fi
+if ! command -v nginx >/dev/null 2>&1 || ! command -v wrk >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    { apt-get update -qq && apt-get install -y -qq nginx wrk; } >/dev/null 2>&1 || true
+    PATH="$PATH:/usr/sbin"
+  fi
+fi
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+NGINX_PID=""
+stop_nginx() { if [ -n "$NGINX_PID" ]; then kill -QUIT "$NGINX_PID" 2>/dev/null || true; wait "$NGINX_PID" 2>/dev/null || true; NGINX_PID=""; fi; }
+trap 'stop_server; stop_nginx; rm -rf "$WORK"' EXIT
+rps() { # CONNECTIONS SECONDS URL [HEADER]: requests/s of one wrk run (0 when any request failed)
+  local out
+  if [ -n "${4:-}" ]; then out=$(wrk -t 2 -c "$1" -d "$2s" -H "$4" "$3" 2>&1 || true); else out=$(wrk -t 2 -c "$1" -d "$2s" "$3" 2>&1 || true); fi
+  if echo "$out" | grep -qE 'Non-2xx|Socket errors'; then echo "$out" | grep -E 'Non-2xx|Socket errors' >&2; echo 0; return; fi
+  echo "$out" | awk '/^Requests\/sec:/ {printf "%d", $2}'
+}
+if command -v nginx >/dev/null 2>&1 && command -v wrk >/dev/null 2>&1; then
+  ID=2000000000000001
+  start_server "$WORK/serve-small.json"
+  mkdir -p "$WORK/nginx/www/inApps/v1/transactions" "$WORK/nginx/tmp"
+  chmod 755 "$WORK"  # nginx's workers run as an unprivileged user and must read the file
+  curl -s -H "Authorization: Bearer $TOKEN" "$URL/inApps/v1/transactions/$ID" > "$WORK/nginx/www/inApps/v1/transactions/$ID"
+  chmod -R a+rX "$WORK/nginx"
+  NPORT=$(free_port)
+  cat > "$WORK/nginx/nginx.conf" <<CONF
+worker_processes $(nproc);
+pid $WORK/nginx/nginx.pid;
+error_log $WORK/nginx/error.log;
+daemon off;
+worker_rlimit_nofile 8192;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path $WORK/nginx/tmp; proxy_temp_path $WORK/nginx/tmp; fastcgi_temp_path $WORK/nginx/tmp;
+  uwsgi_temp_path $WORK/nginx/tmp; scgi_temp_path $WORK/nginx/tmp;
+  keepalive_requests 100000000;
+  default_type application/json;
+  server { listen 127.0.0.1:$NPORT; root $WORK/nginx/www; }
+}
+CONF
+  nginx -c "$WORK/nginx/nginx.conf" -e "$WORK/nginx/error.log" 2>/dev/null &
+  NGINX_PID=$!
+  for i in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$NPORT/" && break; sleep 0.05; done
+  TURNS=$([ "$QUICK" = 1 ] && echo 1 || echo 5)
+  SECONDS_PER=$([ "$QUICK" = 1 ] && echo 2 || echo 5)
+  for C in 8 1000; do
+    : > "$WORK/ratios"; : > "$WORK/nginx-rps"; : > "$WORK/serve-rps"
+    for turn in $(seq "$TURNS"); do
+      N=$(rps "$C" "$SECONDS_PER" "http://127.0.0.1:$NPORT/inApps/v1/transactions/$ID")
+      R=$(rps "$C" "$SECONDS_PER" "$URL/inApps/v1/transactions/$ID" "Authorization: Bearer $TOKEN")
+      echo "$N" >> "$WORK/nginx-rps"; echo "$R" >> "$WORK/serve-rps"
+      awk -v r="$R" -v n="$N" 'BEGIN {printf "%.2f\n", (n > 0) ? r / n : 0}' >> "$WORK/ratios"
+    done
+    RATIO=$(median < "$WORK/ratios")
+    printf '   turns (serve/nginx req/s): %s\n' "$(paste -d/ "$WORK/serve-rps" "$WORK/nginx-rps" | paste -sd' ')"
+    verdict "11. serve / nginx, $C keep-alive connections (median of $TURNS)" \
+      "$RATIO ($(median < "$WORK/serve-rps")/$(median < "$WORK/nginx-rps"))" ">= 0.9" "$(ge "$RATIO" 0.9)"
+  done
+  stop_nginx
+  stop_server
+else
+  printf '%-58s %14s\n' "11. serve / nginx (nginx or wrk missing; apt-get install nginx wrk)" "not measured"
+  MISSED=1
+fi
+
 if [ "$QUICK" = 1 ]; then echo "bench quick: all figures measured"; exit 0; fi
 [ "$MISSED" = 0 ] && echo "bench: every target met" || echo "bench: some targets missed"
 exit "$MISSED"

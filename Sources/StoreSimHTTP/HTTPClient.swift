@@ -211,35 +211,19 @@ package enum HTTPClient {
     /// Parses complete heads in `head`; nil unless the response is malformed.
     private mutating func parseHead() -> String? {
       while status == nil {
-        guard let (end, next) = Self.headEnd(head) else {
+        guard let (end, next) = HTTPHead.end(in: head) else {
           if head.count > HTTPClient.headerLimit { return "response headers over \(HTTPClient.headerLimit / 1024) KiB" }
           if head.count >= 5 && !head.starts(with: Array("HTTP/".utf8)) { return notHTTP() }
           return nil
         }
-        let text = String(decoding: head[..<end], as: UTF8.self)
         let rest = Array(head[next...])
-        // Split on the scalar: "\r\n" is one Character, so String.split(separator: "\n") misses it.
-        var lines = text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-          Substring(line.last == "\r" ? String(line.dropLast()) : String(line))
-        }
-        let statusLine = lines.removeFirst()
-        let parts = statusLine.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), parts[1].count == 3, let code = Int(parts[1]),
-          code >= 100
-        else {
-          return notHTTP()
-        }
+        guard let parsed = HTTPHead(head[..<end]) else { return "malformed response header field" }
+        guard let code = parsed.statusCode else { return notHTTP() }
         if (100..<200).contains(code) && code != 101 {
           head = rest  // interim response (100 Continue, 103 Early Hints): the real one follows
           continue
         }
-        var headers: [String: String] = [:]
-        for line in lines {
-          guard let colon = line.firstIndex(of: ":") else { continue }
-          let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
-          let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-          headers[name] = headers[name].map { "\($0), \(value)" } ?? value
-        }
+        let headers = parsed.fields
         status = code
         location = headers["location"]
         contentLength = headers["content-length"].flatMap { Int($0) }
@@ -254,18 +238,6 @@ package enum HTTPClient {
     private func notHTTP() -> String {
       let start = String(decoding: head.prefix(40), as: UTF8.self)
       return "not an HTTP response (starts with '\(HTTPText.printable(start, limit: 40))')"
-    }
-
-    /// End of the head (index of the blank line) and where the body starts.
-    private static func headEnd(_ bytes: [UInt8]) -> (Int, Int)? {
-      guard bytes.count >= 2 else { return nil }
-      for i in 0..<(bytes.count - 1) where bytes[i] == UInt8(ascii: "\n") {
-        if bytes[i + 1] == UInt8(ascii: "\n") { return (i, i + 2) }
-        if i + 2 < bytes.count, bytes[i + 1] == UInt8(ascii: "\r"), bytes[i + 2] == UInt8(ascii: "\n") {
-          return (i, i + 3)
-        }
-      }
-      return nil
     }
   }
 

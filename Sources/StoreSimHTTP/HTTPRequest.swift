@@ -19,7 +19,7 @@ package struct HTTPRequest: Sendable {
     self.target = target
     self.headers = headers
     self.body = body
-    if let q = target.firstIndex(of: "?") {
+    if let q = target.utf8.firstIndex(of: UInt8(ascii: "?")) {
       path = String(target[..<q])
       for pair in target[target.index(after: q)...].split(separator: "&") where !pair.isEmpty {
         let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)

@@ -6,9 +6,10 @@ import Foundation
   import Darwin
 #endif
 
-/// A small HTTP/1.1 server on POSIX sockets: keep-alive, a thread per connection (capped),
-/// limits on header and body size and on idle and slow clients. It answers every request with
-/// `handler` and knows nothing of the App Store.
+/// A small HTTP/1.1 server on POSIX sockets: keep-alive, one poll() event loop reading
+/// requests from non-blocking sockets and writing answers, a bounded pool of worker threads
+/// running `handler`, limits on header and body size and on idle and slow clients. It answers
+/// every request with `handler` and knows nothing of the App Store.
 package final class HTTPServer: @unchecked Sendable {
   package struct Limits: Sendable {
     /// Request line and header fields together.
@@ -20,11 +21,14 @@ package final class HTTPServer: @unchecked Sendable {
     package var requestSeconds: TimeInterval = 10
     /// How long writing a response may take.
     package var writeSeconds: TimeInterval = 10
-    /// Connections served at once; more are answered 503 and closed.
-    package var connections = 64
+    /// Connections held open at once (at most the process's file limit allows); more wait in
+    /// the listen queue until one closes.
+    package var connections = 4096
+    /// Threads running the handler: a slow answer holds one of them, never the event loop.
+    package var workers = 16
   }
 
-  /// What the handler answers for a request.
+  /// What the handler answers: status and JSON body.
   package typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
   /// The JSON body of a response the server makes itself (a malformed or oversized request,
   /// too many connections, a slow client), from its status and a sentence saying why.
@@ -53,9 +57,6 @@ package final class HTTPServer: @unchecked Sendable {
   /// Readable once `stop()` was called: every poll of the server watches it.
   private let wakeRead: Int32
   package let wakeWrite: Int32
-  private let state = NSCondition()
-  private var active = 0
-  private var stopping = false
 
   package enum StartError: Error, CustomStringConvertible {
     case address(String)
@@ -130,7 +131,7 @@ package final class HTTPServer: @unchecked Sendable {
       v6.sin6_port = in_port_t(UInt16(port).bigEndian)
       bound = Self.bindSocket(fd, to: &v6)
     }
-    guard bound == 0, listen(fd, 128) == 0 else {
+    guard bound == 0, listen(fd, 4096) == 0 else {
       let reason = HTTPClient.errorText(errno)
       close(fd)
       throw StartError.system("cannot listen on \(host) port \(port): \(reason)")
@@ -152,6 +153,7 @@ package final class HTTPServer: @unchecked Sendable {
     }
     for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
     _ = fcntl(pipeEnds[1], F_SETFL, O_NONBLOCK)
+    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
     listener = fd
     self.port = Int(boundPort)
     self.host = address
@@ -174,64 +176,13 @@ package final class HTTPServer: @unchecked Sendable {
     _ = write(wakeWrite, &byte, 1)
   }
 
-  /// Accepts connections until `stop()`, then waits for the open ones to finish their request.
+  /// Serves until `stop()`: an event loop on this thread reads requests and writes answers,
+  /// `limits.workers` threads run the handler. Returns once every connection is closed (a
+  /// request being answered is answered first, with `Connection: close`).
   package func run() {
-    while true {
-      var fds = [
-        pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
-        pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
-      ]
-      let rc = poll(&fds, 2, -1)
-      if rc < 0 {
-        if errno == EINTR { continue }
-        break
-      }
-      if fds[1].revents != 0 { break }
-      guard fds[0].revents != 0 else { continue }
-      var peer = sockaddr_storage()
-      var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-      let conn = withUnsafeMutablePointer(to: &peer) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(listener, $0, &length) }
-      }
-      guard conn >= 0 else { continue }
-      _ = fcntl(conn, F_SETFD, FD_CLOEXEC)
-      _ = fcntl(conn, F_SETFL, fcntl(conn, F_GETFL) | O_NONBLOCK)
-      var one: Int32 = 1
-      setsockopt(conn, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-      #if canImport(Darwin)
-        setsockopt(conn, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
-      #endif
-      let client = Self.describe(&peer)
-      state.lock()
-      let admitted = active < limits.connections
-      if admitted { active += 1 }
-      state.unlock()
-      guard admitted else {
-        let connection = Connection(fd: conn, peer: client, server: self)
-        connection.respond(
-          HTTPResponse(status: 503, body: refusalBody(503, "Too many connections.")), keepAlive: false,
-          request: nil, started: Deadline(seconds: 0))
-        close(conn)
-        continue
-      }
-      let thread = Thread { [self] in
-        Self.blockStopSignals()
-        var connection = Connection(fd: conn, peer: client, server: self)
-        connection.serve()
-        close(conn)
-        state.lock()
-        active -= 1
-        state.broadcast()
-        state.unlock()
-      }
-      thread.stackSize = 1 << 20
-      thread.start()
-    }
+    let loop = EventLoop(server: self, listener: listener, stopPipe: wakeRead)
+    loop.run()
     close(listener)
-    state.lock()
-    stopping = true
-    while active > 0 { state.wait() }
-    state.unlock()
   }
 
   /// Worker threads leave SIGINT and SIGTERM to the thread that runs the accept loop.
@@ -243,279 +194,26 @@ package final class HTTPServer: @unchecked Sendable {
     pthread_sigmask(SIG_BLOCK, &set, nil)
   }
 
-  private static func describe(_ peer: inout sockaddr_storage) -> String {
+  static func describe(_ peer: inout sockaddr_storage) -> String {
     var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
     return withUnsafePointer(to: &peer) { p -> String in
       if Int32(p.pointee.ss_family) == AF_INET {
         return p.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { a in
           var addr = a.pointee.sin_addr
           inet_ntop(AF_INET, &addr, &text, socklen_t(text.count))
-          return String(cString: text) + ":\(UInt16(bigEndian: a.pointee.sin_port))"
+          return Self.text(text) + ":\(UInt16(bigEndian: a.pointee.sin_port))"
         }
       }
       return p.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { a in
         var addr = a.pointee.sin6_addr
         inet_ntop(AF_INET6, &addr, &text, socklen_t(text.count))
-        return "[" + String(cString: text) + "]:\(UInt16(bigEndian: a.pointee.sin6_port))"
+        return "[" + Self.text(text) + "]:\(UInt16(bigEndian: a.pointee.sin6_port))"
       }
     }
   }
 
-  /// Whether `stop()` was called (the wake pipe is readable).
-  package var stopRequested: Bool {
-    var entry = pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)
-    return poll(&entry, 1, 0) > 0
-  }
-
-  /// One client connection: requests read and answered in turn until either side closes.
-  package struct Connection {
-    package let fd: Int32
-    package let peer: String
-    package let server: HTTPServer
-    package var buffer: [UInt8] = []
-
-    package init(fd: Int32, peer: String, server: HTTPServer) {
-      self.fd = fd
-      self.peer = peer
-      self.server = server
-    }
-
-    package enum Wait { case ready, timedOut, stopped, failed }
-
-    /// Waits until the socket is readable (or writable), the deadline passes or the server stops.
-    package func wait(_ events: Int16, _ deadline: Deadline) -> Wait {
-      while true {
-        let remaining = deadline.remainingMilliseconds
-        if remaining <= 0 { return .timedOut }
-        var fds = [
-          pollfd(fd: fd, events: events, revents: 0), pollfd(fd: server.wakeRead, events: Int16(POLLIN), revents: 0),
-        ]
-        let rc = poll(&fds, 2, remaining)
-        if rc < 0 {
-          if errno == EINTR { continue }
-          return .failed
-        }
-        if rc == 0 { continue }
-        if fds[0].revents != 0 { return .ready }
-        if fds[1].revents != 0 { return .stopped }
-      }
-    }
-
-    /// Reads what is available into the buffer; false at end of stream or on an error.
-    package mutating func fill() -> Bool {
-      var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-      while true {
-        let n = chunk.withUnsafeMutableBytes { Glue.recv(fd, $0.baseAddress!, $0.count, 0) }
-        if n > 0 {
-          buffer.append(contentsOf: chunk[0..<n])
-          return true
-        }
-        if n < 0 && errno == EINTR { continue }
-        if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return true }
-        return false
-      }
-    }
-
-    package mutating func serve() {
-      while true {
-        // Idle: wait for the first byte of the next request.
-        if buffer.isEmpty {
-          guard wait(Int16(POLLIN), Deadline(seconds: server.limits.idleSeconds)) == .ready, fill(), !buffer.isEmpty
-          else {
-            return
-          }
-        }
-        let started = Deadline(seconds: server.limits.requestSeconds)
-        guard let head = readHead(started), let length = bodyLength(head, started),
-          let body = readBody(length, head, started)
-        else { return }
-        let request = HTTPRequest(method: head.method, target: head.target, headers: head.headers, body: body)
-        let answer = server.handler(request)
-        let keepAlive = head.keepAlive && !server.stopRequested
-        guard respond(answer, keepAlive: keepAlive, request: head, started: started), keepAlive else { return }
-      }
-    }
-
-    /// The request head, taken off the buffer; nil when the connection ends (refused, timed out or closed).
-    private mutating func readHead(_ started: Deadline) -> Head? {
-      let limits = server.limits
-      let tooLarge = "Request header fields too large (limit \(limits.headerBytes) bytes)."
-      var headEnd: Int? = Self.find(buffer)
-      while headEnd == nil {
-        if buffer.count > limits.headerBytes {
-          refuse(431, tooLarge, request: nil, started: started)
-          return nil
-        }
-        guard receive(started, lateMessage: "The request did not arrive", request: nil) else { return nil }
-        headEnd = Self.find(buffer)
-      }
-      let end = headEnd!
-      if end > limits.headerBytes {
-        refuse(431, tooLarge, request: nil, started: started)
-        return nil
-      }
-      guard let head = Head(buffer[0..<end]) else {
-        refuse(400, "Malformed HTTP request.", request: nil, started: started)
-        return nil
-      }
-      buffer.removeFirst(end + 4)
-      return head
-    }
-
-    /// The body's length from `Content-Length` (0 without it); nil when it is refused.
-    private func bodyLength(_ head: Head, _ started: Deadline) -> Int? {
-      if head.headers["transfer-encoding"] != nil {
-        refuse(
-          501, "Transfer-Encoding is not supported; send Content-Length.", request: head, started: started)
-        return nil
-      }
-      var length = 0
-      if let text = head.headers["content-length"] {
-        guard let n = Int(text.trimmingCharacters(in: .whitespaces)), n >= 0 else {
-          refuse(400, "Invalid Content-Length.", request: head, started: started)
-          return nil
-        }
-        length = n
-      }
-      if length > server.limits.bodyBytes {
-        refuse(
-          413, "Request body too large (limit \(server.limits.bodyBytes) bytes).", request: head,
-          started: started)
-        return nil
-      }
-      return length
-    }
-
-    /// The body, taken off the buffer (answering `Expect: 100-continue` first); nil when the connection ends.
-    private mutating func readBody(_ length: Int, _ head: Head, _ started: Deadline) -> [UInt8]? {
-      if length > buffer.count, head.headers["expect"]?.lowercased() == "100-continue" {
-        guard send(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8), started) else { return nil }
-      }
-      while buffer.count < length {
-        guard receive(started, lateMessage: "The request body did not arrive", request: head) else { return nil }
-      }
-      let body = Array(buffer[0..<length])
-      buffer.removeFirst(length)
-      return body
-    }
-
-    /// Waits for more of the request and reads it; false when the connection ends (after a 408
-    /// "`lateMessage` within N s." when the request's time is up).
-    private mutating func receive(_ started: Deadline, lateMessage: String, request: Head?) -> Bool {
-      switch wait(Int16(POLLIN), started) {
-      case .ready: return fill()
-      case .timedOut:
-        refuse(
-          408, "\(lateMessage) within \(Int(server.limits.requestSeconds)) s.", request: request,
-          started: started)
-        return false
-      case .stopped, .failed: return false
-      }
-    }
-
-    /// Answers an error and closes the connection.
-    private func refuse(_ status: Int, _ message: String, request: Head?, started: Deadline) {
-      respond(
-        HTTPResponse(status: status, body: server.refusalBody(status, message)), keepAlive: false, request: request,
-        started: started)
-    }
-
-    /// Writes a response and logs it; false when it could not be written.
-    @discardableResult
-    package func respond(_ response: HTTPResponse, keepAlive: Bool, request: Head?, started: Deadline) -> Bool {
-      let status = response.status
-      let bytes = Array(response.body.utf8)
-      var text = "HTTP/1.1 \(status) \(HTTPStatus.reason(status))\r\n"
-      text += "Content-Type: \(response.contentType)\r\nContent-Length: \(bytes.count)\r\n"
-      for field in response.headers { text += "\(field.name): \(field.value)\r\n" }
-      text += keepAlive ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n"
-      let sent = send(Array(text.utf8) + bytes, Deadline(seconds: server.limits.writeSeconds))
-      if let log = server.log {
-        let elapsed = server.limits.requestSeconds - started.remainingSeconds
-        log(
-          LogEntry(
-            peer: peer, method: request?.method, target: request?.target, status: status, bytes: bytes.count,
-            milliseconds: max(0, elapsed) * 1000))
-      }
-      return sent
-    }
-
-    package func send(_ bytes: [UInt8], _ deadline: Deadline) -> Bool {
-      var offset = 0
-      while offset < bytes.count {
-        let n = bytes.withUnsafeBytes {
-          Glue.send(fd, $0.baseAddress! + offset, bytes.count - offset, HTTPClient.sendFlags)
-        }
-        if n > 0 {
-          offset += n
-          continue
-        }
-        if n < 0 && errno == EINTR { continue }
-        if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-          guard wait(Int16(POLLOUT), deadline) == .ready else { return false }
-          continue
-        }
-        return false
-      }
-      return true
-    }
-
-    /// The index of `\r\n\r\n` in the buffer.
-    package static func find(_ buffer: [UInt8]) -> Int? {
-      guard buffer.count >= 4 else { return nil }
-      for i in 0...(buffer.count - 4)
-      where buffer[i] == 13 && buffer[i + 1] == 10 && buffer[i + 2] == 13 && buffer[i + 3] == 10 {
-        return i
-      }
-      return nil
-    }
-  }
-
-  /// A request line and header fields.
-  package struct Head {
-    package var method: String
-    package var target: String
-    package var version: String
-    package var headers: [String: String] = [:]
-
-    /// Parses the head (without its final CRLF CRLF) from bytes: request line, then fields.
-    package init?(_ bytes: ArraySlice<UInt8>) {
-      var lines: [ArraySlice<UInt8>] = []
-      var start = bytes.startIndex
-      var i = bytes.startIndex
-      while i < bytes.endIndex {
-        if bytes[i] == 13, i + 1 < bytes.endIndex, bytes[i + 1] == 10 {
-          lines.append(bytes[start..<i])
-          i += 2
-          start = i
-        } else {
-          i += 1
-        }
-      }
-      lines.append(bytes[start..<bytes.endIndex])
-      let parts = lines[0].split(separator: 32, omittingEmptySubsequences: false)
-      guard parts.count == 3, !parts[0].isEmpty, parts[1].first == UInt8(ascii: "/") else { return nil }
-      version = String(decoding: parts[2], as: UTF8.self)
-      guard version == "HTTP/1.1" || version == "HTTP/1.0" else { return nil }
-      method = String(decoding: parts[0], as: UTF8.self)
-      target = String(decoding: parts[1], as: UTF8.self)
-      for line in lines.dropFirst() {
-        guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > line.startIndex else { return nil }
-        let nameBytes = line[line.startIndex..<colon]
-        guard !nameBytes.contains(32), !nameBytes.contains(9) else { return nil }
-        let name = String(decoding: nameBytes.map { (65...90).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
-        var v = line[(colon + 1)...]
-        while let f = v.first, f == 32 || f == 9 { v = v.dropFirst() }
-        while let l = v.last, l == 32 || l == 9 { v = v.dropLast() }
-        let value = String(decoding: v, as: UTF8.self)
-        headers[name] = headers[name].map { "\($0), \(value)" } ?? value
-      }
-    }
-
-    package var keepAlive: Bool {
-      let connection = headers["connection"]?.lowercased() ?? ""
-      if version == "HTTP/1.0" { return connection.contains("keep-alive") }
-      return !connection.contains("close")
-    }
+  /// A C string in a buffer, up to its NUL.
+  private static func text(_ buffer: [CChar]) -> String {
+    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
   }
 }

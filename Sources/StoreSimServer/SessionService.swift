@@ -27,6 +27,8 @@ package final class SessionService: @unchecked Sendable {
   /// How long a request may wait for the session's lock before it is answered 503.
   package let lockWait: TimeInterval
   private let cache: AnswerCache?
+  /// The app's shared secret that `/verifyReceipt` requires as `password` (nil: not checked).
+  private let sharedSecret: String?
 
   /// - Parameters:
   ///   - now: the wall clock (for the bearer token's expiry and the lock's deadline).
@@ -36,8 +38,10 @@ package final class SessionService: @unchecked Sendable {
   ///   - cacheAnswers: keep reading answers by request and session generation (`AnswerCache`).
   package init(
     location: SessionLocation, now: @escaping @Sendable () -> Date, load: @escaping SessionFileClient.Load,
-    warning: @escaping @Sendable (String) -> Void, lockWait: TimeInterval = 3, cacheAnswers: Bool = false
+    warning: @escaping @Sendable (String) -> Void, lockWait: TimeInterval = 3, cacheAnswers: Bool = false,
+    sharedSecret: String? = nil
   ) {
+    self.sharedSecret = sharedSecret
     self.location = location
     self.now = now
     self.load = load
@@ -97,6 +101,7 @@ package final class SessionService: @unchecked Sendable {
   }
 
   package func answer(_ request: HTTPRequest) -> HTTPResponse {
+    if let endpoint = VerifyReceipt.endpoint(request) { return verifyReceipt(request, endpoint: endpoint) }
     let match = ServerAPI.match(request)
     let route = match.route
     var token: Authentication.Token?
@@ -118,11 +123,25 @@ package final class SessionService: @unchecked Sendable {
     }
   }
 
+  /// `/verifyReceipt` (production or sandbox): no bearer token, answered from the session as it
+  /// is now (see `VerifyReceipt`).
+  private func verifyReceipt(_ request: HTTPRequest, endpoint: StoreEnvironment) -> HTTPResponse {
+    do {
+      guard let (store, _) = try currentStore(needs: false) else { return APIResponse.error(.generalInternal).http }
+      return VerifyReceipt.answer(request, store: store, endpoint: endpoint, sharedSecret: sharedSecret).http
+    } catch is SessionLock.Busy {
+      return busy()
+    } catch {
+      return unreadable(error)
+    }
+  }
+
   /// The deadline of a lock wait that starts now.
   private var deadline: Date { now().addingTimeInterval(lockWait) }
 
-  private func read(_ request: HTTPRequest, route: Route, token: Authentication.Token?) throws -> HTTPResponse {
-    let needs = route.needs.contains(.notifications)
+  /// The store to answer a reading request from: the snapshot while the file is unchanged,
+  /// otherwise the file re-read under the lock (waiting at most `lockWait`).
+  private func currentStore(needs: Bool) throws -> (store: Store, generation: Int)? {
     var current = snapshotLock.withLock { snapshot }
     if let s = current, s.partial && needs || s.identity == nil || FileIdentity(location.file) != s.identity {
       current = nil
@@ -135,7 +154,13 @@ package final class SessionService: @unchecked Sendable {
       keepSnapshot()
       current = client.snapshot
     }
-    guard let (store, generation, _, _) = current else { return APIResponse.error(.generalInternal).http }
+    return current.map { ($0.store, $0.generation) }
+  }
+
+  private func read(_ request: HTTPRequest, route: Route, token: Authentication.Token?) throws -> HTTPResponse {
+    guard let (store, generation) = try currentStore(needs: route.needs.contains(.notifications)) else {
+      return APIResponse.error(.generalInternal).http
+    }
     if let failure = token?.refusal(for: store.state.bundleID) { return APIResponse.unauthenticated(failure).http }
     // A reading answer depends only on the request and the store: the same request on the
     // same generation of the session gets the same answer.

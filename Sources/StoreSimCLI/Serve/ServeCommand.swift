@@ -63,7 +63,14 @@ struct ServeCommand: CommandLineCommand {
       That is why serve listens on loopback only: --host beyond loopback (0.0.0.0, ::, a LAN
       address) is refused unless --expose-to-network is given, and then a warning says so.
       HTTP/1.1 with keep-alive; 16 KiB of header fields, 1 MiB of body, 30 s idle, 10 s per
-      request, 64 connections at once. 'storesim api' answers the same requests without a port.
+      request; 4,096 connections at once (more wait to be accepted until one closes), read by
+      one event loop and answered by 16 worker threads. 'storesim api' answers the same
+      requests without a port.
+      POST /verifyReceipt (production) and POST /sandbox/verifyReceipt (sandbox) answer Apple's
+      legacy receipt validation without a bearer token: the body {"receipt-data", "password",
+      "exclude-old-transactions"}, the answer 'storesim receipt --json' prints, statuses 21000,
+      21002, 21003, 21004 (with --shared-secret), 21007, 21008 and 21010. receipt-data is the
+      app receipt: base64 of the JSON of the receipt object ('latest_receipt' is one).
       """,
     example: "storesim serve --port 0 --session demo.json")
 
@@ -77,6 +84,8 @@ struct ServeCommand: CommandLineCommand {
   var exposeToNetwork: Bool
   @Flag(help: "no log line per request on stderr")
   var quiet: Bool
+  @Option("<secret>", help: "the app's shared secret verifyReceipt requires as 'password'")
+  var sharedSecret: String?
 
   static func port(_ portText: String, _ context: ParseContext) throws -> Int {
     guard let port = Int(portText), (0...65535).contains(port) else {
@@ -86,7 +95,9 @@ struct ServeCommand: CommandLineCommand {
   }
 
   func run(_ inv: Invocation) throws -> ExitCode {
-    try runServe(inv, port: port ?? 8080, host: host ?? "127.0.0.1", exposeToNetwork: exposeToNetwork, quiet: quiet)
+    try runServe(
+      inv, port: port ?? 8080, host: host ?? "127.0.0.1", exposeToNetwork: exposeToNetwork, quiet: quiet,
+      sharedSecret: sharedSecret)
   }
 }
 
@@ -118,7 +129,9 @@ func isLoopback(_ host: String) -> Bool {
   return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
 }
 
-func runServe(_ inv: Invocation, port: Int, host: String, exposeToNetwork: Bool, quiet: Bool) throws -> ExitCode {
+func runServe(
+  _ inv: Invocation, port: Int, host: String, exposeToNetwork: Bool, quiet: Bool, sharedSecret: String?
+) throws -> ExitCode {
   // A host that is no address at all is refused by the server with its own message.
   let exposed = !isLoopback(host) && isAddress(host)
   if exposed && !exposeToNetwork {
@@ -130,7 +143,7 @@ func runServe(_ inv: Invocation, port: Int, host: String, exposeToNetwork: Bool,
   guard FileManager.default.fileExists(atPath: location.file) else {
     throw CLIError.noInput("no session at \(location.shown); start one with 'storesim init CONFIG.storekit'")
   }
-  let service = SessionService(inv, location: location)
+  let service = SessionService(inv, location: location, sharedSecret: sharedSecret)
   try service.check()
   let environment = inv.environment
   let log: (@Sendable (HTTPServer.LogEntry) -> Void)? =
@@ -160,10 +173,11 @@ func runServe(_ inv: Invocation, port: Int, host: String, exposeToNetwork: Bool,
 extension SessionService {
   /// The service over a session, loading it as commands do (a changed configuration is
   /// reloaded, with a warning) and warning on the invocation's standard error.
-  convenience init(_ inv: Invocation, location: SessionLocation) {
+  convenience init(_ inv: Invocation, location: SessionLocation, sharedSecret: String? = nil) {
     let environment = inv.environment
     self.init(
       location: location, now: environment.now, load: { try SessionContext.load(inv, $0, partial: $1) },
-      warning: { environment.writeErr(TerminalText.block("warning: \($0)") + "\n") }, cacheAnswers: true)
+      warning: { environment.writeErr(TerminalText.block("warning: \($0)") + "\n") }, cacheAnswers: true,
+      sharedSecret: sharedSecret)
   }
 }

@@ -1,0 +1,221 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// `HTTPServer`'s event loop: one thread polls the listener and every connection waiting to be
+/// read or written, reads and parses requests as their bytes arrive (a client that dribbles its
+/// header holds nothing but its own buffer), and hands complete requests to the worker pool,
+/// which gives the connection back once it has answered. Past `limits.connections` the
+/// listener is not polled, so new connections wait in the kernel's listen queue.
+final class EventLoop: @unchecked Sendable {
+  private let server: HTTPServer
+  private let listener: Int32
+  /// Slots 0–2: the stop pipe, the pipe workers wake the loop with, the listener (fd -1 while
+  /// not accepting); then one per connection in `watched`, in the same order.
+  private var fds: [pollfd]
+  private var watched: [HTTPConnection] = []
+  /// Connections open: watched, queued for a worker, or with one.
+  private var open = 0
+  private var withWorkers = 0
+  private let maxConnections: Int
+  /// accept() ran out of file descriptors: wait for a connection to close before trying again.
+  private var acceptBlocked = false
+  private var scratch = [UInt8](repeating: 0, count: 64 * 1024)
+  private let pool: WorkerPool
+  private let tick: UInt64
+  private var nextSweep: UInt64 = 0
+
+  private static let fixedSlots = 3
+
+  init(server: HTTPServer, listener: Int32, stopPipe: Int32) {
+    self.server = server
+    self.listener = listener
+    let limits = server.limits
+    maxConnections = max(1, min(limits.connections, FileLimit.raise() - 64))
+    pool = WorkerPool(server: server, count: max(1, limits.workers))
+    fds = [
+      pollfd(fd: stopPipe, events: Int16(POLLIN), revents: 0),
+      pollfd(fd: pool.wakeRead, events: Int16(POLLIN), revents: 0),
+      pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
+    ]
+    // Timeouts are checked every quarter of the shortest limit (between 10 ms and 1 s).
+    let shortest = min(limits.idleSeconds, limits.requestSeconds, limits.writeSeconds)
+    tick = Clock.nanoseconds(min(1, max(0.01, shortest / 4)))
+  }
+
+  func run() {
+    pool.start()
+    while true {
+      let now = Clock.now
+      if now >= nextSweep {
+        sweep(now)
+        nextSweep = now &+ tick
+      }
+      fds[2].fd = open < maxConnections && !acceptBlocked ? listener : -1
+      let timeout = Int32(min(UInt64(Int32.max), (nextSweep &- min(nextSweep, Clock.now) + 999_999) / 1_000_000))
+      let rc = poll(&fds, nfds_t(fds.count), timeout)
+      if rc < 0 && errno != EINTR { break }
+      guard rc > 0 else { continue }
+      if fds[0].revents != 0 { break }
+      // Connections first, from the last (a removed slot takes the last one's place).
+      var i = fds.count - 1
+      while i >= Self.fixedSlots {
+        if fds[i].revents != 0 { ready(i) }
+        i -= 1
+      }
+      if fds[1].revents != 0 { takeBack() }
+      if fds[2].revents != 0 { accept() }
+    }
+    shutDown()
+  }
+
+  // MARK: Connections
+
+  private func add(_ connection: HTTPConnection, _ interest: HTTPConnection.Interest) {
+    watched.append(connection)
+    fds.append(pollfd(fd: connection.fd, events: Self.events(interest), revents: 0))
+  }
+
+  private static func events(_ interest: HTTPConnection.Interest) -> Int16 {
+    Int16(interest == .read ? POLLIN : POLLOUT)
+  }
+
+  /// Removes slot `i` (the last slot takes its place).
+  private func unwatch(_ i: Int) -> HTTPConnection {
+    let connection = watched[i - Self.fixedSlots]
+    watched[i - Self.fixedSlots] = watched[watched.count - 1]
+    watched.removeLast()
+    fds[i] = fds[fds.count - 1]
+    fds.removeLast()
+    return connection
+  }
+
+  private func close(_ connection: HTTPConnection) {
+    _ = systemClose(connection.fd)
+    open -= 1
+    acceptBlocked = false
+  }
+
+  /// Slot `i` is readable or writable (or hung up).
+  private func ready(_ i: Int) {
+    let connection = watched[i - Self.fixedSlots]
+    if fds[i].events == Int16(POLLIN) {
+      guard connection.read(into: &scratch) else {
+        close(unwatch(i))
+        return
+      }
+    }
+    settle(connection, at: i)
+  }
+
+  /// Applies what the connection needs next to the one in slot `i` (nil: not watched yet).
+  private func settle(_ connection: HTTPConnection, at i: Int?) {
+    let next = connection.advance()
+    switch next {
+    case .wait(let interest):
+      if let i {
+        fds[i].events = Self.events(interest)
+      } else {
+        add(connection, interest)
+      }
+    case .close:
+      if let i { _ = unwatch(i) }
+      close(connection)
+    case .handle:
+      if let i { _ = unwatch(i) }
+      withWorkers += 1
+      pool.enqueue(connection)
+    }
+  }
+
+  /// Connections the workers have answered.
+  private func takeBack() {
+    for (connection, next) in pool.takeBack() {
+      withWorkers -= 1
+      switch next {
+      case .close: close(connection)
+      case .wait(let interest): add(connection, interest)
+      case .handle:
+        withWorkers += 1
+        pool.enqueue(connection)
+      }
+    }
+  }
+
+  private func accept() {
+    while open < maxConnections {
+      var peer = sockaddr_storage()
+      var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+      let fd = withUnsafeMutablePointer(to: &peer) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { systemAccept(listener, $0, &length) }
+      }
+      if fd < 0 {
+        if errno == EINTR || errno == ECONNABORTED { continue }
+        if errno == EMFILE || errno == ENFILE { acceptBlocked = open > 0 }
+        return
+      }
+      _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+      _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+      var one: Int32 = 1
+      setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+      #if canImport(Darwin)
+        setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+      #endif
+      open += 1
+      add(HTTPConnection(fd: fd, peer: HTTPServer.describe(&peer), server: server), .read)
+    }
+  }
+
+  // MARK: Timeouts and stopping
+
+  /// Closes idle connections past `idleSeconds` and writes past `writeSeconds`; answers 408 to
+  /// requests not complete within `requestSeconds`.
+  private func sweep(_ now: UInt64) {
+    let limits = server.limits
+    var i = fds.count - 1
+    while i >= Self.fixedSlots {
+      let c = watched[i - Self.fixedSlots]
+      if c.written < c.output.count {
+        if now > c.writeDeadline { close(unwatch(i)) }
+      } else if let start = c.requestStart {
+        if now &- start > Clock.nanoseconds(limits.requestSeconds) {
+          let what = c.head == nil ? "The request did not arrive" : "The request body did not arrive"
+          c.refuse(408, "\(what) within \(Int(limits.requestSeconds)) s.", c.head)
+          settle(c, at: i)
+        }
+      } else if now &- c.idleSince > Clock.nanoseconds(limits.idleSeconds) {
+        close(unwatch(i))
+      }
+      i -= 1
+    }
+  }
+
+  /// Closes every connection: the watched ones at once, the others once their worker is done.
+  private func shutDown() {
+    pool.stopping()
+    while let connection = watched.popLast() {
+      _ = connection
+      close(connection)
+    }
+    fds.removeSubrange(Self.fixedSlots...)
+    while withWorkers > 0 {
+      var slot = [pollfd(fd: pool.wakeRead, events: Int16(POLLIN), revents: 0)]
+      _ = poll(&slot, 1, -1)
+      for (connection, _) in pool.takeBack() {
+        withWorkers -= 1
+        close(connection)
+      }
+    }
+    pool.finish()
+  }
+}
+
+/// The C functions whose names the loop's own methods shadow.
+private func systemClose(_ fd: Int32) -> Int32 { close(fd) }
+private func systemAccept(_ fd: Int32, _ address: UnsafeMutablePointer<sockaddr>, _ length: inout socklen_t) -> Int32 {
+  accept(fd, address, &length)
+}

@@ -1,0 +1,29 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The process's limit on open files (RLIMIT_NOFILE), which bounds the connections a server can
+/// hold: raising its soft value to the hard one is what any process may do.
+package enum FileLimit {
+  /// Raises the soft limit to the hard limit (capped at 1,048,576) and returns the soft limit
+  /// in force afterwards.
+  @discardableResult
+  package static func raise() -> Int {
+    var limit = rlimit()
+    #if canImport(Glibc)
+      let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+    #else
+      let resource = RLIMIT_NOFILE
+    #endif
+    guard getrlimit(resource, &limit) == 0 else { return 1024 }
+    let wanted = min(limit.rlim_max, 1 << 20)
+    if limit.rlim_cur < wanted {
+      var raised = limit
+      raised.rlim_cur = wanted
+      if setrlimit(resource, &raised) == 0 { limit = raised }
+    }
+    return Int(min(limit.rlim_cur, 1 << 30))
+  }
+}

@@ -1,0 +1,253 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// One client connection of `HTTPServer`: what has arrived, what is still to be written, and
+/// where its request stands. Owned by one thread at a time (the event loop, or the worker the
+/// loop handed a complete request to); the hand-over goes through a lock, so no field needs one.
+final class HTTPConnection: @unchecked Sendable {
+  let fd: Int32
+  let peer: String
+  let server: HTTPServer
+  /// Bytes read and not yet taken by a request.
+  var buffer: [UInt8] = []
+  /// The answer (or refusal, or `100 Continue`) being written, from `written` on.
+  var output: [UInt8] = []
+  var written = 0
+  /// The head of the request whose body is being read.
+  var head: RequestHead?
+  var bodyLength = 0
+  var sentContinue = false
+  /// Close once `output` is written (a refusal, `Connection: close`, the server stopping).
+  var closeAfterWrite = false
+  /// A complete request waiting for the handler.
+  var pending: (request: HTTPRequest, head: RequestHead)?
+  /// Monotonic nanoseconds: when the current request's first byte arrived (nil between
+  /// requests), when the connection last became idle, when the pending write must be done.
+  var requestStart: UInt64?
+  var idleSince: UInt64
+  var writeDeadline: UInt64 = 0
+
+  init(fd: Int32, peer: String, server: HTTPServer) {
+    self.fd = fd
+    self.peer = peer
+    self.server = server
+    idleSince = Clock.now
+  }
+
+  /// What the connection needs next.
+  enum Next: Equatable {
+    /// A complete request is in `pending`: run the handler.
+    case handle
+    /// Wait until the socket is readable (`read`) or writable (`write`).
+    case wait(Interest)
+    case close
+  }
+
+  enum Interest { case read, write }
+
+  /// Writes what it can of `output`, then takes the next request off the buffer: a refusal
+  /// becomes the output (and closes after it), a complete request becomes `pending`. Never
+  /// blocks: it reads nothing from the socket.
+  func advance() -> Next {
+    while true {
+      if written < output.count {
+        switch flush() {
+        case .blocked: return .wait(.write)
+        case .failed: return .close
+        case .done: break
+        }
+      }
+      if closeAfterWrite { return .close }
+      switch step() {
+      case .request(let request, let head):
+        pending = (request, head)
+        return .handle
+      case .needMore:
+        if written < output.count { continue }  // 100 Continue to send first
+        return .wait(.read)
+      case .refuse(let status, let message, let head):
+        refuse(status, message, head)
+      }
+    }
+  }
+
+  /// Answers an error and closes the connection after it.
+  func refuse(_ status: Int, _ message: String, _ head: RequestHead?) {
+    buffer = []
+    self.head = nil
+    respond(HTTPResponse(status: status, body: server.refusalBody(status, message)), keepAlive: false, head: head)
+  }
+
+  /// Reads what the socket has; false at end of stream or on an error.
+  func read(into scratch: inout [UInt8]) -> Bool {
+    while true {
+      let n = scratch.withUnsafeMutableBytes { Glue.recv(fd, $0.baseAddress!, $0.count, 0) }
+      if n > 0 {
+        if buffer.isEmpty && requestStart == nil && head == nil { requestStart = Clock.now }
+        buffer.append(contentsOf: scratch[0..<n])
+        if n < scratch.count { return true }
+        continue
+      }
+      if n < 0 && errno == EINTR { continue }
+      return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)
+    }
+  }
+
+  /// Waits until the socket is readable or `deadline` (monotonic nanoseconds) passes; true when readable.
+  func awaitBytes(until deadline: UInt64) -> Bool {
+    while true {
+      let now = Clock.now
+      guard now < deadline else { return false }
+      var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+      let rc = poll(&entry, 1, Int32((deadline - now + 999_999) / 1_000_000))
+      if rc > 0 { return true }
+      if rc < 0 && errno != EINTR { return false }
+    }
+  }
+
+  private enum Step {
+    case request(HTTPRequest, RequestHead)
+    case needMore
+    case refuse(Int, String, RequestHead?)
+  }
+
+  /// The next request off the buffer, once it has all arrived.
+  private func step() -> Step {
+    let limits = server.limits
+    if head == nil {
+      let blank = HTTPHead.leadingEmptyLines(buffer)
+      if blank > 0 { buffer.removeFirst(blank) }
+      guard !buffer.isEmpty else {
+        requestStart = nil
+        return .needMore
+      }
+      if requestStart == nil { requestStart = Clock.now }
+      let tooLarge = "Request header fields too large (limit \(limits.headerBytes) bytes)."
+      guard let (end, body) = HTTPHead.end(in: buffer) else {
+        return buffer.count > limits.headerBytes ? .refuse(431, tooLarge, nil) : .needMore
+      }
+      if end > limits.headerBytes { return .refuse(431, tooLarge, nil) }
+      guard let parsed = HTTPHead(buffer[0..<end]), let request = RequestHead(parsed) else {
+        return .refuse(400, "Malformed HTTP request.", nil)
+      }
+      buffer.removeFirst(body)
+      if let refusal = bodyLength(request) { return refusal }
+      head = request
+    }
+    guard let head else { return .needMore }
+    if buffer.count < bodyLength {
+      if !sentContinue, head.fields["expect"]?.lowercased() == "100-continue" {
+        sentContinue = true
+        setOutput(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
+      }
+      return .needMore
+    }
+    let body = Array(buffer[0..<bodyLength])
+    buffer.removeFirst(bodyLength)
+    self.head = nil
+    sentContinue = false
+    return .request(HTTPRequest(method: head.method, target: head.target, headers: head.fields, body: body), head)
+  }
+
+  /// Sets `bodyLength` from `Content-Length` (0 without it); a refusal when it is refused.
+  private func bodyLength(_ head: RequestHead) -> Step? {
+    if head.fields["transfer-encoding"] != nil {
+      return .refuse(501, "Transfer-Encoding is not supported; send Content-Length.", head)
+    }
+    bodyLength = 0
+    if let text = head.fields["content-length"] {
+      guard let n = Int(text.trimmingCharacters(in: .whitespaces)), n >= 0 else {
+        return .refuse(400, "Invalid Content-Length.", head)
+      }
+      bodyLength = n
+    }
+    if bodyLength > server.limits.bodyBytes {
+      return .refuse(413, "Request body too large (limit \(server.limits.bodyBytes) bytes).", head)
+    }
+    return nil
+  }
+
+  /// Puts a response in `output` (written by the next `advance`) and logs it.
+  func respond(_ response: HTTPResponse, keepAlive: Bool, head: RequestHead?) {
+    let status = response.status
+    let body = response.body
+    var bytes = Array("HTTP/1.1 \(status) \(HTTPStatus.reason(status))\r\n".utf8)
+    let length = body.utf8.count
+    bytes.reserveCapacity(bytes.count + 100 + length)
+    bytes += "Content-Type: \(response.contentType)\r\nContent-Length: \(length)\r\n".utf8
+    for field in response.headers { bytes += "\(field.name): \(field.value)\r\n".utf8 }
+    bytes += (keepAlive ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n").utf8
+    bytes += body.utf8
+    if !keepAlive { closeAfterWrite = true }
+    setOutput(bytes)
+    if let log = server.log {
+      let elapsed = requestStart.map { Double(Clock.now &- $0) / 1_000_000 } ?? 0
+      log(
+        HTTPServer.LogEntry(
+          peer: peer, method: head?.method, target: head?.target, status: status, bytes: length,
+          milliseconds: max(0, elapsed)))
+    }
+    requestStart = nil
+  }
+
+  private func setOutput(_ bytes: [UInt8]) {
+    if written >= output.count {
+      output = bytes
+      written = 0
+    } else {
+      output += bytes
+    }
+    writeDeadline = Clock.now &+ Clock.nanoseconds(server.limits.writeSeconds)
+  }
+
+  private enum Flush { case done, blocked, failed }
+
+  private func flush() -> Flush {
+    while written < output.count {
+      let n = output.withUnsafeBytes {
+        Glue.send(fd, $0.baseAddress! + written, output.count - written, HTTPClient.sendFlags)
+      }
+      if n > 0 {
+        written += n
+        continue
+      }
+      if n < 0 && errno == EINTR { continue }
+      return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) ? .blocked : .failed
+    }
+    output = []
+    written = 0
+    if buffer.isEmpty && head == nil { idleSince = Clock.now }
+    return .done
+  }
+}
+
+/// A request line and header fields.
+struct RequestHead: Sendable {
+  var method: String
+  var target: String
+  var version: String
+  var fields: [String: String]
+
+  init?(_ head: HTTPHead) {
+    guard let line = head.requestLine else { return nil }
+    (method, target, version) = line
+    fields = head.fields
+  }
+
+  var keepAlive: Bool {
+    let connection = fields["connection"]
+    if version == "HTTP/1.0" { return HTTPHead.lists(connection, "keep-alive") }
+    return !HTTPHead.lists(connection, "close")
+  }
+}
+
+/// Monotonic nanoseconds.
+enum Clock {
+  static var now: UInt64 { DispatchTime.now().uptimeNanoseconds }
+  static func nanoseconds(_ seconds: TimeInterval) -> UInt64 { UInt64(max(0, seconds) * 1_000_000_000) }
+}

@@ -1,0 +1,154 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// `HTTPServer`'s worker threads: each takes a connection with a complete request, runs the
+/// handler, writes the answer (as far as the socket takes it without waiting) and answers the
+/// requests already read behind it, then gives the connection back to the event loop, which it
+/// wakes through a pipe (once per batch of connections given back).
+final class WorkerPool: @unchecked Sendable {
+  private let server: HTTPServer
+  private let count: Int
+  private let jobs = NSCondition()
+  private var queue: [HTTPConnection] = []
+  private var queueHead = 0
+  private var closing = false
+  private var running = 0
+  /// Workers waiting for a connection.
+  private var idle = 0
+  private let returns = NSLock()
+  private var returned: [(HTTPConnection, HTTPConnection.Next)] = []
+  private var loopWoken = false
+  private var isStopping = false
+  let wakeRead: Int32
+  private let wakeWrite: Int32
+
+  init(server: HTTPServer, count: Int) {
+    self.server = server
+    self.count = count
+    var ends: [Int32] = [-1, -1]
+    if pipe(&ends) != 0 { ends = [-1, -1] }
+    for end in ends where end >= 0 {
+      _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+      _ = fcntl(end, F_SETFL, O_NONBLOCK)
+    }
+    wakeRead = ends[0]
+    wakeWrite = ends[1]
+  }
+
+  deinit {
+    close(wakeRead)
+    close(wakeWrite)
+  }
+
+  func start() {
+    jobs.withLock { running = count }
+    for _ in 0..<count {
+      let thread = Thread { [self] in
+        HTTPServer.blockStopSignals()
+        work()
+        jobs.withLock {
+          running -= 1
+          jobs.broadcast()
+        }
+      }
+      thread.stackSize = 1 << 20
+      thread.start()
+    }
+  }
+
+  func enqueue(_ connection: HTTPConnection) {
+    jobs.lock()
+    queue.append(connection)
+    jobs.signal()
+    jobs.unlock()
+  }
+
+  /// The connections workers have given back since the last call, with what each needs next.
+  func takeBack() -> [(HTTPConnection, HTTPConnection.Next)] {
+    var bytes: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    while withUnsafeMutableBytes(of: &bytes, { read(wakeRead, $0.baseAddress, $0.count) }) == 32 {}
+    return returns.withLock {
+      loopWoken = false
+      defer { returned = [] }
+      return returned
+    }
+  }
+
+  /// From now on every answer says `Connection: close`.
+  func stopping() { returns.withLock { isStopping = true } }
+
+  /// Ends the worker threads once the queue is empty, and waits for them.
+  func finish() {
+    jobs.lock()
+    closing = true
+    jobs.broadcast()
+    while running > 0 { jobs.wait() }
+    jobs.unlock()
+  }
+
+  private func next() -> HTTPConnection? {
+    jobs.lock()
+    defer { jobs.unlock() }
+    while queueHead == queue.count {
+      if closing { return nil }
+      idle += 1
+      jobs.wait()
+      idle -= 1
+    }
+    let connection = queue[queueHead]
+    queueHead += 1
+    if queueHead == queue.count {
+      queue.removeAll(keepingCapacity: true)
+      queueHead = 0
+    }
+    return connection
+  }
+
+  /// How long a worker with nothing else to do keeps a kept-alive connection after answering,
+  /// waiting for its next request: a client that asks again at once is answered without a trip
+  /// through the event loop.
+  static let lingerNanoseconds: UInt64 = 20_000_000
+
+  private func work() {
+    var scratch = [UInt8](repeating: 0, count: 16 * 1024)
+    while let connection = next() {
+      var next = HTTPConnection.Next.handle
+      let lingerEnd = Clock.now &+ Self.lingerNanoseconds
+      while true {
+        while next == .handle, let (request, head) = connection.pending {
+          connection.pending = nil
+          let answer = server.handler(request)
+          let keepAlive = head.keepAlive && !returns.withLock({ isStopping })
+          connection.respond(answer, keepAlive: keepAlive, head: head)
+          next = connection.advance()
+        }
+        guard next == .wait(.read), mayLinger(), connection.awaitBytes(until: lingerEnd) else { break }
+        next = connection.read(into: &scratch) ? connection.advance() : .close
+      }
+      giveBack(connection, next)
+    }
+  }
+
+  /// Whether a worker may keep its connection a little: no connection is waiting for a worker
+  /// and another worker is free to take the next one.
+  private func mayLinger() -> Bool {
+    jobs.withLock { queueHead == queue.count && idle > 0 && !closing }
+  }
+
+  private func giveBack(_ connection: HTTPConnection, _ next: HTTPConnection.Next) {
+    let wake = returns.withLock {
+      returned.append((connection, next))
+      defer { loopWoken = true }
+      return !loopWoken
+    }
+    if wake {
+      var byte: UInt8 = 1
+      _ = write(wakeWrite, &byte, 1)
+    }
+  }
+}
