@@ -184,8 +184,9 @@ extension CommandTable {
       CommandSpec(InitCommand.self), CommandSpec(ValidateCommand.self), CommandSpec(ProductsCommand.self),
       CommandSpec(SettingsCommand.self), CommandSpec(ResetCommand.self), CommandSpec(FamilyCommand.self),
     ] + purchaseCommands + subscriptionCommands + [CommandSpec(NowCommand.self)] + inspectCommands + [
-      CommandSpec(TimelineCommand.self), CommandSpec(RunCommand.self), CommandSpec(ShellCommand.self),
-      CommandSpec(ServeCommand.self), CommandSpec(APICommand.self), CommandSpec(ConsumptionCommand.self),
+      CommandSpec(DeleteCommand.self), CommandSpec(TimelineCommand.self), CommandSpec(RunCommand.self),
+      CommandSpec(ShellCommand.self), CommandSpec(ManageCommand.self), CommandSpec(ServeCommand.self),
+      CommandSpec(APICommand.self), CommandSpec(ConsumptionCommand.self),
       CommandSpec(ExtendCommand.self), CommandSpec(ExtendAllCommand.self), CommandSpec(CompletionsCommand.self),
       CommandSpec(VersionCommand.self),
     ])

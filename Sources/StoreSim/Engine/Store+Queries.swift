@@ -82,7 +82,7 @@ extension Store {
     return statuses(ci, group: group)
   }
 
-  func statuses(_ ci: Int, group: SubscriptionGroupID) -> [SubscriptionStatus] {
+  func statuses(_ ci: CustomerHandle, group: SubscriptionGroupID) -> [SubscriptionStatus] {
     var result: [SubscriptionStatus] = []
     let c = state.customers[ci]
     if let sub = c.subscription(group), let t = c.transaction(sub.latestTransactionID) {
@@ -129,7 +129,7 @@ extension Store {
   }
 
   /// The renewal info of a subscription, signed now (rule signed-date-is-the-signing-time).
-  func renewalInfo(_ ci: Int, _ sub: SubscriptionState) -> RenewalInfo {
+  func renewalInfo(_ ci: CustomerHandle, _ sub: SubscriptionState) -> RenewalInfo {
     var nextOffer: SubscriptionOffer?
     if let pending = sub.pendingOffer {
       nextOffer = pending
@@ -170,7 +170,7 @@ extension Store {
 
   /// Records an App Store Server Notification V2 (rule notification-type-follows-the-event).
   mutating func notify(
-    _ ci: Int, _ type: NotificationTypeV2, _ subtype: Subtype?, transaction: consuming Transaction?,
+    _ ci: CustomerHandle, _ type: NotificationTypeV2, _ subtype: Subtype?, transaction: consuming Transaction?,
     group: SubscriptionGroupID? = nil
   ) {
     var info: RenewalInfo?
@@ -195,7 +195,7 @@ extension Store {
 
   /// Records a notification with the renewal info and status given.
   mutating func notify(
-    _ ci: Int, _ type: NotificationTypeV2, _ subtype: Subtype?, transaction: consuming Transaction?,
+    _ ci: CustomerHandle, _ type: NotificationTypeV2, _ subtype: Subtype?, transaction: consuming Transaction?,
     renewalInfo info: consuming RenewalInfo?,
     status: RenewalState?, consumptionRequestReason: ConsumptionRequestReason? = nil
   ) {

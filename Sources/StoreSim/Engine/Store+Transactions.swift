@@ -52,7 +52,7 @@ extension Store {
       store.state.customers[ci].transactions.removeAll { removed.contains($0.id) }
       store.state.refundRequests?.removeAll { removed.contains($0.transactionID) }
       if store.state.refundRequests?.isEmpty == true { store.state.refundRequests = nil }
-      for mi in store.state.customers.indices where mi != ci {
+      for mi in store.state.customers.handles where mi != ci {
         store.state.customers[mi].transactions.removeAll { $0.sharedTransactionID.map(removed.contains) ?? false }
       }
       store.rebuildTransactionIndex()
@@ -64,7 +64,7 @@ extension Store {
   /// removed; intro eligibility resets. Settings and notifications stay.
   @discardableResult
   public mutating func clearTransactions() -> Outcome<Void> {
-    for ci in state.customers.indices {
+    for ci in state.customers.handles {
       state.customers[ci].transactions = []
       state.customers[ci].subscriptions = []
       state.customers[ci].introductoryOfferUsedGroups = []

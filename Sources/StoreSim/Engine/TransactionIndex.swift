@@ -35,7 +35,7 @@ extension Store {
   }
 
   /// The positions of a customer's transactions of `product`, oldest first.
-  func positions(_ ci: Int, of product: ProductID) -> [Int] {
+  func positions(_ ci: CustomerHandle, of product: ProductID) -> [Int] {
     transactionIndex[ci].byProduct[product] ?? []
   }
 }

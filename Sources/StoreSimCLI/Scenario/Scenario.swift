@@ -203,18 +203,19 @@ struct ScenarioRunner {
       }
       // A refused purchase is a failed one for `expect result`.
       if words[0] == "buy" { memory.lastPurchaseResult = PurchaseResultName.failed.rawValue }
-      let box = OutputBox()
+      let box = Mutex(CapturedOutput())
       let captured = CLIEnvironment(
-        writeOut: { box.out += $0 }, writeErr: { box.err += $0 }, variables: environment.variables,
-        currentDirectory: folder, now: environment.now, isTerminal: false)
+        writeOut: { text in box.withLock { $0.out += text } }, writeErr: { text in box.withLock { $0.err += text } },
+        variables: environment.variables, currentDirectory: folder, now: environment.now, isTerminal: false)
       let code = CLI.run(words, environment: captured, memory: memory)
+      let output = box.current
       if verbose {
-        environment.writeOut(box.out)
-        if !box.err.isEmpty { environment.writeOut(box.err) }
+        environment.writeOut(output.out)
+        if !output.err.isEmpty { environment.writeOut(output.err) }
       }
       if code != 0 {
         let message =
-          box.err.split(separator: "\n").first { $0.hasPrefix("error: ") }.map { String($0.dropFirst(7)) }
+          output.err.split(separator: "\n").first { $0.hasPrefix("error: ") }.map { String($0.dropFirst(7)) }
           ?? "exit \(code)"
         memory.lastError = (line.number, message)
         if answered(after: index) {
@@ -235,7 +236,8 @@ struct ScenarioRunner {
   }
 }
 
-final class OutputBox: @unchecked Sendable {
+/// What one scenario line printed, on each stream.
+struct CapturedOutput: Sendable {
   var out = ""
   var err = ""
 }

@@ -53,7 +53,7 @@ struct APICommand: CommandLineCommand {
     if let auth = authorization { headers["authorization"] = auth }
     let request = HTTPRequest(method: method, target: p[1], headers: headers, body: body)
     let trusted = authorization == nil
-    let mutating = ServerAPI.isMutating(request)
+    let mutating = ServerAPI.match(request).route?.changesSession ?? false
     var response = APIResponse(status: 500, body: "")
     _ = try SessionContext.with(inv, mutating: mutating, needsNotifications: true) { store in
       response = ServerAPI.handle(request, store: store, now: inv.environment.now(), trusted: trusted)

@@ -10,125 +10,6 @@ import StoreSimSession
   import Darwin
 #endif
 
-/// The session behind the server: read under its lock for every request, kept in memory while
-/// the file is unchanged (`SessionFileClient`), saved under the lock when a request changes it.
-final class SessionService: @unchecked Sendable {
-  private let lock = NSLock()
-  private var client: SessionFileClient
-  private let inv: Invocation
-  private let location: SessionLocation
-  private let now: @Sendable () -> Date
-  private let cache = AnswerCache()
-
-  init(_ inv: Invocation, location: SessionLocation) {
-    self.inv = inv
-    self.location = location
-    client = SessionFileClient(location: location)
-    now = inv.environment.now
-  }
-
-  /// Loads the session once, so a missing or damaged file is reported before listening.
-  func check() throws {
-    try lock.withLock { _ = try client.withLock(inv, forWriting: false, needsNotifications: false) { $0 } }
-  }
-
-  private let tokenLock = NSLock()
-  /// The last token accepted, for its bundle id, and until when (its exp).
-  private var accepted: (header: String, bundleID: String, until: Double)?
-
-  /// The bearer-token check; a token accepted once is accepted again until its exp without
-  /// decoding it again (clients send the same token for many requests).
-  func authenticate(_ header: String?, bundleID: String) -> String? {
-    let date = now()
-    if let header, let a = tokenLock.withLock({ accepted }), a.header == header, a.bundleID == bundleID,
-      date.timeIntervalSince1970 < a.until
-    {
-      return nil
-    }
-    if let failure = Authentication.check(header, bundleID: bundleID, now: date) { return failure }
-    if let header, let exp = Authentication.expiry(header) {
-      tokenLock.withLock { accepted = (header, bundleID, exp) }
-    }
-    return nil
-  }
-
-  private static func unreadable(_ reason: String) -> (status: Int, body: String) {
-    let response = APIResponse.error(
-      APIError(status: 500, code: 5_000_000, message: "The session could not be read: \(reason)"))
-    return (response.status, response.body)
-  }
-
-  func answer(_ request: HTTPRequest) -> (status: Int, body: String) {
-    do {
-      if ServerAPI.isMutating(request) {
-        var response = APIResponse(status: 500, body: "")
-        var planned: [PlannedDelivery] = []
-        try lock.withLock {
-          _ = try client.withLock(inv, forWriting: true) { store in
-            response = ServerAPI.handle(request, store: store, now: now())
-            guard let changed = response.changed else { return store }
-            planned = SessionContext.plannedDeliveries(inv, changed, since: store.notifications.count)
-            return changed
-          }
-        }
-        // Notifications the request caused go to the delivery URL with no lock held; their
-        // attempts are recorded before the answer, so the next request sees them.
-        if !planned.isEmpty {
-          for a in try SessionContext.deliver(inv, location, planned) where !a.succeeded {
-            inv.warning(
-              "notification #\(a.index) was not delivered to \(a.url) (\(a.outcome)); kept for 'notifications deliver --retry'"
-            )
-          }
-        }
-        return (response.status, response.body)
-      }
-      // Reading: the store is a value, answered outside the lock (other requests go on).
-      let needs = ServerAPI.needsNotifications(request)
-      let (store, generation) = try lock.withLock {
-        if let fast = client.storeIfUnchanged(needsNotifications: needs) { return fast }
-        return (try client.withLock(inv, forWriting: false, needsNotifications: needs) { $0 }, client.generation)
-      }
-      if let failure = authenticate(request.headers["authorization"], bundleID: store.state.bundleID) {
-        return (401, ServerAPI.unauthenticated(failure).body)
-      }
-      // A reading answer depends only on the request and the store: the same request on the
-      // same generation of the session gets the same bytes, computed once.
-      let key = request.method + " " + request.target
-      if let hit = cache.answer(key, generation: generation) { return hit }
-      let response = ServerAPI.handle(request, store: store, now: now(), trusted: true)
-      cache.keep(key, generation: generation, (response.status, response.body))
-      return (response.status, response.body)
-    } catch let error as CLIError {
-      return Self.unreadable(error.message)
-    } catch {
-      return Self.unreadable("\(error)")
-    }
-  }
-}
-
-/// Reading answers of one generation of the session, by method and target (at most 4,096).
-final class AnswerCache: @unchecked Sendable {
-  private let lock = NSLock()
-  private var generation = -1
-  private var answers: [String: (status: Int, body: String)] = [:]
-
-  func answer(_ key: String, generation: Int) -> (status: Int, body: String)? {
-    lock.withLock { self.generation == generation ? answers[key] : nil }
-  }
-
-  func keep(_ key: String, generation: Int, _ answer: (status: Int, body: String)) {
-    lock.withLock {
-      if self.generation != generation {
-        guard generation > self.generation else { return }
-        self.generation = generation
-        answers = [:]
-      }
-      if answers.count >= 4096 { answers = [:] }
-      answers[key] = answer
-    }
-  }
-}
-
 /// SIGINT and SIGTERM stop the server: the handler writes to the server's wake pipe.
 enum ServeSignals {
   nonisolated(unsafe) static var wakeFD: Int32 = -1
@@ -237,4 +118,15 @@ func runServe(_ inv: Invocation, port: Int, host: String, quiet: Bool) throws ->
   server.run()
   inv.err("stopped")
   return .success
+}
+
+extension SessionService {
+  /// The service over a session, loading it as commands do (a changed configuration is
+  /// reloaded, with a warning) and warning on the invocation's standard error.
+  convenience init(_ inv: Invocation, location: SessionLocation) {
+    let environment = inv.environment
+    self.init(
+      location: location, now: environment.now, load: { try SessionContext.load(inv, $0, partial: $1) },
+      warning: { environment.writeErr(TerminalText.block("warning: \($0)") + "\n") })
+  }
 }

@@ -205,13 +205,6 @@ extension SessionContext {
   }
 }
 
-extension NotificationDelivery {
-  /// "HTTP 200", "HTTP 307: redirect (...) not followed", "connection refused".
-  var outcome: String {
-    httpStatus.map { "HTTP \($0)" + (error.map { ": \($0)" } ?? "") } ?? error ?? "failed"
-  }
-}
-
 /// The session of a scenario run or shell: lives in memory, never touches a session file.
 final class MemorySession {
   var store: Store?

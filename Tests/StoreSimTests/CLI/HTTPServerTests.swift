@@ -4,6 +4,7 @@ import Testing
 @testable import StoreSim
 @testable import StoreSimCLI
 @testable import StoreSimHTTP
+@testable import StoreSimServer
 @testable import StoreSimSession
 
 #if canImport(Glibc)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import StoreSim
 @testable import StoreSimCLI
 
 /// Issue 25, scenarios: every customer checkable, refusals expectable, `run --verbose` in order,
@@ -9,21 +10,21 @@ import Testing
   /// Runs a command line with stdout and stderr in one stream, in the order they were written
   /// (as a terminal shows them).
   static func combined(_ argv: [String], in cli: CLIHarness, stdin: [String] = []) -> (text: String, code: Int32) {
-    let box = OutputBox()
+    let box = Mutex(CapturedOutput())
     let lines = LineQueue(stdin)
     let env = CLIEnvironment(
-      writeOut: { box.out += $0 }, writeErr: { box.out += $0 }, variables: [:], currentDirectory: cli.folder,
+      writeOut: { s in box.withLock { $0.out += s } }, writeErr: { s in box.withLock { $0.out += s } },
+      variables: [:], currentDirectory: cli.folder,
       now: { Date(timeIntervalSince1970: 1_767_225_600) }, isTerminal: false, readLine: { lines.next() })
     let code = CLI.run(argv, environment: env)
-    return (box.out, code)
+    return (box.current.out, code)
   }
 
   /// Lines handed out one at a time (the shell's standard input).
-  final class LineQueue: @unchecked Sendable {
-    private var lines: [String]
-    private let lock = NSLock()
-    init(_ lines: [String]) { self.lines = lines }
-    func next() -> String? { lock.withLock { lines.isEmpty ? nil : lines.removeFirst() } }
+  final class LineQueue: Sendable {
+    private let lines: Mutex<[String]>
+    init(_ lines: [String]) { self.lines = Mutex(lines) }
+    func next() -> String? { lines.withLock { $0.isEmpty ? nil : $0.removeFirst() } }
   }
 
   func write(_ text: String, in cli: CLIHarness, name: String = "s.storesim") throws -> String {
