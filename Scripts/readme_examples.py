@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""Runs the README's runnable examples, in order, so the README cannot rot.
+
+Usage: readme_examples.py STORESIM_BINARY [--no-package]
+
+Which fenced blocks run is said by their info string:
+  ```sh                    shell commands, run with `bash -e` (each line must succeed)
+  ```python                a Python program, run with this interpreter (CI's venv, which has
+                           Apple's app-store-server-library)
+  ```storesim              a scenario: written to examples/readme-N.storesim and run with
+                           `storesim run` (paths are relative to it, as in Scripts/)
+  ```swift file=PATH       a file of the example app package (Package.swift, a test); once
+                           all are read, the package is built and tested with `swift test`
+                           against this checkout as a path dependency (skipped with
+                           --no-package: it builds storesim from scratch, minutes)
+Every other block (```, ```swift, ```console) is an illustration and is not run.
+
+Each sh block starts in a fresh folder holding links to Configurations/ and Scripts/ (a reader
+tries each example on its own); python and storesim blocks run in the folder of the sh block
+before them (the session it made). `storesim` is on the PATH (the binary given), HOME is a
+folder of the run's own, and a block that runs longer than 5 minutes fails. In shell blocks, `swift run storesim ARGS` runs that
+binary and `swift test` / `swift build` are left to CI's own steps (said on stderr).
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FENCE = re.compile(r"^```(\S*)(.*)$")
+
+SWIFT_SHIM = """#!/usr/bin/env bash
+# `swift` inside README examples: `swift run storesim ARGS` is the storesim under test; building
+# and testing the package is what CI's own steps do.
+if [ "$1" = run ] && [ "$2" = storesim ]; then shift 2; exec storesim "$@"; fi
+echo "(readme examples: 'swift $*' is left to CI's own build and test steps)" >&2
+"""
+
+
+def blocks(text):
+    """(language, info, body, line) for every fenced block."""
+    found, lines, i = [], text.split("\n"), 0
+    while i < len(lines):
+        m = FENCE.match(lines[i])
+        if m:
+            start, language, info = i + 1, m.group(1), m.group(2).strip()
+            j = start
+            while j < len(lines) and lines[j] != "```":
+                j += 1
+            found.append((language, info, "\n".join(lines[start:j]) + "\n", start))
+            i = j + 1
+        else:
+            i += 1
+    return found
+
+
+def main():
+    binary = os.path.abspath(sys.argv[1])
+    build_package = "--no-package" not in sys.argv
+    work = tempfile.mkdtemp(prefix="storesim-readme-")
+    bin_dir = os.path.join(work, ".bin")
+    os.makedirs(bin_dir)
+    os.symlink(binary, os.path.join(bin_dir, "storesim"))
+    with open(os.path.join(bin_dir, "swift"), "w") as f:
+        f.write(SWIFT_SHIM)
+    os.chmod(os.path.join(bin_dir, "swift"), 0o755)
+    # Installing (Scripts/install.sh) goes to a home of its own, with the binary under test.
+    home = os.path.join(work, "home")
+    os.makedirs(home)
+    env = dict(os.environ, PATH=bin_dir + os.pathsep + os.environ["PATH"], HOME=home, STORESIM_BINARY=binary)
+    env.pop("STORESIM_SESSION", None)
+
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        readme = f.read()
+    failures, ran, package_files = [], 0, {}
+    folder = fresh_folder(work, 0)
+    for language, info, body, line in blocks(readme):
+        where = f"README.md:{line}"
+        if language == "sh":
+            folder = fresh_folder(work, line)
+            result = run([["bash", "-e", "-c", body]], folder, env)
+        elif language == "python":
+            result = run([[sys.executable, "-c", body]], folder, env)
+        elif language == "storesim":
+            path = os.path.join(folder, "examples", f"readme-{line}.storesim")
+            with open(path, "w") as f:
+                f.write(body)
+            result = run([[binary, "run", path]], folder, env)
+        elif language == "swift" and info.startswith("file="):
+            package_files[info[len("file="):]] = body
+            continue
+        else:
+            continue
+        ran += 1
+        status = "ok" if result.returncode == 0 else f"FAILED (exit {result.returncode})"
+        print(f"{where}: ```{language} block: {status}")
+        if result.returncode != 0:
+            failures.append(where)
+            sys.stdout.write(result.stdout[-3000:])
+            sys.stdout.write(result.stderr[-3000:])
+
+    if package_files:
+        where = "README.md: the example package (```swift file=...)"
+        if build_package:
+            ran += 1
+            code = run_package(work, package_files)
+            print(f"{where}: {'ok' if code == 0 else f'FAILED (exit {code})'}")
+            if code != 0:
+                failures.append(where)
+        else:
+            print(f"{where}: skipped (--no-package)")
+    print(f"readme examples: {ran} run, {len(failures)} failed")
+    shutil.rmtree(work, ignore_errors=True)
+    sys.exit(1 if failures else 0)
+
+
+def fresh_folder(work, line):
+    """A folder for the examples from README line `line` on, as a checkout's root looks."""
+    folder = os.path.join(work, f"at-line-{line}")
+    os.makedirs(os.path.join(folder, "examples"))
+    for name in ["Configurations", "Scripts"]:  # README paths are from the checkout's root
+        os.symlink(os.path.join(ROOT, name), os.path.join(folder, name))
+    return folder
+
+
+def run(commands, cwd, env):
+    """Runs a block's command; a block that hangs fails after 5 minutes."""
+    try:
+        return subprocess.run(commands[0], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        err = e.stderr.decode() if isinstance(e.stderr, bytes) else (e.stderr or "")
+        return subprocess.CompletedProcess(commands[0], 124, out, err + "\n(timed out after 300 s)\n")
+
+
+def run_package(work, files):
+    """Writes the example app package next to a `storesim` folder (this checkout) and tests it."""
+    os.symlink(ROOT, os.path.join(work, "storesim"))
+    app = os.path.join(work, "App")
+    for path, body in files.items():
+        full = os.path.join(app, path)
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, "w") as f:
+            f.write(body)
+    # The resource the README's test target copies: the app's configuration, here Apple's sample.
+    for target in os.listdir(os.path.join(app, "Tests")):
+        shutil.copy(
+            os.path.join(ROOT, "Configurations", "AppleSample.storekit"), os.path.join(app, "Tests", target, "Store.storekit"))
+    os.makedirs(os.path.join(app, "Sources", "App"), exist_ok=True)
+    if not os.listdir(os.path.join(app, "Sources", "App")):
+        with open(os.path.join(app, "Sources", "App", "App.swift"), "w") as f:
+            f.write("public enum App {}\n")
+    result = subprocess.run(["swift", "test"], cwd=app, capture_output=True, text=True)
+    if result.returncode != 0:
+        sys.stdout.write(result.stdout[-4000:])
+        sys.stdout.write(result.stderr[-4000:])
+    return result.returncode
+
+
+if __name__ == "__main__":
+    main()
