@@ -8,19 +8,31 @@ let package = Package(
     .executable(name: "storesim", targets: ["storesim"]),
     .library(name: "StoreSim", targets: ["StoreSim"]),
     .library(name: "StoreSimKit", targets: ["StoreSimKit"]),
+    .library(name: "StoreSimKitTesting", targets: ["StoreSimKitTesting"]),
   ],
   dependencies: [],
   targets: [
+    // The pure core: configuration, state, engine, virtual clock, Apple's wire shapes.
     .target(name: "StoreSim"),
-    .target(name: "StoreSimCLI", dependencies: ["StoreSim"]),
-    .target(name: "StoreSimKit", dependencies: ["StoreSim"]),
+    // The session file: its codec, integrity, atomic saves and locking.
+    .target(name: "StoreSimSession", dependencies: ["StoreSim"]),
+    // HTTP/1.1 server and client on POSIX sockets; knows nothing of StoreKit.
+    .target(name: "StoreSimHTTP"),
+    // The App Store Server API as a route table, and notification delivery.
+    .target(name: "StoreSimServer", dependencies: ["StoreSim", "StoreSimSession", "StoreSimHTTP"]),
+    // The command line: commands, scenarios, the shell, the terminal.
+    .target(name: "StoreSimCLI", dependencies: ["StoreSim", "StoreSimSession", "StoreSimServer"]),
+    // StoreKit 2's API over a session.
+    .target(name: "StoreSimKit", dependencies: ["StoreSim", "StoreSimSession"]),
+    // The Swift Testing trait that gives each test its own StoreSimKit device.
+    .target(name: "StoreSimKitTesting", dependencies: ["StoreSimKit"]),
     .executableTarget(name: "storesim", dependencies: ["StoreSimCLI"]),
-    .executableTarget(name: "storesim-bench", dependencies: ["StoreSim"]),
+    .executableTarget(name: "storesim-bench", dependencies: ["StoreSim", "StoreSimSession"]),
     .testTarget(
       name: "StoreSimTests",
-      dependencies: ["StoreSim", "StoreSimCLI"],
+      dependencies: ["StoreSim", "StoreSimSession", "StoreSimHTTP", "StoreSimServer", "StoreSimCLI"],
       exclude: ["Golden"]
     ),
-    .testTarget(name: "StoreSimKitTests", dependencies: ["StoreSimKit", "StoreSimCLI"]),
+    .testTarget(name: "StoreSimKitTests", dependencies: ["StoreSimKit", "StoreSimKitTesting", "StoreSimCLI"]),
   ]
 )

@@ -12,9 +12,9 @@ mkdir -p "$OUT/crashes" "$OUT/corpus-configuration" "$OUT/corpus-scenario"
 
 # The core and the CLI library compiled into each target as one module (the fuzz entry points
 # use internal names). main.swift files are left out; libFuzzer provides main.
-CORE=$(find Sources/StoreSim -name '*.swift' | sort)
-CLI=$(find Sources/StoreSimCLI -name '*.swift' | sort)
-strip_imports() { mkdir -p "$OUT/src"; for f in "$@"; do sed 's/^import StoreSim$//' "$f" > "$OUT/src/$(echo "$f" | tr '/' '_')"; done; }
+CORE=$(find Sources/StoreSim Sources/StoreSimSession -name '*.swift' | sort)
+CLI=$(find Sources/StoreSimHTTP Sources/StoreSimServer Sources/StoreSimCLI -name '*.swift' | sort)
+strip_imports() { mkdir -p "$OUT/src"; for f in "$@"; do sed -E 's/^(@testable )?import StoreSim(Session|HTTP|Server|CLI)?$//' "$f" > "$OUT/src/$(echo "$f" | tr '/' '_')"; done; }
 rm -rf "$OUT/src"; strip_imports $CORE $CLI
 FLAGS=(-sanitize=fuzzer,address -parse-as-library -O -module-name StoreSimFuzz -package-name storesim -swift-version 6)
 quiet() { "$@" 2> >(grep -v 'Cannot export local symbol' >&2); }

@@ -1,5 +1,6 @@
 import Foundation
 import StoreSim
+import StoreSimSession
 
 /// Where a session's configuration came from (the CLI session header's fields).
 struct SessionOrigin: Sendable {

@@ -16,7 +16,7 @@ extension Store {
   }
 
   mutating func setAppAccountTokenBody(_ token: UUID?, originalTransactionID id: TransactionID) -> Bool {
-    for ci in state.customers.indices {
+    for ci in state.customers.handles {
       guard state.customers[ci].transactions.contains(where: { $0.originalID == id && $0.ownershipType == .purchased })
       else { continue }
       for ti in state.customers[ci].transactions.indices where state.customers[ci].transactions[ti].originalID == id {
@@ -115,8 +115,8 @@ extension Store {
     }
     var succeeded = 0
     var failed = 0
-    var targets: [(Int, TransactionID)] = []
-    for ci in state.customers.indices {
+    var targets: [(CustomerHandle, TransactionID)] = []
+    for ci in state.customers.handles {
       for sub in state.customers[ci].subscriptions
       where sub.currentProductID == productID && !sub.isExpired && !sub.isRevoked {
         guard case .healthy = sub.billing, sub.expirationDate > state.now else { continue }
@@ -177,7 +177,8 @@ extension Store {
 
   mutating func sendTestNotificationBody() -> String {
     let index = state.notifications.count
-    notify(0, .test, nil, transaction: nil, renewalInfo: nil, status: nil)
+    // Sent to the app, not about anyone: recorded under the session's first customer.
+    notify(CustomerHandle(index: 0), .test, nil, transaction: nil, renewalInfo: nil, status: nil)
     let n = state.notifications[index]
     let token = "\(n.notificationUUID)_\(n.signedDate.epochMilliseconds)"
     var records = serverRecords
@@ -187,8 +188,8 @@ extension Store {
   }
 
   /// The customer and subscription whose original transaction id is `id` (own subscriptions).
-  func subscriptionIndex(originalID id: TransactionID) -> (Int, Int)? {
-    for ci in state.customers.indices {
+  func subscriptionIndex(originalID id: TransactionID) -> (CustomerHandle, Int)? {
+    for ci in state.customers.handles {
       if let si = state.customers[ci].subscriptions.firstIndex(where: { $0.originalID == id }) { return (ci, si) }
     }
     return nil

@@ -37,6 +37,32 @@ public struct RenewalInfo: Sendable, Hashable, Codable {
 
   /// StoreKit's `autoRenewPreference`: nil when the subscription will not renew [doc].
   public var autoRenewPreference: ProductID? { willAutoRenew ? autoRenewProductID : nil }
+
+  /// Every stored field, in declaration order (for the session codec).
+  package init(
+    originalTransactionID: TransactionID, currentProductID: ProductID, autoRenewProductID: ProductID,
+    willAutoRenew: Bool, expirationReason: ExpirationReason?, isInBillingRetry: Bool, gracePeriodExpirationDate: Date?,
+    priceIncreaseStatus: PriceIncreaseStatus, offer: TransactionOffer?, renewalDate: Date,
+    recentSubscriptionStartDate: Date, renewalPrice: Decimal, currency: String, eligibleWinBackOfferIDs: [String],
+    appAccountToken: UUID?, signedDate: Date
+  ) {
+    self.originalTransactionID = originalTransactionID
+    self.currentProductID = currentProductID
+    self.autoRenewProductID = autoRenewProductID
+    self.willAutoRenew = willAutoRenew
+    self.expirationReason = expirationReason
+    self.isInBillingRetry = isInBillingRetry
+    self.gracePeriodExpirationDate = gracePeriodExpirationDate
+    self.priceIncreaseStatus = priceIncreaseStatus
+    self.offer = offer
+    self.renewalDate = renewalDate
+    self.recentSubscriptionStartDate = recentSubscriptionStartDate
+    self.renewalPrice = renewalPrice
+    self.currency = currency
+    self.eligibleWinBackOfferIDs = eligibleWinBackOfferIDs
+    self.appAccountToken = appAccountToken
+    self.signedDate = signedDate
+  }
 }
 
 /// One subscription status of a group, as `Product.SubscriptionInfo.Status`.

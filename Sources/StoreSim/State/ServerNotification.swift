@@ -21,7 +21,7 @@ public struct ServerNotification: Sendable, Hashable, Codable {
   private var storage: CopyOnWrite<Fields>
 
   /// Creates a record.
-  init(
+  package init(
     notificationType: NotificationTypeV2, subtype: Subtype?, sequence: Int, signedDate: Date, customer: CustomerID,
     transaction: Transaction?, renewalInfo: RenewalInfo?, status: RenewalState?,
     consumptionRequestReason: ConsumptionRequestReason? = nil

@@ -38,7 +38,7 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
   var cachedOriginalPurchaseDate: Date?
 
   /// Creates a record.
-  init(
+  package init(
     groupID: SubscriptionGroupID,
     originalID: TransactionID,
     currentProductID: ProductID,

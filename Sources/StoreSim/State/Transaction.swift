@@ -104,7 +104,7 @@ public struct Transaction: Sendable, Hashable, Codable, Identifiable {
   init(fields: Fields) { storage = CopyOnWrite(fields) }
 
   /// Creates a transaction record.
-  init(
+  package init(
     id: TransactionID,
     originalID: TransactionID,
     webOrderLineItemID: UInt64?,
@@ -301,7 +301,7 @@ public struct Transaction: Sendable, Hashable, Codable, Identifiable {
   }
 
   /// This transaction with the fields that can change after it was created taken from `other`.
-  func withMutableFields(of other: Transaction) -> Transaction {
+  package func withMutableFields(of other: Transaction) -> Transaction {
     var t = self
     t.isFinished = other.isFinished
     t.isUpgraded = other.isUpgraded

@@ -1,5 +1,8 @@
 import Foundation
 import StoreSim
+import StoreSimHTTP
+import StoreSimServer
+import StoreSimSession
 
 /// A span of time the user typed: seconds, or calendar months (`1mo`, `1y`, `P1M`).
 struct TypedDuration: Equatable {
@@ -130,6 +133,11 @@ enum ValueParsing {
         "'\(text)' would move the clock past the year 9999, the last date storesim handles")
     }
     return target
+  }
+
+  /// An option's date, its notes sent as warnings.
+  static func dateOption(_ text: String, _ context: ParseContext) throws -> Date {
+    try date(text, note: context.warning)
   }
 
   /// Parses an ISO 8601 date: `2026-01-31`, `2026-01-31T10:00:00Z`, `...+02:00`, fractions.

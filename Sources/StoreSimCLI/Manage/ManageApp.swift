@@ -22,7 +22,7 @@ enum ManageApp {
     // The session is read before the screen is taken: a missing or damaged one is the CLI's
     // usual one-line error. The notification outbox follows the first screen.
     var driver = try ManageDriver(session: try ManageSession(inv), fast: true)
-    if let name = inv.arguments.value("customer") { driver.model.acting = .init(name) }
+    if let name = inv.globals.customer { driver.model.acting = .init(name) }
     let variables = inv.environment.variables
     let colour = (variables["NO_COLOR"] ?? "").isEmpty && variables["TERM"] != "dumb"
     var writer = ManageFrameWriter(colour: colour)

@@ -1,5 +1,6 @@
 import Foundation
 import StoreSim
+import StoreSimSession
 
 /// The session file as the manager sees it. Reading goes through the CLI's session client
 /// (`SessionFileClient`: the lock, the reload of an edited configuration); every change is a

@@ -1,17 +1,20 @@
 import Foundation
 import StoreSim
+import StoreSimHTTP
+import StoreSimServer
+import StoreSimSession
 
 /// Where commands find the session they act on, and the load–act–save cycle.
 enum SessionContext {
   /// The session file path as the user wrote it: `--session`, `$STORESIM_SESSION`, or
   /// `.storesim/session.json`.
   static func path(_ inv: Invocation) -> String {
-    inv.arguments.value("session") ?? inv.environment.variables["STORESIM_SESSION"] ?? ".storesim/session.json"
+    inv.globals.session ?? inv.environment.variables["STORESIM_SESSION"] ?? ".storesim/session.json"
   }
 
   /// The acting customer.
   static func customer(_ inv: Invocation) -> CustomerID {
-    inv.arguments.value("customer").map { CustomerID($0) } ?? .default
+    inv.globals.customer.map { CustomerID($0) } ?? .default
   }
 
   /// The catalogue and settings of the current session.
@@ -53,10 +56,11 @@ enum SessionContext {
     }
     let location = try SessionLocation(shown: path(inv), environment: inv.environment)
     var planned: [PlannedDelivery] = []
-    let code = try locked(
-      inv, location, mutating: mutating, needsNotifications: needsNotifications, planned: &planned, body)
+    let code = try reportingSessionErrors {
+      try locked(inv, location, mutating: mutating, needsNotifications: needsNotifications, planned: &planned, body)
+    }
     if !planned.isEmpty {
-      for a in try deliver(inv, location, planned) where !a.succeeded {
+      for a in try reportingSessionErrors({ try deliver(inv, location, planned) }) where !a.succeeded {
         inv.warning(
           "notification #\(a.index) was not delivered to \(a.url) (\(a.outcome)); kept for 'notifications deliver --retry'"
         )
@@ -98,7 +102,7 @@ enum SessionContext {
       document.state = store.state
       do {
         try SessionFile.write(document, to: location)
-      } catch let error as CLIError where !mutating {
+      } catch let error as SessionStoreError where !mutating {
         inv.warning("the reloaded configuration was not saved: \(error.message)")
       }
     }
@@ -154,7 +158,7 @@ extension SessionContext {
   /// The notifications a command emitted, to deliver to the session's delivery URL.
   static func plannedDeliveries(_ inv: Invocation, _ store: Store, since count: Int) -> [PlannedDelivery] {
     guard let url = store.state.deliveryURL, store.notifications.count > count,
-      inv.arguments.command != "notifications"
+      inv.command != "notifications"
     else { return [] }
     return (count..<store.notifications.count).map { PlannedDelivery(store, index: $0, url: url) }
   }
@@ -201,29 +205,6 @@ extension SessionContext {
   }
 }
 
-extension NotificationDelivery {
-  /// "HTTP 200", "HTTP 307: redirect (...) not followed", "connection refused".
-  var outcome: String {
-    httpStatus.map { "HTTP \($0)" + (error.map { ": \($0)" } ?? "") } ?? error ?? "failed"
-  }
-}
-
-/// A notification to POST: planned under the session's lock, sent after it.
-struct PlannedDelivery {
-  var index: Int
-  var notification: ServerNotification
-  var url: String
-  /// `{"signedPayload": "..."}`.
-  var body: String
-
-  init(_ store: Store, index: Int, url: String) {
-    self.index = index
-    notification = store.notifications[index]
-    self.url = url
-    body = store.signedBody(notification).rendered(pretty: false)
-  }
-}
-
 /// The session of a scenario run or shell: lives in memory, never touches a session file.
 final class MemorySession {
   var store: Store?
@@ -239,4 +220,6 @@ final class MemorySession {
   var checking = false
   /// `run --environment`: overrides the environment of every `init`.
   var environmentOverride: StoreEnvironment?
+  /// Set by an `init` without `--start`: the session started on the wall clock.
+  var startedOnWallClock = false
 }

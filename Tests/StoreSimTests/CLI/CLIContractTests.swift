@@ -3,6 +3,7 @@ import Testing
 
 @testable import StoreSim
 @testable import StoreSimCLI
+@testable import StoreSimSession
 
 @Suite struct CLIContractTests {
   /// A command line, the exit code it must give and what its stderr must say.

@@ -3,6 +3,8 @@ import Testing
 
 @testable import StoreSim
 @testable import StoreSimCLI
+@testable import StoreSimHTTP
+@testable import StoreSimServer
 
 /// The notification transport against real sockets: every test starts its own server on
 /// 127.0.0.1 (or ::1) and stops it. No timings are asserted; waits on the server have a large
@@ -10,7 +12,7 @@ import Testing
 @Suite struct DeliveryTransportTests {
   static let body = #"{"signedPayload":"eyJ.héllo wörld ✓.sig"}"#
 
-  static func url(_ text: String) throws -> DeliveryURL { try DeliveryURL(text) }
+  static func url(_ text: String) throws -> HTTPURL { try HTTPURL(text) }
 
   // MARK: Answers
 
@@ -206,7 +208,8 @@ import Testing
     let server = try TestHTTPServer(.ipv4, [.respond(status: 200, body: "ok")])
     defer { server.stop() }
     let attempt = HTTPSClient.post(
-      Data(Self.body.utf8), to: try Self.url("\(server.base)/s"), timeout: 10, bodyLimit: Delivery.bodyLimit)
+      Data(Self.body.utf8), to: try Self.url("\(server.base)/s"), timeout: 10, bodyLimit: Delivery.bodyLimit,
+      userAgent: Delivery.userAgent)
     #expect(attempt.status == 200)
     #expect(attempt.error == nil)
     let request = try #require(server.requests.first)
@@ -222,7 +225,8 @@ import Testing
       .ipv4, [.respond(status: 307, headers: ["Location": "\(other.base)/elsewhere"])])
     defer { redirecting.stop() }
     let attempt = HTTPSClient.post(
-      Data(Self.body.utf8), to: try Self.url("\(redirecting.base)/n"), timeout: 10, bodyLimit: Delivery.bodyLimit)
+      Data(Self.body.utf8), to: try Self.url("\(redirecting.base)/n"), timeout: 10, bodyLimit: Delivery.bodyLimit,
+      userAgent: Delivery.userAgent)
     #expect(attempt.status == 307)
     #expect(attempt.error?.hasPrefix("redirect (HTTP 307") == true)
     #expect(redirecting.requests.count == 1)
@@ -234,7 +238,8 @@ import Testing
     let server = try TestHTTPServer(.ipv4, [.endless], endlessCap: cap)
     defer { server.stop() }
     let attempt = HTTPSClient.post(
-      Data(Self.body.utf8), to: try Self.url(server.base), timeout: 10, bodyLimit: Delivery.bodyLimit)
+      Data(Self.body.utf8), to: try Self.url(server.base), timeout: 10, bodyLimit: Delivery.bodyLimit,
+      userAgent: Delivery.userAgent)
     #expect(attempt.status == 200)
     #expect(attempt.bodyBytesRead <= Delivery.bodyLimit)
     #expect(server.waitUntil { $0.endlessFinished })
@@ -254,7 +259,8 @@ import Testing
     let server = try TestHTTPServer(.ipv4, [.silent])
     defer { server.stop() }
     let attempt = HTTPSClient.post(
-      Data(Self.body.utf8), to: try Self.url(server.base), timeout: 0.25, bodyLimit: Delivery.bodyLimit)
+      Data(Self.body.utf8), to: try Self.url(server.base), timeout: 0.25, bodyLimit: Delivery.bodyLimit,
+      userAgent: Delivery.userAgent)
     #expect(attempt.status == nil)
     #expect(attempt.error?.hasPrefix("timed out after 0.25 s") == true)
   }
@@ -325,7 +331,7 @@ import Testing
     ("hTtPs://Host-1.example:65535", "Host-1.example", 65535, "/", "Host-1.example:65535"),
   ])
   func acceptedURLs(text: String, host: String, port: Int, target: String, hostHeader: String) throws {
-    let url = try DeliveryURL(text)
+    let url = try HTTPURL(text)
     #expect(url.host == host)
     #expect(url.port == port)
     #expect(url.target == target)

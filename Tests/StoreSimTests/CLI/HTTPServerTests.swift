@@ -3,6 +3,9 @@ import Testing
 
 @testable import StoreSim
 @testable import StoreSimCLI
+@testable import StoreSimHTTP
+@testable import StoreSimServer
+@testable import StoreSimSession
 
 #if canImport(Glibc)
   import Glibc
@@ -21,7 +24,8 @@ import Testing
 
     init(limits: HTTPServer.Limits = HTTPServer.Limits(), handler: @escaping HTTPServer.Handler) throws {
       let box = LogBox()
-      server = try HTTPServer(host: "127.0.0.1", port: 0, limits: limits, log: { box.append($0) }, handler: handler)
+      server = try HTTPServer(
+        host: "127.0.0.1", port: 0, limits: limits, log: { box.append("\($0.status)") }, handler: handler)
       logBox = box
       let server = self.server
       let done = self.done

@@ -3,6 +3,8 @@ import Testing
 
 @testable import StoreSim
 @testable import StoreSimCLI
+@testable import StoreSimHTTP
+@testable import StoreSimServer
 
 /// The App Store Server API as a pure function: requests in, Apple's statuses and bodies out.
 @Suite struct ServerAPITests {
@@ -30,7 +32,8 @@ import Testing
     var headers: [String: String] = [:]
     if let auth { headers["authorization"] = auth }
     let r = ServerAPI.handle(
-      APIRequest(method: method, target: target, headers: headers, body: Array(body.utf8)), store: store, now: wallClock
+      HTTPRequest(method: method, target: target, headers: headers, body: Array(body.utf8)), store: store,
+      now: wallClock
     )
     return (r.status, try! JSONParser.parse(Array(r.body.utf8)))
   }
@@ -238,7 +241,7 @@ import Testing
 
   static func put(_ store: Store, _ target: String, _ body: String, method: String = "PUT") -> APIResponse {
     ServerAPI.handle(
-      APIRequest(method: method, target: target, headers: ["authorization": T.token()], body: Array(body.utf8)),
+      HTTPRequest(method: method, target: target, headers: ["authorization": T.token()], body: Array(body.utf8)),
       store: store, now: T.wallClock)
   }
 

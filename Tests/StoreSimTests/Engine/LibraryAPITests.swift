@@ -2,6 +2,8 @@ import Foundation
 import StoreSim
 import Testing
 
+@testable import StoreSimSession
+
 /// `Store` driven as a user's tests drive it: every mutating call returns an `Outcome` (a value
 /// and the events it caused), customers are `CustomerID`s, and the helpers a test needs
 /// (`outcome.transaction`, `buyProduct`, notification names) come from the library.

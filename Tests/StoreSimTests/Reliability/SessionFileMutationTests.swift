@@ -3,6 +3,7 @@ import Testing
 
 @testable import StoreSim
 @testable import StoreSimCLI
+@testable import StoreSimSession
 
 /// Every byte-level change to a saved session either loads to exactly the saved state or is
 /// refused with a data error naming the file: never a session that is quietly different.
@@ -180,8 +181,8 @@ import Testing
           read.configurationPath == document.configurationPath
             && read.configurationDigest == document.configurationDigest, "\(what)")
         outcomes.append(.loadedAsSaved)
-      } catch let error as CLIError {
-        #expect(error.code == .dataError, "\(what) (skipping: \(skipping)): \(error.message)")
+      } catch let error as SessionStoreError {
+        #expect(error.kind == .badData, "\(what) (skipping: \(skipping)): \(error.message)")
         #expect(error.message.contains(shownAs), "\(what): \(error.message)")
         #expect(!error.message.contains("\n"), "\(what): \(error.message)")
         outcomes.append(.refused)
@@ -260,10 +261,10 @@ import Testing
     mutated[outbox + 40] ^= 0x01
     try Data(mutated).write(to: URL(fileURLWithPath: folder.file))
     #expect(Self.check(folder.file, "outbox byte") == [.refused, .loadedAsSaved])
-    #expect(throws: CLIError.self) { try SessionFile.read(folder.file, shownAs: Self.shownAs) }
+    #expect(throws: SessionStoreError.self) { try SessionFile.read(folder.file, shownAs: Self.shownAs) }
     do {
       _ = try SessionFile.read(folder.file, shownAs: Self.shownAs)
-    } catch let error as CLIError {
+    } catch let error as SessionStoreError {
       #expect(
         error.message
           == "session file \(Self.shownAs) is corrupt (checksum mismatch); it was left untouched — start over with 'storesim init CONFIG --force'"

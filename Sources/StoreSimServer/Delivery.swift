@@ -1,0 +1,141 @@
+import Foundation
+import StoreSim
+import StoreSimHTTP
+import StoreSimSession
+
+/// POSTs notifications as Apple does: `{"signedPayload": "..."}` with a JSON content type.
+///
+/// Transport rules (the same for `http` and `https`):
+/// - every attempt has one total deadline (resolve + connect + send + receive), `defaultTimeout`;
+/// - redirects are never followed: a 3xx is a failed attempt, kept for retry;
+/// - at most `bodyLimit` bytes of a response body are read, then the connection is dropped;
+///   the attempt counts by its status.
+///
+/// `http` goes through `HTTPClient` (POSIX sockets); `https` through URLSession with a delegate
+/// that refuses redirects and cancels after the body limit.
+package enum Delivery {
+  package static let defaultTimeout: TimeInterval = 10
+  package static let bodyLimit = 64 * 1024
+  package static let userAgent = "storesim (App Store Server Notifications V2 simulator)"
+
+  /// One POST's outcome (see `HTTPAttempt`).
+  package typealias Attempt = HTTPAttempt
+
+  /// POSTs `body` to `url` once. Touches no store; safe to call from any thread.
+  package static func post(
+    _ body: String, to url: HTTPURL, timeout: TimeInterval = defaultTimeout, bodyLimit: Int = bodyLimit
+  ) -> Attempt {
+    let timeout = max(timeout, 0.001)
+    let attempt: Attempt
+    switch url.scheme {
+    case .http:
+      attempt = HTTPClient.post(Array(body.utf8), to: url, timeout: timeout, bodyLimit: bodyLimit, userAgent: userAgent)
+    case .https:
+      attempt = HTTPSClient.post(Data(body.utf8), to: url, timeout: timeout, bodyLimit: bodyLimit, userAgent: userAgent)
+    }
+    return classify(attempt)
+  }
+
+  /// Gives a 3xx its redirect reason (if the client did not), and a reason to a 1xx final status
+  /// and to 207-299 (2xx the App Store does not count as success).
+  package static func classify(_ attempt: Attempt) -> Attempt {
+    guard let status = attempt.status else { return attempt }
+    var result = attempt
+    if (300..<400).contains(status) {
+      if result.error?.hasPrefix("redirect") != true {
+        result.error = "redirect (HTTP \(status)) not followed"
+      }
+    } else if status < 200 {
+      result.error = "unexpected final status HTTP \(status)"
+    } else if (207..<300).contains(status) {
+      result.error = "HTTP \(status) is not a success for the App Store (200-206)"
+    }
+    return result
+  }
+
+  /// POSTs planned deliveries in order (each URL's run a batch, see `post(bodies:to:)`).
+  package static func send(_ planned: [PlannedDelivery], timeout: TimeInterval = defaultTimeout) -> [Attempt] {
+    var attempts: [Attempt] = []
+    var start = 0
+    while start < planned.count {
+      var end = start + 1
+      while end < planned.count && planned[end].url == planned[start].url { end += 1 }
+      attempts += post(
+        bodies: planned[start..<end].map { (index: $0.index, body: $0.body) }, to: planned[start].url, timeout: timeout)
+      start = end
+    }
+    return attempts
+  }
+
+  /// The POST bodies of notifications `indexes`: `{"signedPayload": "..."}`.
+  package static func bodies(_ indexes: [Int], in store: Store) -> [(index: Int, body: String)] {
+    indexes.map { (index: $0, body: store.signedBody(store.notifications[$0]).rendered(pretty: false)) }
+  }
+
+  /// POSTs each body to `url` in order; touches no store. An invalid `url` fails every attempt
+  /// with the reason. After an attempt times out, the rest of the batch is not sent (each would
+  /// wait the full timeout) and fails with a reason saying so, so all stay kept for retry.
+  package static func post(
+    bodies: [(index: Int, body: String)], to url: String, timeout: TimeInterval = defaultTimeout
+  ) -> [Attempt] {
+    let target: HTTPURL
+    do { target = try HTTPURL(url) } catch {
+      return bodies.map { _ in Attempt(status: nil, error: "invalid URL: \(error.reason)") }
+    }
+    var attempts: [Attempt] = []
+    var timedOut: Int?
+    for item in bodies {
+      if let timedOut {
+        attempts.append(Attempt(status: nil, error: "not sent: the post of #\(timedOut) to this URL timed out"))
+        continue
+      }
+      let attempt = post(item.body, to: target, timeout: timeout)
+      if attempt.status == nil, attempt.error?.hasPrefix("timed out") == true { timedOut = item.index }
+      attempts.append(attempt)
+    }
+    return attempts
+  }
+
+  /// Records `attempts` (made for `indexes`, in order) in the store.
+  package static func record(
+    _ attempts: [Attempt], for indexes: [Int], to url: String, store: inout Store
+  ) -> [NotificationDelivery] {
+    zip(indexes, attempts).map { index, result in
+      let record = NotificationDelivery(
+        index: index, url: url, httpStatus: result.status, error: result.error, date: store.now)
+      store.recordDelivery(record)
+      return record
+    }
+  }
+
+  /// Delivers the given notifications to `url`, recording every attempt in the store
+  /// (`bodies`, then `post(bodies:to:)`, then `record`).
+  package static func deliver(
+    _ indexes: [Int], to url: String, store: inout Store, timeout: TimeInterval = defaultTimeout
+  ) -> [NotificationDelivery] {
+    let items = bodies(indexes, in: store)
+    let attempts = post(bodies: items, to: url, timeout: timeout)
+    return record(attempts, for: items.map(\.index), to: url, store: &store)
+  }
+}
+
+extension HTTPAttempt {
+  /// HTTP 200-206, what the App Store counts as success (as `NotificationDelivery.succeeded`).
+  package var succeeded: Bool { status.map { (200...206).contains($0) } ?? false }
+}
+
+/// A notification to POST: planned under the session's lock, sent after it.
+package struct PlannedDelivery {
+  package var index: Int
+  package var notification: ServerNotification
+  package var url: String
+  /// `{"signedPayload": "..."}`.
+  package var body: String
+
+  package init(_ store: Store, index: Int, url: String) {
+    self.index = index
+    notification = store.notifications[index]
+    self.url = url
+    body = store.signedBody(notification).rendered(pretty: false)
+  }
+}

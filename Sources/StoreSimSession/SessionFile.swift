@@ -1,0 +1,119 @@
+import Foundation
+import StoreSim
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The session file, versioned:
+/// - version 3 (written now): as version 2, and the header also carries checksums of the state
+///   line and of itself (`SessionIntegrity`), so any damage is refused instead of read;
+/// - version 2 (still read): line 1 is a JSON header (`format`, `version`, `codec`,
+///   `configurationPath`, `configurationDigest`); line 2 is the state in `StateCodec`'s compact
+///   JSON form, read by a strict streaming reader;
+/// - version 1 (still read): one JSON object with the header fields and `state` in `Codable` form.
+///
+/// Saving is atomic (write a temporary file beside it, flush, rename over the old one), and
+/// every command holds an exclusive `flock` on `<session>.lock` from load to save, so parallel
+/// calls on one session are serialised and never lose an update.
+package struct SessionDocument: Codable {
+  package static let formatName = SessionFileFormat.formatName
+  package static let currentVersion = SessionFileFormat.currentVersion
+
+  package var format: String
+  package var version: Int
+  /// The configuration file the session was made from, as given to `init` (absolute).
+  package var configurationPath: String
+  /// A digest of the configuration bytes, to notice edits.
+  package var configurationDigest: String
+  package var state: StoreState
+
+  package init(format: String, version: Int, configurationPath: String, configurationDigest: String, state: StoreState)
+  {
+    self.format = format
+    self.version = version
+    self.configurationPath = configurationPath
+    self.configurationDigest = configurationDigest
+    self.state = state
+  }
+}
+
+/// Session files on disk: the bytes are `SessionFileFormat`'s; this maps files, names them in
+/// errors, and saves atomically.
+package enum SessionFile {
+  /// Reads and checks a session file; the file is never modified on failure.
+  /// `skippingNotifications` leaves the outbox unread (see `StateCodec.decode`): for commands
+  /// that never look at it and never save. The file is mapped, so the parts not decoded are
+  /// never read from disk.
+  package static func read(
+    _ path: String, shownAs name: String, skippingNotifications: Bool = false
+  ) throws -> SessionDocument {
+    guard FileManager.default.fileExists(atPath: path) else {
+      throw SessionStoreError(.noInput, "no session at \(name); start one with 'storesim init CONFIG.storekit'")
+    }
+    if access(path, R_OK) != 0 { throw SessionStoreError.system("cannot read session file \(name)", errno: errno) }
+    guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else {
+      throw SessionStoreError(.noInput, "cannot read session file \(name)")
+    }
+    do {
+      let (header, state) = try SessionFileFormat.decode(data, skippingNotifications: skippingNotifications)
+      return SessionDocument(
+        format: SessionDocument.formatName, version: header.version, configurationPath: header.configurationPath,
+        configurationDigest: header.configurationDigest, state: state)
+    } catch {
+      throw message(error, name)
+    }
+  }
+
+  /// The one-line error for a session file that cannot be read.
+  package static func message(_ failure: SessionFileFormat.Failure, _ name: String) -> SessionStoreError {
+    switch failure {
+    case .notJSON:
+      return SessionStoreError(
+        .badData,
+        "session file \(name) is corrupt or truncated (not a JSON object); it was left untouched — start over with 'storesim init CONFIG --force'"
+      )
+    case .notASession:
+      return SessionStoreError(.badData, "\(name) is not a storesim session file; it was left untouched")
+    case .newer(let version):
+      return newer(version, name)
+    case .incompleteHeader:
+      return SessionStoreError(.badData, "session file \(name) is corrupt: incomplete header; it was left untouched")
+    case .checksumMismatch:
+      return SessionStoreError(
+        .badData,
+        "session file \(name) is corrupt (checksum mismatch); it was left untouched — start over with 'storesim init CONFIG --force'"
+      )
+    case .corrupt(let version, let reason):
+      return version == 1
+        ? SessionStoreError(.badData, "session file \(name) is corrupt: \(reason); it was left untouched")
+        : SessionStoreError(.badData, "session file \(name) is corrupt or truncated: \(reason); it was left untouched")
+    }
+  }
+
+  package static func newer(_ version: Int, _ name: String) -> SessionStoreError {
+    SessionStoreError(
+      .badData,
+      "session file \(name) has version \(version), newer than this storesim understands (\(SessionDocument.currentVersion)); it was left untouched"
+    )
+  }
+
+  /// Writes atomically (see `AtomicFile`), keeping the file's mode, owner and symlinks.
+  package static func write(_ document: SessionDocument, to location: SessionLocation) throws {
+    let data: Data
+    do {
+      data = try SessionFileFormat.encode(
+        document.state, configurationPath: document.configurationPath, configurationDigest: document.configurationDigest
+      )
+    } catch {
+      throw SessionStoreError(.failed, "cannot encode the session: \(error)")
+    }
+    let folder = (location.file as NSString).deletingLastPathComponent
+    if !folder.isEmpty {
+      try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    }
+    try AtomicFile.write(data, to: location)
+  }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import StoreSim
+
+/// The bytes of a storesim session file, without the file: what the CLI writes and reads, and
+/// what `StoreSimKit` loads and saves. Versions:
+/// - 3 (written now): line 1 a JSON header (`format`, `version`, `codec`, `configurationPath`,
+///   `configurationDigest` and the checksums of `SessionIntegrity`); line 2 the state in
+///   `StateCodec`'s compact form;
+/// - 2: the same without checksums; 1: one JSON object with the header fields and `state`.
+package enum SessionFileFormat {
+  package static let formatName = "storesim-session"
+  package static let currentVersion = 3
+
+  /// Where the session's configuration came from.
+  package struct Header: Sendable, Equatable {
+    package var version: Int
+    package var configurationPath: String
+    package var configurationDigest: String
+
+    package init(
+      version: Int = SessionFileFormat.currentVersion, configurationPath: String, configurationDigest: String
+    ) {
+      self.version = version
+      self.configurationPath = configurationPath
+      self.configurationDigest = configurationDigest
+    }
+  }
+
+  /// Why bytes are not a session this storesim can read.
+  package enum Failure: Error, Equatable {
+    /// Line 1 is not a JSON object.
+    case notJSON
+    /// A JSON object, but not a session file.
+    case notASession
+    /// Written by a newer storesim.
+    case newer(Int)
+    case incompleteHeader
+    case checksumMismatch
+    /// The state of a file of this version does not decode; the reason.
+    case corrupt(version: Int, reason: String)
+  }
+
+  /// A cheap content digest (FNV-1a 64) of configuration bytes, to notice edits.
+  package static func digest(_ data: some Sequence<UInt8>) -> String {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in data {
+      hash ^= UInt64(byte)
+      hash = hash &* 0x100_0000_01b3
+    }
+    return String(format: "%016llx", hash)
+  }
+
+  /// Decodes a whole session file. `skippingNotifications` leaves the outbox unread (and
+  /// unverified): for readers that never look at it and never save.
+  package static func decode(_ data: Data, skippingNotifications: Bool = false) throws(Failure) -> (Header, StoreState)
+  {
+    let newline = data.firstIndex(of: 0x0A)
+    let headerBytes = newline.map { data[data.startIndex..<$0] } ?? data[...]
+    guard let header = try? JSONSerialization.jsonObject(with: headerBytes) as? [String: Any] else { throw .notJSON }
+    guard header["format"] as? String == formatName else { throw .notASession }
+    let version = header["version"] as? Int ?? 0
+    if version > currentVersion { throw .newer(version) }
+    if version == 1 { return try decodeVersion1(data) }
+    let fields =
+      ["format", "version", "codec", "configurationPath", "configurationDigest"]
+      + (version == 3 ? SessionIntegrity.keys : [])
+    guard version == 2 || version == 3, let newline, header.count == fields.count,
+      fields.allSatisfy({ header[$0] != nil }),
+      let codec = header["codec"] as? String, codec == StateCodec.name,
+      let configurationPath = header["configurationPath"] as? String,
+      let digest = header["configurationDigest"] as? String
+    else { throw .incompleteHeader }
+    let start = data.distance(from: data.startIndex, to: data.index(after: newline))
+    if version == 3 {
+      guard let integrity = SessionIntegrity(header: header), let checksum = header["checksum"] as? String else {
+        throw .incompleteHeader
+      }
+      let intact = data.withUnsafeBytes { raw in
+        integrity.verifies(
+          UnsafeRawBufferPointer(rebasing: raw[start...]), checksum: checksum, version: version, codec: codec,
+          configurationPath: configurationPath, configurationDigest: digest, skippingOutbox: skippingNotifications)
+      }
+      guard intact else { throw .checksumMismatch }
+    }
+    do {
+      let state = try data.withUnsafeBytes { raw in
+        try StateCodec.decode(
+          UnsafeBufferPointer(rebasing: raw.bindMemory(to: UInt8.self)[start...]),
+          skippingNotifications: skippingNotifications)
+      }
+      return (Header(version: version, configurationPath: configurationPath, configurationDigest: digest), state)
+    } catch {
+      throw .corrupt(version: version, reason: String(describing: error))
+    }
+  }
+
+  private static func decodeVersion1(_ data: Data) throws(Failure) -> (Header, StoreState) {
+    struct Version1: Decodable {
+      var configurationPath: String
+      var configurationDigest: String
+      var state: StoreState
+    }
+    let decoder = JSONDecoder()
+    decoder.dateDecodingStrategy = .millisecondsSince1970
+    do {
+      let document = try decoder.decode(Version1.self, from: data)
+      return (
+        Header(
+          version: 1, configurationPath: document.configurationPath, configurationDigest: document.configurationDigest),
+        document.state
+      )
+    } catch {
+      throw .corrupt(version: 1, reason: describe(error))
+    }
+  }
+
+  /// Encodes a session file of the current version.
+  package static func encode(_ state: StoreState, configurationPath: String, configurationDigest: String) throws -> Data
+  {
+    var (stateLine, outboxStart) = try StateCodec.encodeSplit(state)
+    stateLine.append(0x0A)
+    let integrity = stateLine.withUnsafeBytes { SessionIntegrity(stateLine: $0, outboxStart: outboxStart) }
+    var header: [String: Any] = [
+      "format": formatName, "version": currentVersion, "codec": StateCodec.name,
+      "configurationPath": configurationPath, "configurationDigest": configurationDigest,
+    ]
+    header.merge(
+      integrity.headerFields(
+        version: currentVersion, codec: StateCodec.name, configurationPath: configurationPath,
+        configurationDigest: configurationDigest)
+    ) { old, _ in old }
+    var data = try JSONSerialization.data(withJSONObject: header, options: [.sortedKeys])
+    data.append(0x0A)
+    data.append(contentsOf: stateLine)
+    return data
+  }
+
+  /// A short reason for a `Codable` failure: what is missing or wrong, and where.
+  static func describe(_ error: any Error) -> String {
+    func path(_ context: DecodingError.Context) -> String {
+      context.codingPath.map(\.stringValue).joined(separator: ".")
+    }
+    switch error as? DecodingError {
+    case .keyNotFound(let key, let context)?: return "missing '\(key.stringValue)' at \(path(context))"
+    case .typeMismatch(_, let context)?: return "wrong type at \(path(context))"
+    case .dataCorrupted(let context)?: return "bad value at \(path(context))"
+    default: return "unreadable"
+    }
+  }
+}
