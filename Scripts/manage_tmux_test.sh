@@ -66,17 +66,24 @@ run_in_shell() { T send-keys -t manage -l "$1"; T send-keys -t manage Enter; }
 # escape sequences manage wrote), and the shell sees a terminal in canonical mode with echo.
 check_sane() {
   local alternate cursor
-  run_in_shell "clear; stty -a | tr ' ;' '\n\n' | grep -xE -- '-?(icanon|echo|isig)' | sort | tr '\n' ' '; echo STTY-DONE"
-  wait_for "STTY-DONE"
+  [ "$1" = "^Z" ] || [ "$1" = "kill -TSTP" ] || wait_gone
+  run_in_shell "clear; stty -a | tr ' ;' '\n\n' | grep -xE -- '-?(icanon|echo|isig)' | sort | tr '\n' ' '; echo 'STTY'-'END'"
+  wait_for "STTY-END"
   alternate=$(T display-message -p -t manage '#{alternate_on}')
   cursor=$(T display-message -p -t manage '#{cursor_flag}')
-  if capture | grep -q '^echo icanon isig STTY-DONE' && [ "$alternate" = 0 ] && [ "$cursor" = 1 ]; then
+  if capture | grep -q '^echo icanon isig STTY-END' && [ "$alternate" = 0 ] && [ "$cursor" = 1 ]; then
     ok "terminal restored after $1 (main screen, cursor shown, icanon isig echo)"
   else
     fail "terminal not restored after $1 (alternate screen $alternate, cursor $cursor):"; capture >&2
   fi
 }
 manage_pid() { pgrep -f "^$BIN manage" | head -1; }
+# Waits (bounded) until no manage runs: keys typed before it ends would be read by it.
+wait_gone() {
+  local i
+  for ((i = 0; i < 200; i++)); do [ -z "$(manage_pid)" ] && return 0; sleep 0.05; done
+  fail "manage did not end"
+}
 
 # --- the session, prepared by a scenario through the shell on a session file
 S init "$ROOT/Configurations/AppleSample.storekit" --start 2026-01-01T00:00:00Z >/dev/null
@@ -166,6 +173,29 @@ wait_for "? help"
 ok "fg brings the screen back"
 keys q
 check_sane "q after fg"
+
+# --- NO_COLOR: no colour at all (reverse video for the selection stays); colour without it
+run_in_shell "clear; NO_COLOR=1 $BIN manage"
+wait_for "? help"
+if T capture-pane -e -p -t manage | grep -qE $'\e\\[[0-9;]*(3[0-7]|9[0-7])m'; then fail "colour under NO_COLOR"; else ok "NO_COLOR: no colour"; fi
+keys q
+check_sane "q (NO_COLOR)"
+run_in_shell "clear; $BIN manage"
+wait_for "? help"
+T capture-pane -e -p -t manage | grep -qE $'\e\\[[0-9;]*36m' && ok "colour without NO_COLOR" || fail "no colour without NO_COLOR"
+keys q
+check_sane "q (colour)"
+
+# --- SIGTSTP from outside (kill -TSTP), then fg
+run_in_shell "clear; $BIN manage"
+wait_for "? help"
+kill -TSTP "$(manage_pid)"
+wait_for "Stopped"
+check_sane "kill -TSTP"
+run_in_shell "fg"
+wait_for "? help"
+keys q
+check_sane "q after kill -TSTP and fg"
 
 # --- SIGTERM from outside
 run_in_shell "clear; $BIN manage"

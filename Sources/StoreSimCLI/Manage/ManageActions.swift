@@ -139,9 +139,12 @@ enum ManageActions {
     var entries: [ManagePicker.Entry] = []
     let storefront = Storefront.named(store.settings.storefront)
     let customer = ["--customer", acting.rawValue]
+    let idWidth = store.configuration.products.map(\.id.count).max() ?? 0
     for p in store.configuration.products {
       let price = PriceFormatter.display(p.price, currency: storefront?.currency ?? "USD")
-      let label = "\(p.id)  \(p.type.storeKitName)  \(price)"
+      let label =
+        p.id.padding(toLength: idWidth + 2, withPad: " ", startingAt: 0)
+        + p.type.storeKitName.padding(toLength: 15, withPad: " ", startingAt: 0) + price
       entries.append(.init(label: label, action: .run(["buy", p.id] + customer)))
       guard let s = p.subscription else { continue }
       var offers: [(String, String)] = []
@@ -153,7 +156,9 @@ enum ManageActions {
       offers += s.winBackOffers.map { ("win-back:\($0.id ?? "")", "win-back \($0.id ?? "")") }
       for (option, text) in offers {
         entries.append(
-          .init(label: "\(p.id)  with \(text)", action: .run(["buy", p.id, "--offer", option] + customer)))
+          .init(
+            label: p.id.padding(toLength: idWidth + 2, withPad: " ", startingAt: 0) + "with " + text,
+            action: .run(["buy", p.id, "--offer", option] + customer)))
       }
     }
     return ManagePicker(title: "Buy as \(acting) (Enter buys, Esc closes)", entries: entries)

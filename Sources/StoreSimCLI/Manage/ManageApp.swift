@@ -30,6 +30,16 @@ enum ManageApp {
     defer { ManageTerminal.leave() }
     var full = true
     func draw() {
+      // Back from a stop (fg after ^Z or kill -TSTP): raw mode and the screen again, whole.
+      if ManageTerminal.continued != 0 {
+        ManageTerminal.continued = 0
+        ManageTerminal.enter()
+        full = true
+      }
+      if ManageTerminal.resized != 0 {
+        ManageTerminal.resized = 0
+        full = true
+      }
       let size = ManageTerminal.size()
       if size.width != driver.model.width || size.height != driver.model.height {
         driver.model.resize(width: size.width, height: size.height)
@@ -41,18 +51,9 @@ enum ManageApp {
     draw()
     driver.loadAll()
     draw()
+    var decoder = ManageKeyDecoder()
     while true {
-      if ManageTerminal.continued != 0 {
-        ManageTerminal.continued = 0
-        ManageTerminal.enter()
-        full = true
-      }
-      if ManageTerminal.resized != 0 {
-        ManageTerminal.resized = 0
-        full = true
-      }
       guard let bytes = ManageTerminal.readInput(timeout: pollMilliseconds) else { return .success }
-      var decoder = ManageKeyDecoder()
       for key in decoder.decode(bytes) {
         switch driver.press(key) {
         case .quit: return .success

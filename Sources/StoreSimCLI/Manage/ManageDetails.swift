@@ -27,7 +27,27 @@ enum ManageDetails {
       guard index < store.notifications.count else { return ["(notification #\(index) is gone)"] }
       out = notification(index, store: store)
     }
-    return out.map(TerminalText.field)
+    return out.flatMap { wrap(TerminalText.field($0), model.width) }
+  }
+
+  /// A line longer than the screen, broken at spaces under its own indentation (+2); a part
+  /// with no space to break at is cut.
+  static func wrap(_ line: String, _ width: Int) -> [String] {
+    guard line.count > width else { return [line] }
+    let indent = String(repeating: " ", count: line.prefix { $0 == " " }.count + 2)
+    var out: [String] = []
+    var rest = Substring(line)
+    var prefix = ""
+    while (prefix + rest).count > width {
+      let room = width - prefix.count
+      let head = rest.prefix(room + 1)
+      guard let space = head.lastIndex(of: " "), rest[..<space].contains(where: { $0 != " " }) else { break }
+      out.append(prefix + rest[..<space])
+      rest = rest[rest.index(after: space)...].drop { $0 == " " }
+      prefix = indent
+    }
+    out.append(ManageScreen.fit(prefix + rest, width))
+    return out
   }
 
   private static func transaction(
@@ -51,7 +71,8 @@ enum ManageDetails {
       out.append("")
       out.append("TIMELINE")
       if !model.hasNotifications { out.append("  (reading the notification log: grace and retry spans follow)") }
-      let width = min(400, max(20, model.width - 14))
+      let label = store.customerIDs.map { TerminalText.field($0.rawValue).count }.max() ?? 7
+      let width = min(400, max(20, model.width - label - 6))
       out += Timeline.render(store: store, groups: [g], width: width, colour: false)
         .split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }
     }
@@ -123,30 +144,33 @@ enum ManageDetails {
 
   /// A JSON object as `key  value` lines, nested objects as `a.b`; epoch-millisecond dates
   /// also in ISO 8601; long signed values shortened (the decoded fields follow them).
-  static func fields(_ json: JSONOutput, prefix: String = "") -> [String] {
+  static func fields(_ json: JSONOutput, indent: String = "  ") -> [String] {
     guard case .object(let d) = json else { return [] }
     var out: [String] = []
+    var nested: [String] = []
     for key in d.keys.sorted() {
-      let name = prefix + key
+      let name = key
       switch d[key]! {
       case .object:
-        out += fields(d[key]!, prefix: name + ".")
+        nested.append(indent + key)
+        nested += fields(d[key]!, indent: indent + "  ")
       case .string(let s):
         let shown = s.count > 48 && key.hasPrefix("signed") ? String(s.prefix(40)) + "... (JWS)" : s
-        out.append(line(name, shown))
+        out.append(line(name, shown, indent))
       case .int(let v):
         let date = key.hasSuffix("Date") && v > 100_000_000_000
-        out.append(line(name, String(v) + (date ? "  " + ISO8601.string(Date(epochMilliseconds: v)) : "")))
+        out.append(line(name, String(v) + (date ? "  " + ISO8601.string(Date(epochMilliseconds: v)) : ""), indent))
       case .array(let items):
-        out.append(line(name, items.map { $0.rendered(pretty: false) }.joined(separator: ", ")))
+        out.append(line(name, items.map { $0.rendered(pretty: false) }.joined(separator: ", "), indent))
       case let other:
-        out.append(line(name, other.rendered(pretty: false)))
+        out.append(line(name, other.rendered(pretty: false), indent))
       }
     }
-    return out
+    return out + nested
   }
 
-  private static func line(_ key: String, _ value: String) -> String {
-    "  " + key.padding(toLength: max(26, key.count + 1), withPad: " ", startingAt: 0) + value
+  /// `key` in a column of 30 from the left edge, then the value.
+  private static func line(_ key: String, _ value: String, _ indent: String) -> String {
+    indent + key.padding(toLength: max(30 - indent.count, key.count + 1), withPad: " ", startingAt: 0) + value
   }
 }

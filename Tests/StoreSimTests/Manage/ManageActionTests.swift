@@ -90,11 +90,11 @@ import Testing
     m.press("C", "\"grandma\"", "Enter")
     #expect(m.model.acting == "grandma")
     m.press("b", "\"octane91\"")
-    #expect(m.screen.contains("consumable.fuel.octane91  consumable  $"))
+    #expect(m.screen.contains("> consumable.fuel.octane91      consumable     $2.99"))
     m.press("Enter")
     #expect(m.model.message.hasPrefix("purchased  consumable.fuel.octane91"))
     #expect(m.cli.run("transactions --customer grandma").stdout.contains("consumable.fuel.octane91"))
-    m.press("b", "\"pro  with intro\"", "Enter")
+    m.press("b", "\"with intro\"", "Enter")
     #expect(m.model.message.hasPrefix("purchased  subscription.pro"))
     #expect(m.cli.run("latest subscription.pro --customer grandma --json").stdout.contains("\"offerType\": 1"))
   }

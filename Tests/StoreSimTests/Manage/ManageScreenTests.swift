@@ -43,7 +43,7 @@ import Testing
     assertGolden(m.screen, "manage-notifications.txt")
     #expect(m.model.selectedItem?.id == "#5")
     m.press("Enter")
-    #expect(m.screen.contains("data.transactionInfo.productId"))
+    #expect(ManageDetails.lines(m.model).contains("    transactionInfo"))
     #expect(m.screen.contains("NOTIFICATION #"))
   }
 
