@@ -2,84 +2,82 @@ import Foundation
 import StoreSim
 
 // The update sequences of a session (`Transaction.updates`, `Status.updates`,
-// `Storefront.updates`) and `waitForTransactionUpdates()`. Everything here runs under `lock`.
+// `Storefront.updates`) and `waitForTransactionUpdates()`. The functions that take the state
+// `inout` run under the session's lock.
 extension SessionCore {
   /// Registers a `Transaction.updates` listener. It starts with what no listener took yet: the
   /// first listener of a session gets the unfinished transactions the app was not handed by a
   /// `purchase()` call (the once-per-launch replay, rule 20), and every listener gets what was
   /// emitted while none was listening.
   func addListener() -> Listener<VerificationResult<Transaction>> {
-    let listener = Listener<VerificationResult<Transaction>>()
-    lock.lock()
-    var ids: [TransactionID] = []
-    if !replayedUnfinished {
-      replayedUnfinished = true
-      ids = replayable()
+    state.withLock { s in
+      var ids: [TransactionID] = []
+      if !s.replayedUnfinished {
+        s.replayedUnfinished = true
+        ids = replayable(s)
+      }
+      for id in s.backlog where !ids.contains(id) { ids.append(id) }
+      s.backlog = []
+      let store = s.store
+      let items = ids.compactMap { store.customer(customer)?.transaction($0) }.map { verified($0, in: store) }
+      return s.add(TransactionQueue(items: items))
     }
-    for id in backlog where !ids.contains(id) { ids.append(id) }
-    backlog = []
-    listener.queue = ids.compactMap { store.customer(customer)?.transaction($0) }.map { verified($0, in: store) }
-    listeners.append(listener)
-    lock.unlock()
-    return listener
   }
 
   /// Registers a listener of statuses or storefronts.
   func addListener<Element: Sendable>(of: Element.Type) -> Listener<Element> {
-    let listener = Listener<Element>()
-    lock.lock()
-    listeners.append(listener)
-    lock.unlock()
-    return listener
+    state.withLock { $0.add(ListenerQueue<Element>()) }
   }
 
   /// Unfinished transactions a first listener replays.
-  private func replayable() -> [TransactionID] {
-    store.unfinishedTransactions(customer: customer).map(\.id).filter { !returnedToApp.contains($0) }
+  private func replayable(_ s: SessionState) -> [TransactionID] {
+    s.store.unfinishedTransactions(customer: customer).map(\.id).filter { !s.returnedToApp.contains($0) }
   }
 
-  func removeListener(_ listener: ListenerBase) {
-    lock.lock()
-    listeners.removeAll { $0 === listener }
-    keepUntaken(listener)
-    let wakeups = settleIfIdle()
-    lock.unlock()
+  func removeListener(_ id: ListenerID) {
+    let wakeups = state.withLock { s in
+      if let i = s.index(of: id) {
+        keepUntaken(at: i, &s)
+        s.listeners.remove(at: i)
+      }
+      return settleIfIdle(&s)
+    }
     for wake in wakeups { wake() }
   }
 
-  func iteratorStarted(_ listener: ListenerBase) {
-    lock.lock()
-    listener.iterators += 1
-    listener.everIterated = true
-    lock.unlock()
+  func iteratorStarted(_ id: ListenerID) {
+    state.withLock { s in
+      guard let i = s.index(of: id) else { return }
+      s.listeners[i].iterators += 1
+      s.listeners[i].everIterated = true
+    }
   }
 
   /// An iterator of the listener went away: nobody is taking its elements until a new one
   /// starts, so `settle()` does not wait for it.
-  func iteratorEnded(_ listener: ListenerBase) {
-    lock.lock()
-    listener.iterators -= 1
-    let wakeups = settleIfIdle()
-    lock.unlock()
+  func iteratorEnded(_ id: ListenerID) {
+    let wakeups = state.withLock { s in
+      if let i = s.index(of: id) { s.listeners[i].iterators -= 1 }
+      return settleIfIdle(&s)
+    }
     for wake in wakeups { wake() }
   }
 
   func taskStarted() {
-    lock.lock()
-    pendingTasks += 1
-    lock.unlock()
+    state.withLock { $0.pendingTasks += 1 }
   }
 
   func taskReached() {
-    lock.lock()
-    pendingTasks -= 1
-    let wakeups = settleIfIdle()
-    lock.unlock()
+    let wakeups = state.withLock { s in
+      s.pendingTasks -= 1
+      return settleIfIdle(&s)
+    }
     for wake in wakeups { wake() }
   }
 
   /// Appends deliveries to every listener; returns the continuations to resume after unlocking.
-  func deliver(_ events: [StoreEvent], purchasesOnUpdates: Bool) -> [() -> Void] {
+  func deliver(_ events: [StoreEvent], purchasesOnUpdates: Bool, _ s: inout SessionState) -> [() -> Void] {
+    let store = s.store
     var ids: [TransactionID] = []
     var groups: [SubscriptionGroupID] = []
     for event in events where event.customer == customer {
@@ -87,7 +85,7 @@ extension SessionCore {
       var group: SubscriptionGroupID?
       switch event.kind {
       case .transactionCreated(let t, _, let delivery):
-        if delivery == .updates || purchasesOnUpdates { id = t } else { returnedToApp.insert(t) }
+        if delivery == .updates || purchasesOnUpdates { id = t } else { s.returnedToApp.insert(t) }
         group = store.customer(customer)?.transaction(t)?.subscriptionGroupID
       case .transactionRevoked(let t, _), .transactionUpgraded(let t, _), .refundReversed(let t, _):
         id = t
@@ -96,7 +94,10 @@ extension SessionCore {
         .subscriptionExpired(let g, _, _), .renewalPreferenceChanged(let g, _), .autoRenewStatusChanged(let g, _, _),
         .priceIncreaseStatusChanged(let g, _, _), .offerRedeemed(let g, _, _, _):
         group = g
-      default:
+      case .askToBuyRequested, .askToBuyDeclined, .purchaseInterrupted, .refundRequested, .refundDeclined,
+        .notificationSent, .clockAdvanced:
+        // Nothing for the app's sequences: no transaction or status changed (an approval or a
+        // resolved purchase arrives as `transactionCreated`, a refund as `transactionRevoked`).
         break
       }
       if let id { ids.append(id) }
@@ -106,39 +107,41 @@ extension SessionCore {
     let statuses = groups.flatMap { Product.SubscriptionInfo.statuses(self, store: store, group: $0) }
     guard !items.isEmpty || !statuses.isEmpty else { return [] }
     var wakeups: [() -> Void] = []
-    if !listeners.contains(where: { $0 is Listener<VerificationResult<Transaction>> && $0.isTaking }) {
-      for id in ids where !backlog.contains(id) { backlog.append(id) }
+    if !s.listeners.contains(where: { $0.queue is TransactionQueue && $0.isTaking }) {
+      for id in ids where !s.backlog.contains(id) { s.backlog.append(id) }
     }
-    for listener in listeners {
-      if let l = listener as? Listener<VerificationResult<Transaction>> {
-        l.enqueue(items, into: &wakeups)
-      } else if let l = listener as? Listener<Product.SubscriptionInfo.Status> {
-        l.enqueue(statuses, into: &wakeups)
-      }
+    for i in s.listeners.indices {
+      s.listeners[i].withQueue(of: VerificationResult<Transaction>.self) { $0.enqueue(items, into: &wakeups) }
+      s.listeners[i].withQueue(of: Product.SubscriptionInfo.Status.self) { $0.enqueue(statuses, into: &wakeups) }
     }
     return wakeups
   }
 
   /// What a transaction listener that stopped taking still held is kept for the next one, unless
   /// another listener has it too.
-  private func keepUntaken(_ listener: ListenerBase) {
-    guard let l = listener as? Listener<VerificationResult<Transaction>>, !l.queue.isEmpty else { return }
-    let others = listeners.contains { $0 !== l && $0 is Listener<VerificationResult<Transaction>> && $0.isTaking }
+  private func keepUntaken(at index: Int, _ s: inout SessionState) {
+    let id = s.listeners[index].id
+    guard let held = s.listeners[index].withQueue(of: VerificationResult<Transaction>.self, { $0.items }),
+      !held.isEmpty
+    else { return }
+    let others = s.listeners.contains { $0.id != id && $0.queue is TransactionQueue && $0.isTaking }
     if !others {
-      for item in l.queue where !backlog.contains(item.unsafePayloadValue.id) {
-        backlog.append(item.unsafePayloadValue.id)
+      for item in held where !s.backlog.contains(item.unsafePayloadValue.id) {
+        s.backlog.append(item.unsafePayloadValue.id)
       }
     }
-    l.queue = []
+    s.listeners[index].withQueue(of: VerificationResult<Transaction>.self) { $0.items = [] }
   }
 
   /// A new storefront for `Storefront.updates` listeners, if it changed.
-  func storefrontChanged(from old: String) -> [() -> Void] {
-    guard store.settings.storefront != old else { return [] }
+  func storefrontChanged(from old: String, _ s: inout SessionState) -> [() -> Void] {
+    guard s.store.settings.storefront != old else { return [] }
     paymentQueue.storefrontChanged()
-    let storefront = Self.storefront(of: store)
+    let storefront = Self.storefront(of: s.store)
     var wakeups: [() -> Void] = []
-    for case let l as Listener<Storefront> in listeners { l.enqueue([storefront], into: &wakeups) }
+    for i in s.listeners.indices {
+      s.listeners[i].withQueue(of: Storefront.self) { $0.enqueue([storefront], into: &wakeups) }
+    }
     return wakeups
   }
 
@@ -146,29 +149,39 @@ extension SessionCore {
   func next<Element: Sendable>(_ listener: Listener<Element>) async -> Element? {
     await withTaskCancellationHandler {
       await withCheckedContinuation { (continuation: CheckedContinuation<Element?, Never>) in
-        lock.lock()
-        if !listener.queue.isEmpty {
-          let item = listener.queue.removeFirst()
-          lock.unlock()
-          continuation.resume(returning: item)
-        } else if listener.finished || Task.isCancelled {
-          lock.unlock()
-          continuation.resume(returning: nil)
-        } else {
-          listener.waiter = continuation
-          let wakeups = settleIfIdle()
-          lock.unlock()
-          for wake in wakeups { wake() }
+        let take = state.withLock { s -> Take<Element> in
+          guard let i = s.index(of: listener.id) else { return .end }
+          let finished = s.listeners[i].finished
+          let take =
+            s.listeners[i].withQueue(of: Element.self) { q -> Take<Element> in
+              if !q.items.isEmpty { return .item(q.items.removeFirst()) }
+              if finished || Task.isCancelled { return .end }
+              q.waiter = continuation
+              return .wait([])
+            } ?? .end
+          if case .wait = take { return .wait(settleIfIdle(&s)) }
+          return take
+        }
+        switch take {
+        case .item(let item): continuation.resume(returning: item)
+        case .end: continuation.resume(returning: nil)
+        case .wait(let wakeups): for wake in wakeups { wake() }
         }
       }
     } onCancel: {
-      lock.lock()
-      let waiter = listener.waiter
-      listener.waiter = nil
-      listener.finished = true
-      keepUntaken(listener)
-      let wakeups = settleIfIdle()
-      lock.unlock()
+      let (waiter, wakeups) = state.withLock { s -> (CheckedContinuation<Element?, Never>?, [() -> Void]) in
+        var waiter: CheckedContinuation<Element?, Never>?
+        if let i = s.index(of: listener.id) {
+          waiter =
+            s.listeners[i].withQueue(of: Element.self) { q in
+              defer { q.waiter = nil }
+              return q.waiter
+            } ?? nil
+          s.listeners[i].finished = true
+          keepUntaken(at: i, &s)
+        }
+        return (waiter, settleIfIdle(&s))
+      }
       waiter?.resume(returning: nil)
       for wake in wakeups { wake() }
     }
@@ -179,76 +192,39 @@ extension SessionCore {
   /// the app's listener on its way is still to reach its sequence while something waits for one.
   func settle() async {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      lock.lock()
-      if isIdle {
-        lock.unlock()
-        continuation.resume()
-      } else {
-        settleWaiters.append(continuation)
-        lock.unlock()
+      let idle = state.withLock { s in
+        if isIdle(s) { return true }
+        s.settleWaiters.append(continuation)
+        return false
       }
+      if idle { continuation.resume() }
     }
   }
 
   /// Whether `settle()` would return now (for tests).
   var isSettled: Bool {
-    lock.lock()
-    defer { lock.unlock() }
-    return isIdle
+    state.withLock { isIdle($0) }
   }
 
   /// Every listener being iterated waits with nothing queued; one not iterated yet has nothing
   /// queued (its loop is about to start); one whose loops all ended is not waited for; and if
   /// something waits for a listener (kept updates, unfinished transactions not replayed yet), no
   /// tracked task is still on its way to a sequence.
-  private var isIdle: Bool {
-    let listenersIdle = listeners.allSatisfy { l in
+  private func isIdle(_ s: SessionState) -> Bool {
+    let listenersIdle = s.listeners.allSatisfy { l in
       if l.finished { return true }
-      if l.iterators > 0 { return l.isQueueEmpty && l.isWaiting }
-      return l.everIterated || l.isQueueEmpty
+      if l.iterators > 0 { return l.queue.isEmpty && l.queue.isWaiting }
+      return l.everIterated || l.queue.isEmpty
     }
     guard listenersIdle else { return false }
-    guard pendingTasks > 0 else { return true }
-    return backlog.isEmpty && (replayedUnfinished || replayable().isEmpty)
+    guard s.pendingTasks > 0 else { return true }
+    return s.backlog.isEmpty && (s.replayedUnfinished || replayable(s).isEmpty)
   }
 
-  func settleIfIdle() -> [() -> Void] {
-    guard !settleWaiters.isEmpty, isIdle else { return [] }
-    let waiters = settleWaiters
-    settleWaiters = []
+  func settleIfIdle(_ s: inout SessionState) -> [() -> Void] {
+    guard !s.settleWaiters.isEmpty, isIdle(s) else { return [] }
+    let waiters = s.settleWaiters
+    s.settleWaiters = []
     return waiters.map { waiter in { waiter.resume() } }
-  }
-}
-
-/// What `settle()` needs to know of a listener; guarded by its core's lock.
-class ListenerBase: @unchecked Sendable {
-  /// Live iterators of the listener's sequence.
-  var iterators = 0
-  var everIterated = false
-  var finished = false
-  var isQueueEmpty: Bool { true }
-  var isWaiting: Bool { false }
-  /// Someone takes (or is about to take) its elements: not ended, and not a sequence whose
-  /// loops all ended.
-  var isTaking: Bool { !finished && !(everIterated && iterators == 0) }
-}
-
-/// One live sequence's queue; guarded by its core's lock.
-final class Listener<Element: Sendable>: ListenerBase, @unchecked Sendable {
-  var queue: [Element] = []
-  var waiter: CheckedContinuation<Element?, Never>?
-
-  override var isQueueEmpty: Bool { queue.isEmpty }
-  override var isWaiting: Bool { waiter != nil }
-
-  /// Appends, handing the first element to a waiting consumer (resumed after unlocking).
-  func enqueue(_ items: [Element], into wakeups: inout [() -> Void]) {
-    guard !items.isEmpty else { return }
-    queue.append(contentsOf: items)
-    if let waiter {
-      self.waiter = nil
-      let item = queue.removeFirst()
-      wakeups.append { waiter.resume(returning: item) }
-    }
   }
 }

@@ -8,43 +8,29 @@ import StoreSim
 /// to every listener's queue, so when a control call returns its effects are visible to queries
 /// and queued on every `Transaction.updates` listener, in emission order. What is emitted while
 /// no listener takes `Transaction.updates` is kept and handed to the next one (never missed).
-final class SessionCore: @unchecked Sendable {
-  let lock = NSLock()
-  var store: Store
+final class SessionCore: Sendable {
+  /// The store and the listeners it feeds, under one lock (a mutation and what it queues are
+  /// one step).
+  let state: Mutex<SessionState>
   /// The customer the app signs in as.
   let customer = CustomerID.default
   /// The device identifier of `AppStore.deviceVerificationID`.
   let deviceVerificationID = UUID()
   /// StoreKit 1's payment queue and the app receipt (StoreKit1/).
   let paymentQueue: SKPaymentQueue
-
-  // Listener state, guarded by `lock` (see SessionCore+Listeners.swift).
-  var listeners: [ListenerBase] = []
-  var replayedUnfinished = false
-  /// Transactions emitted for `Transaction.updates` while no listener took them, in order.
-  var backlog: [TransactionID] = []
-  /// Transactions a same-device `purchase()` returned to the app (never replayed on `updates`).
-  var returnedToApp: Set<TransactionID> = []
-  /// Detached tasks started with this session in reach that have not reached a sequence yet.
-  var pendingTasks = 0
-  var settleWaiters: [CheckedContinuation<Void, Never>] = []
-
   /// The test's own controls.
-  private var cancelPurchases = false
-  private var versions = (app: "1", original: "1")
+  private let controls = Mutex((cancelPurchases: false, versions: (app: "1", original: "1")))
 
   init(store: Store) {
-    self.store = store
-    paymentQueue = SKPaymentQueue(core: nil)
-    paymentQueue.core = self
+    state = Mutex(SessionState(store: store))
+    paymentQueue = SKPaymentQueue()
+    paymentQueue.attach(to: self)
   }
 
   // MARK: Reading and mutating
 
-  func read<T>(_ body: (Store) throws -> T) rethrows -> T {
-    lock.lock()
-    defer { lock.unlock() }
-    return try body(store)
+  func read<T, Failure: Error>(_ body: (Store) throws(Failure) -> T) throws(Failure) -> T {
+    try state.withLock { (s: inout SessionState) throws(Failure) in try body(s.store) }
   }
 
   /// Runs an engine mutation and queues what it caused on every listener before returning.
@@ -56,34 +42,29 @@ final class SessionCore: @unchecked Sendable {
     purchasesOnUpdates: Bool = false, fromStoreKit1: Bool = false,
     _ body: (inout Store) throws(StoreError) -> Outcome<T>
   ) throws(StoreError) -> T {
-    lock.lock()
-    let storefront = store.settings.storefront
-    let outcome: Outcome<T>
-    do {
-      outcome = try body(&store)
-    } catch {
-      lock.unlock()
-      throw error
+    let (value, wakeups, storeKit1) = try state.withLock {
+      (s: inout SessionState) throws(StoreError) -> (T, [() -> Void], Bool) in
+      let storefront = s.store.settings.storefront
+      let outcome = try body(&s.store)
+      var wakeups = deliver(outcome.events, purchasesOnUpdates: purchasesOnUpdates, &s)
+      wakeups += storefrontChanged(from: storefront, &s)
+      let storeKit1 =
+        paymentQueue.storeChanged(outcome.events, store: s.store, customer: customer, fromStoreKit1: fromStoreKit1)
+        || s.store.settings.storefront != storefront
+      return (outcome.value, wakeups, storeKit1)
     }
-    var wakeups = deliver(outcome.events, purchasesOnUpdates: purchasesOnUpdates)
-    wakeups += storefrontChanged(from: storefront)
-    let storeKit1 =
-      paymentQueue.storeChanged(outcome.events, store: store, customer: customer, fromStoreKit1: fromStoreKit1)
-      || store.settings.storefront != storefront
-    lock.unlock()
     for wake in wakeups { wake() }
     if storeKit1 { paymentQueue.scheduleDelivery() }
-    return outcome.value
+    return value
   }
 
   /// Settings changes (no engine events; a storefront change reaches `Storefront.updates`).
   func updateSettings(_ body: (inout StoreKitSettings) -> Void) {
-    lock.lock()
-    let storefront = store.settings.storefront
-    body(&store.settings)
-    let wakeups = storefrontChanged(from: storefront)
-    let storeKit1 = store.settings.storefront != storefront
-    lock.unlock()
+    let (wakeups, storeKit1) = state.withLock { s in
+      let storefront = s.store.settings.storefront
+      body(&s.store.settings)
+      return (storefrontChanged(from: storefront, &s), s.store.settings.storefront != storefront)
+    }
     for wake in wakeups { wake() }
     if storeKit1 { paymentQueue.scheduleDelivery() }
   }
@@ -95,14 +76,14 @@ final class SessionCore: @unchecked Sendable {
   }
 
   var userCancelsPurchases: Bool {
-    get { lock.lock(); defer { lock.unlock() }; return cancelPurchases }
-    set { lock.lock(); defer { lock.unlock() }; cancelPurchases = newValue }
+    get { controls.withLock { $0.cancelPurchases } }
+    set { controls.withLock { $0.cancelPurchases = newValue } }
   }
 
   /// `AppTransaction.appVersion` and `originalAppVersion`.
   var appVersions: (app: String, original: String) {
-    get { lock.lock(); defer { lock.unlock() }; return versions }
-    set { lock.lock(); defer { lock.unlock() }; versions = newValue }
+    get { controls.withLock { $0.versions } }
+    set { controls.withLock { $0.versions = newValue } }
   }
 
   // MARK: Wrapping engine values

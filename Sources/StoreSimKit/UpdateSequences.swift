@@ -3,10 +3,10 @@ import Foundation
 /// Lives as long as an iterator of a live sequence (and its copies).
 final class IterationToken: Sendable {
   let core: SessionCore
-  let listener: ListenerBase
+  let listener: ListenerID
   init<Element>(_ handle: ListenerHandle<Element>) {
     core = handle.core
-    listener = handle.listener
+    listener = handle.listener.id
     core.iteratorStarted(listener)
   }
   deinit { core.iteratorEnded(listener) }
@@ -20,7 +20,7 @@ final class ListenerHandle<Element: Sendable>: Sendable {
     self.core = core
     self.listener = listener
   }
-  deinit { core.removeListener(listener) }
+  deinit { core.removeListener(listener.id) }
 }
 
 extension ListenerHandle {

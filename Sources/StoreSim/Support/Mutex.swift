@@ -13,8 +13,13 @@ package final class Mutex<Value>: @unchecked Sendable {
     self.value = value
   }
 
-  /// Runs `body` with the value, holding the lock; what `body` returns (or throws) passes through.
-  package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+  /// Runs `body` with the value, holding the lock; what `body` returns (or throws, with its
+  /// type) passes through.
+  package func withLock<Result, Failure: Error>(
+    _ body: (inout Value) throws(Failure) -> Result
+  ) throws(Failure)
+    -> Result
+  {
     lock.lock()
     defer { lock.unlock() }
     return try body(&value)

@@ -22,18 +22,25 @@ import StoreSim
 ///
 /// While no observer is added, nothing is processed: payments wait, and an observer added later
 /// is first told of every unfinished transaction already in the queue (as at an app launch).
-public final class SKPaymentQueue: NSObject, @unchecked Sendable {
-  weak var core: SessionCore?
+public final class SKPaymentQueue: NSObject, Sendable {
+  /// The session whose store the queue uses: set once, by the session, which owns the queue.
+  private let session = Mutex(WeakSession())
   let state = Mutex(QueueState())
   let receipt = AppReceiptFile()
 
-  init(core: SessionCore?) {
-    self.core = core
-    super.init()
+  private struct WeakSession {
+    weak var core: SessionCore?
+  }
+
+  /// The session's engine (nil for the queue of no session, or once the session is gone).
+  var core: SessionCore? { session.withLock { $0.core } }
+
+  func attach(to core: SessionCore) {
+    session.withLock { $0.core = core }
   }
 
   /// Used when no session is in reach: payments fail with `SKError.unknown` (once an observer is added).
-  private static let unattached = SKPaymentQueue(core: nil)
+  private static let unattached = SKPaymentQueue()
 
   /// The queue of the session in reach (with none, a queue whose payments fail with
   /// `SKError.unknown`, after the printed hint of how to create a session).
