@@ -71,7 +71,7 @@ public struct NoTestSessionError: Error, Sendable, Hashable, CustomStringConvert
 
 /// One device: the sessions created on it, newest last, held weakly (a session ends when the
 /// test lets go of it, as StoreKitTest's does).
-final class Device: @unchecked Sendable {
+final class Device: Sendable {
   /// The process-wide device.
   static let shared = Device()
 
@@ -121,41 +121,56 @@ final class PendingTask: Sendable {
 /// Tasks bound to sessions while they iterate a session's update sequence.
 final class TaskBindings: Sendable {
   static let shared = TaskBindings()
-  private let bindings = Mutex<[UnsafeCurrentTask: (core: SessionCore, count: Int)]>([:])
+  private let state = Mutex(Bindings())
+
+  /// The tasks are only compared here, never acted on, and never leave the lock.
+  private struct Bindings {
+    var sessions: [UnsafeCurrentTask: (core: SessionCore, count: Int)] = [:]
+    /// The task each live token bound.
+    var tokens: [Int: UnsafeCurrentTask] = [:]
+    var nextToken = 0
+  }
 
   func lookup(_ task: UnsafeCurrentTask) -> SessionCore? {
-    bindings.withLock { $0[task]?.core }
+    state.withLock { $0.sessions[task]?.core }
   }
 
   /// Binds the current task; the token unbinds it when the iterator goes away.
   func bindCurrentTask(to core: SessionCore) -> BindingToken? {
     withUnsafeCurrentTask { task -> BindingToken? in
       guard let task else { return nil }
-      bindings.withLock { bindings in
-        if let existing = bindings[task] {
-          bindings[task] = (existing.core, existing.count + 1)
+      let token = state.withLock { s in
+        if let existing = s.sessions[task] {
+          s.sessions[task] = (existing.core, existing.count + 1)
         } else {
-          bindings[task] = (core, 1)
+          s.sessions[task] = (core, 1)
         }
+        defer { s.nextToken += 1 }
+        s.tokens[s.nextToken] = task
+        return s.nextToken
       }
-      return BindingToken(task: task, owner: self)
+      return BindingToken(token, owner: self)
     }
   }
 
-  fileprivate func unbind(_ task: UnsafeCurrentTask) {
-    bindings.withLock { bindings in
-      guard let existing = bindings[task] else { return }
-      if existing.count <= 1 { bindings[task] = nil } else { bindings[task] = (existing.core, existing.count - 1) }
+  fileprivate func unbind(_ token: Int) {
+    state.withLock { s in
+      guard let task = s.tokens.removeValue(forKey: token), let existing = s.sessions[task] else { return }
+      if existing.count <= 1 {
+        s.sessions[task] = nil
+      } else {
+        s.sessions[task] = (existing.core, existing.count - 1)
+      }
     }
   }
 }
 
-final class BindingToken: @unchecked Sendable {
-  private let task: UnsafeCurrentTask
+final class BindingToken: Sendable {
+  private let token: Int
   private let owner: TaskBindings
-  fileprivate init(task: UnsafeCurrentTask, owner: TaskBindings) {
-    self.task = task
+  fileprivate init(_ token: Int, owner: TaskBindings) {
+    self.token = token
     self.owner = owner
   }
-  deinit { owner.unbind(task) }
+  deinit { owner.unbind(token) }
 }

@@ -56,9 +56,10 @@ extension SKPaymentQueue {
     if let error { return [.restoreFailed(SKError.simulated(error.name))] }
     let changes = state.withLock { s in
       ledger.map { t -> Change in
-        let payment = SKPayment(productIdentifier: t.productID)
-        payment._quantity = t.purchasedQuantity
-        payment._applicationUsername = username ?? t.appAccountToken?.uuidString
+        let payment = SKPayment(
+          fields: .init(
+            productIdentifier: t.productID, quantity: t.purchasedQuantity,
+            applicationUsername: username ?? t.appAccountToken?.uuidString))
         var change = Change(SKPaymentTransaction(payment: payment, state: .restored), state: .restored)
         change.identifier = String(s.nextRestoredID)
         s.nextRestoredID += 1

@@ -1,36 +1,47 @@
 import Foundation
 import StoreSim
 
+// Unchecked only because the class is open to `SKMutablePayment`, as in StoreKit; its fields
+// live in a Mutex.
 /// A request to buy a product, as StoreKit 1's `SKPayment`. `SKPaymentQueue.add(_:)` queues a
 /// copy, so changing an `SKMutablePayment` afterwards does not change the queued purchase.
 public class SKPayment: NSObject, @unchecked Sendable {
-  // Written only through `SKMutablePayment` (whose instances the queue never keeps).
-  var _productIdentifier: String
-  var _quantity = 1
-  var _applicationUsername: String?
-  var _simulatesAskToBuyInSandbox = false
-  var _paymentDiscount: SKPaymentDiscount?
-  var _requestData: Data?
+  struct Fields: Sendable {
+    var productIdentifier: String
+    var quantity = 1
+    var applicationUsername: String?
+    var simulatesAskToBuyInSandbox = false
+    var paymentDiscount: SKPaymentDiscount?
+    var requestData: Data?
+  }
 
-  public var productIdentifier: String { _productIdentifier }
+  /// Written only through `SKMutablePayment` (whose instances the queue never keeps), and
+  /// while a payment is made (`init(fields:)`).
+  let fields: Mutex<Fields>
+
+  public var productIdentifier: String { fields.withLock { $0.productIdentifier } }
   /// 1...10; `add(_:)` traps on 0 or less, a payment of more than 10 fails with `paymentInvalid`.
-  public var quantity: Int { _quantity }
+  public var quantity: Int { fields.withLock { $0.quantity } }
   /// A UUID string here becomes the transaction's `appAccountToken` (StoreKit 2 and the server
   /// see it); any other string stays on the payment only.
-  public var applicationUsername: String? { _applicationUsername }
+  public var applicationUsername: String? { fields.withLock { $0.applicationUsername } }
   /// Sandbox only, as in StoreKit: no effect in a session (use `SKTestSession.askToBuyEnabled`).
-  public var simulatesAskToBuyInSandbox: Bool { _simulatesAskToBuyInSandbox }
+  public var simulatesAskToBuyInSandbox: Bool { fields.withLock { $0.simulatesAskToBuyInSandbox } }
   /// A promotional offer; its signature is not checked (as `promotionalOffer` in StoreKit 2).
-  public var paymentDiscount: SKPaymentDiscount? { _paymentDiscount }
-  public var requestData: Data? { _requestData }
+  public var paymentDiscount: SKPaymentDiscount? { fields.withLock { $0.paymentDiscount } }
+  public var requestData: Data? { fields.withLock { $0.requestData } }
 
   /// A payment for a product an `SKProductsRequest` returned.
   public convenience init(product: SKProduct) {
     self.init(productIdentifier: product.productIdentifier)
   }
 
-  init(productIdentifier: String) {
-    _productIdentifier = productIdentifier
+  convenience init(productIdentifier: String) {
+    self.init(fields: Fields(productIdentifier: productIdentifier))
+  }
+
+  init(fields: Fields) {
+    self.fields = Mutex(fields)
     super.init()
   }
 
@@ -41,52 +52,49 @@ public class SKPayment: NSObject, @unchecked Sendable {
 
   /// An immutable copy (what the queue keeps).
   func frozen() -> SKPayment {
-    let copy = SKPayment(productIdentifier: _productIdentifier)
-    copy._quantity = _quantity
-    copy._applicationUsername = _applicationUsername
-    copy._simulatesAskToBuyInSandbox = _simulatesAskToBuyInSandbox
-    copy._paymentDiscount = _paymentDiscount
-    copy._requestData = _requestData
-    return copy
+    SKPayment(fields: fields.current)
   }
 
   public override var description: String { "SKPayment(\(productIdentifier), quantity \(quantity))" }
 }
 
+// Restates its superclass's unchecked conformance (a Swift rule); its fields are the Mutex's.
 /// A payment whose fields the app sets, as `SKMutablePayment`.
 public final class SKMutablePayment: SKPayment, @unchecked Sendable {
   /// An empty payment; set `productIdentifier` before adding it. `SKMutablePayment(product:)`
   /// is inherited.
-  public override init(productIdentifier: String = "") { super.init(productIdentifier: productIdentifier) }
+  public init(productIdentifier: String = "") { super.init(fields: Fields(productIdentifier: productIdentifier)) }
+
+  override init(fields: Fields) { super.init(fields: fields) }
 
   public override var productIdentifier: String {
-    get { _productIdentifier }
-    set { _productIdentifier = newValue }
+    get { fields.withLock { $0.productIdentifier } }
+    set { fields.withLock { $0.productIdentifier = newValue } }
   }
   public override var quantity: Int {
-    get { _quantity }
-    set { _quantity = newValue }
+    get { fields.withLock { $0.quantity } }
+    set { fields.withLock { $0.quantity = newValue } }
   }
   public override var applicationUsername: String? {
-    get { _applicationUsername }
-    set { _applicationUsername = newValue }
+    get { fields.withLock { $0.applicationUsername } }
+    set { fields.withLock { $0.applicationUsername = newValue } }
   }
   public override var simulatesAskToBuyInSandbox: Bool {
-    get { _simulatesAskToBuyInSandbox }
-    set { _simulatesAskToBuyInSandbox = newValue }
+    get { fields.withLock { $0.simulatesAskToBuyInSandbox } }
+    set { fields.withLock { $0.simulatesAskToBuyInSandbox = newValue } }
   }
   public override var paymentDiscount: SKPaymentDiscount? {
-    get { _paymentDiscount }
-    set { _paymentDiscount = newValue }
+    get { fields.withLock { $0.paymentDiscount } }
+    set { fields.withLock { $0.paymentDiscount = newValue } }
   }
   public override var requestData: Data? {
-    get { _requestData }
-    set { _requestData = newValue }
+    get { fields.withLock { $0.requestData } }
+    set { fields.withLock { $0.requestData = newValue } }
   }
 }
 
 /// A signed promotional offer for a payment, as `SKPaymentDiscount` (the signature is not checked).
-public final class SKPaymentDiscount: NSObject, @unchecked Sendable {
+public final class SKPaymentDiscount: NSObject, Sendable {
   public let identifier: String
   public let keyIdentifier: String
   public let nonce: UUID
@@ -114,7 +122,7 @@ public enum SKPaymentTransactionState: Int, Sendable, Hashable {
 
 /// One entry of the payment queue, as `SKPaymentTransaction`. The same object moves from
 /// `purchasing` to its end state; its fields change only when the queue tells its observers.
-public final class SKPaymentTransaction: NSObject, @unchecked Sendable {
+public final class SKPaymentTransaction: NSObject, Sendable {
   struct Fields {
     var state: SKPaymentTransactionState
     var identifier: String?
@@ -139,9 +147,10 @@ public final class SKPaymentTransaction: NSObject, @unchecked Sendable {
 
   /// A purchased view of a ledger transaction (`original` of renewals and restored transactions).
   convenience init(ledger t: StoreSim.Transaction) {
-    let payment = SKPayment(productIdentifier: t.productID)
-    payment._quantity = t.purchasedQuantity
-    payment._applicationUsername = t.appAccountToken?.uuidString
+    let payment = SKPayment(
+      fields: .init(
+        productIdentifier: t.productID, quantity: t.purchasedQuantity,
+        applicationUsername: t.appAccountToken?.uuidString))
     self.init(payment: payment, state: .purchased)
     fields.withLock {
       $0.identifier = String(t.id)
@@ -168,7 +177,7 @@ public final class SKPaymentTransaction: NSObject, @unchecked Sendable {
 }
 
 /// The App Store storefront, as `SKStorefront`.
-public final class SKStorefront: NSObject, @unchecked Sendable {
+public final class SKStorefront: NSObject, Sendable {
   /// ISO 3166-1 alpha-3 code.
   public let countryCode: String
   public let identifier: String

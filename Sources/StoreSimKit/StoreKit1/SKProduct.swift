@@ -4,7 +4,7 @@ import StoreSim
 /// A product of the session's configuration, as StoreKit 1's `SKProduct` (what an
 /// `SKProductsRequest` answers with). StoreKit 1 has no product type: a consumable and a
 /// non-consumable look the same to the app.
-public final class SKProduct: NSObject, @unchecked Sendable {
+public final class SKProduct: NSObject, Sendable {
   public let productIdentifier: String
   public let localizedTitle: String
   public let localizedDescription: String
@@ -56,7 +56,7 @@ public final class SKProduct: NSObject, @unchecked Sendable {
 }
 
 /// A subscription period, as `SKProductSubscriptionPeriod`.
-public final class SKProductSubscriptionPeriod: NSObject, @unchecked Sendable {
+public final class SKProductSubscriptionPeriod: NSObject, Sendable {
   public let numberOfUnits: Int
   public let unit: SKProduct.PeriodUnit
 
@@ -80,7 +80,7 @@ public final class SKProductSubscriptionPeriod: NSObject, @unchecked Sendable {
 }
 
 /// An introductory or promotional offer, as `SKProductDiscount`.
-public final class SKProductDiscount: NSObject, @unchecked Sendable {
+public final class SKProductDiscount: NSObject, Sendable {
   /// How an offer is paid, as `SKProductDiscount.PaymentMode`.
   public enum PaymentMode: UInt, Sendable, Hashable {
     case payAsYouGo = 0

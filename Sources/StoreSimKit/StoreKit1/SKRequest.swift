@@ -12,6 +12,8 @@ extension SKRequestDelegate {
   public func request(_ request: SKRequest, didFailWithError error: any Error) {}
 }
 
+// Unchecked only because the class is open to its request kinds, as in StoreKit; its state
+// lives in a Mutex.
 /// A request to the App Store, as `SKRequest`: `start()` sends it to the session in reach; the
 /// answer comes later, on the main queue, like the payment queue's callbacks (see
 /// `SKPaymentQueue`). The caller keeps the request: one that is released before it answers
@@ -49,12 +51,23 @@ public protocol SKProductsRequestDelegate: SKRequestDelegate {
   func productsRequest(_ request: SKProductsRequest, didReceive response: SKProductsResponse)
 }
 
+// Restates its superclass's unchecked conformance (a Swift rule); its delegate is the Mutex's.
 /// A request for products by identifier, as `SKProductsRequest`. The delegate gets
 /// `productsRequest(_:didReceive:)` then `requestDidFinish(_:)`, or `request(_:didFailWithError:)`
 /// alone (a simulated `.loadProducts` error, as an `SKError`).
 public final class SKProductsRequest: SKRequest, @unchecked Sendable {
-  public weak var delegate: (any SKProductsRequestDelegate)?
+  private let delegateReference = Mutex(WeakDelegate())
   let identifiers: Set<String>
+
+  private struct WeakDelegate {
+    weak var delegate: (any SKProductsRequestDelegate)?
+  }
+
+  /// Held weakly, as in StoreKit.
+  public var delegate: (any SKProductsRequestDelegate)? {
+    get { delegateReference.withLock { $0.delegate } }
+    set { delegateReference.withLock { $0.delegate = newValue } }
+  }
 
   public init(productIdentifiers: Set<String>) {
     identifiers = productIdentifiers
@@ -84,7 +97,7 @@ public final class SKProductsRequest: SKRequest, @unchecked Sendable {
 
 /// The answer to a products request, as `SKProductsResponse`: every requested identifier is in
 /// exactly one of the two lists, each sorted by identifier (StoreKit promises no order).
-public final class SKProductsResponse: NSObject, @unchecked Sendable {
+public final class SKProductsResponse: NSObject, Sendable {
   public let products: [SKProduct]
   public let invalidProductIdentifiers: [String]
 
@@ -95,13 +108,25 @@ public final class SKProductsResponse: NSObject, @unchecked Sendable {
   }
 }
 
+// Restates its superclass's unchecked conformance (a Swift rule); its delegate is the Mutex's,
+// and the receipt properties (`Any`, StoreKit's type) are never changed.
 /// A request for a new app receipt, as `SKReceiptRefreshRequest`: the session writes the
 /// receipt file (`SKTestSession.appStoreReceiptURL`) and the delegate gets `requestDidFinish(_:)`;
 /// a simulated `.appStoreSync` error (the App Store sign-in the refresh needs) fails it instead,
 /// `userCancelled` as `SKError.paymentCancelled`. The receipt properties are kept, not used.
 public final class SKReceiptRefreshRequest: SKRequest, @unchecked Sendable {
-  public weak var delegate: (any SKRequestDelegate)?
+  private let delegateReference = Mutex(WeakDelegate())
   public let receiptProperties: [String: Any]?
+
+  private struct WeakDelegate {
+    weak var delegate: (any SKRequestDelegate)?
+  }
+
+  /// Held weakly, as in StoreKit.
+  public var delegate: (any SKRequestDelegate)? {
+    get { delegateReference.withLock { $0.delegate } }
+    set { delegateReference.withLock { $0.delegate = newValue } }
+  }
 
   public init(receiptProperties properties: [String: Any]? = nil) {
     receiptProperties = properties
