@@ -1,4 +1,5 @@
 import Foundation
+import StoreSim
 
 /// Errors StoreKit APIs throw, as StoreKit's `StoreKitError`.
 public enum StoreKitError: Error, Sendable {
@@ -72,4 +73,22 @@ public struct SKTestError: Error, Sendable, Hashable, CustomStringConvertible {
   /// Errors are equal when their codes are (the message is for people).
   public static func == (a: SKTestError, b: SKTestError) -> Bool { a.code == b.code }
   public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+}
+
+extension SKTestSession {
+  /// The error a test control throws for an engine error.
+  static func testError(_ error: StoreError) -> SKTestError {
+    let code: SKTestError.Code
+    switch error {
+    case .productNotFound: code = .invalidProductIdentifier
+    case .invalidProductType: code = .invalidProductType
+    case .transactionNotFound, .alreadyRefunded, .notRefunded, .cannotRefundFamilyShared: code = .noTransactionFound
+    case .noSubscriptionFound, .subscriptionNotActive: code = .noSubscriptionFound
+    case .noPendingRequest, .noIssueToResolve, .clockCannotMoveBackward, .purchaseDateInFuture, .customerNotFound,
+      .customerExists, .noPriceIncreasePending, .invalidPrice, .duplicateRefundRequest, .noRefundRequest,
+      .purchaseNotCompleted:
+      code = .invalidAction
+    }
+    return SKTestError(code, error.description)
+  }
 }

@@ -375,16 +375,4 @@ public final class SKTestSession: Sendable {
     guard let found else { throw SKTestError(.noTransactionFound, "no transaction with id \(identifier)") }
     return found
   }
-
-  static func testError(_ error: StoreError) -> SKTestError {
-    let code: SKTestError.Code
-    switch error {
-    case .productNotFound: code = .invalidProductIdentifier
-    case .invalidProductType: code = .invalidProductType
-    case .transactionNotFound, .alreadyRefunded, .notRefunded, .cannotRefundFamilyShared: code = .noTransactionFound
-    case .noSubscriptionFound, .subscriptionNotActive: code = .noSubscriptionFound
-    default: code = .invalidAction
-    }
-    return SKTestError(code, error.description)
-  }
 }

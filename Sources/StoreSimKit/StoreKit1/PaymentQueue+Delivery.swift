@@ -97,7 +97,7 @@ enum Step {
     case .updated(let changes): return changes.contains { $0.transaction === t }
     case .process(let p), .vanish(let p): return p === t
     case .removed(let ts): return ts.contains { $0 === t }
-    default: return false
+    case .replay, .restore, .restoreFinished, .restoreFailed, .revoked, .storefrontChanged, .promoted: return false
     }
   }
 }

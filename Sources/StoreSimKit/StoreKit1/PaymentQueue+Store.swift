@@ -97,7 +97,12 @@ extension SKPaymentQueue {
         if !revoked.contains(product) { revoked.append(product) }
       case .askToBuyDeclined(let requestID, _):
         declined.insert(requestID)
-      default:
+      case .transactionUpgraded, .subscriptionRenewed, .renewalFailed, .gracePeriodExpired, .subscriptionExpired,
+        .renewalPreferenceChanged, .autoRenewStatusChanged, .priceIncreaseStatusChanged, .offerRedeemed,
+        .askToBuyRequested, .purchaseInterrupted, .refundRequested, .refundDeclined, .refundReversed,
+        .notificationSent, .clockAdvanced:
+        // Nothing StoreKit 1 observers are told of (a renewal arrives as `transactionCreated`;
+        // the receipt, rewritten above, shows the rest).
         break
       }
     }
