@@ -1,4 +1,5 @@
 import Foundation
+import StoreSim
 
 /// Signed data: the result of verifying a JWS, as StoreKit's `VerificationResult`.
 ///
@@ -64,10 +65,6 @@ extension VerificationResult where SignedType: JWSRepresentable {
 
   /// The JWS payload bytes (the JSON object).
   public var payloadData: Data {
-    let parts = jwsRepresentation.split(separator: ".", omittingEmptySubsequences: false)
-    guard parts.count == 3 else { return Data() }
-    var text = String(parts[1]).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-    while text.count % 4 != 0 { text += "=" }
-    return Data(base64Encoded: text) ?? Data()
+    JWS.payload(of: jwsRepresentation).map { Data($0) } ?? Data()
   }
 }

@@ -89,6 +89,14 @@ package enum JWS {
     return decodeBase64URL(String(parts[1]))
   }
 
+  /// The payload bytes of a compact JWS, its signature not checked (StoreKit's `payloadData`
+  /// of a value that may be unverified); nil unless it has three parts and a base64url payload.
+  package static func payload(of jws: String) -> [UInt8]? {
+    let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
+    guard parts.count == 3 else { return nil }
+    return decodeBase64URL(parts[1])
+  }
+
   /// Base64url without padding.
   package static func base64URL(_ bytes: [UInt8]) -> String {
     // Written out rather than Foundation's base64 and three string replacements: signing is on

@@ -25,6 +25,17 @@ import Testing
     #expect(JWS.verify(jws, bundleID: "other.bundle") == nil)
   }
 
+  @Test func payloadOfAJWSIsReadWithoutCheckingItsSignature() throws {
+    var store = Fixtures.store()
+    let jws = store.signed(try store.buyProduct("car"))
+    let payload = try #require(JWS.payload(of: jws))
+    #expect(payload == JWS.verify(jws, bundleID: store.state.bundleID))
+    let parts = jws.split(separator: ".")
+    #expect(JWS.payload(of: "\(parts[0]).\(parts[1]).forged") == payload)
+    #expect(JWS.payload(of: "\(parts[0]).\(parts[1])") == nil)
+    #expect(JWS.payload(of: "\(parts[0]).not*base64.\(parts[2])") == nil)
+  }
+
   @Test func notificationBodyIsSignedPayloadWithSignedTransactionInside() throws {
     var store = Fixtures.store()
     _ = try store.buyProduct("basic")
