@@ -12,7 +12,7 @@ mkdir -p "$OUT/crashes" "$OUT/corpus-configuration" "$OUT/corpus-scenario"
 
 # The core and the CLI library compiled into each target as one module (the fuzz entry points
 # use internal names). main.swift files are left out; libFuzzer provides main.
-CORE=$(find Sources/StoreSim Sources/StoreSimSession -name '*.swift' | sort)
+CORE=$(find Sources/StoreSimSync Sources/StoreSim Sources/StoreSimSession -name '*.swift' | sort)
 CLI=$(find Sources/StoreSimHTTP Sources/StoreSimServer Sources/StoreSimCLI -name '*.swift' | sort)
 strip_imports() { mkdir -p "$OUT/src"; for f in "$@"; do sed -E 's/^(@testable )?import StoreSim(Session|HTTP|Server|CLI)?$//' "$f" > "$OUT/src/$(echo "$f" | tr '/' '_')"; done; }
 rm -rf "$OUT/src"; strip_imports $CORE $CLI
