@@ -94,7 +94,8 @@ package enum SessionFileFormat {
     }
   }
 
-  /// Version 1: one JSON object, read as `JSONDecoder` read it (unknown keys ignored).
+  /// Version 1: one JSON object, read as `JSONDecoder` read it (unknown keys ignored, trailing
+  /// commas allowed, the first of duplicate keys read).
   private static func decodeVersion1(_ data: Data) throws(Failure) -> (Header, StoreState) {
     struct Version1: Decodable {
       var configurationPath: String
@@ -103,7 +104,9 @@ package enum SessionFileFormat {
     }
     do {
       let node: JSONNode
-      do { node = try JSONParser.parse(data) } catch {
+      do {
+        node = try JSONParser.parse(data, allowingTrailingCommas: true)
+      } catch {
         throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "The given data was not valid JSON."))
       }
       let document = try JSONNodeDecoder(strict: false).decode(Version1.self, from: node)

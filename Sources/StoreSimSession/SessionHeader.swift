@@ -3,7 +3,7 @@ import StoreSim
 
 /// The fields of a session file's header line (line 1), read with the core's `JSONParser`
 /// and written with sorted keys, as earlier storesim versions read and wrote them with
-/// `JSONSerialization`: the last of duplicate keys wins, an integral number (`3`, `3.0`) or a
+/// `JSONSerialization`: trailing commas are read, the last of duplicate keys wins, an integral number (`3`, `3.0`) or a
 /// boolean (`1`, `0`) reads as an integer, and a number no `Double` holds makes the line
 /// unreadable.
 package struct HeaderFields {
@@ -17,7 +17,8 @@ package struct HeaderFields {
 
   /// The fields of a header line; nil when it is not a JSON object.
   package init?(_ bytes: some Collection<UInt8>) {
-    guard let node = try? JSONParser.parse(bytes), case .object(let members) = node.value, Self.isReadable(node.value)
+    guard let node = try? JSONParser.parse(bytes, allowingTrailingCommas: true), case .object(let members) = node.value,
+      Self.isReadable(node.value)
     else { return nil }
     for member in members { values[member.key] = member.value.value }
   }

@@ -108,7 +108,12 @@ final class NodeDecoder: Decoder {
   }
 
   func unboxBool() throws -> Bool {
-    guard case .bool(let b) = value else { throw mismatch(Bool.self) }
+    guard case .bool(let b) = value else {
+      // `JSONDecoder` calls `null` for a boolean a type mismatch, for other types a missing value.
+      throw DecodingError.typeMismatch(
+        Bool.self,
+        .init(codingPath: codingPath, debugDescription: "Expected to decode Bool but found \(value.kindDescription)."))
+    }
     return b
   }
 

@@ -6,18 +6,30 @@ package struct JSONParser {
 
   private var scanner: JSONScanner
   private var depth = 0
+  /// Whether `[1,]` and `{"a":1,}` are read (as `JSONDecoder` reads them).
+  private var allowsTrailingCommas = false
 
   /// Parses a whole document; anything but whitespace after the value is an error.
-  package static func parse(_ data: some Collection<UInt8>) throws(JSONSyntaxError) -> JSONNode {
+  package static func parse(
+    _ data: some Collection<UInt8>, allowingTrailingCommas: Bool = false
+  ) throws(JSONSyntaxError) -> JSONNode {
     let parsed =
-      data.withContiguousStorageIfAvailable { buffer in Result { () throws(JSONSyntaxError) in try parse(buffer) } }
-      ?? Array(data).withUnsafeBufferPointer { buffer in Result { () throws(JSONSyntaxError) in try parse(buffer) } }
+      data.withContiguousStorageIfAvailable { buffer in
+        Result { () throws(JSONSyntaxError) in try parse(buffer, allowingTrailingCommas: allowingTrailingCommas) }
+      }
+      ?? Array(data).withUnsafeBufferPointer { buffer in
+        Result { () throws(JSONSyntaxError) in try parse(buffer, allowingTrailingCommas: allowingTrailingCommas) }
+      }
     return try parsed.get()
   }
 
-  /// Parses a whole document in memory.
-  package static func parse(_ buffer: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) -> JSONNode {
+  /// Parses a whole document in memory. `allowingTrailingCommas` reads a comma before a
+  /// closing bracket or brace, as `JSONDecoder` does (for files it wrote and read).
+  package static func parse(
+    _ buffer: UnsafeBufferPointer<UInt8>, allowingTrailingCommas: Bool = false
+  ) throws(JSONSyntaxError) -> JSONNode {
     var parser = JSONParser(scanner: JSONScanner(buffer))
+    parser.allowsTrailingCommas = allowingTrailingCommas
     return try parser.parseDocument()
   }
 
@@ -136,14 +148,23 @@ package struct JSONParser {
       scanner.skipWhitespace()
       guard let byte = scanner.next else { throw fail("unexpected end of file inside an object") }
       scanner.index += 1
-      if byte == UInt8(ascii: ",") { continue }
-      if byte == UInt8(ascii: "}") {
+      if byte == UInt8(ascii: ","), !closesAfterTrailingComma(UInt8(ascii: "}")) { continue }
+      if byte == UInt8(ascii: ",") || byte == UInt8(ascii: "}") {
         depth -= 1
         return .object(members)
       }
       scanner.index -= 1
       throw fail("expected ',' or '}' in an object, found \(describeByte)")
     }
+  }
+
+  /// After a comma: whether `close` follows it and trailing commas are read (then it is read).
+  private mutating func closesAfterTrailingComma(_ close: UInt8) -> Bool {
+    guard allowsTrailingCommas else { return false }
+    scanner.skipWhitespace()
+    guard scanner.next == close else { return false }
+    scanner.index += 1
+    return true
   }
 
   private mutating func parseArray() throws(JSONSyntaxError) -> JSONValue {
@@ -162,8 +183,8 @@ package struct JSONParser {
       scanner.skipWhitespace()
       guard let byte = scanner.next else { throw fail("unexpected end of file inside an array") }
       scanner.index += 1
-      if byte == UInt8(ascii: ",") { continue }
-      if byte == UInt8(ascii: "]") {
+      if byte == UInt8(ascii: ","), !closesAfterTrailingComma(UInt8(ascii: "]")) { continue }
+      if byte == UInt8(ascii: ",") || byte == UInt8(ascii: "]") {
         depth -= 1
         return .array(elements)
       }
