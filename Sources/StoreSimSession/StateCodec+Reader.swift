@@ -38,18 +38,31 @@ extension StateCodec {
 
     // MARK: Tokens
 
-    mutating func ws() { scanner.skipWhitespace() }
+    /// The next byte; nil at the end. Read from the buffer here, and `ws` calls the scanner
+    /// only when whitespace comes: the scanner is in another module, its calls are not inlined,
+    /// and these two run before every token.
+    @inline(__always)
+    var next: UInt8? {
+      let i = scanner.index
+      return i < scanner.bytes.count ? scanner.bytes[i] : nil
+    }
+
+    @inline(__always)
+    mutating func ws() {
+      if let byte = next, byte > 0x20 { return }
+      scanner.skipWhitespace()
+    }
 
     mutating func expect(_ c: UInt8) throws(DecodingError) {
       ws()
-      guard scanner.next == c else { throw fail("expected '\(Character(Unicode.Scalar(c)))'") }
+      guard next == c else { throw fail("expected '\(Character(Unicode.Scalar(c)))'") }
       scanner.index += 1
     }
 
     /// Whether the next byte after whitespace is `c` (not consumed).
     mutating func at(_ c: UInt8) -> Bool {
       ws()
-      return scanner.next == c
+      return next == c
     }
 
     /// Consumes `c` if it comes next, and tells whether it was there.
@@ -62,7 +75,7 @@ extension StateCodec {
     /// A JSON string token.
     mutating func text() throws(DecodingError) -> String {
       ws()
-      guard scanner.next == UInt8(ascii: "\"") else { throw fail("expected '\"'") }
+      guard next == UInt8(ascii: "\"") else { throw fail("expected '\"'") }
       do { return try scanner.scanString() } catch { throw fail(error) }
     }
 
@@ -75,8 +88,8 @@ extension StateCodec {
     /// `true` or `false`.
     mutating func boolean() throws(DecodingError) -> Bool {
       ws()
-      if scanner.consume(.true) { return true }
-      if scanner.consume(.false) { return false }
+      if next == UInt8(ascii: "t"), scanner.consume(.true) { return true }
+      if next == UInt8(ascii: "f"), scanner.consume(.false) { return false }
       throw fail("expected a boolean")
     }
 
@@ -86,7 +99,7 @@ extension StateCodec {
       guard depth < 64 else { throw fail("nesting too deep") }
       ws()
       let location = TextLocation(line: 1, column: i + 1)
-      guard let byte = scanner.next else { throw fail("expected a value") }
+      guard let byte = next else { throw fail("expected a value") }
       switch byte {
       case UInt8(ascii: "{"):
         scanner.index += 1
@@ -120,7 +133,7 @@ extension StateCodec {
         // A number, refused at its start when malformed (a leading zero included) or too
         // large or small for `Decimal`.
         let start = i
-        guard let range = try? scanner.scanNumber(), !(scanner.next.map(JSONScanner.isDigit) ?? false),
+        guard let range = try? scanner.scanNumber(), !(next.map(JSONScanner.isDigit) ?? false),
           case let text = scanner.text(range), JSONNodeDecoder.decimal(text) != nil
         else { throw fail("malformed number", at: start) }
         return JSONNode(.number(text), at: location)
@@ -142,7 +155,7 @@ extension StateCodec {
     mutating func null() throws(DecodingError) -> Bool {
       try separator()
       ws()
-      if scanner.consume(.null) { return true }
+      if next == UInt8(ascii: "n"), scanner.consume(.null) { return true }
       needsSeparator = false
       return false
     }
@@ -200,7 +213,7 @@ extension StateCodec {
     mutating func uint() throws(DecodingError) -> UInt64 {
       try separator()
       ws()
-      do { return try scanner.scanDigits(UInt64.self) } catch { throw fail(error) }
+      do { return try scanner.scanDigits() } catch { throw fail(error) }
     }
 
     mutating func optUInt() throws(DecodingError) -> UInt64? { try null() ? nil : try uint() }
@@ -292,7 +305,7 @@ extension StateCodec {
       try separator()
       ws()
       let start = i
-      guard scanner.next == UInt8(ascii: "{") else { throw fail("expected an object") }
+      guard next == UInt8(ascii: "{") else { throw fail("expected an object") }
       let node = try value(depth: 0)
       guard let state = try? JSONNodeDecoder(strict: true).decode(StoreState.self, from: node),
         state.customers.isEmpty, state.notifications.isEmpty

@@ -14,30 +14,38 @@ package struct JSONScanner {
     package var message: String
     /// The byte offset where the scanner stopped.
     package var offset: Int
+
+    /// A failure at `offset`.
+    @inlinable
+    package init(message: String, offset: Int) {
+      self.message = message
+      self.offset = offset
+    }
   }
 
   /// A scanner of `bytes` starting at `index`.
+  @inlinable
   package init(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int = 0) {
     self.bytes = bytes
     self.index = index
   }
 
   /// Whether every byte was read.
-  @inline(__always)
+  @inlinable @inline(__always)
   package var isAtEnd: Bool { index >= bytes.count }
 
   /// The next byte, when there is one.
-  @inline(__always)
+  @inlinable @inline(__always)
   package var next: UInt8? { index < bytes.count ? bytes[index] : nil }
 
   /// The whitespace between tokens: space, tab, line feed, carriage return.
-  @inline(__always)
+  @inlinable @inline(__always)
   package static func isWhitespace(_ byte: UInt8) -> Bool {
     byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
   }
 
   /// Skips whitespace.
-  @inline(__always)
+  @inlinable @inline(__always)
   package mutating func skipWhitespace() {
     while index < bytes.count, Self.isWhitespace(bytes[index]) { index += 1 }
   }
@@ -51,9 +59,11 @@ package struct JSONScanner {
     return "byte 0x\(hex.count < 2 ? "0" + hex : hex)"
   }
 
-  func fail(_ message: String, at offset: Int) -> Failure { Failure(message: message, offset: offset) }
+  @inlinable
+  package func fail(_ message: String, at offset: Int) -> Failure { Failure(message: message, offset: offset) }
 
   /// The bytes of `range` as text (numbers, which are ASCII).
+  @inlinable
   package func text(_ range: Range<Int>) -> String {
     String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
   }
@@ -66,7 +76,7 @@ package struct JSONScanner {
   }
 
   /// Reads `literal` if it comes next; otherwise nothing is read.
-  @inline(__always)
+  @inlinable @inline(__always)
   package mutating func consume(_ literal: Literal) -> Bool {
     guard bytes.count - index >= 4 else { return false }
     let word = UInt32(littleEndian: UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt32.self))
@@ -89,16 +99,17 @@ package struct JSONScanner {
   // MARK: Numbers
 
   /// `0`…`9`.
-  @inline(__always)
+  @inlinable @inline(__always)
   package static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
 
-  @inline(__always)
-  mutating func skipDigits() {
+  @inlinable @inline(__always)
+  package mutating func skipDigits() {
     while index < bytes.count, Self.isDigit(bytes[index]) { index += 1 }
   }
 
   /// A number, `-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`: the bytes it was written with.
   /// Like the grammar, it stops after a leading `0`: what follows is the caller's to refuse.
+  @inlinable
   package mutating func scanNumber() throws(Failure) -> Range<Int> {
     let start = index
     if next == UInt8(ascii: "-") { index += 1 }
@@ -119,17 +130,16 @@ package struct JSONScanner {
     return start..<index
   }
 
-  /// The digits of an integer (`0|[1-9][0-9]*`, no sign) as a `T`, read in one pass. What
-  /// follows them (a fraction, an exponent) is not read: the caller expects what comes next.
-  @inline(__always)
-  package mutating func scanDigits<T: FixedWidthInteger>(_: T.Type) throws(Failure) -> T {
-    var value: T = 0
+  /// The digits of an integer (`0|[1-9][0-9]*`, no sign) up to `limit`, read in one pass.
+  /// What follows them (a fraction, an exponent) is not read: the caller expects what comes next.
+  @inlinable @inline(__always)
+  package mutating func scanDigits(upTo limit: UInt64 = .max) throws(Failure) -> UInt64 {
+    var value: UInt64 = 0
     let start = index
     while index < bytes.count, Self.isDigit(bytes[index]) {
-      let (m, o1) = value.multipliedReportingOverflow(by: 10)
-      let (a, o2) = m.addingReportingOverflow(T(bytes[index] &- 0x30))
-      guard !o1, !o2 else { throw fail("integer out of range", at: index) }
-      value = a
+      let digit = UInt64(bytes[index] &- 0x30)
+      guard value <= (limit - digit) / 10 else { throw fail("integer out of range", at: index) }
+      value = value &* 10 &+ digit
       index += 1
     }
     guard index > start else { throw fail("expected an integer", at: index) }
@@ -139,18 +149,20 @@ package struct JSONScanner {
     return value
   }
 
-  /// An integer, `-?(0|[1-9][0-9]*)`, as an `Int64`.
-  @inline(__always)
+  /// An integer, `-?(0|[1-9][0-9]*)`, as an `Int64` (down to `-Int64.max`).
+  @inlinable @inline(__always)
   package mutating func scanInteger() throws(Failure) -> Int64 {
-    guard next == UInt8(ascii: "-") else { return try scanDigits(Int64.self) }
-    index += 1
-    return -(try scanDigits(Int64.self))
+    let negative = next == UInt8(ascii: "-")
+    if negative { index += 1 }
+    let magnitude = Int64(truncatingIfNeeded: try scanDigits(upTo: UInt64(Int64.max)))
+    return negative ? -magnitude : magnitude
   }
 
   // MARK: Strings
 
   /// A string (the scanner at its opening quote) with its escapes resolved; its UTF-8 must be
   /// valid. Errors name the first problem in reading order.
+  @inlinable
   package mutating func scanString() throws(Failure) -> String {
     index += 1  // the opening quote
     let start = index
@@ -176,7 +188,7 @@ package struct JSONScanner {
 
   /// The rest of a string that has an escape (or a problem) at `index`; `start` is just after
   /// the opening quote.
-  mutating func scanEscapedString(from start: Int) throws(Failure) -> String {
+  package mutating func scanEscapedString(from start: Int) throws(Failure) -> String {
     var out: [UInt8] = []
     var runStart = start
     /// The plain bytes before `end`, checked as UTF-8.
@@ -224,7 +236,7 @@ package struct JSONScanner {
   }
 
   /// The scalar of `XXXX` after `\u` (and of a following `\uXXXX` for a surrogate pair).
-  mutating func scanUnicodeEscape() throws(Failure) -> Unicode.Scalar {
+  package mutating func scanUnicodeEscape() throws(Failure) -> Unicode.Scalar {
     var code = try scanHex4()
     if (0xD800...0xDBFF).contains(code) {
       guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
@@ -241,7 +253,7 @@ package struct JSONScanner {
     return scalar
   }
 
-  mutating func scanHex4() throws(Failure) -> UInt32 {
+  package mutating func scanHex4() throws(Failure) -> UInt32 {
     guard bytes.count - index >= 4 else { throw fail("invalid \\u escape", at: index) }
     var value: UInt32 = 0
     for _ in 0..<4 {
