@@ -2,6 +2,10 @@
 /// read from a buffer of UTF-8 bytes. It knows nothing of arrays and objects: `JSONParser`
 /// builds trees with it and the session reader (`StateCodec`) pulls the values it expects
 /// with it, so both read strings, escapes, numbers and literals the same way.
+///
+/// Its methods are not inlined into other modules (package-level declarations are not, even
+/// `@inlinable`, with this toolchain), so a caller in a hot loop reads the next byte from
+/// `bytes` itself and calls a method only for a whole token.
 package struct JSONScanner {
   /// The bytes read.
   package let bytes: UnsafeBufferPointer<UInt8>
@@ -16,7 +20,6 @@ package struct JSONScanner {
     package var offset: Int
 
     /// A failure at `offset`.
-    @inlinable
     package init(message: String, offset: Int) {
       self.message = message
       self.offset = offset
@@ -24,28 +27,27 @@ package struct JSONScanner {
   }
 
   /// A scanner of `bytes` starting at `index`.
-  @inlinable
   package init(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int = 0) {
     self.bytes = bytes
     self.index = index
   }
 
   /// Whether every byte was read.
-  @inlinable @inline(__always)
+  @inline(__always)
   package var isAtEnd: Bool { index >= bytes.count }
 
   /// The next byte, when there is one.
-  @inlinable @inline(__always)
+  @inline(__always)
   package var next: UInt8? { index < bytes.count ? bytes[index] : nil }
 
   /// The whitespace between tokens: space, tab, line feed, carriage return.
-  @inlinable @inline(__always)
+  @inline(__always)
   package static func isWhitespace(_ byte: UInt8) -> Bool {
     byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
   }
 
   /// Skips whitespace.
-  @inlinable @inline(__always)
+  @inline(__always)
   package mutating func skipWhitespace() {
     while index < bytes.count, Self.isWhitespace(bytes[index]) { index += 1 }
   }
@@ -59,11 +61,9 @@ package struct JSONScanner {
     return "byte 0x\(hex.count < 2 ? "0" + hex : hex)"
   }
 
-  @inlinable
   package func fail(_ message: String, at offset: Int) -> Failure { Failure(message: message, offset: offset) }
 
   /// The bytes of `range` as text (numbers, which are ASCII).
-  @inlinable
   package func text(_ range: Range<Int>) -> String {
     String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
   }
@@ -76,7 +76,7 @@ package struct JSONScanner {
   }
 
   /// Reads `literal` if it comes next; otherwise nothing is read.
-  @inlinable @inline(__always)
+  @inline(__always)
   package mutating func consume(_ literal: Literal) -> Bool {
     guard bytes.count - index >= 4 else { return false }
     let word = UInt32(littleEndian: UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt32.self))
@@ -99,17 +99,16 @@ package struct JSONScanner {
   // MARK: Numbers
 
   /// `0`…`9`.
-  @inlinable @inline(__always)
+  @inline(__always)
   package static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
 
-  @inlinable @inline(__always)
+  @inline(__always)
   package mutating func skipDigits() {
     while index < bytes.count, Self.isDigit(bytes[index]) { index += 1 }
   }
 
   /// A number, `-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`: the bytes it was written with.
   /// Like the grammar, it stops after a leading `0`: what follows is the caller's to refuse.
-  @inlinable
   package mutating func scanNumber() throws(Failure) -> Range<Int> {
     let start = index
     if next == UInt8(ascii: "-") { index += 1 }
@@ -132,7 +131,7 @@ package struct JSONScanner {
 
   /// The digits of an integer (`0|[1-9][0-9]*`, no sign) up to `limit`, read in one pass.
   /// What follows them (a fraction, an exponent) is not read: the caller expects what comes next.
-  @inlinable @inline(__always)
+  @inline(__always)
   package mutating func scanDigits(upTo limit: UInt64 = .max) throws(Failure) -> UInt64 {
     var value: UInt64 = 0
     let start = index
@@ -150,7 +149,7 @@ package struct JSONScanner {
   }
 
   /// An integer, `-?(0|[1-9][0-9]*)`, as an `Int64` (down to `-Int64.max`).
-  @inlinable @inline(__always)
+  @inline(__always)
   package mutating func scanInteger() throws(Failure) -> Int64 {
     let negative = next == UInt8(ascii: "-")
     if negative { index += 1 }
@@ -162,7 +161,6 @@ package struct JSONScanner {
 
   /// A string (the scanner at its opening quote) with its escapes resolved; its UTF-8 must be
   /// valid. Errors name the first problem in reading order.
-  @inlinable
   package mutating func scanString() throws(Failure) -> String {
     index += 1  // the opening quote
     let start = index
