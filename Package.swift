@@ -8,6 +8,7 @@ let package = Package(
     .executable(name: "storesim", targets: ["storesim"]),
     .library(name: "StoreSim", targets: ["StoreSim"]),
     .library(name: "StoreSimKit", targets: ["StoreSimKit"]),
+    .library(name: "StoreSimKitTesting", targets: ["StoreSimKitTesting"]),
   ],
   dependencies: [],
   targets: [
@@ -23,6 +24,8 @@ let package = Package(
     .target(name: "StoreSimCLI", dependencies: ["StoreSim", "StoreSimSession", "StoreSimServer"]),
     // StoreKit 2's API over a session.
     .target(name: "StoreSimKit", dependencies: ["StoreSim", "StoreSimSession"]),
+    // The Swift Testing trait that gives each test its own StoreSimKit device.
+    .target(name: "StoreSimKitTesting", dependencies: ["StoreSimKit"]),
     .executableTarget(name: "storesim", dependencies: ["StoreSimCLI"]),
     .executableTarget(name: "storesim-bench", dependencies: ["StoreSim", "StoreSimSession"]),
     .testTarget(
@@ -30,6 +33,6 @@ let package = Package(
       dependencies: ["StoreSim", "StoreSimSession", "StoreSimHTTP", "StoreSimServer", "StoreSimCLI"],
       exclude: ["Golden"]
     ),
-    .testTarget(name: "StoreSimKitTests", dependencies: ["StoreSimKit", "StoreSimCLI"]),
+    .testTarget(name: "StoreSimKitTests", dependencies: ["StoreSimKit", "StoreSimKitTesting", "StoreSimCLI"]),
   ]
 )

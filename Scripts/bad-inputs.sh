@@ -14,9 +14,9 @@ printf '' > empty.storekit
 python3 -c 'open("deep.storekit","w").write("["*100000 + "]"*100000)'
 printf '{"identifier":"\xff\xfe"}' > utf8.storekit
 mkdir package.storekit
-echo 'init sample.storekit
+echo 'init sample.storekit --start 2026-01-01
 expect entitle car' > syntax.storesim
-echo 'init sample.storekit
+echo 'init sample.storekit --start 2026-01-01
 buy nonconsumable.car
 expect entitled nonconsumable.racecar' > failing.storesim
 

@@ -21,8 +21,8 @@ from referencing import Registry, Resource
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCHEMAS = os.path.join(ROOT, "docs", "schema")
-# serve and api answer with Apple's own response shapes (checked by serve_interop.py), not storesim JSON.
-NO_JSON = {"shell", "completions", "serve", "api"}
+# manage is a full-screen terminal program; serve and api answer with Apple's own response shapes (checked by serve_interop.py), not storesim JSON.
+NO_JSON = {"shell", "completions", "serve", "api", "manage"}
 SCHEMA_OF = {
     "buy": "buy", "approve": "buy", "entitlements": "transactions", "restore": "transactions",
     "advance": "events", "cancel": "events", "resume": "events", "expire": "events", "renew": "events",
@@ -96,7 +96,7 @@ def main():
             ["buy", "subscription.pro"], ["extend", "2000000000000014", "--days", "3"],
             ["extend-all", "subscription.pro", "--days", "2"], ["consumption"],
             ["notifications", "--since", "0"], ["notifications", "--decoded", "--since", "0"],
-            ["reset", "--settings"], ["reset", "--transactions"],
+            ["delete", "2000000000000002"], ["reset", "--settings"], ["reset", "--transactions"],
         ]
         for args in story:
             check(binary, args, work)

@@ -4,13 +4,30 @@ import StoreSimHTTP
 import StoreSimServer
 import StoreSimSession
 
-/// One run of a command: the parsed arguments and the environment, with output helpers.
+/// One run of a command: the scanned command line, the global options and the environment,
+/// with output helpers.
 struct Invocation {
+  /// The command line as scanned; a command reads its own options from its declarations.
   var arguments: ParsedArguments
+  /// `--session`, `--customer`, `--json`.
+  var globals: GlobalOptions
   var environment: CLIEnvironment
   var table: CommandTable
   /// The in-memory session of a scenario run; nil for ordinary commands on a session file.
-  var memory: MemorySession? = nil
+  var memory: MemorySession?
+  /// The names of the configuration the command line gives (checked by a scenario's check).
+  var references: [ConfigurationReference] = []
+
+  init(arguments: ParsedArguments, environment: CLIEnvironment, table: CommandTable, memory: MemorySession? = nil) {
+    self.arguments = arguments
+    globals = GlobalOptions.parse(arguments)
+    self.environment = environment
+    self.table = table
+    self.memory = memory
+  }
+
+  /// The running command's name.
+  var command: String { arguments.command ?? "" }
 
   /// Prints text for people; control characters other than line breaks are shown escaped.
   func out(_ text: String) {
@@ -23,18 +40,8 @@ struct Invocation {
     environment.writeErr(safe.hasSuffix("\n") ? safe : safe + "\n")
   }
   func warning(_ text: String) { err("warning: \(text)") }
-  var json: Bool { arguments.wantsJSON }
+  var json: Bool { globals.json }
   func printJSON(_ value: JSONOutput) { out(value.rendered(pretty: true)) }
-
-  /// Requires exactly `range` positionals.
-  func positionals(_ range: ClosedRange<Int>, _ what: String) throws -> [String] {
-    let p = arguments.positionals
-    guard range.contains(p.count) else {
-      if p.count < range.lowerBound { throw CLIError.usage("missing \(what)", command: arguments.command) }
-      throw CLIError.usage("unexpected argument '\(p[range.upperBound])'", command: arguments.command)
-    }
-    return p
-  }
 }
 
 /// The command-line front end: argv in, text and an exit code out.
@@ -110,27 +117,27 @@ public enum CLI {
         return .success
       }
       if parsed.wantsHelp || parsed.options.isEmpty {
-        environment.writeOut(table.overview())
+        environment.writeOut(table.overview(width: environment.columns))
         return parsed.wantsHelp ? .success : .usage
       }
       throw CLIError.usage("missing command")
     }
     if name == "help" {
       if let target = parsed.positionals.first {
-        if let text = ScenarioOnlyHelp.text(target) {
+        if let text = ScenarioOnlyHelp.text(target, width: environment.columns) {
           environment.writeOut(text)
           return .success
         }
         guard let spec = table.spec(named: target) else { throw unknownCommand(target, table: table) }
-        environment.writeOut(table.help(for: spec))
+        environment.writeOut(table.help(for: spec, width: environment.columns))
       } else {
-        environment.writeOut(table.overview())
+        environment.writeOut(table.overview(width: environment.columns))
       }
       return .success
     }
     guard let spec = table.spec(named: name) else { throw unknownCommand(name, table: table) }
     if parsed.wantsHelp {
-      environment.writeOut(table.help(for: spec))
+      environment.writeOut(table.help(for: spec, width: environment.columns))
       return .success
     }
     var invocation = Invocation(arguments: parsed, environment: environment, table: table, memory: memory)
@@ -173,9 +180,14 @@ public enum CLI {
 extension CommandTable {
   /// Every command storesim has.
   static let standard = CommandTable(
-    commands: [initCommand, validateCommand, productsCommand, settingsCommand, resetCommand, familyCommand]
-      + purchaseCommands + subscriptionCommands + [nowCommand] + inspectCommands + [
-        timelineCommand, runCommand, shellCommand, serveCommand, apiCommand, consumptionCommand, extendCommand,
-        extendAllCommand, completionsCommand, versionCommand,
-      ])
+    commands: [
+      CommandSpec(InitCommand.self), CommandSpec(ValidateCommand.self), CommandSpec(ProductsCommand.self),
+      CommandSpec(SettingsCommand.self), CommandSpec(ResetCommand.self), CommandSpec(FamilyCommand.self),
+    ] + purchaseCommands + subscriptionCommands + [CommandSpec(NowCommand.self)] + inspectCommands + [
+      CommandSpec(DeleteCommand.self), CommandSpec(TimelineCommand.self), CommandSpec(RunCommand.self),
+      CommandSpec(ShellCommand.self), CommandSpec(ManageCommand.self), CommandSpec(ServeCommand.self),
+      CommandSpec(APICommand.self), CommandSpec(ConsumptionCommand.self),
+      CommandSpec(ExtendCommand.self), CommandSpec(ExtendAllCommand.self), CommandSpec(CompletionsCommand.self),
+      CommandSpec(VersionCommand.self),
+    ])
 }

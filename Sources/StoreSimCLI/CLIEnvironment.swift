@@ -16,6 +16,8 @@ public struct CLIEnvironment: Sendable {
   public var now: @Sendable () -> Date
   /// Whether standard output is a terminal (colour, interactive shell).
   public var isTerminal: Bool
+  /// The width help is folded to: the terminal's, 80 when standard output is not a terminal.
+  public var columns: Int = HelpText.width
   /// Reads one line of standard input (the shell); nil at end of input.
   public var readLine: @Sendable () -> String?
   /// Sends output held so far on its way (a command's output is held until it is over; the
@@ -46,7 +48,7 @@ public struct CLIEnvironment: Sendable {
 
   /// The environment of the running process.
   public static func live() -> CLIEnvironment {
-    CLIEnvironment(
+    var environment = CLIEnvironment(
       writeOut: { text in StandardStream.output.write(text) },
       writeErr: { text in StandardStream.error.write(text) },
       variables: ProcessInfo.processInfo.environment,
@@ -54,6 +56,18 @@ public struct CLIEnvironment: Sendable {
       isTerminal: isatty(STDOUT_FILENO) == 1,
       readLine: { Swift.readLine(strippingNewline: true) }
     )
+    if environment.isTerminal { environment.columns = terminalColumns(environment.variables) }
+    return environment
+  }
+
+  /// `$COLUMNS`, else the terminal's width, else 80; kept within 40...200.
+  static func terminalColumns(_ variables: [String: String]) -> Int {
+    var columns = variables["COLUMNS"].flatMap { Int($0) } ?? 0
+    if columns <= 0 {
+      var size = winsize()
+      if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 { columns = Int(size.ws_col) }
+    }
+    return columns > 0 ? min(max(columns, 40), 200) : HelpText.width
   }
 
   /// An absolute path for a path the user typed.

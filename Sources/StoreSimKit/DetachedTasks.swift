@@ -1,22 +1,22 @@
-/// `Task.detached`, as code that imports StoreSimKit sees it: a detached task that still reaches
-/// the test's session.
+/// `Task.detached`, as code that imports StoreSimKit sees it: a detached task that stays on the
+/// test's device and session.
 ///
 /// Apple's sample store starts its `Transaction.updates` loop in `Task.detached`, and a real
-/// detached task does not inherit task-local values, so `Transaction.updates` read inside it
-/// would find no session. These declarations shadow the standard library's for code that
-/// imports StoreSimKit (the app's store class compiled against StoreSimKit in tests): the
-/// operation runs off the caller's actor, as with `Task.detached`, and the session current where
-/// the task is created (if any) is current inside it. One difference remains: the caller's other
+/// detached task inherits no task-local values. These declarations shadow the standard
+/// library's for code that imports StoreSimKit (the app's store class compiled against
+/// StoreSimKit in tests): the operation runs off the caller's actor, as with `Task.detached`;
+/// the session in reach where the task is created (if any) is current inside it, and the
+/// device (`SKTestSession.isolated`) is the caller's. Until the task reads an update sequence
+/// or ends, `waitForTransactionUpdates()` waits for it when there is something to deliver, since
+/// it may be the app's listener on its way. One difference remains: the caller's other
 /// task-local values are visible in the task too.
 extension Task where Failure == Never {
   @discardableResult
   public static func detached(
     priority: TaskPriority? = nil, operation: sending @escaping @isolated(any) () async -> Success
   ) -> Task<Success, Never> {
-    let core = SessionResolver.resolve()
-    return Task<Success, Never>(priority: priority) {
-      await SessionResolver.$current.withValue(core) { await operation() }
-    }
+    let scope = DetachedScope()
+    return Task<Success, Never>(priority: priority) { await scope.run { await operation() } }
   }
 }
 
@@ -25,9 +25,29 @@ extension Task where Failure == any Error {
   public static func detached(
     priority: TaskPriority? = nil, operation: sending @escaping @isolated(any) () async throws -> Success
   ) -> Task<Success, any Error> {
-    let core = SessionResolver.resolve()
-    return Task<Success, any Error>(priority: priority) {
-      try await SessionResolver.$current.withValue(core) { try await operation() }
+    let scope = DetachedScope()
+    return Task<Success, any Error>(priority: priority) { try await scope.run { try await operation() } }
+  }
+}
+
+/// What a detached task takes from where it was created.
+struct DetachedScope: Sendable {
+  let core: SessionCore?
+  let device: Device
+  let pending: PendingTask?
+
+  init() {
+    core = SessionResolver.resolve()
+    device = SessionResolver.currentDevice
+    pending = core.map(PendingTask.init)
+  }
+
+  func run<T>(_ body: () async throws -> T) async rethrows -> T {
+    defer { pending?.reached() }
+    return try await SessionResolver.$device.withValue(device) {
+      try await SessionResolver.$current.withValue(core) {
+        try await SessionResolver.$pendingTask.withValue(pending) { try await body() }
+      }
     }
   }
 }

@@ -24,6 +24,24 @@ public enum StoreKitError: Error, Sendable {
   }
 }
 
+extension StoreKitError: LocalizedError, CustomStringConvertible {
+  /// The case name; for `systemError`, the underlying error's own words (such as how to create
+  /// a missing session).
+  public var description: String {
+    switch self {
+    case .unknown: return "unknown"
+    case .userCancelled: return "userCancelled"
+    case .networkError(let error): return "networkError(\(error.code.rawValue))"
+    case .systemError(let error): return "\(error)"
+    case .notAvailableInStorefront: return "notAvailableInStorefront"
+    case .notEntitled: return "notEntitled"
+    case .unsupported: return "unsupported"
+    }
+  }
+
+  public var errorDescription: String? { description }
+}
+
 /// The underlying error of a simulated `StoreKitError.systemError`.
 public struct SimulatedSystemError: Error, Sendable, Hashable {}
 

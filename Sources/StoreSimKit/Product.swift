@@ -16,6 +16,8 @@ public struct Product: Identifiable, Sendable, Hashable {
   public let displayPrice: String
   public let isFamilyShareable: Bool
   public let subscription: SubscriptionInfo?
+  /// The storefront's currency code the prices are in.
+  let currencyCode: String
   let core: SessionCore
 
   init(_ p: StoreSim.Product, store: Store, core: SessionCore) {
@@ -27,6 +29,7 @@ public struct Product: Identifiable, Sendable, Hashable {
     price = p.price
     let currency = (StoreSim.Storefront.named(store.settings.storefront) ?? .usa).currency
     displayPrice = Self.format(p.price, currency: currency)
+    currencyCode = currency
     isFamilyShareable = p.isFamilyShareable
     subscription = p.subscription.map { SubscriptionInfo($0, store: store, currency: currency, core: core) }
     self.core = core
@@ -38,26 +41,16 @@ public struct Product: Identifiable, Sendable, Hashable {
 
   public func hash(into hasher: inout Hasher) { hasher.combine(id) }
 
-  /// `$1.99`, `€1.99`, `CHF 1.99`: the price with the storefront currency's symbol (not localized).
+  /// The price as the CLI and the wire show it (`$1.99`, `€1.99`, `¥400`, `CA$1.99`): the
+  /// engine's one price formatter.
   static func format(_ price: Decimal, currency: String) -> String {
-    let formatter = NumberFormatter()
-    formatter.numberStyle = .decimal
-    formatter.locale = Locale(identifier: "en_US_POSIX")
-    let digits = currency == "JPY" || currency == "KRW" ? 0 : 2
-    formatter.minimumFractionDigits = digits
-    formatter.maximumFractionDigits = digits
-    formatter.usesGroupingSeparator = true
-    formatter.groupingSeparator = ","
-    formatter.groupingSize = 3
-    let number = formatter.string(from: price as NSDecimalNumber) ?? "\(price)"
-    let symbols = ["USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "CNY": "¥", "KRW": "₩", "INR": "₹"]
-    return symbols[currency].map { $0 + number } ?? currency + " " + number
+    PriceFormatter.display(price, currency: currency)
   }
 
   /// The products with these identifiers; unknown identifiers are left out.
   public static func products<Identifiers: Collection>(for identifiers: Identifiers) async throws -> [Product]
   where Identifiers.Element == Product.ID {
-    guard let core = SessionResolver.resolve() else { throw StoreKitError.unknown }
+    let core = try SessionResolver.require("Product.products(for:)")
     let wanted = Set(identifiers)
     return try core.read { store in
       if let error = store.settings.simulatedError(forAPI: .loadProducts) { throw StoreKitError(simulated: error.name) }

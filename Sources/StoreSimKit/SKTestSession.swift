@@ -4,22 +4,24 @@ import StoreSimSession
 
 /// Test control over one simulated App Store, shaped like StoreKitTest's `SKTestSession`.
 ///
-/// Unlike Apple's single device-wide test environment, every session is its own store, so
-/// tests run in parallel. Code reaches a session through `run(_:)` (a task-local, inherited by
-/// `Task {}` and child tasks), through values that came from it (`Product`, `Transaction`,
-/// a `Transaction.updates` sequence) and, in a task that iterates such a sequence, through
-/// that sequence. Every control call is synchronous with respect to the store: when it returns,
-/// what it caused is visible to queries and queued on every `Transaction.updates` listener.
+/// As with StoreKitTest, a session is device-wide: while it lives, the newest session is what
+/// every StoreKit call reaches, from any task, with no closure around app code. Narrower
+/// scopes are a choice on top: `run(_:)` makes one session current for the code it runs, and
+/// `SKTestSession.isolated(_:)` (the `.isolatedTestSession` trait of `StoreSimKitTesting`) gives
+/// code a device of its own, so tests run in parallel. Values that came from a session
+/// (`Product`, `Transaction`, an update sequence) keep reaching it. Every control call is
+/// synchronous with respect to the store: when it returns, what it caused is visible to queries
+/// and queued for every `Transaction.updates` listener.
 public final class SKTestSession: Sendable {
   let core: SessionCore
   /// Where the configuration came from, kept for `save(to:)`.
   let origin: SessionOrigin
+  /// Warnings about the configuration, one line each (`path: message`).
+  public let configurationWarnings: [String]
 
-  /// The clock of a new session starts here unless told otherwise: 2026-01-01T00:00:00Z.
-  public static let defaultStartDate = Date(timeIntervalSince1970: 1_767_225_600)
-
-  /// A session over a `.storekit` file.
-  public convenience init(contentsOf url: URL, startDate: Date = SKTestSession.defaultStartDate) throws {
+  /// A session over a `.storekit` file. Its clock starts at `startDate`, or at the current
+  /// wall-clock time (to the second), so that it agrees with the wall clock app code reads.
+  public convenience init(contentsOf url: URL, startDate: Date? = nil) throws {
     guard url.isFileURL else { throw SKTestError(.invalidURL, "\(url) is not a file URL") }
     let data: Data
     do { data = try Data(contentsOf: url) } catch { throw SKTestError(.fileNotFound, "cannot read \(url.path)") }
@@ -28,9 +30,7 @@ public final class SKTestSession: Sendable {
 
   /// A session over `<name>.storekit` in a bundle (StoreKitTest looks in the main bundle; pass
   /// `Bundle.module` for a test target's resources).
-  public convenience init(
-    configurationFileNamed name: String, bundle: Bundle = .main, startDate: Date = SKTestSession.defaultStartDate
-  ) throws {
+  public convenience init(configurationFileNamed name: String, bundle: Bundle = .main, startDate: Date? = nil) throws {
     let base = name.hasSuffix(".storekit") ? String(name.dropLast(".storekit".count)) : name
     guard let url = bundle.url(forResource: base, withExtension: "storekit") else {
       throw SKTestError(.fileNotFound, "no \(base).storekit in \(bundle.bundlePath)")
@@ -39,32 +39,52 @@ public final class SKTestSession: Sendable {
   }
 
   /// A session over the contents of a `.storekit` file.
-  public convenience init(configurationData data: Data, startDate: Date = SKTestSession.defaultStartDate) throws {
+  public convenience init(configurationData data: Data, startDate: Date? = nil) throws {
     try self.init(configurationData: data, startDate: startDate, path: "")
   }
 
-  convenience init(configurationData data: Data, startDate: Date, path: String) throws {
+  convenience init(configurationData data: Data, startDate: Date?, path: String) throws {
     let loaded: LoadedConfiguration
     do { loaded = try ConfigurationReader.read([UInt8](data)) } catch {
       throw SKTestError(.invalidAction, "invalid configuration: \(error)")
     }
+    let warnings = loaded.warnings.map { issue in issue.path.isEmpty ? issue.message : "\(issue.path): \(issue.message)"
+    }
+    if !warnings.isEmpty {
+      let name = path.isEmpty ? "configuration" : (path as NSString).lastPathComponent
+      let lines = warnings.map { "StoreSimKit: \(name): warning: \($0)\n" }.joined()
+      FileHandle.standardError.write(Data(lines.utf8))
+    }
     self.init(
-      store: Store(configuration: loaded.configuration, start: startDate),
-      origin: SessionOrigin(configurationPath: path, configurationDigest: SessionFileFormat.digest(data)))
+      store: Store(configuration: loaded.configuration, start: startDate ?? WallClock.sessionStart()),
+      origin: SessionOrigin(configurationPath: path, configurationDigest: SessionFileFormat.digest(data)),
+      warnings: warnings)
   }
 
-  init(store: Store, origin: SessionOrigin) {
+  init(store: Store, origin: SessionOrigin, warnings: [String] = []) {
     core = SessionCore(store: store)
     self.origin = origin
+    configurationWarnings = warnings
+    SessionResolver.currentDevice.register(self)
   }
 
   // MARK: Scope
 
   /// Runs `body` with this session as the current one for StoreKit calls made in it and in the
-  /// tasks it creates with `Task {}` (not `Task.detached`; see the README).
-  /// `body` runs on the caller's actor.
+  /// tasks it creates with `Task {}` or StoreSimKit's `Task.detached`, whichever session is
+  /// the device's. `body` runs on the caller's actor.
   public func run<T>(isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T) async rethrows -> T {
     try await SessionResolver.$current.withValue(core, operation: body, isolation: isolation)
+  }
+
+  /// Not in StoreKitTest: runs `body` on a device of its own. Sessions created in it (and in the
+  /// tasks it starts with `Task {}` or StoreSimKit's `Task.detached`) are the device-wide
+  /// sessions of that code only; outside sessions are not reached from it, nor its sessions
+  /// from outside. The `.isolatedTestSession` trait runs each test this way.
+  public static func isolated<T>(
+    isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T
+  ) async rethrows -> T {
+    try await SessionResolver.$device.withValue(Device(), operation: body, isolation: isolation)
   }
 
   /// Waits until every `Transaction.updates` loop has handled everything queued for it and is
@@ -72,7 +92,16 @@ public final class SKTestSession: Sendable {
   ///
   /// A sequence that was read but whose loop has not started yet is waited for only if
   /// something is queued for it; one whose loops all ended is not waited for.
-  public func waitForTransactionUpdates() async { await core.settle() }
+  ///
+  /// It also delivers everything queued for StoreKit 1: payment queue observers and
+  /// `SKRequest` delegates (on the main queue), until both APIs have nothing left.
+  public func waitForTransactionUpdates() async {
+    for _ in 0..<16 {
+      await core.paymentQueue.deliverOnMain()
+      await core.settle()
+      if !core.paymentQueue.hasWork { return }
+    }
+  }
 
   // MARK: Properties
 
@@ -103,7 +132,10 @@ public final class SKTestSession: Sendable {
   /// ISO 3166-1 alpha-3 storefront code.
   public var storefront: String {
     get { core[setting: \.storefront] }
-    set { core[setting: \.storefront] = newValue }
+    set {
+      core[setting: \.storefront] = newValue
+      core.paymentQueue.deliverNow()
+    }
   }
   public var locale: Locale {
     get { Locale(identifier: core.read { $0.settings.locale }) }
@@ -142,11 +174,13 @@ public final class SKTestSession: Sendable {
   /// Restores every setting to the configuration's values.
   public func resetToDefaultState() {
     _ = try? core.mutate { (store: inout Store) throws(StoreError) in store.resetToDefaultState() }
+    core.paymentQueue.deliverNow()
   }
 
   /// Removes every transaction; intro offers become available again.
   public func clearTransactions() {
     _ = try? core.mutate { (store: inout Store) throws(StoreError) in store.clearTransactions() }
+    core.paymentQueue.deliverNow()
   }
 
   /// A purchase made outside the app: the app sees it on `Transaction.updates`.
@@ -176,6 +210,7 @@ public final class SKTestSession: Sendable {
     } catch {
       throw Self.testError(error)
     }
+    core.paymentQueue.deliverNow()
     switch result {
     case .success(let t, _):
       return core.read { store in Transaction(t, store: store, customer: customer, core: core) }
@@ -318,47 +353,19 @@ public final class SKTestSession: Sendable {
     core.read { $0.settings.simulatedError(forAPI: api.engineAPI)?.description }
   }
 
-  // MARK: Notifications
-
-  /// The App Store Server Notifications V2 the session sent, oldest first.
-  public var notifications: [Notification] {
-    core.read { store in
-      store.notifications.map { n in
-        Notification(
-          notificationType: n.notificationType.rawValue, subtype: n.subtype?.rawValue, name: n.name,
-          signedDate: n.signedDate,
-          signedPayload: JWS.sign(store.payload(n), bundleID: store.state.bundleID),
-          payload: store.payload(n).rendered(pretty: false))
-      }
-    }
-  }
-
-  /// One server notification.
-  public struct Notification: Hashable, Sendable {
-    /// `notificationType`, e.g. `DID_RENEW`.
-    public let notificationType: String
-    /// `subtype`, e.g. `GRACE_PERIOD`.
-    public let subtype: String?
-    /// `TYPE` or `TYPE/SUBTYPE` (`ServerNotification.name`).
-    public let name: String
-    public let signedDate: Date
-    /// The compact JWS Apple would POST as `signedPayload`.
-    public let signedPayload: String
-    /// The `ResponseBodyV2DecodedPayload` JSON text.
-    public let payload: String
-  }
-
   // MARK: Helpers
 
-  private func control<Value>(_ body: (inout Store) throws(StoreError) -> Outcome<Value>) throws {
+  /// Runs a control; StoreKit 1 observers have been told what it caused when it returns.
+  func control<Value>(_ body: (inout Store) throws(StoreError) -> Outcome<Value>) throws {
     do {
       _ = try core.mutate(body)
     } catch {
       throw Self.testError(error)
     }
+    core.paymentQueue.deliverNow()
   }
 
-  private func productID(of identifier: UInt) throws -> String {
+  func productID(of identifier: UInt) throws -> String {
     let found: String? = core.read { store in
       if let r = store.pendingRequests(customer: core.customer).first(where: { $0.id == String(identifier) }) {
         return r.productID
@@ -380,113 +387,4 @@ public final class SKTestSession: Sendable {
     }
     return SKTestError(code, error.description)
   }
-}
-
-/// A record of the test environment, as StoreKitTest's `SKTestTransaction`.
-public struct SKTestTransaction: Hashable, Sendable {
-  /// `SKPaymentTransactionState`.
-  public enum State: Hashable, Sendable { case purchasing, purchased, failed, restored, deferred }
-
-  public let identifier: UInt
-  public let originalTransactionIdentifier: UInt
-  public let productIdentifier: String
-  public let state: State
-  public let purchaseDate: Date
-  public let expirationDate: Date?
-  public let cancelDate: Date?
-  public let autoRenewingEnabled: Bool
-  public let hasPurchaseIssue: Bool
-  public let isPendingPriceIncreaseConsent: Bool
-  public let pendingAskToBuyConfirmation: Bool
-}
-
-// MARK: Simulated errors, as StoreKitTest's `FailableStoreKitAPI` and `SKTestFailures`
-
-/// A StoreKit API that `setSimulatedError(_:forAPI:)` can make fail.
-public protocol FailableStoreKitAPI: Sendable {
-  associatedtype Failure: Sendable
-  var engineAPI: StoreKitAPI { get }
-  static func simulated(_ failure: Failure) -> SimulatedError
-}
-
-/// The errors each failable API accepts.
-public enum SKTestFailures {
-  public enum LoadProducts: Sendable { case generic(StoreKitError) }
-  public enum Purchase: Sendable { case generic(StoreKitError), purchase(Product.PurchaseError) }
-  public enum Verification: Sendable { case verification(VerificationResult<Transaction>.VerificationError) }
-  public enum AppStoreSync: Sendable { case generic(StoreKitError) }
-  public enum SubscriptionStatus: Sendable { case generic(StoreKitError) }
-
-  static func generic(_ e: StoreKitError) -> SimulatedError {
-    let name: String
-    switch e {
-    case .unknown: name = "unknown"
-    case .userCancelled: name = "userCancelled"
-    case .networkError: name = "networkError"
-    case .systemError: name = "systemError"
-    case .notAvailableInStorefront: name = "notAvailableInStorefront"
-    case .notEntitled: name = "notEntitled"
-    case .unsupported: name = "unsupported"
-    }
-    return SimulatedError(family: .generic, name: name)
-  }
-}
-
-public struct StoreKitLoadProductsAPI: FailableStoreKitAPI {
-  public init() {}
-  public var engineAPI: StoreKitAPI { .loadProducts }
-  public static func simulated(_ f: SKTestFailures.LoadProducts) -> SimulatedError {
-    switch f {
-    case .generic(let e): return SKTestFailures.generic(e)
-    }
-  }
-}
-
-public struct StoreKitPurchaseAPI: FailableStoreKitAPI {
-  public init() {}
-  public var engineAPI: StoreKitAPI { .purchase }
-  public static func simulated(_ f: SKTestFailures.Purchase) -> SimulatedError {
-    switch f {
-    case .generic(let e): return SKTestFailures.generic(e)
-    case .purchase(let e): return SimulatedError(family: .purchase, name: String(describing: e))
-    }
-  }
-}
-
-public struct StoreKitVerificationAPI: FailableStoreKitAPI {
-  public init() {}
-  public var engineAPI: StoreKitAPI { .verification }
-  public static func simulated(_ f: SKTestFailures.Verification) -> SimulatedError {
-    switch f {
-    case .verification(let e): return SimulatedError(family: .verification, name: String(describing: e))
-    }
-  }
-}
-
-public struct StoreKitAppStoreSyncAPI: FailableStoreKitAPI {
-  public init() {}
-  public var engineAPI: StoreKitAPI { .appStoreSync }
-  public static func simulated(_ f: SKTestFailures.AppStoreSync) -> SimulatedError {
-    switch f {
-    case .generic(let e): return SKTestFailures.generic(e)
-    }
-  }
-}
-
-public struct StoreKitSubscriptionStatusAPI: FailableStoreKitAPI {
-  public init() {}
-  public var engineAPI: StoreKitAPI { .subscriptionStatus }
-  public static func simulated(_ f: SKTestFailures.SubscriptionStatus) -> SimulatedError {
-    switch f {
-    case .generic(let e): return SKTestFailures.generic(e)
-    }
-  }
-}
-
-extension FailableStoreKitAPI where Self == StoreKitLoadProductsAPI { public static var loadProducts: Self { .init() } }
-extension FailableStoreKitAPI where Self == StoreKitPurchaseAPI { public static var purchase: Self { .init() } }
-extension FailableStoreKitAPI where Self == StoreKitVerificationAPI { public static var verification: Self { .init() } }
-extension FailableStoreKitAPI where Self == StoreKitAppStoreSyncAPI { public static var appStoreSync: Self { .init() } }
-extension FailableStoreKitAPI where Self == StoreKitSubscriptionStatusAPI {
-  public static var subscriptionStatus: Self { .init() }
 }

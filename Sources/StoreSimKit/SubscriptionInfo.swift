@@ -38,7 +38,7 @@ extension Product {
 
     /// Whether the customer may still get a group's introductory offer.
     public static func isEligibleForIntroOffer(for groupID: String) async -> Bool {
-      guard let core = SessionResolver.resolve() else { return false }
+      guard let core = SessionResolver.resolveOrWarn("isEligibleForIntroOffer(for:)") else { return false }
       return core.read { $0.isEligibleForIntroOffer(group: groupID, customer: core.customer) }
     }
 
@@ -49,8 +49,7 @@ extension Product {
 
     /// The customer's statuses in a group.
     public static func status(for groupID: String) async throws -> [Status] {
-      guard let core = SessionResolver.resolve() else { throw StoreKitError.unknown }
-      return try statuses(core, group: groupID)
+      try statuses(SessionResolver.require("Product.SubscriptionInfo.status(for:)"), group: groupID)
     }
 
     static func statuses(_ core: SessionCore, group: String) throws -> [Status] {
@@ -81,8 +80,31 @@ extension Product {
       /// several renewals yields the end state once). Bound to the session in reach when read,
       /// like `Transaction.updates`.
       public static var updates: Statuses {
-        guard let core = SessionResolver.resolve() else { return Statuses(live: nil) }
-        return Statuses(live: ListenerHandle(core: core, listener: core.addStatusListener()))
+        Statuses(
+          live: ListenerHandle.open("Product.SubscriptionInfo.Status.updates") {
+            $0.addListener(of: Product.SubscriptionInfo.Status.self)
+          })
+      }
+
+      /// The customer's statuses in every group they ever subscribed in, one element per group
+      /// (configuration order), as they are now; the stream then ends. Throws nothing: with a
+      /// simulated `.subscriptionStatus` error, or no session, it is empty.
+      public static var all: AsyncStream<(groupID: String, statuses: [Status])> {
+        let core = SessionResolver.resolveOrWarn("Product.SubscriptionInfo.Status.all")
+        let groups: [(groupID: String, statuses: [Status])] =
+          core.map { core in
+            core.read { store in
+              guard store.settings.simulatedError(forAPI: .subscriptionStatus) == nil else { return [] }
+              return store.configuration.subscriptionGroups.map(\.id).compactMap { group in
+                let statuses = SubscriptionInfo.statuses(core, store: store, group: group)
+                return statuses.isEmpty ? nil : (group, statuses)
+              }
+            }
+          } ?? []
+        return AsyncStream { continuation in
+          for element in groups { continuation.yield(element) }
+          continuation.finish()
+        }
       }
 
       /// An asynchronous sequence of statuses.
@@ -90,20 +112,11 @@ extension Product {
         public typealias Element = Status
         let live: ListenerHandle<Status>?
 
-        public func makeAsyncIterator() -> AsyncIterator {
-          AsyncIterator(live: live, iteration: live.map(IterationToken.init))
-        }
+        public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(cursor: LiveCursor(live)) }
 
         public struct AsyncIterator: AsyncIteratorProtocol {
-          let live: ListenerHandle<Status>?
-          let iteration: IterationToken?
-          var binding: BindingToken?
-
-          public mutating func next() async -> Status? {
-            guard let live else { return nil }
-            if binding == nil { binding = TaskBindings.shared.bindCurrentTask(to: live.core) }
-            return await live.core.next(live.listener)
-          }
+          var cursor: LiveCursor<Status>
+          public mutating func next() async -> Status? { await cursor.next() }
         }
       }
     }
@@ -142,7 +155,9 @@ extension Product {
       public let recentSubscriptionStartDate: Date
       public let renewalDate: Date?
       public let renewalPrice: Decimal?
-      /// ISO 4217 code of `renewalPrice` (StoreKit: `currency` as `Locale.Currency`).
+      /// The currency of `renewalPrice`.
+      public let currency: Locale.Currency?
+      /// Not in StoreKit: the ISO 4217 code of `renewalPrice`.
       public let currencyCode: String?
       public let eligibleWinBackOfferIDs: [String]
       public let appAccountToken: UUID?
@@ -168,6 +183,7 @@ extension Product {
         recentSubscriptionStartDate = r.recentSubscriptionStartDate
         renewalDate = r.renewalDate
         renewalPrice = r.renewalPrice
+        currency = Locale.Currency(r.currency)
         currencyCode = r.currency
         eligibleWinBackOfferIDs = r.eligibleWinBackOfferIDs
         appAccountToken = r.appAccountToken

@@ -1,78 +1,6 @@
 import Foundation
 import StoreSim
 
-/// Signed data: the result of verifying a JWS, as StoreKit's `VerificationResult`.
-///
-/// storesim signs with HS256 under a key derived from the bundle id; a value is `.unverified`
-/// only when a `.verification` error is simulated (`SKTestSession.setSimulatedError`).
-public enum VerificationResult<SignedType: Sendable>: Sendable {
-  /// The data failed verification.
-  case unverified(SignedType, VerificationResult<SignedType>.VerificationError)
-  /// The data passed verification.
-  case verified(SignedType)
-
-  /// Why verification failed.
-  public enum VerificationError: Error, Sendable, Hashable {
-    case revokedCertificate
-    case invalidCertificateChain
-    case invalidDeviceVerification
-    case invalidEncoding
-    case invalidSignature
-    case missingRequiredProperties
-
-    init(simulated name: String) {
-      switch name {
-      case "revokedCertificate": self = .revokedCertificate
-      case "invalidCertificateChain": self = .invalidCertificateChain
-      case "invalidDeviceVerification": self = .invalidDeviceVerification
-      case "invalidEncoding": self = .invalidEncoding
-      case "missingRequiredProperties": self = .missingRequiredProperties
-      default: self = .invalidSignature
-      }
-    }
-  }
-
-  /// The verified value, or the verification error thrown.
-  public var payloadValue: SignedType {
-    get throws {
-      switch self {
-      case .verified(let value): return value
-      case .unverified(_, let error): throw error
-      }
-    }
-  }
-
-  /// The value whether or not it was verified.
-  public var unsafePayloadValue: SignedType {
-    switch self {
-    case .verified(let value), .unverified(let value, _): return value
-    }
-  }
-}
-
-extension VerificationResult: Equatable where SignedType: Equatable {}
-extension VerificationResult: Hashable where SignedType: Hashable {}
-
-/// A value that comes from compact JWS.
-public protocol JWSRepresentable: Sendable {
-  /// The compact JWS (`header.payload.signature`) the value was decoded from.
-  var jwsRepresentation: String { get }
-}
-
-extension VerificationResult where SignedType: JWSRepresentable {
-  /// The compact JWS of the signed value.
-  public var jwsRepresentation: String { unsafePayloadValue.jwsRepresentation }
-
-  /// The JWS payload bytes (the JSON object).
-  public var payloadData: Data {
-    let parts = jwsRepresentation.split(separator: ".", omittingEmptySubsequences: false)
-    guard parts.count == 3 else { return Data() }
-    var text = String(parts[1]).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-    while text.count % 4 != 0 { text += "=" }
-    return Data(base64Encoded: text) ?? Data()
-  }
-}
-
 /// A purchase record, as StoreKit 2's `Transaction`.
 public struct Transaction: Identifiable, Sendable, Hashable, JWSRepresentable {
   public let id: UInt64
@@ -97,9 +25,15 @@ public struct Transaction: Identifiable, Sendable, Hashable, JWSRepresentable {
   public let storefront: Storefront
   public let offer: Offer?
   public let price: Decimal?
-  /// ISO 4217 code of `price` (StoreKit: `currency` as `Locale.Currency`).
+  /// The currency of `price`.
+  public let currency: Locale.Currency?
+  /// Not in StoreKit: the ISO 4217 code of `price`.
   public let currencyCode: String?
   public let appTransactionID: String
+  /// The nonce of `deviceVerification` (one per transaction).
+  public let deviceVerificationNonce: UUID
+  /// SHA-384 of the lowercased nonce followed by the lowercased `AppStore.deviceVerificationID`.
+  public let deviceVerification: Data
   public let jwsRepresentation: String
   let core: SessionCore
 
@@ -126,8 +60,11 @@ public struct Transaction: Identifiable, Sendable, Hashable, JWSRepresentable {
     storefront = Storefront(countryCode: t.storefront, id: t.storefrontID, currencyCode: t.currency)
     offer = t.offer.map(Offer.init)
     price = t.price
+    currency = Locale.Currency(t.currency)
     currencyCode = t.currency
     appTransactionID = store.customer(customer)?.appTransactionID ?? ""
+    deviceVerificationNonce = DeviceVerification.nonce("transaction \(t.id)", core: core)
+    deviceVerification = DeviceVerification.value(nonce: deviceVerificationNonce, core: core)
     jwsRepresentation = store.signed(t, customer: customer)
     self.core = core
   }
@@ -205,32 +142,32 @@ public struct Transaction: Identifiable, Sendable, Hashable, JWSRepresentable {
   // MARK: Static queries
 
   /// Transactions created or changed outside a same-device `purchase()` (renewals, Ask to Buy
-  /// approvals, refunds, upgrades, `SKTestSession.buyProduct`), plus unfinished transactions
-  /// once for the first listener of a session.
+  /// approvals, refunds, upgrades, `SKTestSession.buyProduct`). Nothing is missed, however late
+  /// the sequence is read: the first listener of a session also gets the unfinished
+  /// transactions the app was not handed by `purchase()`, and a listener gets what was emitted
+  /// while none was listening.
   ///
-  /// The sequence is bound to the session current where this property is read; iterate it from
+  /// The sequence is bound to the session in reach where this property is read; iterate it from
   /// any task, detached included.
   public static var updates: Transactions {
-    guard let core = SessionResolver.resolve() else {
-      UnboundWarning.once()
-      return Transactions(snapshot: [])
-    }
-    return Transactions(live: ListenerHandle(core: core, listener: core.addListener()))
+    Transactions(live: ListenerHandle.open("Transaction.updates") { $0.addListener() })
   }
 
   /// Every transaction except finished consumables, oldest first.
   public static var all: Transactions {
-    snapshot { core, store in store.allTransactions(customer: core.customer) }
+    snapshot("Transaction.all") { core, store in store.allTransactions(customer: core.customer) }
   }
 
   /// Transactions that entitle the customer now.
   public static var currentEntitlements: Transactions {
-    snapshot { core, store in store.currentEntitlements(customer: core.customer) }
+    snapshot("Transaction.currentEntitlements") { core, store in store.currentEntitlements(customer: core.customer) }
   }
 
   /// The current entitlements for one product.
   public static func currentEntitlements(for productID: String) -> Transactions {
-    snapshot { core, store in store.currentEntitlements(customer: core.customer).filter { $0.productID == productID } }
+    snapshot("Transaction.currentEntitlements(for:)") { core, store in
+      store.currentEntitlements(customer: core.customer).filter { $0.productID == productID }
+    }
   }
 
   /// The current entitlement for one product (the older, single-value form).
@@ -241,25 +178,35 @@ public struct Transaction: Identifiable, Sendable, Hashable, JWSRepresentable {
 
   /// Transactions not yet finished.
   public static var unfinished: Transactions {
-    snapshot { core, store in store.unfinishedTransactions(customer: core.customer) }
+    snapshot("Transaction.unfinished") { core, store in store.unfinishedTransactions(customer: core.customer) }
   }
 
   /// Every transaction of one product.
   public static func all(for productID: String) -> Transactions {
-    snapshot { core, store in store.allTransactions(customer: core.customer).filter { $0.productID == productID } }
+    snapshot("Transaction.all(for:)") { core, store in
+      store.allTransactions(customer: core.customer).filter { $0.productID == productID }
+    }
   }
 
   /// The most recent transaction for a product.
   public static func latest(for productID: String) async -> VerificationResult<Transaction>? {
-    guard let core = SessionResolver.resolve() else { return nil }
-    return core.read { store in
+    guard let core = SessionResolver.resolveOrWarn("Transaction.latest(for:)") else { return nil }
+    return latest(for: productID, in: core)
+  }
+
+  static func latest(for productID: String, in core: SessionCore) -> VerificationResult<Transaction>? {
+    core.read { store in
       store.latestTransaction(for: productID, customer: core.customer).map { core.verified($0, in: store) }
     }
   }
 
-  static func snapshot(_ pick: (SessionCore, Store) -> [StoreSim.Transaction]) -> Transactions {
-    guard let core = SessionResolver.resolve() else { return Transactions(snapshot: []) }
-    return Transactions(snapshot: core.read { store in pick(core, store).map { core.verified($0, in: store) } })
+  static func snapshot(_ api: String, _ pick: (SessionCore, Store) -> [StoreSim.Transaction]) -> Transactions {
+    guard let core = SessionResolver.resolveOrWarn(api) else { return Transactions(snapshot: []) }
+    return snapshot(in: core, pick)
+  }
+
+  static func snapshot(in core: SessionCore, _ pick: (SessionCore, Store) -> [StoreSim.Transaction]) -> Transactions {
+    Transactions(snapshot: core.read { store in pick(core, store).map { core.verified($0, in: store) } })
   }
 
   /// An asynchronous sequence of verified transactions: a snapshot (`all`,
@@ -274,120 +221,28 @@ public struct Transaction: Identifiable, Sendable, Hashable, JWSRepresentable {
       live = nil
     }
 
-    init(live: ListenerHandle<Element>) {
+    init(live: ListenerHandle<Element>?) {
       items = []
       self.live = live
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
-      AsyncIterator(items: items, live: live, iteration: live.map(IterationToken.init))
+      AsyncIterator(items: items, cursor: live.map { LiveCursor($0) })
     }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
       var items: [Element]
       var index = 0
-      let live: ListenerHandle<Element>?
-      /// Tells the session when this iterator is gone (a loop that ended is not waited for).
-      let iteration: IterationToken?
-      var binding: BindingToken?
+      var cursor: LiveCursor<Element>?
 
       public mutating func next() async -> Element? {
-        guard let live else {
+        guard cursor != nil else {
           guard index < items.count else { return nil }
           defer { index += 1 }
           return items[index]
         }
-        if binding == nil { binding = TaskBindings.shared.bindCurrentTask(to: live.core) }
-        return await live.core.next(live.listener)
+        return await cursor?.next()
       }
     }
-  }
-}
-
-/// Lives as long as an iterator of a live sequence (and its copies).
-final class IterationToken: Sendable {
-  let core: SessionCore
-  let listener: ListenerBase
-  init<Element>(_ handle: ListenerHandle<Element>) {
-    core = handle.core
-    listener = handle.listener
-    core.iteratorStarted(listener)
-  }
-  deinit { core.iteratorEnded(listener) }
-}
-
-/// Keeps a live listener registered while its sequence or an iterator exists.
-final class ListenerHandle<Element: Sendable>: Sendable {
-  let core: SessionCore
-  let listener: Listener<Element>
-  init(core: SessionCore, listener: Listener<Element>) {
-    self.core = core
-    self.listener = listener
-  }
-  deinit { core.removeListener(listener) }
-}
-
-/// A storefront, as StoreKit's `Storefront`.
-public struct Storefront: Hashable, Sendable {
-  /// ISO 3166-1 alpha-3 code.
-  public let countryCode: String
-  /// The App Store storefront id.
-  public let id: String
-  /// The storefront's currency code (StoreKit: `currency` as `Locale.Currency`).
-  public let currencyCode: String
-
-  /// The current storefront of the session.
-  public static var current: Storefront? {
-    get async {
-      guard let core = SessionResolver.resolve() else { return nil }
-      return core.read { store in
-        let s = StoreSim.Storefront.named(store.settings.storefront) ?? .usa
-        return Storefront(countryCode: s.countryCode, id: s.id, currencyCode: s.currency)
-      }
-    }
-  }
-}
-
-/// App Store actions and values, as StoreKit's `AppStore`.
-public enum AppStore {
-  /// The server environment of signed data.
-  public struct Environment: RawRepresentable, Hashable, Sendable {
-    public let rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
-    public static let production = Environment(rawValue: "Production")
-    public static let sandbox = Environment(rawValue: "Sandbox")
-    public static let xcode = Environment(rawValue: "Xcode")
-
-    init(_ e: StoreEnvironment) { self.init(rawValue: e.rawValue) }
-  }
-
-  /// Syncs transactions with the App Store; throws a simulated `.appStoreSync` error.
-  public static func sync() async throws {
-    guard let core = SessionResolver.resolve() else { throw StoreKitError.unknown }
-    if let error = core.read({ $0.settings.simulatedError(forAPI: .appStoreSync) }) {
-      throw StoreKitError(simulated: error.name)
-    }
-  }
-
-  /// Whether the customer may pay (always true in a session).
-  public static var canMakePayments: Bool { true }
-}
-
-/// One line on standard error the first time `Transaction.updates` is read with no session in
-/// reach (typically inside `Task.detached`), since the empty sequence it gets is easy to miss.
-enum UnboundWarning {
-  private static let lock = NSLock()
-  nonisolated(unsafe) private static var warned = false
-
-  static func once() {
-    lock.lock()
-    let first = !warned
-    warned = true
-    lock.unlock()
-    guard first else { return }
-    FileHandle.standardError.write(
-      Data(
-        ("StoreSimKit: Transaction.updates was read with no SKTestSession in reach (inside Task.detached?); "
-          + "it is empty. Read it before detaching, or inside SKTestSession.run.\n").utf8))
   }
 }

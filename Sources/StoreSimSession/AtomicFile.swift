@@ -123,19 +123,22 @@ package enum SignalsHeld {
   #else
     package typealias Handler = sighandler_t
   #endif
-  /// Guards `saves` and `previous` (never taken by the handler, which only sets `pending`).
-  package static let lock = NSLock()
-  nonisolated(unsafe) static var saves = 0
-  nonisolated(unsafe) static var previous: [Int32: Handler?] = [:]
+  /// The saves under way in this process and the handlers the first one replaced, under one
+  /// lock (never taken by the handler, which only sets `pending`).
+  package struct Nesting {
+    package var saves = 0
+    var previous: [Int32: Handler?] = [:]
+  }
+  package static let nesting = Mutex(Nesting())
 
   package static func begin() {
-    lock.lock()
-    defer { lock.unlock() }
-    saves += 1
-    guard saves == 1 else { return }
-    pending = 0
-    for s in signals {
-      previous[s] = signal(s) { code in SignalsHeld.pending = code }
+    nesting.withLock { n in
+      n.saves += 1
+      guard n.saves == 1 else { return }
+      pending = 0
+      for s in signals {
+        n.previous[s] = signal(s) { code in SignalsHeld.pending = code }
+      }
     }
   }
 
@@ -143,16 +146,17 @@ package enum SignalsHeld {
   package static func resend(_ code: Int32) { kill(getpid(), code) }
 
   package static func end() {
-    lock.lock()
-    saves -= 1
-    guard saves == 0 else { return lock.unlock() }
-    for s in signals {
-      if let handler = previous[s] { signal(s, handler) }
+    let code: sig_atomic_t = nesting.withLock { n in
+      n.saves -= 1
+      guard n.saves == 0 else { return 0 }
+      for s in signals {
+        if let handler = n.previous[s] { signal(s, handler) }
+      }
+      n.previous = [:]
+      let code = pending
+      pending = 0
+      return code
     }
-    previous = [:]
-    let code = pending
-    pending = 0
-    lock.unlock()
     // To the process, not to this thread: a thread that blocks the signal (the server's
     // workers block SIGINT and SIGTERM) would keep a raised signal pending forever.
     if code != 0 { resend(code) }

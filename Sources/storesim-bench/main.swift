@@ -51,7 +51,11 @@ func simulate(
     for i in list.indices {
       switch list[i].kind {
       case .transactionCreated, .subscriptionExpired, .transactionRevoked, .notificationSent: events += 1
-      default: break
+      // Counted only through the transactions and notifications they come with.
+      case .transactionUpgraded, .subscriptionRenewed, .renewalFailed, .gracePeriodExpired, .renewalPreferenceChanged,
+        .autoRenewStatusChanged, .priceIncreaseStatusChanged, .offerRedeemed, .askToBuyRequested, .askToBuyDeclined,
+        .purchaseInterrupted, .refundRequested, .refundDeclined, .refundReversed, .clockAdvanced:
+        break
       }
     }
   }

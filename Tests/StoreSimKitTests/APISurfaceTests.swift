@@ -1,13 +1,14 @@
 import Foundation
 import StoreSimKit
+import StoreSimKitTesting
 import Testing
 
 /// The rest of the surface: interrupted and failing purchases, per-product queries, signed
 /// data and the session's notifications.
-@Suite("API surface")
+@Suite("API surface", .isolatedTestSession)
 struct APISurfaceTests {
   @Test func anInterruptedPurchaseIsPendingUntilResolvedThenArrivesOnUpdates() async throws {
-    let session = try SKTestSession(contentsOf: Kit.appleSample)
+    let session = try SKTestSession(contentsOf: Kit.appleSample, startDate: Kit.start)
     session.interruptedPurchasesEnabled = true
     try await session.run {
       let updates = Transaction.updates
@@ -23,7 +24,7 @@ struct APISurfaceTests {
   }
 
   @Test func failTransactionsEnabledMakesPurchasesThrow() async throws {
-    let session = try SKTestSession(contentsOf: Kit.appleSample)
+    let session = try SKTestSession(contentsOf: Kit.appleSample, startDate: Kit.start)
     session.failTransactionsEnabled = true
     try await session.run {
       let car = try #require(try await Product.products(for: ["nonconsumable.car"]).first)
@@ -33,7 +34,7 @@ struct APISurfaceTests {
   }
 
   @Test func perProductQueriesAndStatusForAGroup() async throws {
-    let session = try SKTestSession(contentsOf: Kit.appleSample)
+    let session = try SKTestSession(contentsOf: Kit.appleSample, startDate: Kit.start)
     try await session.run {
       try await session.buyProduct(identifier: "subscription.premium")
       try await session.buyProduct(identifier: "nonconsumable.car")
@@ -52,7 +53,7 @@ struct APISurfaceTests {
   }
 
   @Test func signedDataDecodesToTheTransaction() async throws {
-    let session = try SKTestSession(contentsOf: Kit.appleSample)
+    let session = try SKTestSession(contentsOf: Kit.appleSample, startDate: Kit.start)
     try await session.run {
       let token = UUID()
       let car = try #require(try await Product.products(for: ["nonconsumable.car"]).first)
@@ -74,7 +75,7 @@ struct APISurfaceTests {
   }
 
   @Test func theSessionsNotificationsAreSignedV2Payloads() async throws {
-    let session = try SKTestSession(contentsOf: Kit.appleSample)
+    let session = try SKTestSession(contentsOf: Kit.appleSample, startDate: Kit.start)
     try await session.buyProduct(identifier: "subscription.pro")
     try session.advance(by: 62 * Kit.day)  // intro period of two months, then a renewal
     #expect(session.notificationNames() == ["SUBSCRIBED/INITIAL_BUY", "DID_RENEW"])
@@ -87,7 +88,7 @@ struct APISurfaceTests {
 
   @Test(.timeLimit(.minutes(1)))
   func statusUpdatesFollowTheSubscription() async throws {
-    let session = try SKTestSession(contentsOf: Kit.premium)
+    let session = try SKTestSession(contentsOf: Kit.premium, startDate: Kit.start)
     try await session.run {
       let statuses = Product.SubscriptionInfo.Status.updates
       let listener = Task.detached { () -> [RenewalState] in

@@ -1,14 +1,15 @@
 import Foundation
 import StoreSimKit
+import StoreSimKitTesting
 import Testing
 
 /// Flow 1 of the product spec: Apple's StoreKit 2 sample store, driven through the app's own
 /// store class on the virtual clock.
-@Suite("Flow 1: the sample store")
+@Suite("Flow 1: the sample store", .isolatedTestSession)
 @MainActor
 struct Flow1StoreTests {
   @Test func productsAreSplitByTypeAndSortedByPrice() async throws {
-    let session = try SKTestSession(contentsOf: Kit.appleSample)
+    let session = try SKTestSession(contentsOf: Kit.appleSample, startDate: Kit.start)
     await session.run {
       let store = await makeStore(session)
       #expect(store.cars.map(\.id) == ["nonconsumable.car", "nonconsumable.utilityvehicle", "nonconsumable.racecar"])
@@ -26,7 +27,7 @@ struct Flow1StoreTests {
   }
 
   @Test func entitlementsPerProductType() async throws {
-    let session = try SKTestSession(contentsOf: Kit.appleSample)
+    let session = try SKTestSession(contentsOf: Kit.appleSample, startDate: Kit.start)
     try await session.run {
       let store = await makeStore(session)
       // A car: a non-consumable, owned from now on.
@@ -65,7 +66,7 @@ struct Flow1StoreTests {
   }
 
   @Test func theNonRenewingSubscriptionLastsOneYearByTheAppsRule() async throws {
-    let session = try SKTestSession(contentsOf: Kit.appleSample)
+    let session = try SKTestSession(contentsOf: Kit.appleSample, startDate: Kit.start)
     try await session.run {
       let store = await makeStore(session)
       let pass = store.nonRenewables[0]
@@ -82,7 +83,7 @@ struct Flow1StoreTests {
   }
 
   @Test func renewalsReachTheListenerOnTheVirtualClock() async throws {
-    let session = try SKTestSession(contentsOf: Kit.appleSample)
+    let session = try SKTestSession(contentsOf: Kit.appleSample, startDate: Kit.start)
     try await session.run {
       let store = await makeStore(session)
       let premium = store.subscriptions[1]
@@ -102,7 +103,7 @@ struct Flow1StoreTests {
   }
 
   @Test func theHighestServiceLevelWinsWhenFamilySharingAddsOne() async throws {
-    let session = try SKTestSession(contentsOf: Kit.appleSample)
+    let session = try SKTestSession(contentsOf: Kit.appleSample, startDate: Kit.start)
     try await session.run {
       let store = await makeStore(session)
       _ = try #require(try await store.purchase(store.subscriptions[0]))

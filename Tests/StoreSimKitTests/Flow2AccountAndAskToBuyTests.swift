@@ -1,13 +1,14 @@
 import Foundation
 import StoreSimKit
+import StoreSimKitTesting
 import Testing
 
 /// Flow 2: `appAccountToken`, Ask to Buy approved and declined, `latest(for:)` after an upgrade.
-@Suite("Flow 2: account token, Ask to Buy, latest(for:)")
+@Suite("Flow 2: account token, Ask to Buy, latest(for:)", .isolatedTestSession)
 @MainActor
 struct Flow2AccountAndAskToBuyTests {
   @Test func theAppAccountTokenIsOnTheTransactionAndItsRenewals() async throws {
-    let session = try SKTestSession(contentsOf: Kit.appleSample)
+    let session = try SKTestSession(contentsOf: Kit.appleSample, startDate: Kit.start)
     try await session.run {
       let store = await makeStore(session)
       let token = UUID(uuidString: "6F1E1D3C-0000-4000-8000-000000000001")!
@@ -24,7 +25,7 @@ struct Flow2AccountAndAskToBuyTests {
   }
 
   @Test func askToBuyIsPendingThenTheApprovedTransactionArrivesOnUpdates() async throws {
-    let session = try SKTestSession(contentsOf: Kit.appleSample)
+    let session = try SKTestSession(contentsOf: Kit.appleSample, startDate: Kit.start)
     session.askToBuyEnabled = true
     try await session.run {
       let store = await makeStore(session)
@@ -49,7 +50,7 @@ struct Flow2AccountAndAskToBuyTests {
   }
 
   @Test func aDeclinedAskToBuyDeliversNothing() async throws {
-    let session = try SKTestSession(contentsOf: Kit.appleSample)
+    let session = try SKTestSession(contentsOf: Kit.appleSample, startDate: Kit.start)
     session.askToBuyEnabled = true
     try await session.run {
       let store = await makeStore(session)
@@ -66,7 +67,7 @@ struct Flow2AccountAndAskToBuyTests {
   }
 
   @Test func latestForShowsIsUpgradedAfterAnUpgrade() async throws {
-    let session = try SKTestSession(contentsOf: Kit.appleSample)
+    let session = try SKTestSession(contentsOf: Kit.appleSample, startDate: Kit.start)
     try await session.run {
       let store = await makeStore(session)
       let standard = try #require(try await store.purchase(store.subscriptions[0]))

@@ -1,15 +1,16 @@
 import Foundation
 import StoreSimKit
+import StoreSimKitTesting
 import Testing
 
 /// Flow 3 in StoreKit 2 terms: unknown identifiers, the purchase outcomes (purchased, failed,
 /// deferred, cancelled), restoring non-consumables with `AppStore.sync()` and simulated errors.
 /// (The `verifyReceipt` part of the flow is the CLI's `receipt`; StoreKit 2 has no receipt.)
-@Suite("Flow 3: product requests, outcomes, restore")
+@Suite("Flow 3: product requests, outcomes, restore", .isolatedTestSession)
 @MainActor
 struct Flow3RestoreTests {
   @Test func unknownIdentifiersAreLeftOut() async throws {
-    let session = try SKTestSession(contentsOf: Kit.appleSample)
+    let session = try SKTestSession(contentsOf: Kit.appleSample, startDate: Kit.start)
     try await session.run {
       let products = try await Product.products(for: ["nonconsumable.car", "no.such.product", "subscription.pro"])
       #expect(Set(products.map(\.id)) == ["nonconsumable.car", "subscription.pro"])
@@ -17,7 +18,7 @@ struct Flow3RestoreTests {
   }
 
   @Test func purchaseOutcomes() async throws {
-    let session = try SKTestSession(contentsOf: Kit.appleSample)
+    let session = try SKTestSession(contentsOf: Kit.appleSample, startDate: Kit.start)
     try await session.run {
       let car = try #require(try await Product.products(for: ["nonconsumable.car"]).first)
       // Cancelled by the customer.
@@ -46,7 +47,7 @@ struct Flow3RestoreTests {
   }
 
   @Test func nonConsumablesAreRestoredOnANewLaunch() async throws {
-    let session = try SKTestSession(contentsOf: Kit.appleSample)
+    let session = try SKTestSession(contentsOf: Kit.appleSample, startDate: Kit.start)
     try await session.run {
       let first = await makeStore(session)
       _ = try #require(try await first.purchase(first.cars[1]))
@@ -65,7 +66,7 @@ struct Flow3RestoreTests {
   }
 
   @Test func simulatedLoadAndVerificationErrors() async throws {
-    let session = try SKTestSession(contentsOf: Kit.appleSample)
+    let session = try SKTestSession(contentsOf: Kit.appleSample, startDate: Kit.start)
     try await session.setSimulatedError(.generic(.networkError(URLError(.timedOut))), forAPI: .loadProducts)
     try await session.run {
       let store = await makeStore(session)

@@ -1,10 +1,11 @@
 import Foundation
 import StoreSimKit
+import StoreSimKitTesting
 import Testing
 
 /// Flow 4: the auto-renewable lifecycle on Premium.storekit, seen by the app through
 /// StoreSimKit, with the server notification of every step.
-@Suite("Flow 4: the auto-renewable lifecycle")
+@Suite("Flow 4: the auto-renewable lifecycle", .isolatedTestSession)
 @MainActor
 struct Flow4LifecycleTests {
   static let ids = [
@@ -19,7 +20,7 @@ struct Flow4LifecycleTests {
   }
 
   @Test func freeTrialThenPaidRenewalsAndIntroEligibilityOncePerGroup() async throws {
-    let session = try SKTestSession(contentsOf: Kit.premium)
+    let session = try SKTestSession(contentsOf: Kit.premium, startDate: Kit.start)
     try await session.run {
       let store = await makeStore(session, productIDs: Self.ids)
       let monthly = product(store, "com.example.premium.monthly")
@@ -51,7 +52,7 @@ struct Flow4LifecycleTests {
   }
 
   @Test func gracePeriodThenBillingRetryThenRecovery() async throws {
-    let session = try SKTestSession(contentsOf: Kit.premium)
+    let session = try SKTestSession(contentsOf: Kit.premium, startDate: Kit.start)
     try await session.run {
       let store = await makeStore(session, productIDs: Self.ids)
       let monthly = product(store, "com.example.premium.monthly")
@@ -88,7 +89,7 @@ struct Flow4LifecycleTests {
   }
 
   @Test func billingRetryRunsOutAfterSixtyDaysThenWinBack() async throws {
-    let session = try SKTestSession(contentsOf: Kit.premium)
+    let session = try SKTestSession(contentsOf: Kit.premium, startDate: Kit.start)
     try await session.run {
       let store = await makeStore(session, productIDs: Self.ids)
       let monthly = product(store, "com.example.premium.monthly")
@@ -117,7 +118,7 @@ struct Flow4LifecycleTests {
   }
 
   @Test func cancelExpiresAtPeriodEndAndARefundRevokesAtOnce() async throws {
-    let session = try SKTestSession(contentsOf: Kit.premium)
+    let session = try SKTestSession(contentsOf: Kit.premium, startDate: Kit.start)
     try await session.run {
       let store = await makeStore(session, productIDs: Self.ids)
       let quarterly = product(store, "com.example.premium.quarterly")
@@ -152,7 +153,7 @@ struct Flow4LifecycleTests {
   }
 
   @Test func upgradeDowngradeAndCrossgrade() async throws {
-    let session = try SKTestSession(contentsOf: Kit.premium)
+    let session = try SKTestSession(contentsOf: Kit.premium, startDate: Kit.start)
     try await session.run {
       let store = await makeStore(session, productIDs: Self.ids)
       let monthly = product(store, "com.example.premium.monthly")
@@ -185,7 +186,7 @@ struct Flow4LifecycleTests {
   }
 
   @Test func promotionalOfferCodeAndPriceIncreaseConsent() async throws {
-    let session = try SKTestSession(contentsOf: Kit.premium)
+    let session = try SKTestSession(contentsOf: Kit.premium, startDate: Kit.start)
     try await session.run {
       let store = await makeStore(session, productIDs: Self.ids)
       let monthly = product(store, "com.example.premium.monthly")
@@ -220,7 +221,7 @@ struct Flow4LifecycleTests {
   }
 
   @Test func declinedPriceIncreaseTurnsAutoRenewOff() async throws {
-    let session = try SKTestSession(contentsOf: Kit.premium)
+    let session = try SKTestSession(contentsOf: Kit.premium, startDate: Kit.start)
     try await session.run {
       let store = await makeStore(session, productIDs: Self.ids)
       let t = try #require(try await store.purchase(product(store, "com.example.premium.monthly")))

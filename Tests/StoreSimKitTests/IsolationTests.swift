@@ -1,11 +1,12 @@
 import Foundation
 import StoreSimKit
+import StoreSimKitTesting
 import Testing
 
 /// Determinism and isolation: what a control call causes is visible and queued when it
 /// returns, in order; sessions never see each other; detached tasks reach the session through
 /// values bound to it.
-@Suite("Isolation and determinism")
+@Suite("Isolation and determinism", .isolatedTestSession)
 struct IsolationTests {
   @Test func parallelSessionsNeverSeeEachOthersPurchases() async throws {
     let ids = ["nonconsumable.car", "nonconsumable.utilityvehicle", "nonconsumable.racecar"]
@@ -13,7 +14,7 @@ struct IsolationTests {
       for round in 0..<24 {
         let id = ids[round % 3]
         group.addTask {
-          let session = try SKTestSession(contentsOf: Kit.appleSample)
+          let session = try SKTestSession(contentsOf: Kit.appleSample, startDate: Kit.start)
           return try await session.run {
             let product = try #require(try await Product.products(for: [id]).first)
             _ = try await product.purchase()
@@ -28,7 +29,7 @@ struct IsolationTests {
 
   @Test(.timeLimit(.minutes(1)))
   func updatesArriveInOrderAndAreQueuedWhenTheCallReturns() async throws {
-    let session = try SKTestSession(contentsOf: Kit.appleSample)
+    let session = try SKTestSession(contentsOf: Kit.appleSample, startDate: Kit.start)
     try await session.run {
       let updates = Transaction.updates
       let product = try #require(try await Product.products(for: ["subscription.standard"]).first)
@@ -52,7 +53,7 @@ struct IsolationTests {
   }
 
   @Test func aDetachedListenerReachesItsSessionThroughItsSequence() async throws {
-    let session = try SKTestSession(contentsOf: Kit.appleSample)
+    let session = try SKTestSession(contentsOf: Kit.appleSample, startDate: Kit.start)
     try await session.run {
       let updates = Transaction.updates
       let listener = Task.detached { () -> [String] in
@@ -67,12 +68,13 @@ struct IsolationTests {
       // A detached task created inside the session reaches it (StoreSimKit's Task.detached).
       #expect(await Task.detached { await collect(Transaction.currentEntitlements).count }.value == 1)
     }
-    // One created outside every session has none: StoreKit calls see an empty store.
-    #expect(await Task.detached { await collect(Transaction.currentEntitlements).count }.value == 0)
+    // One created outside `run` reaches the device's session: the newest live one (this
+    // test's, since the suite's trait gives each test a device of its own).
+    #expect(await Task.detached { await collect(Transaction.currentEntitlements).count }.value == 1)
   }
 
   @Test func productsAndTransactionsCarryTheirSession() async throws {
-    let session = try SKTestSession(contentsOf: Kit.appleSample)
+    let session = try SKTestSession(contentsOf: Kit.appleSample, startDate: Kit.start)
     let product = try await session.run { try #require(try await Product.products(for: ["nonconsumable.car"]).first) }
     // Outside `run` and in a detached task: the product still reaches its session.
     let transaction = try await Task.detached { () throws -> Transaction? in
@@ -88,7 +90,7 @@ struct IsolationTests {
   }
 
   @Test func unfinishedTransactionsAreReplayedOnceToTheFirstListener() async throws {
-    let session = try SKTestSession(contentsOf: Kit.appleSample)
+    let session = try SKTestSession(contentsOf: Kit.appleSample, startDate: Kit.start)
     try await session.run {
       try await session.buyProduct(identifier: "nonconsumable.racecar")  // nobody listens yet
       let first = Transaction.updates
@@ -103,7 +105,7 @@ struct IsolationTests {
   }
 
   @Test func aSamePurchaseIsNotAlsoDeliveredOnUpdates() async throws {
-    let session = try SKTestSession(contentsOf: Kit.appleSample)
+    let session = try SKTestSession(contentsOf: Kit.appleSample, startDate: Kit.start)
     try await session.run {
       let updates = Transaction.updates
       let car = try #require(try await Product.products(for: ["nonconsumable.car"]).first)
@@ -115,7 +117,7 @@ struct IsolationTests {
   }
 
   @Test func settingsAndResetToDefaultState() async throws {
-    let session = try SKTestSession(contentsOf: Kit.appleSample)
+    let session = try SKTestSession(contentsOf: Kit.appleSample, startDate: Kit.start)
     session.askToBuyEnabled = true
     session.storefront = "FRA"
     session.locale = Locale(identifier: "fr_FR")
@@ -140,7 +142,7 @@ struct IsolationTests {
   }
 
   @Test func controlErrorsAreSKTestErrors() async throws {
-    let session = try SKTestSession(contentsOf: Kit.appleSample)
+    let session = try SKTestSession(contentsOf: Kit.appleSample, startDate: Kit.start)
     #expect(throws: SKTestError(.invalidProductIdentifier, "")) {
       try session.expireSubscription(productIdentifier: "subscription.nope")
     }
@@ -155,7 +157,7 @@ struct IsolationTests {
   }
 }
 
-@Suite("Creating sessions")
+@Suite("Creating sessions", .isolatedTestSession)
 struct CreatingSessionsTests {
   @Test func aMissingBundleResourceIsFileNotFound() {
     #expect(throws: SKTestError(.fileNotFound, "")) { try SKTestSession(configurationFileNamed: "NoSuchConfiguration") }
@@ -172,11 +174,11 @@ struct CreatingSessionsTests {
   }
 }
 
-@Suite("Cancellation")
+@Suite("Cancellation", .isolatedTestSession)
 struct CancellationTests {
   @Test(.timeLimit(.minutes(1)))
   func aCancelledListenerEndsAndIsNotWaitedFor() async throws {
-    let session = try SKTestSession(contentsOf: Kit.appleSample)
+    let session = try SKTestSession(contentsOf: Kit.appleSample, startDate: Kit.start)
     try await session.run {
       let updates = Transaction.updates
       let listener = Task.detached { () -> Int in

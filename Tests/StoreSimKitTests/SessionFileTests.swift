@@ -1,11 +1,12 @@
 import Foundation
 import StoreSimCLI
 import StoreSimKit
+import StoreSimKitTesting
 import Testing
 
 /// The CLI's session files and StoreSimKit share the engine: a state prepared with the CLI (or
 /// a scenario) loads into a test session, and a test session saves back for the CLI.
-@Suite("Session files shared with the CLI")
+@Suite("Session files shared with the CLI", .isolatedTestSession)
 struct SessionFileTests {
   /// Runs the CLI in-process in a folder; returns stdout and the exit code.
   final class Folder: @unchecked Sendable {
@@ -63,7 +64,7 @@ struct SessionFileTests {
 
   @Test func aSessionCreatedByAKitTestOpensInTheCLI() async throws {
     let folder = try Folder()
-    let session = try SKTestSession(contentsOf: Kit.appleSample)
+    let session = try SKTestSession(contentsOf: Kit.appleSample, startDate: Kit.start)
     try await session.buyProduct(identifier: "subscription.premium")
     try session.save(to: folder.session)
     let (text, code) = folder.cli("status")

@@ -11,7 +11,7 @@ enum Kit {
   static let day: TimeInterval = 86_400
 
   /// 2026-01-01T00:00:00Z, the sessions' start.
-  static let start = SKTestSession.defaultStartDate
+  static let start = Date(timeIntervalSince1970: 1_767_225_600)
 
   static func date(_ text: String) -> Date { ISO8601DateFormatter().date(from: text)! }
 }

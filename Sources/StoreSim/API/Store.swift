@@ -21,12 +21,14 @@ import Foundation
 public struct Store: Sendable {
   /// The whole state; compare it, encode it, restore it with `init(state:)`.
   public internal(set) var state: StoreState
-  var customerIndex: [CustomerID: Int]
+  var customerIndex: [CustomerID: CustomerHandle]
   var events: [StoreEvent] = []
   /// Due deadlines, derived from the state (never saved); stale entries are skipped on pop.
   var schedule = DueQueue()
   /// The storefront of `settings`, looked up once per settings change.
   var storefront: Storefront = .usa
+  /// Per customer (by position in `state.customers`): transactions by product, finished prefix.
+  var transactionIndex: [TransactionIndex] = []
 
   /// A new session over a configuration, starting at `start`.
   public init(
@@ -47,8 +49,10 @@ public struct Store: Sendable {
   /// Restores a session from a saved state.
   public init(state: StoreState) {
     self.state = state
-    customerIndex = Dictionary(state.customers.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
+    customerIndex = Dictionary(
+      state.customers.enumerated().map { ($1.id, CustomerHandle(index: $0)) }, uniquingKeysWith: { a, _ in a })
     storefront = Self.storefront(of: state.settings)
+    rebuildTransactionIndex()
     rebuildSchedule()
   }
 
@@ -97,7 +101,8 @@ public struct Store: Sendable {
   public func hasCustomer(_ id: CustomerID) -> Bool { customerIndex[id] != nil }
 
   mutating func appendCustomer(_ id: CustomerID) {
-    customerIndex[id] = state.customers.count
+    customerIndex[id] = CustomerHandle(index: state.customers.count)
+    transactionIndex.append(TransactionIndex())
     let number = state.customers.count + 1
     state.customers.append(
       Customer(
@@ -105,7 +110,7 @@ public struct Store: Sendable {
         familyID: nil, appTransactionID: String(704_000_000_000_000_000 + UInt64(number))))
   }
 
-  func index(of customer: CustomerID) throws(StoreError) -> Int {
+  func index(of customer: CustomerID) throws(StoreError) -> CustomerHandle {
     guard let i = customerIndex[customer] else { throw .customerNotFound(customer) }
     return i
   }
@@ -150,9 +155,9 @@ public struct Store: Sendable {
     return state.nextWebOrderLineItemID
   }
 
-  mutating func emit(_ customer: Int, _ kind: consuming StoreEvent.Kind) {
+  mutating func emit(_ customer: CustomerHandle?, _ kind: consuming StoreEvent.Kind) {
     events.append(
-      StoreEvent(date: state.now, customer: customer >= 0 ? state.customers[customer].id : nil, kind: kind))
+      StoreEvent(date: state.now, customer: customer.map { state.customers[$0].id }, kind: kind))
   }
 
   /// Runs a mutation and collects its events.

@@ -10,17 +10,17 @@ extension Store {
     var time: UInt64
     var tie: UInt64
 
-    init(date: Date, rank: Int, customer: Int, subscription: Int) {
+    init(date: Date, rank: Int, customer: CustomerHandle, subscription: Int) {
       let bits = date.timeIntervalSinceReferenceDate.bitPattern
       time = bits & (1 << 63) == 0 ? bits | (1 << 63) : ~bits
-      tie = UInt64(rank) << 56 | UInt64(customer) << 16 | UInt64(subscription)
+      tie = UInt64(rank) << 56 | UInt64(customer.index) << 16 | UInt64(subscription)
     }
 
     var date: Date {
       Date(timeIntervalSinceReferenceDate: Double(bitPattern: time & (1 << 63) != 0 ? time & ~(1 << 63) : ~time))
     }
     var rank: Int { Int(tie >> 56) }
-    var customer: Int { Int(tie >> 16 & 0xff_ffff_ffff) }
+    var customer: CustomerHandle { CustomerHandle(index: Int(tie >> 16 & 0xff_ffff_ffff)) }
     var subscription: Int { Int(tie & 0xffff) }
 
     static func < (a: Due, b: Due) -> Bool {

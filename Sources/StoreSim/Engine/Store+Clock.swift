@@ -16,7 +16,7 @@ extension Store {
     return atomically { (store: inout Store) -> Void in
       store.runDue(through: date)
       store.state.now = date
-      store.emit(-1, .clockAdvanced(to: date))
+      store.emit(nil, .clockAdvanced(to: date))
     }
   }
 
@@ -45,7 +45,7 @@ extension Store {
     defer { events = [] }
     guard runDue(through: date, afterBatch: sink) else { return false }
     state.now = date
-    emit(-1, .clockAdvanced(to: date))
+    emit(nil, .clockAdvanced(to: date))
     return sink(&events)
   }
 
@@ -103,12 +103,14 @@ extension Store {
   /// value computed from every read, for `blackHole`, so that the reads are not optimised away.
   func warm(_ batch: [Due]) -> UInt64 {
     var sink: UInt64 = 0
-    for due in batch where due.customer < state.customers.count {
+    for due in batch where due.customer.index < state.customers.count {
       let count = state.customers[due.customer].subscriptions.count
       sink &+= UInt64(count) &+ UInt64(state.customers[due.customer].transactions.count)
     }
     for due in batch
-    where due.customer < state.customers.count && due.subscription < state.customers[due.customer].subscriptions.count {
+    where due.customer.index < state.customers.count
+      && due.subscription < state.customers[due.customer].subscriptions.count
+    {
       sink &+= self[due.customer, due.subscription].latestTransactionID
       sink &+= UInt64(self[due.customer, due.subscription].renewalCount)
       // The slot the next transaction is appended after (the pointer only, not the transaction).

@@ -1,9 +1,9 @@
 import Foundation
 
 extension Store {
-  func familyMembers(of ci: Int) -> [Int] {
+  func familyMembers(of ci: CustomerHandle) -> [CustomerHandle] {
     guard let family = state.customers[ci].familyID else { return [] }
-    return state.customers.indices.filter { $0 != ci && state.customers[$0].familyID == family }
+    return state.customers.handles.filter { $0 != ci && state.customers[$0].familyID == family }
   }
 
   /// Puts `member` in the Family Sharing group of `organizer`: family-shareable purchases reach
@@ -50,14 +50,14 @@ extension Store {
       where store.state.customers[mi].transactions[ti].ownershipType == .familyShared
         && !store.state.customers[mi].transactions[ti].isRevoked
       {
-        store.revokeCopy(mi, ti, reason: .other)
+        store.revokeCopy(TransactionHandle(customer: mi, index: ti), reason: .other)
       }
       for oi in others {
         for ti in store.state.customers[oi].transactions.indices
         where store.state.customers[oi].transactions[ti].sharedFrom == name
           && !store.state.customers[oi].transactions[ti].isRevoked
         {
-          store.revokeCopy(oi, ti, reason: .other)
+          store.revokeCopy(TransactionHandle(customer: oi, index: ti), reason: .other)
         }
       }
     }
@@ -66,14 +66,14 @@ extension Store {
   /// Gives each family member their own copy of a family-shareable purchase or renewal.
   /// A renewal's `renewalSubtype` (`BILLING_RECOVERY`) reaches the members' `DID_RENEW` too
   /// (rule family-members-get-status-changes).
-  mutating func shareWithFamily(_ ci: Int, _ t: Transaction, renewalSubtype: Subtype? = nil) {
+  mutating func shareWithFamily(_ ci: CustomerHandle, _ t: Transaction, renewalSubtype: Subtype? = nil) {
     guard state.customers[ci].familyID != nil, t.ownershipType == .purchased,
       state.configuration.isFamilyShareable(t.productID)
     else { return }
     for mi in familyMembers(of: ci) { copy(t, from: ci, to: mi, renewalSubtype: renewalSubtype) }
   }
 
-  mutating func copy(_ t: Transaction, from ci: Int, to mi: Int, renewalSubtype: Subtype? = nil) {
+  mutating func copy(_ t: Transaction, from ci: CustomerHandle, to mi: CustomerHandle, renewalSubtype: Subtype? = nil) {
     let owner = state.customers[ci].id
     var c = t
     c.ownershipType = .familyShared
@@ -109,26 +109,27 @@ extension Store {
   /// `REVOKE` only when they lose access (rule family-revoke-only-on-lost-access): the copy of
   /// an old renewal is revoked quietly.
   mutating func revokeFamilyCopies(
-    of id: TransactionID, from ci: Int, reason: RevocationReason, losingAccess: Bool = true
+    of id: TransactionID, from ci: CustomerHandle, reason: RevocationReason, losingAccess: Bool = true
   ) {
     for mi in familyMembers(of: ci) {
       for ti in state.customers[mi].transactions.indices
       where state.customers[mi].transactions[ti].sharedTransactionID == id
         && !state.customers[mi].transactions[ti].isRevoked
       {
-        revokeCopy(mi, ti, reason: reason, notifying: losingAccess)
+        revokeCopy(TransactionHandle(customer: mi, index: ti), reason: reason, notifying: losingAccess)
       }
     }
   }
 
   /// Revokes one family copy; `REVOKE` carries the member's renewal info and status for an
   /// auto-renewable (rule family-revoke-only-on-lost-access).
-  mutating func revokeCopy(_ mi: Int, _ ti: Int, reason: RevocationReason, notifying: Bool = true) {
-    state.customers[mi].transactions[ti].revocationDate = state.now
-    state.customers[mi].transactions[ti].revocationReason = reason
-    state.customers[mi].transactions[ti].isFamilyRevocation = true
-    markModified(mi, ti)
-    let copy = state.customers[mi].transactions[ti]
+  mutating func revokeCopy(_ handle: TransactionHandle, reason: RevocationReason, notifying: Bool = true) {
+    let mi = handle.customer
+    state[handle].revocationDate = state.now
+    state[handle].revocationReason = reason
+    state[handle].isFamilyRevocation = true
+    markModified(handle)
+    let copy = state[handle]
     emit(mi, .transactionRevoked(copy.id, copy.productID))
     guard notifying else { return }
     var info: RenewalInfo?
@@ -147,7 +148,7 @@ extension Store {
   /// Sends a status-change notification of the purchaser's subscription to every family member
   /// holding a copy of its current period, with the member's copy, renewal info and status
   /// (rule family-members-get-status-changes).
-  mutating func notifyFamily(_ ci: Int, _ si: Int, _ type: NotificationTypeV2, _ subtype: Subtype?) {
+  mutating func notifyFamily(_ ci: CustomerHandle, _ si: Int, _ type: NotificationTypeV2, _ subtype: Subtype?) {
     guard state.customers[ci].familyID != nil else { return }
     let latest = self[ci, si].latestTransactionID
     let group = self[ci, si].groupID

@@ -90,7 +90,7 @@ extension Store {
   /// Which offer applies to a purchase, or the purchase error StoreKit throws (rule
   /// intro-offer-eligibility-is-per-group and the offer rules after it).
   func resolveOffer(
-    _ ci: Int, _ product: Product, _ request: OfferRequest?
+    _ ci: CustomerHandle, _ product: Product, _ request: OfferRequest?
   ) -> Result<SubscriptionOffer?, PurchaseFailure> {
     guard let info = product.subscription else {
       return request == nil ? .success(nil) : .failure(.invalidOfferIdentifier)
@@ -145,7 +145,7 @@ extension Store {
 
   /// Creates what a successful purchase creates, at `state.now`.
   mutating func completePurchase(
-    _ ci: Int, _ product: Product, _ options: PurchaseOptions, delivery: StoreEvent.Delivery
+    _ ci: CustomerHandle, _ product: Product, _ options: PurchaseOptions, delivery: StoreEvent.Delivery
   ) -> Transaction {
     let offer: SubscriptionOffer?
     switch resolveOffer(ci, product, options.offer) {
@@ -190,7 +190,8 @@ extension Store {
   /// Gives a transaction its id, stores it and reports it.
   @discardableResult
   mutating func record(
-    _ ci: Int, _ transaction: consuming Transaction, delivery: StoreEvent.Delivery, originalID: TransactionID? = nil,
+    _ ci: CustomerHandle, _ transaction: consuming Transaction, delivery: StoreEvent.Delivery,
+    originalID: TransactionID? = nil,
     originalPurchaseDate: Date? = nil
   ) -> Transaction {
     var t = transaction  // moved in, so setting the ids below does not copy the storage
@@ -199,6 +200,7 @@ extension Store {
     t.originalPurchaseDate = originalPurchaseDate ?? t.purchaseDate
     t.modificationOrder = nextModificationOrder()
     state.customers[ci].transactions.append(t)
+    transactionIndex[ci].appended(t, at: state.customers[ci].transactions.count - 1)
     emit(ci, .transactionCreated(t.id, t.productID, delivery: delivery))
     return t
   }
@@ -237,7 +239,8 @@ extension Store {
   }
 
   mutating func purchaseSubscription(
-    _ ci: Int, _ product: Product, _ options: PurchaseOptions, offer: SubscriptionOffer?, delivery: StoreEvent.Delivery
+    _ ci: CustomerHandle, _ product: Product, _ options: PurchaseOptions, offer: SubscriptionOffer?,
+    delivery: StoreEvent.Delivery
   ) -> Transaction {
     let info = product.subscription!
     let group = info.groupID
@@ -278,139 +281,6 @@ extension Store {
     return t
   }
 
-  /// A purchase in a group where the customer is subscribed: same plan, upgrade, downgrade or
-  /// crossgrade (rule upgrade-is-immediate-and-marks-the-old-transaction-upgraded, rule
-  /// downgrade-waits-for-the-renewal).
-  mutating func changePlan(
-    _ ci: Int, _ si: Int, _ product: Product, _ options: PurchaseOptions, offer requested: SubscriptionOffer?,
-    delivery: StoreEvent.Delivery
-  ) -> Transaction {
-    let sub = self[ci, si]
-    let latest = state.customers[ci].transaction(sub.latestTransactionID)!
-    // Plan changes never use an introductory offer (rule plan-changes-never-get-an-intro-offer).
-    let offer = requested?.type == .introductory ? nil : requested
-    if product.id == sub.currentProductID {
-      buySamePlan(ci, si, product, offer: offer, latest: latest)
-      return latest  // Rule buying-what-you-own-returns-the-existing-transaction.
-    }
-    let current = state.configuration.product(sub.currentProductID)?.subscription
-    let new = product.subscription!
-    let curLevel = current?.groupLevel ?? Int.max
-    let immediate = new.groupLevel < curLevel || (new.groupLevel == curLevel && new.period == current?.period)
-    if immediate {
-      return upgradeNow(ci, si, product, options, offer: offer, latest: latest, delivery: delivery)
-    }
-    changeAtRenewal(ci, si, product, offer: offer, latest: latest)
-    return latest
-  }
-
-  /// The plan the customer has: an offer for the next period, a return to it from a pending
-  /// change, or auto-renew back on.
-  mutating func buySamePlan(_ ci: Int, _ si: Int, _ product: Product, offer: SubscriptionOffer?, latest: Transaction) {
-    var sub = self[ci, si]
-    if let offer {
-      sub.pendingOffer = offer
-      self[ci, si] = sub
-      emit(ci, .offerRedeemed(sub.groupID, product.id, offerType: offer.type, offerID: offer.id))
-      notify(ci, .offerRedeemed, nil, transaction: latest, group: sub.groupID)
-    } else if sub.autoRenewProductID != product.id {
-      sub.autoRenewProductID = product.id
-      sub.pendingOffer = nil
-      sub.increasedPrice = nil
-      // Buying within the group turns auto-renew back on (rule buying-in-the-group-re-enables-auto-renew).
-      let reenabled = !sub.willAutoRenew
-      sub.willAutoRenew = true
-      self[ci, si] = sub
-      if reenabled { emit(ci, .autoRenewStatusChanged(sub.groupID, product.id, willAutoRenew: true)) }
-      emit(ci, .renewalPreferenceChanged(sub.groupID, product.id))
-      notify(ci, .didChangeRenewalPref, nil, transaction: latest, group: sub.groupID)
-    } else if !sub.willAutoRenew {
-      // Buying the plan again turns auto-renew back on [inf].
-      sub.willAutoRenew = true
-      self[ci, si] = sub
-      emit(ci, .autoRenewStatusChanged(sub.groupID, product.id, willAutoRenew: true))
-      notify(ci, .didChangeRenewalStatus, .autoRenewEnabled, transaction: latest, group: sub.groupID)
-    }
-  }
-
-  /// Upgrade or same-duration crossgrade: now, old transaction isUpgraded, no revocation (rule
-  /// upgrade-is-immediate-and-marks-the-old-transaction-upgraded, rule
-  /// same-duration-crossgrade-is-an-upgrade).
-  mutating func upgradeNow(
-    _ ci: Int, _ si: Int, _ product: Product, _ options: PurchaseOptions, offer: SubscriptionOffer?,
-    latest: Transaction, delivery: StoreEvent.Delivery
-  ) -> Transaction {
-    var sub = self[ci, si]
-    markUpgraded(ci, latest.id)
-    var t = newTransaction(product, quantity: 1, token: options.appAccountToken ?? sub.appAccountToken)
-    t.webOrderLineItemID = newWebOrderLineItemID()
-    sub.anniversaryDate = applyPeriod(&t, product: product, offer: offer)
-    sub.increasedPrice = nil
-    t = record(
-      ci, consume t, delivery: delivery, originalID: sub.originalID, originalPurchaseDate: latest.originalPurchaseDate
-    )
-    sub.currentProductID = product.id
-    sub.autoRenewProductID = product.id
-    sub.willAutoRenew = true
-    sub.expirationDate = t.expirationDate!
-    sub.latestTransactionID = t.id
-    sub.billing = .healthy
-    sub.expirationReason = nil
-    sub.priceIncreaseStatus = .noIncreasePending
-    sub.pendingOffer = nil
-    sub.runningOffer = offer?.paymentMode == .payAsYouGo && offer!.periodCount > 1 ? offer : nil
-    sub.runningOfferPeriodsLeft = offer?.paymentMode == .payAsYouGo ? max(offer!.periodCount - 1, 0) : 0
-    self[ci, si] = sub
-    scheduleDeadline(ci, si)
-    if offer != nil {
-      notify(ci, .offerRedeemed, .upgrade, transaction: t, group: sub.groupID)
-    } else {
-      notify(ci, .didChangeRenewalPref, .upgrade, transaction: t, group: sub.groupID)
-    }
-    shareWithFamily(ci, t)
-    return t
-  }
-
-  /// Downgrade or different-duration crossgrade: at the next renewal (rule
-  /// downgrade-waits-for-the-renewal). Buying within the group turns auto-renew back on, as an
-  /// upgrade does (rule buying-in-the-group-re-enables-auto-renew): a downgrade bought after
-  /// cancelling happens.
-  mutating func changeAtRenewal(
-    _ ci: Int, _ si: Int, _ product: Product, offer: SubscriptionOffer?, latest: Transaction
-  ) {
-    var sub = self[ci, si]
-    let reenabled = !sub.willAutoRenew
-    sub.autoRenewProductID = product.id
-    sub.pendingOffer = offer
-    sub.increasedPrice = nil
-    sub.willAutoRenew = true
-    self[ci, si] = sub
-    if reenabled { emit(ci, .autoRenewStatusChanged(sub.groupID, sub.currentProductID, willAutoRenew: true)) }
-    emit(ci, .renewalPreferenceChanged(sub.groupID, product.id))
-    if offer != nil {
-      notify(ci, .offerRedeemed, .downgrade, transaction: latest, group: sub.groupID)
-    } else {
-      notify(ci, .didChangeRenewalPref, .downgrade, transaction: latest, group: sub.groupID)
-    }
-  }
-
-  mutating func markUpgraded(_ ci: Int, _ id: TransactionID) {
-    guard let ti = state.customers[ci].transactions.lastIndex(where: { $0.id == id }) else { return }
-    state.customers[ci].transactions[ti].isUpgraded = true
-    markModified(ci, ti)
-    emit(ci, .transactionUpgraded(id, state.customers[ci].transactions[ti].productID))
-    for mi in familyMembers(of: ci) {
-      if let copy = state.customers[mi].transactions.lastIndex(where: { $0.sharedTransactionID == id }) {
-        state.customers[mi].transactions[copy].isUpgraded = true
-        markModified(mi, copy)
-        emit(
-          mi,
-          .transactionUpgraded(
-            state.customers[mi].transactions[copy].id, state.customers[mi].transactions[copy].productID))
-      }
-    }
-  }
-
   // MARK: Ask to Buy and interrupted purchases
 
   /// Approves an Ask to Buy request (the newest when nil): the transaction is delivered through
@@ -435,7 +305,7 @@ extension Store {
       let request = try store.findRequest(identifier, kind: .askToBuy)
       store.state.pendingRequests.removeAll { $0.id == request.id }
       store.emit(
-        (try? store.index(of: request.customer)) ?? -1, .askToBuyDeclined(requestID: request.id, request.productID))
+        try? store.index(of: request.customer), .askToBuyDeclined(requestID: request.id, request.productID))
     }
   }
 

@@ -11,14 +11,22 @@ extension Store {
     let c = state.customers[ci]
     var result: [Transaction] = []
     var seen = Set<ProductID>()
-    for t in c.transactions.reversed() where !t.isRevoked {
-      switch t.productType {
+    var groups = Set<SubscriptionGroupID>()
+    // Each product's latest transaction that is not revoked (read through the index: the
+    // history is not walked).
+    for positions in transactionIndex[ci].byProduct.values {
+      guard let last = positions.last else { continue }
+      if let group = c.transactions[last].subscriptionGroupID { groups.insert(group) }
+      switch c.transactions[last].productType {
       case .consumable, .autoRenewable: continue
       case .nonConsumable, .nonRenewable:
-        if seen.insert(t.productID).inserted { result.append(t) }
+        if let p = positions.last(where: { !c.transactions[$0].isRevoked }) {
+          seen.insert(c.transactions[p].productID)
+          result.append(c.transactions[p])
+        }
       }
     }
-    for group in Set(c.transactions.compactMap(\.subscriptionGroupID)).sorted() {
+    for group in groups.sorted() {
       for status in statuses(ci, group: group) where status.state.isEntitled {
         if seen.insert(status.transaction.productID + "#" + String(status.transaction.originalID)).inserted {
           result.append(status.transaction)
@@ -26,6 +34,20 @@ extension Store {
       }
     }
     return result.sorted { ($0.purchaseDate, $0.id) < ($1.purchaseDate, $1.id) }
+  }
+
+  /// Whether `product` is among `currentEntitlements(customer:)`.
+  public func isEntitled(to product: ProductID, customer: CustomerID = .default) -> Bool {
+    guard let ci = customerIndex[customer], let last = positions(ci, of: product).last else { return false }
+    let t = state.customers[ci].transactions[last]
+    switch t.productType {
+    case .consumable: return false
+    case .nonConsumable, .nonRenewable:
+      return positions(ci, of: product).contains { !state.customers[ci].transactions[$0].isRevoked }
+    case .autoRenewable:
+      guard let group = t.subscriptionGroupID else { return false }
+      return statuses(ci, group: group).contains { $0.state.isEntitled && $0.transaction.productID == product }
+    }
   }
 
   /// `Transaction.all`: every transaction except finished consumables that were not refunded
@@ -43,7 +65,11 @@ extension Store {
 
   /// `Transaction.latest(for:)`: the most recent transaction for the product in any state.
   public func latestTransaction(for productID: ProductID, customer: CustomerID = .default) -> Transaction? {
-    allTransactions(customer: customer).last { $0.productID == productID }
+    guard let ci = customerIndex[customer] else { return nil }
+    let transactions = state.customers[ci].transactions
+    return positions(ci, of: productID).reversed().lazy.map { transactions[$0] }.first {
+      !($0.productType == .consumable && $0.isFinished && !$0.isRevoked)
+    }
   }
 
   /// `Product.SubscriptionInfo.status(for:)`: the customer's own status and one per family
@@ -56,7 +82,7 @@ extension Store {
     return statuses(ci, group: group)
   }
 
-  func statuses(_ ci: Int, group: SubscriptionGroupID) -> [SubscriptionStatus] {
+  func statuses(_ ci: CustomerHandle, group: SubscriptionGroupID) -> [SubscriptionStatus] {
     var result: [SubscriptionStatus] = []
     let c = state.customers[ci]
     if let sub = c.subscription(group), let t = c.transaction(sub.latestTransactionID) {
@@ -65,13 +91,14 @@ extension Store {
           groupID: group, state: sub.state, renewalInfo: renewalInfo(ci, sub), transaction: t, isFamilyShared: false))
     }
     // Family-shared statuses: derived from the purchaser's subscription, with this customer's copy.
+    let shared = transactionIndex[ci].familyShared[group] ?? []
     var owners: [CustomerID] = []
-    for t in c.transactions where t.ownershipType == .familyShared && t.subscriptionGroupID == group {
-      if let owner = t.sharedFrom, !owners.contains(owner) { owners.append(owner) }
+    for p in shared {
+      if let owner = c.transactions[p].sharedFrom, !owners.contains(owner) { owners.append(owner) }
     }
     for owner in owners {
       guard let oi = customerIndex[owner], let sub = state.customers[oi].subscription(group),
-        let copy = c.transactions.last(where: { $0.sharedFrom == owner && $0.subscriptionGroupID == group })
+        let copy = shared.reversed().lazy.map({ c.transactions[$0] }).first(where: { $0.sharedFrom == owner })
       else { continue }
       var state = sub.state
       if copy.isRevoked { state = .revoked }
@@ -102,7 +129,7 @@ extension Store {
   }
 
   /// The renewal info of a subscription, signed now (rule signed-date-is-the-signing-time).
-  func renewalInfo(_ ci: Int, _ sub: SubscriptionState) -> RenewalInfo {
+  func renewalInfo(_ ci: CustomerHandle, _ sub: SubscriptionState) -> RenewalInfo {
     var nextOffer: SubscriptionOffer?
     if let pending = sub.pendingOffer {
       nextOffer = pending
@@ -143,7 +170,7 @@ extension Store {
 
   /// Records an App Store Server Notification V2 (rule notification-type-follows-the-event).
   mutating func notify(
-    _ ci: Int, _ type: NotificationTypeV2, _ subtype: Subtype?, transaction: consuming Transaction?,
+    _ ci: CustomerHandle, _ type: NotificationTypeV2, _ subtype: Subtype?, transaction: consuming Transaction?,
     group: SubscriptionGroupID? = nil
   ) {
     var info: RenewalInfo?
@@ -168,7 +195,7 @@ extension Store {
 
   /// Records a notification with the renewal info and status given.
   mutating func notify(
-    _ ci: Int, _ type: NotificationTypeV2, _ subtype: Subtype?, transaction: consuming Transaction?,
+    _ ci: CustomerHandle, _ type: NotificationTypeV2, _ subtype: Subtype?, transaction: consuming Transaction?,
     renewalInfo info: consuming RenewalInfo?,
     status: RenewalState?, consumptionRequestReason: ConsumptionRequestReason? = nil
   ) {

@@ -1,10 +1,15 @@
 import Foundation
 
 extension Store {
-  func locate(_ id: TransactionID, preferring ci: Int) -> (Int, Int)? {
-    if let ti = state.customers[ci].transactions.lastIndex(where: { $0.id == id }) { return (ci, ti) }
-    for (c, customer) in state.customers.enumerated() where c != ci {
-      if let ti = customer.transactions.lastIndex(where: { $0.id == id }) { return (c, ti) }
+  /// Where a transaction is: with the acting customer first, then with anyone.
+  func locate(_ id: TransactionID, preferring ci: CustomerHandle) -> TransactionHandle? {
+    if let ti = state.customers[ci].transactions.lastIndex(where: { $0.id == id }) {
+      return TransactionHandle(customer: ci, index: ti)
+    }
+    for c in state.customers.handles where c != ci {
+      if let ti = state.customers[c].transactions.lastIndex(where: { $0.id == id }) {
+        return TransactionHandle(customer: c, index: ti)
+      }
     }
     return nil
   }
@@ -24,13 +29,14 @@ extension Store {
   ) throws(StoreError) -> Outcome<Void> {
     try atomically { (store: inout Store) throws(StoreError) -> Void in
       let acting = try store.index(of: customer)
-      guard let (ci, ti) = store.locate(id, preferring: acting) else { throw .transactionNotFound(id) }
-      try store.grantRefund(ci, ti, reason: reason)
+      guard let found = store.locate(id, preferring: acting) else { throw .transactionNotFound(id) }
+      try store.grantRefund(found, reason: reason)
     }
   }
 
-  mutating func grantRefund(_ ci: Int, _ ti: Int, reason: RevocationReason) throws(StoreError) {
-    let t = state.customers[ci].transactions[ti]
+  mutating func grantRefund(_ found: TransactionHandle, reason: RevocationReason) throws(StoreError) {
+    let ci = found.customer, ti = found.index
+    let t = state[found]
     let id = t.id
     if t.ownershipType == .familyShared { throw .cannotRefundFamilyShared(id) }
     if t.isRevoked { throw .alreadyRefunded(id) }
@@ -38,7 +44,7 @@ extension Store {
     if state.refundRequests?.isEmpty == true { state.refundRequests = nil }
     state.customers[ci].transactions[ti].revocationDate = state.now
     state.customers[ci].transactions[ti].revocationReason = reason
-    markModified(ci, ti)
+    markModified(found)
     emit(ci, .transactionRevoked(id, t.productID))
     var group: SubscriptionGroupID?
     var losesAccess = t.productType != .autoRenewable
@@ -106,13 +112,13 @@ extension Store {
     }
   }
 
-  func refundRequest(_ id: String) throws(StoreError) -> (RefundRequest, Int, Int) {
+  func refundRequest(_ id: String) throws(StoreError) -> (RefundRequest, TransactionHandle) {
     guard let request = refundRequests().first(where: { $0.id == id }) else { throw .noRefundRequest(id) }
     let ci = try index(of: request.customer)
     guard let ti = state.customers[ci].transactions.lastIndex(where: { $0.id == request.transactionID }) else {
       throw .transactionNotFound(request.transactionID)
     }
-    return (request, ci, ti)
+    return (request, TransactionHandle(customer: ci, index: ti))
   }
 
   /// The App Store grants a refund request: `REFUND`, as `refund` does at once.
@@ -121,8 +127,8 @@ extension Store {
     _ id: String, reason: RevocationReason = .other
   ) throws(StoreError) -> Outcome<TransactionID> {
     try atomically { (store: inout Store) throws(StoreError) -> TransactionID in
-      let (request, ci, ti) = try store.refundRequest(id)
-      try store.grantRefund(ci, ti, reason: reason)
+      let (request, found) = try store.refundRequest(id)
+      try store.grantRefund(found, reason: reason)
       return request.transactionID
     }
   }
@@ -132,10 +138,11 @@ extension Store {
   @discardableResult
   public mutating func declineRefundRequest(_ id: String) throws(StoreError) -> Outcome<TransactionID> {
     try atomically { (store: inout Store) throws(StoreError) -> TransactionID in
-      let (request, ci, ti) = try store.refundRequest(id)
+      let (request, found) = try store.refundRequest(id)
+      let ci = found.customer
       store.state.refundRequests?.removeAll { $0.id == id }
       if store.state.refundRequests?.isEmpty == true { store.state.refundRequests = nil }
-      let t = store.state.customers[ci].transactions[ti]
+      let t = store.state[found]
       store.emit(ci, .refundDeclined(requestID: id, t.id, t.productID))
       store.notify(ci, .refundDeclined, nil, transaction: t, group: t.subscriptionGroupID)
       return request.transactionID
@@ -152,12 +159,13 @@ extension Store {
   ) throws(StoreError) -> Outcome<Void> {
     try atomically { (store: inout Store) throws(StoreError) -> Void in
       let acting = try store.index(of: customer)
-      guard let (ci, ti) = store.locate(id, preferring: acting) else { throw .transactionNotFound(id) }
-      let t = store.state.customers[ci].transactions[ti]
+      guard let found = store.locate(id, preferring: acting) else { throw .transactionNotFound(id) }
+      let ci = found.customer
+      let t = store.state[found]
       guard t.isRevoked, !t.isFamilyRevocation, t.ownershipType == .purchased else { throw .notRefunded(id) }
-      store.state.customers[ci].transactions[ti].revocationDate = nil
-      store.state.customers[ci].transactions[ti].revocationReason = nil
-      store.markModified(ci, ti)
+      store.state[found].revocationDate = nil
+      store.state[found].revocationReason = nil
+      store.markModified(found)
       store.emit(ci, .refundReversed(id, t.productID))
       if let g = t.subscriptionGroupID,
         let si = store.subscriptionIndex(ci, group: g),
@@ -168,7 +176,7 @@ extension Store {
         store.scheduleDeadline(ci, si)
       }
       store.notify(
-        ci, .refundReversed, nil, transaction: store.state.customers[ci].transactions[ti],
+        ci, .refundReversed, nil, transaction: store.state[found],
         group: t.subscriptionGroupID)
       store.runDue(through: store.state.now)
     }

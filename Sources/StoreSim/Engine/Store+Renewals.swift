@@ -28,7 +28,7 @@ extension Store {
   ///
   /// The subscription is read field by field and changed in place: it is copy-on-write, and a
   /// copy held across a change would duplicate it.
-  mutating func periodEnded(_ ci: Int, _ si: Int) {
+  mutating func periodEnded(_ ci: CustomerHandle, _ si: Int) {
     let willAutoRenew = self[ci, si].willAutoRenew
     let priceIncrease = self[ci, si].priceIncreaseStatus
     if !willAutoRenew {
@@ -50,7 +50,7 @@ extension Store {
 
   /// The offer of the period about to start, taking it from the subscription's pending or
   /// running offer.
-  mutating func takeRenewalOffer(_ ci: Int, _ si: Int) -> SubscriptionOffer? {
+  mutating func takeRenewalOffer(_ ci: CustomerHandle, _ si: Int) -> SubscriptionOffer? {
     guard self[ci, si].hasOffer else { return nil }
     if let pending = self[ci, si].pendingOffer {
       self[ci, si].pendingOffer = nil
@@ -74,7 +74,7 @@ extension Store {
   }
 
   /// Creates the renewal transaction of the next period starting at `start`.
-  mutating func renew(_ ci: Int, _ si: Int, start: Date, recovery: Bool) {
+  mutating func renew(_ ci: CustomerHandle, _ si: Int, start: Date, recovery: Bool) {
     guard let pi = state.configuration.position(of: self[ci, si].autoRenewProductID) else {
       return
     }
@@ -120,7 +120,7 @@ extension Store {
 
   /// A renewal failed: grace (when enabled) then billing retry (rule
   /// grace-period-keeps-access-and-ends-in-billing-retry).
-  mutating func failRenewal(_ ci: Int, _ si: Int) {
+  mutating func failRenewal(_ ci: CustomerHandle, _ si: Int) {
     let current = self[ci, si].currentProductID
     let period =
       state.configuration.product(current)?.subscription?.period ?? SubscriptionPeriod(value: 1, unit: .month)
@@ -147,7 +147,7 @@ extension Store {
 
   /// Recovers from a billing failure: inside grace the billing anchor is kept, after grace a new
   /// period starts now (rule recovery-inside-grace-keeps-the-billing-date).
-  mutating func recover(_ ci: Int, _ si: Int) {
+  mutating func recover(_ ci: CustomerHandle, _ si: Int) {
     let expiration = self[ci, si].expirationDate
     if case .gracePeriod(let grace, _) = self[ci, si].billing, state.now < grace {
       renew(ci, si, start: expiration, recovery: true)
@@ -156,7 +156,7 @@ extension Store {
     }
   }
 
-  mutating func expire(_ ci: Int, _ si: Int, reason: ExpirationReason, subtype: Subtype) {
+  mutating func expire(_ ci: CustomerHandle, _ si: Int, reason: ExpirationReason, subtype: Subtype) {
     let (group, product) = updateSubscription(ci, si) { sub in
       sub.isExpired = true
       sub.expirationReason = reason

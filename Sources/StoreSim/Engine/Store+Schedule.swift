@@ -19,14 +19,15 @@ extension Store {
 
   /// Whether a queued deadline still is the subscription's deadline.
   func isCurrent(_ due: Due) -> Bool {
-    guard due.customer < state.customers.count, due.subscription < state.customers[due.customer].subscriptions.count,
+    guard due.customer.index < state.customers.count,
+      due.subscription < state.customers[due.customer].subscriptions.count,
       let (d, rank) = deadline(self[due.customer, due.subscription])
     else { return false }
     return d == due.date && rank == due.rank
   }
 
   /// Queues the current deadline of a subscription (call after changing its dates or billing).
-  mutating func scheduleDeadline(_ ci: Int, _ si: Int) {
+  mutating func scheduleDeadline(_ ci: CustomerHandle, _ si: Int) {
     if let (d, rank) = deadline(self[ci, si]) {
       schedule.push(Due(date: d, rank: rank, customer: ci, subscription: si))
     }
@@ -35,7 +36,7 @@ extension Store {
   /// Rebuilds the queue from the state (after loading, or when subscriptions are removed).
   mutating func rebuildSchedule() {
     schedule = DueQueue()
-    for ci in state.customers.indices {
+    for ci in state.customers.handles {
       for si in state.customers[ci].subscriptions.indices { scheduleDeadline(ci, si) }
     }
   }

@@ -18,7 +18,7 @@ extension Store {
   }
 
   mutating func setAppAccountTokenBody(_ token: UUID?, originalTransactionID id: TransactionID) -> Bool {
-    for ci in state.customers.indices {
+    for ci in state.customers.handles {
       guard
         let oi = state.customers[ci].transactions.firstIndex(where: {
           $0.id == id && $0.originalID == id && $0.ownershipType == .purchased
@@ -123,8 +123,8 @@ extension Store {
     }
     var succeeded = 0
     var failed = 0
-    var targets: [(Int, TransactionID)] = []
-    for ci in state.customers.indices {
+    var targets: [(CustomerHandle, TransactionID)] = []
+    for ci in state.customers.handles {
       for sub in state.customers[ci].subscriptions
       where sub.currentProductID == productID && !sub.isExpired && !sub.isRevoked {
         guard case .healthy = sub.billing, sub.expirationDate > state.now, !isInFreeOfferPeriod(ci, sub) else {
@@ -163,14 +163,14 @@ extension Store {
     // The request is complete: RENEWAL_EXTENSION/SUMMARY reports its counts (app-wide, so it
     // is filed under the first customer, like TEST).
     let index = state.notifications.count
-    notify(0, .renewalExtension, .summary, transaction: nil, renewalInfo: nil, status: nil)
+    notify(CustomerHandle(index: 0), .renewalExtension, .summary, transaction: nil, renewalInfo: nil, status: nil)
     state.notifications[index].massExtensionRequestIdentifier = requestIdentifier
     return request
   }
 
   /// Whether the subscription's current period is free (a free trial or another free offer):
   /// Apple extends only subscriptions in a paid period.
-  func isInFreeOfferPeriod(_ ci: Int, _ sub: SubscriptionState) -> Bool {
+  func isInFreeOfferPeriod(_ ci: CustomerHandle, _ sub: SubscriptionState) -> Bool {
     guard let t = state.customers[ci].transaction(sub.latestTransactionID) else { return false }
     return t.offer?.paymentMode == .freeTrial || t.price == 0
   }
@@ -199,7 +199,8 @@ extension Store {
 
   mutating func sendTestNotificationBody() -> String {
     let index = state.notifications.count
-    notify(0, .test, nil, transaction: nil, renewalInfo: nil, status: nil)
+    // Sent to the app, not about anyone: recorded under the session's first customer.
+    notify(CustomerHandle(index: 0), .test, nil, transaction: nil, renewalInfo: nil, status: nil)
     let n = state.notifications[index]
     let token = "\(n.notificationUUID)_\(n.signedDate.epochMilliseconds)"
     var records = serverRecords
@@ -209,8 +210,8 @@ extension Store {
   }
 
   /// The customer and subscription whose original transaction id is `id` (own subscriptions).
-  func subscriptionIndex(originalID id: TransactionID) -> (Int, Int)? {
-    for ci in state.customers.indices {
+  func subscriptionIndex(originalID id: TransactionID) -> (CustomerHandle, Int)? {
+    for ci in state.customers.handles {
       if let si = state.customers[ci].subscriptions.firstIndex(where: { $0.originalID == id }) { return (ci, si) }
     }
     return nil

@@ -8,7 +8,7 @@ extension Store {
     productID: ProductID, customer: CustomerID = .default
   ) throws(StoreError) -> Outcome<Void> {
     try onActiveSubscription(productID, customer: customer) {
-      (store: inout Store, ci: Int, si: Int) throws(StoreError) in
+      (store: inout Store, ci: CustomerHandle, si: Int) throws(StoreError) in
       store.turnAutoRenewOff(ci, si)
       if store[ci, si].isInBillingRetry {
         store.expire(ci, si, reason: .autoRenewDisabled, subtype: .voluntary)
@@ -18,7 +18,7 @@ extension Store {
 
   /// Runs an action on the customer's active subscription in the product's group.
   mutating func onActiveSubscription(
-    _ productID: ProductID, customer: CustomerID, _ body: (inout Store, Int, Int) throws(StoreError) -> Void
+    _ productID: ProductID, customer: CustomerID, _ body: (inout Store, CustomerHandle, Int) throws(StoreError) -> Void
   ) throws(StoreError) -> Outcome<Void> {
     try atomically { (store: inout Store) throws(StoreError) -> Void in
       let ci = try store.index(of: customer)
@@ -27,7 +27,7 @@ extension Store {
     }
   }
 
-  mutating func turnAutoRenewOff(_ ci: Int, _ si: Int) {
+  mutating func turnAutoRenewOff(_ ci: CustomerHandle, _ si: Int) {
     guard self[ci, si].willAutoRenew else { return }
     self[ci, si].willAutoRenew = false
     clearPendingPriceIncrease(ci, si)
@@ -39,7 +39,7 @@ extension Store {
     notifyFamily(ci, si, .didChangeRenewalStatus, .autoRenewDisabled)
   }
 
-  mutating func turnAutoRenewOn(_ ci: Int, _ si: Int) {
+  mutating func turnAutoRenewOn(_ ci: CustomerHandle, _ si: Int) {
     guard !self[ci, si].willAutoRenew else { return }
     self[ci, si].willAutoRenew = true
     let sub = self[ci, si]
@@ -51,7 +51,7 @@ extension Store {
 
   /// Drops a price increase the customer has not agreed to, with its new price; an agreed one
   /// stays the customer's price.
-  mutating func clearPendingPriceIncrease(_ ci: Int, _ si: Int) {
+  mutating func clearPendingPriceIncrease(_ ci: CustomerHandle, _ si: Int) {
     if self[ci, si].priceIncreaseStatus == .pending {
       self[ci, si].increasedPrice = nil
     }
@@ -64,7 +64,7 @@ extension Store {
     productID: ProductID, customer: CustomerID = .default
   ) throws(StoreError) -> Outcome<Void> {
     try onActiveSubscription(productID, customer: customer) {
-      (store: inout Store, ci: Int, si: Int) throws(StoreError) in
+      (store: inout Store, ci: CustomerHandle, si: Int) throws(StoreError) in
       store.turnAutoRenewOn(ci, si)
     }
   }
@@ -76,14 +76,14 @@ extension Store {
     productID: ProductID, customer: CustomerID = .default
   ) throws(StoreError) -> Outcome<Void> {
     try onActiveSubscription(productID, customer: customer) {
-      (store: inout Store, ci: Int, si: Int) throws(StoreError) in
+      (store: inout Store, ci: CustomerHandle, si: Int) throws(StoreError) in
       store.turnAutoRenewOff(ci, si)
       store.endPeriodNow(ci, si)
       store.expire(ci, si, reason: .autoRenewDisabled, subtype: .voluntary)
     }
   }
 
-  mutating func endPeriodNow(_ ci: Int, _ si: Int) {
+  mutating func endPeriodNow(_ ci: CustomerHandle, _ si: Int) {
     let id = self[ci, si].latestTransactionID
     if let ti = state.customers[ci].transactions.lastIndex(where: { $0.id == id }),
       let exp = state.customers[ci].transactions[ti].expirationDate, exp > state.now
@@ -105,7 +105,7 @@ extension Store {
     productID: ProductID, customer: CustomerID = .default
   ) throws(StoreError) -> Outcome<Void> {
     try onActiveSubscription(productID, customer: customer) {
-      (store: inout Store, ci: Int, si: Int) throws(StoreError) in
+      (store: inout Store, ci: CustomerHandle, si: Int) throws(StoreError) in
       store.turnAutoRenewOn(ci, si)
       store.clearPendingPriceIncrease(ci, si)
       guard case .healthy = store[ci, si].billing else { return }
@@ -128,7 +128,7 @@ extension Store {
   ) throws(StoreError) -> Outcome<Void> {
     if let price, price <= 0 { throw .invalidPrice(price) }
     return try onActiveSubscription(productID, customer: customer) {
-      (store: inout Store, ci: Int, si: Int) throws(StoreError) in
+      (store: inout Store, ci: CustomerHandle, si: Int) throws(StoreError) in
       if let price { store[ci, si].increasedPrice = price }
       store.setPriceIncrease(ci, si, needsConsent ? .pending : .agreed, subtype: needsConsent ? .pending : .accepted)
     }
@@ -140,7 +140,7 @@ extension Store {
     productID: ProductID, customer: CustomerID = .default
   ) throws(StoreError) -> Outcome<Void> {
     try onActiveSubscription(productID, customer: customer) {
-      (store: inout Store, ci: Int, si: Int) throws(StoreError) in
+      (store: inout Store, ci: CustomerHandle, si: Int) throws(StoreError) in
       guard store[ci, si].priceIncreaseStatus == .pending else {
         throw .noPriceIncreasePending(productID)
       }
@@ -155,7 +155,7 @@ extension Store {
     productID: ProductID, customer: CustomerID = .default
   ) throws(StoreError) -> Outcome<Void> {
     try onActiveSubscription(productID, customer: customer) {
-      (store: inout Store, ci: Int, si: Int) throws(StoreError) in
+      (store: inout Store, ci: CustomerHandle, si: Int) throws(StoreError) in
       guard store[ci, si].priceIncreaseStatus == .pending else {
         throw .noPriceIncreasePending(productID)
       }
@@ -163,7 +163,7 @@ extension Store {
     }
   }
 
-  mutating func setPriceIncrease(_ ci: Int, _ si: Int, _ status: PriceIncreaseStatus, subtype: Subtype) {
+  mutating func setPriceIncrease(_ ci: CustomerHandle, _ si: Int, _ status: PriceIncreaseStatus, subtype: Subtype) {
     self[ci, si].priceIncreaseStatus = status
     let sub = self[ci, si]
     emit(ci, .priceIncreaseStatusChanged(sub.groupID, sub.currentProductID, status))

@@ -21,11 +21,14 @@ extension Store {
     try atomically { (store: inout Store) throws(StoreError) -> Int in
       let ci = try store.index(of: customer)
       var count = 0
-      for i in store.state.customers[ci].transactions.indices
+      // Only the transactions after the finished prefix can be unfinished.
+      let all = store.state.customers[ci].transactions.indices
+      for i in store.transactionIndex[ci].finishedPrefix..<all.upperBound
       where !store.state.customers[ci].transactions[i].isFinished {
         store.state.customers[ci].transactions[i].isFinished = true
         count += 1
       }
+      store.transactionIndex[ci].finishedPrefix = all.upperBound
       return count
     }
   }
@@ -49,9 +52,10 @@ extension Store {
       store.state.customers[ci].transactions.removeAll { removed.contains($0.id) }
       store.state.refundRequests?.removeAll { removed.contains($0.transactionID) }
       if store.state.refundRequests?.isEmpty == true { store.state.refundRequests = nil }
-      for mi in store.state.customers.indices where mi != ci {
+      for mi in store.state.customers.handles where mi != ci {
         store.state.customers[mi].transactions.removeAll { $0.sharedTransactionID.map(removed.contains) ?? false }
       }
+      store.rebuildTransactionIndex()
       store.rebuildSchedule()
     }
   }
@@ -60,13 +64,14 @@ extension Store {
   /// removed; intro eligibility resets. Settings and notifications stay.
   @discardableResult
   public mutating func clearTransactions() -> Outcome<Void> {
-    for ci in state.customers.indices {
+    for ci in state.customers.handles {
       state.customers[ci].transactions = []
       state.customers[ci].subscriptions = []
       state.customers[ci].introductoryOfferUsedGroups = []
     }
     state.pendingRequests = []
     state.refundRequests = nil
+    rebuildTransactionIndex()
     rebuildSchedule()
     return Outcome(events: [])
   }

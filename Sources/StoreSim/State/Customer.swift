@@ -25,9 +25,21 @@ public struct Customer: Sendable, Hashable, Codable, Identifiable {
     subscriptions.first { $0.groupID == group }
   }
 
-  /// The transaction with an id.
+  /// The transaction with an id. Transactions are stored in the order their ids were given,
+  /// so it is found by halving (then, for a history stored out of order, by a walk).
   public func transaction(_ id: TransactionID) -> Transaction? {
-    transactions.last { $0.id == id }
+    var low = 0
+    var high = transactions.count
+    while low < high {
+      let mid = (low + high) / 2
+      if transactions[mid].id < id { low = mid + 1 } else { high = mid }
+    }
+    if low < transactions.count, transactions[low].id == id {
+      var last = low
+      while last + 1 < transactions.count, transactions[last + 1].id == id { last += 1 }
+      return transactions[last]
+    }
+    return transactions.last { $0.id == id }
   }
 
   /// Every stored field, in declaration order (for the session codec).

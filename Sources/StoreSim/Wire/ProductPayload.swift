@@ -60,10 +60,27 @@ package enum PriceFormatter {
   ]
   private static let zeroDecimal: Set<String> = ["JPY", "KRW", "CLP", "VND", "IDR", "HUF", "COP", "KZT"]
 
-  /// `$4.99`, `¥400`, `€0.99`.
+  /// `$4.99`, `¥400`, `€0.99`, `$1,234.50`: as StoreKit shows prices on an English (United
+  /// States) device, the locale StoreKit Testing in Xcode uses by default — the currency's
+  /// symbol (or its code), thousands grouped with commas.
   package static func display(_ price: Decimal, currency: String) -> String {
     let digits = zeroDecimal.contains(currency) ? 0 : 2
-    return (symbols[currency] ?? "\(currency) ") + plain(price, fractionDigits: digits)
+    return (symbols[currency] ?? "\(currency) ") + grouped(plain(price, fractionDigits: digits))
+  }
+
+  /// `1234.50` → `1,234.50`; `-1234` → `-1,234`.
+  static func grouped(_ amount: String) -> String {
+    let negative = amount.hasPrefix("-")
+    let unsigned = negative ? amount.dropFirst() : Substring(amount)
+    let parts = unsigned.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+    var whole = Array(parts[0])
+    var index = whole.count - 3
+    while index > 0 {
+      whole.insert(",", at: index)
+      index -= 3
+    }
+    let fraction = parts.count > 1 ? "." + parts[1] : ""
+    return (negative ? "-" : "") + String(whole) + fraction
   }
 
   /// The amount with a fixed number of fraction digits, rounded half up: `4.99`.

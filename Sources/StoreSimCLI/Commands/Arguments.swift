@@ -14,14 +14,34 @@ struct OptionSpec: Sendable {
 }
 
 /// The global options, accepted before or after the command.
-let globalOptions: [OptionSpec] = [
-  OptionSpec(
-    name: "session", value: "<path>", help: "session file (default .storesim/session.json, or $STORESIM_SESSION)"),
-  OptionSpec(name: "customer", value: "<name>", help: "act as this customer (default 'default')"),
-  OptionSpec(name: "json", value: nil, help: "print the result as JSON"),
-  OptionSpec(name: "help", value: nil, help: "show help"),
-  OptionSpec(name: "version", value: nil, help: "print the version"),
-]
+struct GlobalOptions {
+  @Option("<path>", help: "session file (default .storesim/session.json, or $STORESIM_SESSION)")
+  var session: String?
+  @Option("<name>", help: "act as this customer (default 'default')")
+  var customer: String?
+  @Flag(help: "print the result as JSON")
+  var json: Bool
+  @Flag(help: "show help")
+  var help: Bool
+  @Flag(help: "print the version")
+  var version: Bool
+
+  init() {}
+
+  /// The option names, in declaration order.
+  private static let names = CommandDeclarations.names(of: GlobalOptions())
+
+  /// The global options of a scanned command line (they take any text, so nothing is refused).
+  static func parse(_ line: ParsedArguments) -> GlobalOptions {
+    let (options, parameters) = CommandDeclarations.make { GlobalOptions() }
+    try? CommandDeclarations.bind(
+      parameters, names: names, from: line, context: ParseContext(command: line.command ?? ""))
+    return options
+  }
+}
+
+/// The global options as help, completions and the scanner list them.
+let globalOptions: [OptionSpec] = CommandDeclarations.options(of: GlobalOptions())
 
 /// A command line split into global options, command name, positionals and options.
 struct ParsedArguments: Sendable {
@@ -30,8 +50,10 @@ struct ParsedArguments: Sendable {
   var options: [String: [String]] = [:]
   var flags: Set<String> = []
 
-  func value(_ name: String) -> String? { options[name]?.last }
-  func has(_ name: String) -> Bool { flags.contains(name) || options[name] != nil }
+  /// The values given to an option, in order (read by the declarations that bind them).
+  func optionValues(_ name: String) -> [String] { options[name] ?? [] }
+  /// Whether a flag was given.
+  func isFlagSet(_ name: String) -> Bool { flags.contains(name) }
   var wantsJSON: Bool { flags.contains("json") }
   var wantsHelp: Bool { flags.contains("help") }
 }

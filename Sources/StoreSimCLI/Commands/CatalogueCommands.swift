@@ -4,18 +4,24 @@ import StoreSimHTTP
 import StoreSimServer
 import StoreSimSession
 
-let validateCommand = CommandSpec(
-  name: "validate", group: "Session and catalogue",
-  abstract: "Check .storekit configuration files without a session",
-  arguments: "<file>...",
-  discussion: """
-    Reads each file as storesim would and prints its warnings and errors with file:line:column
-    and the JSON path. Exits 65 if any file has an error, 66 if a file does not exist.
-    A .storekit package folder is read through the Configuration.storekit inside it.
-    """,
-  example: "storesim validate Configurations/AppleSample.storekit",
-  run: { inv in
-    let files = try inv.positionals(1...Int.max, "configuration file to validate")
+/// `storesim validate FILE...`.
+struct ValidateCommand: CommandLineCommand {
+  static let configuration = CommandConfiguration(
+    name: "validate", group: "Session and catalogue",
+    abstract: "Check .storekit configuration files without a session",
+    arguments: "<file>...",
+    discussion: """
+      Reads each file as storesim would and prints its warnings and errors with file:line:column
+      and the JSON path. Exits 65 if any file has an error, 66 if a file does not exist.
+      A .storekit package folder is read through the Configuration.storekit inside it.
+      """,
+    example: "storesim validate Configurations/AppleSample.storekit")
+
+  @Arguments(1...Int.max, "configuration file to validate")
+  var arguments: [String]
+
+  func run(_ inv: Invocation) throws -> ExitCode {
+    let files = arguments
     var worst = ExitCode.success
     var reports: [JSONOutput] = []
     for file in files {
@@ -49,32 +55,41 @@ let validateCommand = CommandSpec(
     }
     if inv.json { inv.printJSON(.object(["files": .array(reports)])) }
     return worst
-  })
+  }
+}
 
-let productsCommand = CommandSpec(
-  name: "products", group: "Session and catalogue",
-  abstract: "List the catalogue: products, prices, groups, levels and periods",
-  arguments: "[<file.storekit>]",
-  options: [
-    OptionSpec(name: "config", value: "<file>", help: "read this configuration instead of the session's"),
-    OptionSpec(name: "type", value: "<type>", help: "only consumable, nonConsumable, nonRenewable or autoRenewable"),
-    OptionSpec(
-      name: "ids", value: "<id,...>", help: "request these ids; unknown ones come back as invalidProductIdentifiers"),
-    OptionSpec(name: "locale", value: "<locale>", help: "show this localization (default: the session's locale)"),
-    OptionSpec(name: "sort", value: "<key>", help: "order by price, id or name (default: file order)"),
-  ],
-  discussion: """
-    Works on the session's configuration, or without a session on a file given with --config or
-    as the argument. Like Product.products(for:), ids that are not in the catalogue are listed
-    as invalidProductIdentifiers.
-    """,
-  example: "storesim products Configurations/AppleSample.storekit --type autoRenewable",
-  run: { inv in
-    let positional = try inv.positionals(0...1, "configuration file")
-    let fromSession = inv.arguments.value("config") == nil && positional.isEmpty
-    let (configuration, settings) = try productsCatalogue(inv, file: inv.arguments.value("config") ?? positional.first)
-    var (products, invalid) = try requestedProducts(inv, configuration.products)
-    try sortProducts(inv, &products, locale: settings.locale)
+/// `storesim products [FILE]`.
+struct ProductsCommand: CommandLineCommand {
+  static let configuration = CommandConfiguration(
+    name: "products", group: "Session and catalogue",
+    abstract: "List the catalogue: products, prices, groups, levels and periods",
+    arguments: "[<file.storekit>]",
+    discussion: """
+      Works on the session's configuration, or without a session on a file given with --config or
+      as the argument. Like Product.products(for:), ids that are not in the catalogue are listed
+      as invalidProductIdentifiers.
+      """,
+    example: "storesim products Configurations/AppleSample.storekit --type autoRenewable")
+
+  @Arguments(0...1, "configuration file")
+  var arguments: [String]
+  @Option("<file>", help: "read this configuration instead of the session's")
+  var config: String?
+  @Option("<type>", help: "only consumable, nonConsumable, nonRenewable or autoRenewable")
+  var type: String?
+  @Option("<id,...>", help: "request these ids; unknown ones come back as invalidProductIdentifiers")
+  var ids: String?
+  @Option("<locale>", help: "show this localization (default: the session's locale)")
+  var locale: String?
+  @Option("<key>", help: "order by price, id or name (default: file order)")
+  var sort: String?
+
+  func run(_ inv: Invocation) throws -> ExitCode {
+    let positional = arguments
+    let fromSession = config == nil && positional.isEmpty
+    let (configuration, settings) = try productsCatalogue(inv, file: config ?? positional.first, locale: locale)
+    var (products, invalid) = try requestedProducts(configuration.products, type: type, ids: ids)
+    try sortProducts(&products, by: sort, locale: settings.locale)
     if fromSession, let error = settings.simulatedError(forAPI: .loadProducts) {
       throw CLIError.failed("Load Products failed with simulated error \(error)")
     }
@@ -94,10 +109,13 @@ let productsCommand = CommandSpec(
     if !invalid.isEmpty { inv.out("invalid product identifiers: " + invalid.joined(separator: ", ")) }
     if products.isEmpty && invalid.isEmpty { inv.out("(no products)") }
     return .success
-  })
+  }
+}
 
 /// The configuration of a file (without a session), or the session's; `--locale` applied.
-private func productsCatalogue(_ inv: Invocation, file: String?) throws -> (StoreConfiguration, StoreKitSettings) {
+private func productsCatalogue(
+  _ inv: Invocation, file: String?, locale: String?
+) throws -> (StoreConfiguration, StoreKitSettings) {
   let configuration: StoreConfiguration
   var settings: StoreKitSettings
   if let file {
@@ -107,18 +125,18 @@ private func productsCatalogue(_ inv: Invocation, file: String?) throws -> (Stor
   } else {
     (configuration, settings) = try SessionContext.catalogue(inv)
   }
-  if let locale = inv.arguments.value("locale") { settings.locale = locale }
+  if let locale { settings.locale = locale }
   return (configuration, settings)
 }
 
 /// The products of `--type`, then of `--ids` in their order; ids not in the catalogue are invalid.
 private func requestedProducts(
-  _ inv: Invocation, _ all: [Product]
+  _ all: [Product], type: String?, ids: String?
 ) throws -> (
   products: [Product], invalid: [String]
 ) {
   var products = all
-  if let typeText = inv.arguments.value("type") {
+  if let typeText = type {
     guard let type = ProductType(userInput: typeText) else {
       throw CLIError.usage(
         "unknown product type '\(typeText)'; use consumable, nonConsumable, nonRenewable or autoRenewable",
@@ -127,7 +145,7 @@ private func requestedProducts(
     products = products.filter { $0.type == type }
   }
   var invalid: [String] = []
-  if let idsText = inv.arguments.value("ids") {
+  if let idsText = ids {
     let ids = idsText.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     var seen = Set<String>()
     var chosen: [Product] = []
@@ -140,8 +158,8 @@ private func requestedProducts(
 }
 
 /// `--sort price|id|name` (price keeps file order among equal prices).
-private func sortProducts(_ inv: Invocation, _ products: inout [Product], locale: String) throws {
-  switch inv.arguments.value("sort")?.lowercased() {
+private func sortProducts(_ products: inout [Product], by sort: String?, locale: String) throws {
+  switch sort?.lowercased() {
   case nil: break
   case "price"?:
     products = products.enumerated().sorted { ($0.element.price, $0.offset) < ($1.element.price, $1.offset) }.map(

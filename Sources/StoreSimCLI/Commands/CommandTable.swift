@@ -43,7 +43,7 @@ struct CommandTable: Sendable {
   var names: [String] { commands.map(\.name) }
 
   /// `storesim --help`.
-  func overview() -> String {
+  func overview(width: Int = HelpText.width) -> String {
     var text = """
       storesim \(storesimVersion): a command-line App Store simulator for .storekit configurations
 
@@ -56,22 +56,26 @@ struct CommandTable: Sendable {
       guard !members.isEmpty else { continue }
       text += "\(group.uppercased()):\n"
       for spec in members {
-        text += "  " + spec.name.padding(toLength: 16, withPad: " ", startingAt: 0) + spec.abstract + "\n"
+        let row = "  " + spec.name.padding(toLength: 16, withPad: " ", startingAt: 0) + spec.abstract
+        text += HelpText.wrapLine(row, width: width, hangingIndent: 18) + "\n"
       }
       if group == "Scripts and exploration" {
-        text +=
+        let row =
           "  " + ScenarioOnlyHelp.names.joined(separator: ", ").padding(toLength: 16, withPad: " ", startingAt: 0)
-          + "scenario and shell lines: checks and notes (see 'storesim help expect')\n"
+          + "scenario and shell lines: checks and notes (see 'storesim help expect')"
+        text += HelpText.wrapLine(row, width: width, hangingIndent: 18) + "\n"
       }
       text += "\n"
     }
     text += "GLOBAL OPTIONS:\n"
     for option in globalOptions {
-      text += "  " + optionLabel(option).padding(toLength: 22, withPad: " ", startingAt: 0) + option.help + "\n"
+      let row = "  " + optionLabel(option).padding(toLength: 22, withPad: " ", startingAt: 0) + option.help
+      text += HelpText.wrapLine(row, width: width, hangingIndent: 24) + "\n"
     }
     text += "\nEXIT CODES:\n"
     for (code, meaning) in ExitCode.table {
-      text += "  " + String(code.rawValue).padding(toLength: 4, withPad: " ", startingAt: 0) + meaning + "\n"
+      let row = "  " + String(code.rawValue).padding(toLength: 4, withPad: " ", startingAt: 0) + meaning
+      text += HelpText.wrapLine(row, width: width, hangingIndent: 6) + "\n"
     }
     text += """
 
@@ -82,17 +86,17 @@ struct CommandTable: Sendable {
   }
 
   /// `storesim help CMD`.
-  func help(for spec: CommandSpec) -> String {
+  func help(for spec: CommandSpec, width: Int = HelpText.width) -> String {
     var text =
-      "OVERVIEW: \(spec.abstract)\n\n"
-      + HelpText.wrapLine("USAGE: " + spec.usage, hangingIndent: 7 + spec.name.count + 10) + "\n"
-    if !spec.discussion.isEmpty { text += "\n" + HelpText.wrap(spec.discussion) + "\n" }
+      HelpText.wrapLine("OVERVIEW: \(spec.abstract)", width: width, hangingIndent: 10) + "\n\n"
+      + HelpText.wrapLine("USAGE: " + spec.usage, width: width, hangingIndent: 7 + spec.name.count + 10) + "\n"
+    if !spec.discussion.isEmpty { text += "\n" + HelpText.reflow(spec.discussion, width: width) + "\n" }
     if !spec.options.isEmpty {
       text += "\nOPTIONS:\n"
       for option in spec.options {
         let label = optionLabel(option)
         let line = "  " + label.padding(toLength: max(30, label.count + 1), withPad: " ", startingAt: 0) + option.help
-        text += HelpText.wrapLine(line, hangingIndent: 32) + "\n"
+        text += HelpText.wrapLine(line, width: width, hangingIndent: 32) + "\n"
       }
     }
     text += "\nGLOBAL OPTIONS: --session <path>, --customer <name>, --json, -h/--help\n"

@@ -4,50 +4,61 @@ import StoreSimHTTP
 import StoreSimServer
 import StoreSimSession
 
-let versionCommand = CommandSpec(
-  name: "version", group: "Scripts and exploration",
-  abstract: "Print storesim's version (also --version)",
-  example: "storesim version",
-  run: { inv in
-    _ = try inv.positionals(0...0, "")
+/// `storesim version`.
+struct VersionCommand: CommandLineCommand {
+  static let configuration = CommandConfiguration(
+    name: "version", group: "Scripts and exploration",
+    abstract: "Print storesim's version (also --version)",
+    example: "storesim version")
+
+  @Arguments(0...0, "")
+  var arguments: [String]
+
+  func run(_ inv: Invocation) throws -> ExitCode {
     if inv.json {
       inv.printJSON(.object(["version": .string(storesimVersion)]))
     } else {
       inv.out("storesim \(storesimVersion)")
     }
     return .success
-  })
+  }
+}
 
 /// Help for the lines that exist only in scenarios and the shell.
 enum ScenarioOnlyHelp {
   static let names = ["expect", "echo"]
 
-  static func text(_ name: String) -> String? {
+  static func text(_ name: String, width: Int = HelpText.width) -> String? {
     switch name {
-    case "expect": return expectHelp
-    case "echo": return echoHelp
+    case "expect": return expectHelp(width: width)
+    case "echo": return HelpText.reflow(echoHelp, width: width)
     default: return nil
     }
   }
 
   /// `help expect`.
-  static var expectHelp: String {
-    var text = """
+  static func expectHelp(width: Int) -> String {
+    var text = HelpText.reflow(
+      """
       OVERVIEW: Check the store in a scenario (.storesim files, 'storesim run' and the shell)
 
-      USAGE: expect <form> [arguments]
+      USAGE: expect <form> [arguments] [--customer NAME]
 
       A failed expectation prints file:line: expected ..., got ...; the run goes on and the exit
       code is 1. Every expectation is checked before anything runs: forms, counts, dates and field
       names (against Apple's JWSTransactionDecodedPayload and JWSRenewalInfoDecodedPayload).
+      --customer NAME checks that customer's store (a family member's, say) instead of the
+      default customer's.
 
       FORMS:
 
-      """
+      """, width: width)
     for kind in Expectation.Kind.allCases {
-      text += "  \(kind.form)\n" + HelpText.wrapLine("      \(kind.help)") + "\n"
+      text += HelpText.wrapLine("  \(kind.form)", width: width, hangingIndent: 6) + "\n"
+      text += HelpText.wrapLine("      \(kind.help)", width: width) + "\n"
     }
     text += "\nEXAMPLE:\n  expect latest com.example.premium.monthly expiresDate 2026-02-07T00:00:00Z\n"
+    text += "  expect entitled com.example.premium.lifetime --customer kid\n"
     return text
   }
 
@@ -66,35 +77,70 @@ enum ScenarioOnlyHelp {
     """
 }
 
-/// Help text folded to a width: long lines break at spaces, continuing under their indent.
+/// Help text folded to a width (the terminal's, 80 when not a terminal): paragraphs are
+/// reflowed, and a line that wraps continues under its hanging indent.
 enum HelpText {
-  static let width = 100
+  /// The width when output is not a terminal.
+  static let width = 80
 
-  static func wrap(_ text: String, hangingIndent: Int? = nil) -> String {
-    text.split(separator: "\n", omittingEmptySubsequences: false).map {
-      wrapLine(String($0), hangingIndent: hangingIndent)
+  /// Reflows `text` to `width`: the lines of a paragraph are joined (a blank line, an indented
+  /// line or a line that starts with a label such as `request:` or `bash:` starts a new one),
+  /// then every line is wrapped, continuing under its own indent.
+  static func reflow(_ text: String, width: Int) -> String {
+    var lines: [String] = []
+    for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+      if let last = lines.last, !last.isEmpty, !line.isEmpty, !line.hasPrefix(" "), !startsWithLabel(line) {
+        lines[lines.count - 1] = last + " " + line
+      } else {
+        lines.append(line)
+      }
+    }
+    return lines.map { line in
+      // `OVERVIEW: ...` continues under its text.
+      let heading = line.range(of: #"^[A-Z]+: "#, options: .regularExpression).map {
+        line.distance(from: line.startIndex, to: $0.upperBound)
+      }
+      return wrapLine(line, width: width, hangingIndent: heading)
     }.joined(separator: "\n")
   }
 
-  static func wrapLine(_ line: String, hangingIndent: Int? = nil) -> String {
+  /// `word:` or `word WORD:` at the start of a line: an entry of its own.
+  private static func startsWithLabel(_ line: String) -> Bool {
+    line.range(of: #"^[A-Za-z][A-Za-z0-9_-]*( [A-Z<][A-Za-z0-9<>|_-]*)?: "#, options: .regularExpression) != nil
+  }
+
+  /// Wraps one line at `width`, breaking at spaces after `hangingIndent` (default: the line's
+  /// own indent); continuation lines start at `hangingIndent`. A word longer than the width
+  /// stands on a line of its own.
+  static func wrapLine(_ line: String, width: Int = HelpText.width, hangingIndent: Int? = nil) -> String {
     guard line.count > width else { return line }
     let leading = line.prefix { $0 == " " }.count
-    let indent = String(repeating: " ", count: hangingIndent ?? leading)
+    let indent = hangingIndent ?? leading
+    var rest = Array(line)
     var lines: [String] = []
-    var current = ""
-    for word in line.split(separator: " ", omittingEmptySubsequences: false).map(String.init) {
-      if current.isEmpty && lines.isEmpty {
-        current = word
-        continue
+    var firstLine = true
+    while rest.count > width {
+      // A break is a space after the first word (after the label on the first line).
+      let earliest = firstLine ? max(leading, min(indent, rest.count)) : indent
+      var cut: Int?
+      var i = min(width, rest.count - 1)
+      while i > earliest {
+        if rest[i] == " " && rest[i - 1] != " " { cut = i; break }
+        i -= 1
       }
-      if current.count + 1 + word.count > width, current.trimmingCharacters(in: .whitespaces).count > 0, !word.isEmpty {
-        lines.append(current)
-        current = indent + word
-      } else {
-        current += " " + word
+      if cut == nil {
+        var j = width + 1
+        while j < rest.count && !(rest[j] == " " && rest[j - 1] != " ") { j += 1 }
+        if j < rest.count { cut = j }
       }
+      guard let at = cut else { break }
+      lines.append(String(rest[..<at]))
+      let remainder = rest[at...].drop { $0 == " " }
+      if remainder.isEmpty { rest = []; break }
+      rest = Array(String(repeating: " ", count: indent)) + remainder
+      firstLine = false
     }
-    lines.append(current)
+    if !rest.isEmpty { lines.append(String(rest)) }
     return lines.joined(separator: "\n")
   }
 }

@@ -4,29 +4,48 @@ import StoreSimHTTP
 import StoreSimServer
 import StoreSimSession
 
-let initCommand = CommandSpec(
-  name: "init", group: "Session and catalogue",
-  abstract: "Start a new session from a .storekit configuration",
-  arguments: "<config.storekit>",
-  options: [
-    OptionSpec(name: "start", value: "<date>", help: "virtual start date, ISO 8601 (default: now, whole seconds, UTC)"),
-    OptionSpec(name: "bundle-id", value: "<id>", help: "the app's bundle id (default com.example.app)"),
-    OptionSpec(name: "environment", value: "<env>", help: "Xcode (default), LocalTesting, Sandbox or Production"),
-    OptionSpec(
-      name: "force", value: nil,
-      help: "replace an existing session (a damaged one is kept as <session>.damaged, .damaged.1, ...)"),
-  ],
-  discussion: """
-    Writes the session file (--session, $STORESIM_SESSION, or .storesim/session.json). Settings
-    start from the configuration's settings block. Later commands load the session, act, and
-    save it atomically; when the configuration file changes, the next command reloads it.
-    """,
-  example: "storesim init Configurations/AppleSample.storekit --start 2026-01-01T00:00:00Z",
-  run: { inv in
-    let config = try inv.positionals(1...1, "configuration file")[0]
-    let start = try initStart(inv)
-    var environment = try initEnvironment(inv)
-    let bundleID = inv.arguments.value("bundle-id") ?? "com.example.app"
+/// `storesim init CONFIG`: a new session.
+struct InitCommand: CommandLineCommand {
+  static let configuration = CommandConfiguration(
+    name: "init", group: "Session and catalogue",
+    abstract: "Start a new session from a .storekit configuration",
+    arguments: "<config.storekit>",
+    discussion: """
+      Writes the session file (--session, $STORESIM_SESSION, or .storesim/session.json). Settings
+      start from the configuration's settings block. Later commands load the session, act, and
+      save it atomically; when the configuration file changes, the next command reloads it.
+      """,
+    example: "storesim init Configurations/AppleSample.storekit --start 2026-01-01T00:00:00Z")
+
+  @Arguments(1...1, "configuration file")
+  var arguments: [String]
+  @Option(
+    "<date>", help: "virtual start date, ISO 8601 (default: now, whole seconds, UTC)", parse: ValueParsing.dateOption)
+  var start: Date?
+  @Option("<id>", help: "the app's bundle id (default com.example.app)")
+  var bundleID: String?
+  @Option("<env>", help: "Xcode (default), LocalTesting, Sandbox or Production", parse: InitCommand.environment)
+  var environment: StoreEnvironment?
+  @Flag(help: "replace an existing session (a damaged one is kept as <session>.damaged, .damaged.1, ...)")
+  var force: Bool
+
+  /// `--environment`.
+  static func environment(_ text: String, _ context: ParseContext) throws -> StoreEnvironment {
+    guard let e = StoreEnvironment(userInput: text) else {
+      throw CLIError.usage(
+        Suggest.appending(
+          to: "unknown environment '\(text)'; use Xcode, LocalTesting, Sandbox or Production", for: text,
+          in: StoreEnvironment.allCases.map(\.rawValue)),
+        command: "init")
+    }
+    return e
+  }
+
+  func run(_ inv: Invocation) throws -> ExitCode {
+    let config = arguments[0]
+    let start = self.start ?? Date(timeIntervalSince1970: inv.environment.now().timeIntervalSince1970.rounded(.down))
+    var environment = self.environment ?? .xcode
+    let bundleID = self.bundleID ?? "com.example.app"
     guard !bundleID.isEmpty, !bundleID.contains(where: \.isWhitespace) else {
       throw CLIError.usage("invalid bundle id '\(bundleID)'", command: "init")
     }
@@ -38,6 +57,7 @@ let initCommand = CommandSpec(
       warnings: loaded.warnings.count, bundleID: bundleID, environment: environment, now: start)
     if let memory = inv.memory {
       if let forced = memory.environmentOverride { environment = forced }
+      if self.start == nil { memory.startedOnWallClock = true }
       let store = Store(configuration: loaded.configuration, start: start, bundleID: bundleID, environment: environment)
       memory.store = store
       report.environment = environment
@@ -51,7 +71,7 @@ let initCommand = CommandSpec(
       try AtomicFile.makeFolder((location.file as NSString).deletingLastPathComponent)
       let lock = try SessionLock(location, forWriting: true)
       defer { withExtendedLifetime(lock) {} }
-      try replaceExistingSession(inv, location)
+      try replaceExistingSession(inv, location, force: force)
       let document = SessionDocument(
         format: SessionDocument.formatName, version: SessionDocument.currentVersion,
         configurationPath: contentPath, configurationDigest: SessionFileFormat.digest(data), state: store.state)
@@ -61,32 +81,14 @@ let initCommand = CommandSpec(
     report.now = store.now
     report.print(inv)
     return .success
-  })
-
-/// `--start`, or now in whole seconds.
-private func initStart(_ inv: Invocation) throws -> Date {
-  if let text = inv.arguments.value("start") { return try ValueParsing.date(text, note: inv.warning) }
-  return Date(timeIntervalSince1970: inv.environment.now().timeIntervalSince1970.rounded(.down))
-}
-
-/// `--environment`, or Xcode.
-private func initEnvironment(_ inv: Invocation) throws -> StoreEnvironment {
-  guard let text = inv.arguments.value("environment") else { return .xcode }
-  guard let e = StoreEnvironment(userInput: text) else {
-    throw CLIError.usage(
-      Suggest.appending(
-        to: "unknown environment '\(text)'; use Xcode, LocalTesting, Sandbox or Production", for: text,
-        in: StoreEnvironment.allCases.map(\.rawValue)),
-      command: "init")
   }
-  return e
 }
 
 /// An existing session file is replaced only with --force; a damaged one is kept aside.
-private func replaceExistingSession(_ inv: Invocation, _ location: SessionLocation) throws {
+private func replaceExistingSession(_ inv: Invocation, _ location: SessionLocation, force: Bool) throws {
   var existing = stat()
   guard lstat(location.file, &existing) == 0 else { return }
-  guard inv.arguments.has("force") else {
+  guard force else {
     throw CLIError.failed("a session already exists at \(location.shown); pass --force to replace it")
   }
   try AtomicFile.checkWritable(location)
@@ -123,263 +125,69 @@ private struct InitReport {
   }
 }
 
-/// The settings users can show and change, with their `SKTestSession` names.
-enum SettingKey: String, CaseIterable {
-  case askToBuy = "ask-to-buy"
-  case interruptedPurchases = "interrupted-purchases"
-  case failTransactions = "fail-transactions"
-  case billingRetry = "billing-retry"
-  case gracePeriod = "grace-period"
-  case storefront
-  case locale
-  case timeRate = "time-rate"
-  case disableDialogs = "disable-dialogs"
-  case error
-  case deliverURL = "deliver-url"
+/// `storesim reset`.
+struct ResetCommand: CommandLineCommand {
+  static let configuration = CommandConfiguration(
+    name: "reset", group: "Session and catalogue",
+    abstract: "Clear transactions and/or restore the configuration's settings",
+    discussion: "Without options, does both. The clock and the notifications sent so far stay.",
+    example: "storesim reset --transactions")
 
-  func value(_ store: Store) -> String {
-    let s = store.settings
-    switch self {
-    case .deliverURL: return store.state.deliveryURL ?? "off"
-    case .askToBuy: return s.askToBuyEnabled ? "on" : "off"
-    case .interruptedPurchases: return s.interruptedPurchasesEnabled ? "on" : "off"
-    case .failTransactions: return s.failTransactionsEnabled ? s.failureError.rawValue : "off"
-    case .billingRetry: return s.shouldEnterBillingRetryOnRenewal ? "on" : "off"
-    case .gracePeriod: return s.billingGracePeriodIsEnabled ? "on" : "off"
-    case .storefront: return s.storefront
-    case .locale: return s.locale
-    case .timeRate: return "\(s.timeRate.name) (\(s.timeRate.rawValue))"
-    case .disableDialogs: return s.disableDialogs ? "on" : "off"
-    case .error:
-      let set = StoreKitAPI.allCases.compactMap { api in s.simulatedError(forAPI: api).map { "\(api.name)=\($0)" } }
-      return set.isEmpty ? "none" : set.joined(separator: " ")
-    }
-  }
-}
+  @Arguments(0...0, "")
+  var arguments: [String]
+  @Flag(help: "clearTransactions(): remove every transaction, subscription and request")
+  var transactions: Bool
+  @Flag(help: "resetToDefaultState(): settings back to the configuration's values")
+  var settings: Bool
 
-extension SettingKey {
-  /// The value with its type for --json: switches are booleans, the time rate is
-  /// `{"name", "value"}`, simulated errors are an object per API, an unset value is null.
-  func json(_ store: Store) -> JSONOutput {
-    let s = store.settings
-    switch self {
-    case .deliverURL: return store.state.deliveryURL.map(JSONOutput.string) ?? .null
-    case .askToBuy: return .bool(s.askToBuyEnabled)
-    case .interruptedPurchases: return .bool(s.interruptedPurchasesEnabled)
-    case .failTransactions: return s.failTransactionsEnabled ? .string(s.failureError.rawValue) : .null
-    case .billingRetry: return .bool(s.shouldEnterBillingRetryOnRenewal)
-    case .gracePeriod: return .bool(s.billingGracePeriodIsEnabled)
-    case .storefront: return .string(s.storefront)
-    case .locale: return .string(s.locale)
-    case .timeRate: return .object(["name": .string(s.timeRate.name), "value": .int(Int64(s.timeRate.rawValue))])
-    case .disableDialogs: return .bool(s.disableDialogs)
-    case .error:
-      var errors: [String: JSONOutput] = [:]
-      for api in StoreKitAPI.allCases {
-        if let e = s.simulatedError(forAPI: api) { errors[api.name] = .string(e.description) }
-      }
-      return .object(errors)
-    }
-  }
-}
-
-func parseSwitch(_ text: String, key: String) throws -> Bool {
-  switch text.lowercased() {
-  case "on", "true", "yes", "1", "enabled": return true
-  case "off", "false", "no", "0", "disabled": return false
-  default: throw CLIError.usage("setting '\(key)' takes on or off, not '\(text)'", command: "settings")
-  }
-}
-
-/// Reads a setting's value onto `s`, or refuses it: the same code checks a scenario line and
-/// changes the session.
-func applySetting(_ key: SettingKey, _ args: [String], to s: inout StoreKitSettings) throws {
-  let value = args[1]
-  if key != .error && args.count > 2 { throw CLIError.usage("unexpected argument '\(args[2])'", command: "settings") }
-  switch key {
-  case .deliverURL: break
-  case .askToBuy: s.askToBuyEnabled = try parseSwitch(value, key: key.rawValue)
-  case .interruptedPurchases: s.interruptedPurchasesEnabled = try parseSwitch(value, key: key.rawValue)
-  case .billingRetry: s.shouldEnterBillingRetryOnRenewal = try parseSwitch(value, key: key.rawValue)
-  case .gracePeriod: s.billingGracePeriodIsEnabled = try parseSwitch(value, key: key.rawValue)
-  case .disableDialogs: s.disableDialogs = try parseSwitch(value, key: key.rawValue)
-  case .failTransactions:
-    if let on = try? parseSwitch(value, key: key.rawValue) {
-      s.failTransactionsEnabled = on
-    } else {
-      s.failTransactionsEnabled = true
-      s.failureError = try failureError(value)
-    }
-  case .storefront:
-    guard Storefront.named(value) != nil else {
-      throw settingsUsage("unknown storefront '\(value)'", for: value.uppercased(), in: Storefront.knownCodes)
-    }
-    s.storefront = value.uppercased()
-  case .locale:
-    guard value.range(of: #"^[A-Za-z]{2,3}([_-][A-Za-z0-9]{2,4})*$"#, options: .regularExpression) != nil else {
-      throw CLIError.usage("invalid locale '\(value)'; use an identifier like en_US or ja", command: "settings")
-    }
-    s.locale = value
-  case .timeRate:
-    guard let rate = TimeRate(userInput: value) else {
-      throw settingsUsage("unknown time rate '\(value)'", for: value, in: TimeRate.allCases.map(\.name))
-    }
-    s.timeRate = rate
-  case .error:
-    let (api, error) = try simulatedErrorSetting(args)
-    s.setSimulatedError(error, forAPI: api)
-  }
-}
-
-/// A usage error of `settings` with a "did you mean".
-private func settingsUsage(_ message: String, for input: String, in candidates: [String]) -> CLIError {
-  CLIError.usage(Suggest.appending(to: message, for: input, in: candidates), command: "settings")
-}
-
-/// `fail-transactions <SKErrorCode>`.
-private func failureError(_ value: String) throws -> SKErrorCode {
-  guard let error = SKErrorCode.allCases.first(where: { $0.rawValue.lowercased() == value.lowercased() }) else {
-    let names = SKErrorCode.allCases.map(\.rawValue).joined(separator: ", ")
-    throw CLIError.usage("fail-transactions takes off, on, or one of \(names)", command: "settings")
-  }
-  return error
-}
-
-/// `error <api> <error>|none`: the API and the error it throws from now on (`nil`: none).
-private func simulatedErrorSetting(_ args: [String]) throws -> (StoreKitAPI, SimulatedError?) {
-  let value = args[1]
-  guard let api = StoreKitAPI(userInput: value) else {
-    let names = StoreKitAPI.allCases.map(\.name)
-    throw CLIError.usage(
-      Suggest.appending(to: "unknown StoreKit API '\(value)'", for: value, in: names) + "; APIs: "
-        + names.joined(separator: ", "), command: "settings")
-  }
-  guard args.count == 3 else { throw CLIError.usage("usage: settings error <api> <error>|none", command: "settings") }
-  if args[2].lowercased() == "none" { return (api, nil) }
-  guard let error = SimulatedError(userInput: args[2], for: api) else {
-    let all = api.families.flatMap { f in f.cases.map { "\(f.rawValue).\($0)" } }
-    throw settingsUsage(
-      "'\(args[2])' is not an error \(api.name) can throw", for: args[2],
-      in: all + all.map { String($0.split(separator: ".")[1]) })
-  }
-  return (api, error)
-}
-
-/// The setting a key names, or a usage error with a "did you mean".
-func settingKey(_ keyText: String) throws -> SettingKey {
-  guard let key = SettingKey(rawValue: keyText.lowercased()) else {
-    throw settingsUsage("unknown setting '\(keyText)'", for: keyText, in: SettingKey.allCases.map(\.rawValue))
-  }
-  return key
-}
-
-let settingsCommand = CommandSpec(
-  name: "settings", group: "Session and catalogue",
-  abstract: "Show or change the test-environment settings (SKTestSession properties)",
-  arguments: "[<key> [<value>]]",
-  discussion: """
-    Keys: ask-to-buy, interrupted-purchases, fail-transactions (off or an SKError name),
-    billing-retry (renewals fail into billing retry), grace-period, storefront (ISO 3166 alpha-3),
-    locale, time-rate (an SKTestSession.TimeRate name or number), disable-dialogs, deliver-url
-    (POST notifications there as they happen, or off), and 'error API ERROR|none' for simulated StoreKit errors (setSimulatedError(_:forAPI:)), e.g.
-    'settings error purchase networkError'. Initial values come from the configuration.
-    """,
-  example: "storesim settings billing-retry on",
-  run: { inv in
-    let args = inv.arguments.positionals
-    let mutating = args.count >= 2
-    // Keys and values are checked before the session is touched (and so in a scenario's check).
-    if let keyText = args.first {
-      let key = try settingKey(keyText)
-      if args.count >= 2 {
-        if key == .deliverURL {
-          guard args.count == 2 else { throw CLIError.usage("unexpected argument '\(args[2])'", command: "settings") }
-          if args[1].lowercased() != "off" { _ = try Delivery.validate(args[1], command: "settings") }
-        } else {
-          var scratch = StoreKitSettings()
-          try applySetting(key, args, to: &scratch)
-        }
-      }
-    }
-    return try SessionContext.with(inv, mutating: mutating) { store in
-      guard let keyText = args.first else {
-        if inv.json {
-          var d: [String: JSONOutput] = [:]
-          for key in SettingKey.allCases { d[key.rawValue] = key.json(store) }
-          inv.printJSON(.object(d))
-        } else {
-          inv.out(Table.render(SettingKey.allCases.map { [$0.rawValue, $0.value(store)] }))
-        }
-        return .success
-      }
-      let key = try settingKey(keyText)
-      if args.count == 1 {
-        inv.out(inv.json ? JSONOutput.object([key.rawValue: key.json(store)]).rendered() : key.value(store))
-        return .success
-      }
-      var s = store.settings
-      let value = args[1]
-      if key == .deliverURL {
-        guard args.count == 2 else { throw CLIError.usage("unexpected argument '\(args[2])'", command: "settings") }
-        store.setDeliveryURL(value.lowercased() == "off" ? nil : try Delivery.validate(value, command: "settings"))
-        inv.out(
-          inv.json
-            ? JSONOutput.object([key.rawValue: key.json(store)]).rendered() : "\(key.rawValue) = \(key.value(store))")
-        return .success
-      }
-      try applySetting(key, args, to: &s)
-      store.settings = s
-      inv.out(
-        inv.json
-          ? JSONOutput.object([key.rawValue: key.json(store)]).rendered() : "\(key.rawValue) = \(key.value(store))")
-      return .success
-    }
-  })
-
-let resetCommand = CommandSpec(
-  name: "reset", group: "Session and catalogue",
-  abstract: "Clear transactions and/or restore the configuration's settings",
-  options: [
-    OptionSpec(
-      name: "transactions", value: nil, help: "clearTransactions(): remove every transaction, subscription and request"),
-    OptionSpec(
-      name: "settings", value: nil, help: "resetToDefaultState(): settings back to the configuration's values"),
-  ],
-  discussion: "Without options, does both. The clock and the notifications sent so far stay.",
-  example: "storesim reset --transactions",
-  run: { inv in
-    _ = try inv.positionals(0...0, "")
-    let both = !inv.arguments.has("transactions") && !inv.arguments.has("settings")
+  func run(_ inv: Invocation) throws -> ExitCode {
+    let both = !transactions && !settings
     return try SessionContext.with(inv, mutating: true) { store in
-      if both || inv.arguments.has("transactions") { store.clearTransactions() }
-      if both || inv.arguments.has("settings") { store.resetToDefaultState() }
+      if both || transactions { store.clearTransactions() }
+      if both || settings { store.resetToDefaultState() }
       inv.out(
         inv.json
           ? #"{"reset": true}"#
           : "reset "
-            + (both ? "transactions and settings" : inv.arguments.has("transactions") ? "transactions" : "settings"))
+            + (both ? "transactions and settings" : transactions ? "transactions" : "settings"))
       return .success
     }
-  })
+  }
+}
 
-let familyCommand = CommandSpec(
-  name: "family", group: "Session and catalogue",
-  abstract: "Show or change the acting customer's Family Sharing group",
-  arguments: "[add <name> | remove <name>]",
-  discussion:
-    "Family-shareable purchases of any member reach the others as their own family-shared transactions; removing a member revokes them (REVOKE).",
-  example: "storesim family add kid",
-  run: { inv in
-    let args = try inv.positionals(0...2, "")
+/// `storesim family [add|remove NAME]`.
+struct FamilyCommand: CommandLineCommand {
+  static let configuration = CommandConfiguration(
+    name: "family", group: "Session and catalogue",
+    abstract: "Show or change the acting customer's Family Sharing group",
+    arguments: "[add <name> | remove <name>]",
+    discussion:
+      "Family-shareable purchases of any member reach the others as their own family-shared transactions; removing a member revokes them (REVOKE).",
+    example: "storesim family add kid")
+
+  @Arguments(0...2, "")
+  var arguments: [String]
+
+  /// `add NAME` or `remove NAME`.
+  func validate() throws {
+    guard let action = arguments.first else { return }
+    guard arguments.count == 2 else {
+      throw CLIError.usage("family \(action) needs a customer name", command: "family")
+    }
+    guard action == "add" || action == "remove" else {
+      throw CLIError.usage("unknown family action '\(action)'; use add or remove", command: "family")
+    }
+  }
+
+  func run(_ inv: Invocation) throws -> ExitCode {
+    let args = arguments
     return try SessionContext.with(inv, mutating: !args.isEmpty) { store in
       let me = SessionContext.customer(inv)
       var events: [StoreEvent] = []
       if let action = args.first {
-        guard args.count == 2 else { throw CLIError.usage("family \(action) needs a customer name", command: "family") }
         switch action {
         case "add": events = try store.addFamilyMember(CustomerID(args[1]), to: me).events
-        case "remove": events = try store.removeFamilyMember(CustomerID(args[1])).events
-        default: throw CLIError.usage("unknown family action '\(action)'; use add or remove", command: "family")
+        default: events = try store.removeFamilyMember(CustomerID(args[1])).events
         }
       }
       let family = store.customer(me)?.familyID
@@ -393,14 +201,21 @@ let familyCommand = CommandSpec(
       }
       return .success
     }
-  })
+  }
+}
 
-let nowCommand = CommandSpec(
-  name: "now", group: "Subscriptions and time",
-  abstract: "Print the virtual date",
-  example: "storesim now",
-  run: { inv in
-    try inspecting(inv, 0...0, "") { store, _, _, _ in
+/// `storesim now`.
+struct NowCommand: CommandLineCommand {
+  static let configuration = CommandConfiguration(
+    name: "now", group: "Subscriptions and time",
+    abstract: "Print the virtual date",
+    example: "storesim now")
+
+  @Arguments(0...0, "")
+  var arguments: [String]
+
+  func run(_ inv: Invocation) throws -> ExitCode {
+    try inspecting(inv) { store, _ in
       if inv.json {
         inv.printJSON(
           .object([
@@ -412,4 +227,5 @@ let nowCommand = CommandSpec(
       }
       return .success
     }
-  })
+  }
+}

@@ -5,85 +5,156 @@ import StoreSimServer
 import StoreSimSession
 
 let subscriptionCommands: [CommandSpec] = [
-  subscriptionAction(
-    "cancel", "Turn auto-renew off (the subscription ends at the period end)",
-    "disableAutoRenewForTransaction; during grace or billing retry the subscription ends at once."
-  ) { try $0.disableAutoRenew(productID: $1, customer: $2) },
-  subscriptionAction("resume", "Turn auto-renew back on", "enableAutoRenewForTransaction.") {
-    try $0.enableAutoRenew(productID: $1, customer: $2)
-  },
-  subscriptionAction(
-    "expire", "Expire a subscription now (expireSubscription)",
-    "Turns auto-renew off and ends the current period now (EXPIRED/VOLUNTARY)."
-  ) { try $0.expireSubscription(productID: $1, customer: $2) },
-  subscriptionAction(
-    "renew", "Force a renewal now (forceRenewalOfSubscription)",
-    "Ends the period now and starts the next one; turns auto-renew on and clears a pending price increase; billing retry is left as it is."
-  ) { try $0.forceRenewal(productID: $1, customer: $2) },
-  priceIncreaseCommand, advanceCommand,
+  CommandSpec(CancelCommand.self), CommandSpec(ResumeCommand.self), CommandSpec(ExpireCommand.self),
+  CommandSpec(RenewCommand.self), CommandSpec(PriceIncreaseCommand.self), CommandSpec(AdvanceCommand.self),
 ]
 
-func subscriptionAction(
-  _ name: String, _ abstract: String, _ discussion: String,
-  _ act: @escaping @Sendable (inout Store, ProductID, CustomerID) throws -> Outcome<Void>
-) -> CommandSpec {
-  CommandSpec(
-    name: name, group: "Subscriptions and time", abstract: abstract, arguments: "<product-id>",
-    options: [transactionOption], discussion: discussion, example: "storesim \(name) subscription.pro",
-    run: productAction(name, ifNone: "no change", act))
+extension CommandConfiguration {
+  /// A subscription action on `<product-id>`.
+  static func subscriptionAction(_ name: String, _ abstract: String, _ discussion: String) -> CommandConfiguration {
+    CommandConfiguration(
+      name: name, group: "Subscriptions and time", abstract: abstract, arguments: "<product-id>",
+      discussion: discussion, example: "storesim \(name) subscription.pro")
+  }
 }
 
-let priceIncreaseCommand = CommandSpec(
-  name: "price-increase", group: "Subscriptions and time",
-  abstract: "Request, accept or decline a price increase",
-  arguments: "<product-id> request|accept|decline",
-  options: [
-    transactionOption,
-    OptionSpec(
-      name: "price", value: "<amount>",
-      help: "request: the new price (renewalPrice shows it; the next renewal after consent charges it)"),
-    OptionSpec(
-      name: "no-consent", value: nil,
-      help: "request: an increase that needs no consent, accepted at once (PRICE_INCREASE/ACCEPTED)"),
-  ],
-  discussion:
-    "request: PRICE_INCREASE/PENDING (repeatable); with --price the renewal info's renewalPrice shows the new "
-    + "price at once and the first renewal after consent charges it. accept: PRICE_INCREASE/ACCEPTED. decline: "
-    + "auto-renew off, voluntary expiry at period end. Ignored consent expires the subscription with "
-    + "didNotConsentToPriceIncrease (expirationIntent 3).",
-  example: "storesim price-increase subscription.pro request --price 5.99",
-  run: { inv in
-    let args = try inv.positionals(1...2, "action (request, accept or decline)")
-    let action = args.last!.lowercased()
-    var price: Decimal?
-    if let text = inv.arguments.value("price") {
-      guard let p = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")), p > 0,
-        text.allSatisfy({ $0.isNumber || $0 == "." })
-      else {
-        throw CLIError.usage("price must be a positive amount like 5.99, not '\(text)'", command: "price-increase")
-      }
-      price = p
+/// `storesim cancel PRODUCT`.
+struct CancelCommand: ProductActionCommand {
+  static let configuration = CommandConfiguration.subscriptionAction(
+    "cancel", "Turn auto-renew off (the subscription ends at the period end)",
+    "disableAutoRenewForTransaction; during grace or billing retry the subscription ends at once.")
+
+  @Arguments(0...1, "product id")
+  var arguments: [String]
+  @Option("<id>", help: transactionOptionHelp)
+  var transaction: String?
+
+  func act(_ store: inout Store, _ product: ProductID, _ customer: CustomerID) throws -> [StoreEvent] {
+    try store.disableAutoRenew(productID: product, customer: customer).events
+  }
+}
+
+/// `storesim resume PRODUCT`.
+struct ResumeCommand: ProductActionCommand {
+  static let configuration = CommandConfiguration.subscriptionAction(
+    "resume", "Turn auto-renew back on", "enableAutoRenewForTransaction.")
+
+  @Arguments(0...1, "product id")
+  var arguments: [String]
+  @Option("<id>", help: transactionOptionHelp)
+  var transaction: String?
+
+  func act(_ store: inout Store, _ product: ProductID, _ customer: CustomerID) throws -> [StoreEvent] {
+    try store.enableAutoRenew(productID: product, customer: customer).events
+  }
+}
+
+/// `storesim expire PRODUCT`.
+struct ExpireCommand: ProductActionCommand {
+  static let configuration = CommandConfiguration.subscriptionAction(
+    "expire", "Expire a subscription now (expireSubscription)",
+    "Turns auto-renew off and ends the current period now (EXPIRED/VOLUNTARY).")
+
+  @Arguments(0...1, "product id")
+  var arguments: [String]
+  @Option("<id>", help: transactionOptionHelp)
+  var transaction: String?
+
+  func act(_ store: inout Store, _ product: ProductID, _ customer: CustomerID) throws -> [StoreEvent] {
+    try store.expireSubscription(productID: product, customer: customer).events
+  }
+}
+
+/// `storesim renew PRODUCT`.
+struct RenewCommand: ProductActionCommand {
+  static let configuration = CommandConfiguration.subscriptionAction(
+    "renew", "Force a renewal now (forceRenewalOfSubscription)",
+    "Ends the period now and starts the next one; turns auto-renew on and clears a pending price increase; billing retry is left as it is."
+  )
+
+  @Arguments(0...1, "product id")
+  var arguments: [String]
+  @Option("<id>", help: transactionOptionHelp)
+  var transaction: String?
+
+  func act(_ store: inout Store, _ product: ProductID, _ customer: CustomerID) throws -> [StoreEvent] {
+    try store.forceRenewal(productID: product, customer: customer).events
+  }
+}
+
+/// `storesim price-increase PRODUCT request|accept|decline`.
+struct PriceIncreaseCommand: CommandLineCommand {
+  static let configuration = CommandConfiguration(
+    name: "price-increase", group: "Subscriptions and time",
+    abstract: "Request, accept or decline a price increase",
+    arguments: "<product-id> request|accept|decline",
+    discussion:
+      "request: PRICE_INCREASE/PENDING (repeatable); with --price the renewal info's renewalPrice shows the new "
+      + "price at once and the first renewal after consent charges it. accept: PRICE_INCREASE/ACCEPTED. decline: "
+      + "auto-renew off, voluntary expiry at period end. Ignored consent expires the subscription with "
+      + "didNotConsentToPriceIncrease (expirationIntent 3).",
+    example: "storesim price-increase subscription.pro request --price 5.99")
+
+  @Arguments(1...2, "action (request, accept or decline)")
+  var arguments: [String]
+  @Option("<id>", help: transactionOptionHelp)
+  var transaction: String?
+  @Option(
+    "<amount>", help: "request: the new price (renewalPrice shows it; the next renewal after consent charges it)",
+    parse: PriceIncreaseCommand.price)
+  var price: Decimal?
+  @Flag(help: "request: an increase that needs no consent, accepted at once (PRICE_INCREASE/ACCEPTED)")
+  var noConsent: Bool
+
+  var configurationReferences: [ConfigurationReference] {
+    transaction == nil ? arguments.prefix(1).map { .product($0) } : []
+  }
+
+  static func price(_ text: String, _ context: ParseContext) throws -> Decimal {
+    guard let p = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")), p > 0,
+      text.allSatisfy({ $0.isNumber || $0 == "." })
+    else {
+      throw CLIError.usage("price must be a positive amount like 5.99, not '\(text)'", command: "price-increase")
     }
-    let noConsent = inv.arguments.has("no-consent")
+    return p
+  }
+
+  static let actions = ["request", "accept", "decline"]
+
+  /// The shape of the line, checked before anything runs: `--price` and `--no-consent` go with
+  /// `request`; a product or `--transaction`; a known action.
+  func validate() throws {
+    let action = arguments.last!.lowercased()
     if (price != nil || noConsent) && action != "request" {
       throw CLIError.usage("--price and --no-consent go with 'request'", command: "price-increase")
     }
+    if let transaction {
+      guard arguments.count == 1 else {
+        throw CLIError.usage("give a product or --transaction, not both", command: "price-increase")
+      }
+      _ = try ValueParsing.transactionID(transaction)
+    } else if arguments.count != 2 {
+      throw CLIError.usage("missing action: request, accept or decline", command: "price-increase")
+    }
+    guard Self.actions.contains(action) || action == "consent" else {
+      throw CLIError.usage(
+        Suggest.appending(to: "unknown price-increase action '\(action)'", for: action, in: Self.actions),
+        command: "price-increase")
+    }
+  }
+
+  func run(_ inv: Invocation) throws -> ExitCode {
+    let action = arguments.last!.lowercased()
     return try SessionContext.with(inv, mutating: true) { store in
       let product: ProductID
-      if inv.arguments.value("transaction") != nil {
-        guard args.count == 1 else {
-          throw CLIError.usage("give a product or --transaction, not both", command: "price-increase")
-        }
-        let id = try ValueParsing.transactionID(inv.arguments.value("transaction")!)
+      if let transaction {
+        let id = try ValueParsing.transactionID(transaction)
         guard let t = store.customer(SessionContext.customer(inv))?.transaction(id) else {
           throw CLIError(StoreError.transactionNotFound(id))
         }
         product = t.productID
       } else {
-        guard args.count == 2 else {
-          throw CLIError.usage("missing action: request, accept or decline", command: "price-increase")
-        }
-        product = args[0]
+        product = arguments[0]
       }
       let customer = SessionContext.customer(inv)
       let events: [StoreEvent]
@@ -92,33 +163,35 @@ let priceIncreaseCommand = CommandSpec(
         events = try store.requestPriceIncreaseConsent(
           productID: product, price: price, needsConsent: !noConsent, customer: customer
         ).events
-      case "accept", "consent": events = try store.consentToPriceIncrease(productID: product, customer: customer).events
       case "decline": events = try store.declinePriceIncrease(productID: product, customer: customer).events
-      default:
-        throw CLIError.usage(
-          Suggest.appending(
-            to: "unknown price-increase action '\(action)'", for: action, in: ["request", "accept", "decline"]),
-          command: "price-increase")
+      default: events = try store.consentToPriceIncrease(productID: product, customer: customer).events
       }
       printEvents(inv, events, store: store)
       return .success
     }
-  })
+  }
+}
 
-let advanceCommand = CommandSpec(
-  name: "advance", group: "Subscriptions and time",
-  abstract: "Move the virtual clock; everything due on the way happens in order",
-  arguments: "<duration> | --to <date> | --next",
-  options: [
-    OptionSpec(name: "to", value: "<date>", help: "advance to this ISO 8601 date"),
-    OptionSpec(name: "next", value: nil, help: "advance to the next scheduled event"),
-  ],
-  discussion:
-    "Durations: 30s 15min 2h 3d 1w 1mo 1y (or combined, 1d12h) or ISO 8601 (P1M, PT2H). A bare 'm' is refused as ambiguous. The clock never moves backward.",
-  example: "storesim advance 1mo",
-  run: { inv in
-    let args = try inv.positionals(0...1, "duration")
-    let modes = [!args.isEmpty, inv.arguments.has("to"), inv.arguments.has("next")].filter { $0 }.count
+/// `storesim advance DURATION | --to DATE | --next`.
+struct AdvanceCommand: CommandLineCommand {
+  static let configuration = CommandConfiguration(
+    name: "advance", group: "Subscriptions and time",
+    abstract: "Move the virtual clock; everything due on the way happens in order",
+    arguments: "<duration> | --to <date> | --next",
+    discussion:
+      "Durations: 30s 15min 2h 3d 1w 1mo 1y (or combined, 1d12h) or ISO 8601 (P1M, PT2H). A bare 'm' is refused as ambiguous. The clock never moves backward.",
+    example: "storesim advance 1mo")
+
+  @Arguments(0...1, "duration")
+  var arguments: [String]
+  @Option("<date>", help: "advance to this ISO 8601 date")
+  var to: String?
+  @Flag(help: "advance to the next scheduled event")
+  var next: Bool
+
+  func run(_ inv: Invocation) throws -> ExitCode {
+    let args = arguments
+    let modes = [!args.isEmpty, to != nil, next].filter { $0 }.count
     guard modes == 1 else {
       throw CLIError.usage("give exactly one of a duration, --to DATE or --next", command: "advance")
     }
@@ -126,7 +199,7 @@ let advanceCommand = CommandSpec(
       throw CLIError.usage("'\(text)' looks like a date; use 'advance --to DATE'", command: "advance")
     }
     let duration = try args.first.map(ValueParsing.duration)
-    let to = try inv.arguments.value("to").map { try ValueParsing.date($0, note: inv.warning) }
+    let to = try self.to.map { try ValueParsing.date($0, note: inv.warning) }
     return try SessionContext.with(inv, mutating: true) { store in
       let target: Date
       if let duration, let text = args.first {
@@ -145,11 +218,12 @@ let advanceCommand = CommandSpec(
         }
         return .success
       }
-      try WorkLimits.checkAdvance(store, to: target, asked: args.first ?? inv.arguments.value("to") ?? "--next")
+      try WorkLimits.checkAdvance(store, to: target, asked: args.first ?? self.to ?? "--next")
       try streamAdvance(inv, &store, to: target)
       return .success
     }
-  })
+  }
+}
 
 /// Advances the clock, writing each event as it happens (the output is held on disk past a few
 /// megabytes, not in memory), and stops when Ctrl-C asks the shell to.

@@ -135,6 +135,11 @@ enum ValueParsing {
     return target
   }
 
+  /// An option's date, its notes sent as warnings.
+  static func dateOption(_ text: String, _ context: ParseContext) throws -> Date {
+    try date(text, note: context.warning)
+  }
+
   /// Parses an ISO 8601 date: `2026-01-31`, `2026-01-31T10:00:00Z`, `...+02:00`, fractions.
   /// A date without a zone is read as UTC, and `note` says so.
   static func date(_ text: String, note: (String) -> Void = { _ in }) throws -> Date {

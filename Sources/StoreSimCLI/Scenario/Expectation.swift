@@ -88,11 +88,30 @@ enum Expectation {
       }
     }
 
-    /// `use 'expect FORM ARGUMENTS'`.
-    var usage: ScenarioProblem { ScenarioProblem("use 'expect \(name) \(arguments)'") }
+    /// The form with its arguments, as the fix of an error gives it.
+    var usage: ScenarioProblem { ScenarioProblem("write '\(form)'") }
 
-    /// `expect FORM ARGUMENTS`, as `help expect` and the README show it.
-    var form: String { "expect \(name) \(arguments)" }
+    /// `expect FORM ARGUMENTS [--customer NAME]`, as `help expect` and the README show it.
+    var form: String { "expect \(name) \(arguments)" + (takesCustomer ? " [--customer NAME]" : "") }
+
+    /// Whether the form checks a customer's store (`--customer`, default the default customer).
+    var takesCustomer: Bool { self != .error && self != .now && self != .notification && self != .result }
+
+    /// The words after the form's name, as the form names them (`GROUP|PRODUCT`, `STATE`).
+    var argumentNames: [String] {
+      arguments.split(separator: " ").map { String($0).trimmingCharacters(in: CharacterSet(charactersIn: "[]")) }
+    }
+
+    /// The problem of a line with too few or too many words: which word, and the form.
+    func wordCountProblem(_ args: [String]) -> ScenarioProblem {
+      if args.count > wordCount.upperBound {
+        return ScenarioProblem(
+          "unexpected word '\(args[wordCount.upperBound])' after 'expect \(name) "
+            + args.prefix(wordCount.upperBound).joined(separator: " ") + "'; write '\(form)'")
+      }
+      let missing = argumentNames.indices.contains(args.count) ? argumentNames[args.count] : "a value"
+      return ScenarioProblem("'expect \(name)' is missing \(missing); write '\(form)'")
+    }
 
     /// Whether the form answers a failed command before it (`expect error`, `expect result`).
     var answersFailure: Bool { self == .error || self == .result }
@@ -141,9 +160,37 @@ extension Expectation {
   /// Reads an `expect` line (`words[0]` is `expect`). `store` (the scenario's configuration,
   /// once its `init` loaded) lets products and groups be checked by name.
   static func parse(_ words: [String], store: Store?) throws(ScenarioProblem) -> Expectation {
+    try parseLine(words, store: store).expectation
+  }
+
+  /// Reads an `expect` line with its `--customer NAME` (anywhere after the form; the default
+  /// customer without it).
+  static func parseLine(
+    _ words: [String], store: Store?
+  ) throws(ScenarioProblem) -> (expectation: Expectation, customer: CustomerID) {
     let kind = try kind(of: words)
-    let args = Array(words.dropFirst(2))
-    guard kind.wordCount.contains(args.count) else { throw kind.usage }
+    var args = Array(words.dropFirst(2))
+    var customer = CustomerID.default
+    if let i = args.firstIndex(where: { $0 == "--customer" || $0.hasPrefix("--customer=") }) {
+      guard kind.takesCustomer else {
+        throw ScenarioProblem("'expect \(kind.name)' takes no --customer; write '\(kind.form)'")
+      }
+      if args[i] == "--customer" {
+        guard i + 1 < args.count, !args[i + 1].isEmpty else {
+          throw ScenarioProblem("--customer needs a name; write '\(kind.form)'")
+        }
+        customer = CustomerID(args[i + 1])
+        args.removeSubrange(i...(i + 1))
+      } else {
+        customer = CustomerID(String(args[i].dropFirst("--customer=".count)))
+        args.remove(at: i)
+      }
+    }
+    return (try parse(kind, args, store: store), customer)
+  }
+
+  private static func parse(_ kind: Kind, _ args: [String], store: Store?) throws(ScenarioProblem) -> Expectation {
+    guard kind.wordCount.contains(args.count) else { throw kind.wordCountProblem(args) }
     let names = ConfigurationNames(store: store)
     switch kind {
     case .result:
@@ -160,7 +207,11 @@ extension Expectation {
     case .transactions:
       let count = try count(args[0], of: kind)
       guard args.count > 1 else { return .transactions(count, product: nil) }
-      guard args.count == 3, args[1] == "--product" else { throw kind.usage }
+      guard args[1] == "--product" else {
+        throw ScenarioProblem(
+          "unexpected word '\(args[1])' after 'expect transactions \(args[0])'; write '\(kind.form)'")
+      }
+      guard args.count == 3 else { throw ScenarioProblem("--product needs a product id; write '\(kind.form)'") }
       return .transactions(count, product: try names.product(args[2]))
     case .latest:
       let product = try names.product(args[0])
@@ -185,12 +236,15 @@ extension Expectation {
   /// The form a line names, or the problem: no form, or an unknown one.
   private static func kind(of words: [String]) throws(ScenarioProblem) -> Kind {
     let names = Kind.allCases.map(\.name)
-    guard words.count >= 2 else { throw ScenarioProblem("expect needs a form: \(names.joined(separator: ", "))") }
+    guard words.count >= 2 else {
+      throw ScenarioProblem("'expect' is missing its form; write one of \(names.joined(separator: ", "))")
+    }
     guard let kind = Kind(rawValue: words[1]) else {
       let message = "unknown expectation '\(words[1])'"
       throw ScenarioProblem(
         Suggest.appending(
-          to: message, for: words[1], in: names, otherwise: message + "; use one of \(names.joined(separator: ", "))"))
+          to: message, for: words[1], in: names, otherwise: message + "; write one of \(names.joined(separator: ", "))")
+      )
     }
     return kind
   }
@@ -200,14 +254,18 @@ extension Expectation {
     let names = PurchaseResultName.allCases.map(\.rawValue)
     let listed = names.dropLast().joined(separator: ", ") + " or " + names[names.count - 1]
     throw ScenarioProblem(
-      Suggest.appending(to: "unknown purchase result '\(text)'", for: text, in: names) + "; use \(listed)")
+      Suggest.appending(
+        to: "unknown purchase result '\(text)'", for: text, in: names,
+        otherwise: "unknown purchase result '\(text)'; write \(listed)"))
   }
 
   private static func renewalState(_ text: String) throws(ScenarioProblem) -> RenewalState {
     if let state = RenewalState(rawValue: text) { return state }
     let names = RenewalState.allCases.map(\.rawValue)
     throw ScenarioProblem(
-      Suggest.appending(to: "unknown state '\(text)'", for: text, in: names) + "; use \(names.joined(separator: ", "))")
+      Suggest.appending(
+        to: "unknown state '\(text)'", for: text, in: names,
+        otherwise: "unknown state '\(text)'; write one of \(names.joined(separator: ", "))"))
   }
 
   /// A count of zero or more.
@@ -253,7 +311,7 @@ extension Expectation {
 
   private static func endpoint(_ text: String) throws(ScenarioProblem) -> StoreEnvironment {
     guard let endpoint = StoreEnvironment(userInput: text) else {
-      throw ScenarioProblem("unknown endpoint '\(text)'; use Production or Sandbox")
+      throw ScenarioProblem("unknown endpoint '\(text)'; write Production or Sandbox")
     }
     return endpoint
   }
@@ -294,130 +352,5 @@ enum SubscriptionSubject {
       + configuration.products.filter { $0.subscription != nil }.map(\.id)
     return Suggest.appending(
       to: "'\(text)' is neither a subscription group nor an auto-renewable product", for: text, in: names)
-  }
-}
-
-// MARK: - Checking against the session
-
-extension Expectation {
-  /// nil when the expectation holds, else "expected ..., got ...". `lastError` is the failure
-  /// of the command before, for `expect error`.
-  func failure(in memory: MemorySession, lastError: (line: Int, message: String)?) -> String? {
-    if case .error(let text) = self {
-      guard let lastError else { return "expected an error containing '\(text)', got success" }
-      return lastError.message.contains(text)
-        ? nil : "expected an error containing '\(text)', got '\(lastError.message)'"
-    }
-    guard let store = memory.store else { return "expected \(kind.name), got no session (start with init)" }
-    let customer = CustomerID.default
-    switch self {
-    case .result(let result):
-      let got = memory.lastPurchaseResult ?? "no purchase yet"
-      return got == result.rawValue ? nil : "expected result \(result.rawValue), got \(got)"
-    case .entitled(let product): return entitlementFailure(product, expected: true, store: store)
-    case .notEntitled(let product): return entitlementFailure(product, expected: false, store: store)
-    case .state(let subject, let state):
-      guard let group = SubscriptionSubject.group(subject, in: store.configuration) else {
-        return "expected \(subject) to be \(state.rawValue), got no such group or subscription"
-      }
-      let statuses = store.statuses(forGroup: group, customer: customer)
-      let got = (statuses.first { !$0.isFamilyShared } ?? statuses.first)?.state.rawValue ?? "never subscribed"
-      return got == state.rawValue ? nil : "expected \(subject) to be \(state.rawValue), got \(got)"
-    case .pending(let count):
-      let got = store.pendingRequests(customer: customer).count + store.refundRequests(customer: customer).count
-      return got == count.value ? nil : "expected \(count.text) pending, got \(got)"
-    case .transactions(let count, let product):
-      var list = store.allTransactions(customer: customer)
-      if let product { list = list.filter { $0.productID == product } }
-      let of = product.map { " of \($0)" } ?? ""
-      return list.count == count.value ? nil : "expected \(count.text) transactions\(of), got \(list.count)"
-    case .latest(let product, let field, let value):
-      let written = "latest \(product) \(field) \(value)"
-      guard let t = store.latestTransaction(for: product, customer: customer) else {
-        return "expected \(written), got no transaction"
-      }
-      return WireValue.compare(value, WireValue.field(store.payload(t, customer: customer), field), written)
-    case .renewal(let subject, let field, let value):
-      let written = "renewal \(subject) \(field) \(value)"
-      guard let group = SubscriptionSubject.group(subject, in: store.configuration),
-        let s = store.statuses(forGroup: group, customer: customer).first
-      else {
-        return "expected \(written), got no subscription"
-      }
-      return WireValue.compare(value, WireValue.field(store.payload(s.renewalInfo, customer: customer), field), written)
-    case .notification(let type, let subtype):
-      let expected = ServerNotification.name(type, subtype)
-      guard let n = store.notifications.last else { return "expected notification \(expected), got none" }
-      return n.notificationType == type && n.subtype == subtype
-        ? nil : "expected notification \(expected), got \(n.name)"
-    case .receipt(let status, let endpoint):
-      guard case .int(let got)? = store.receipt(customer: customer, askedAs: endpoint)["status"] else {
-        return "expected receipt status \(status.text), got none"
-      }
-      return got == status.value ? nil : "expected receipt status \(status.text), got \(got)"
-    case .now(let date):
-      return date.value == store.now ? nil : "expected now \(date.text), got \(ISO8601.string(store.now))"
-    case .error:
-      return nil  // answered above
-    }
-  }
-}
-
-extension Expectation {
-  /// `expect entitled|not-entitled PRODUCT` for the default customer.
-  fileprivate func entitlementFailure(_ product: ProductID, expected: Bool, store: Store) -> String? {
-    if store.configuration.product(product) == nil {
-      return "expected \(kind.name) \(product), got unknown product '\(product)'"
-    }
-    let entitled = store.currentEntitlements(customer: .default).contains { $0.productID == product }
-    if expected { return entitled ? nil : "expected \(product) to be entitled, got not entitled" }
-    return entitled ? "expected \(product) not to be entitled, got entitled" : nil
-  }
-}
-
-/// A field of a wire payload as text, compared with the value an expectation wrote.
-enum WireValue {
-  /// The field's value as text: `absent` when omitted, arrays comma-separated.
-  static func field(_ json: JSONOutput?, _ name: String) -> String {
-    switch json?[name] {
-    case nil: return "absent"
-    case .string(let s)?: return s
-    case .int(let i)?: return String(i)
-    case .number(let n)?: return n
-    case .bool(let b)?: return b ? "true" : "false"
-    case .null?: return "null"
-    case .array(let items)?:
-      return items.map { item -> String in
-        if case .string(let t) = item { return t }; return item.rendered(pretty: false)
-      }.joined(separator: ",")
-    default: return json![name]!.rendered(pretty: false)
-    }
-  }
-
-  /// nil when `actual` is `expected` (a date written as ISO 8601 matches its milliseconds),
-  /// else "expected WRITTEN, got ACTUAL".
-  static func compare(_ expected: String, _ actual: String, _ written: String) -> String? {
-    same(expected, actual) ? nil : "expected \(written), got \(shown(expected, actual))"
-  }
-
-  static func same(_ expected: String, _ actual: String) -> Bool {
-    if expected == actual { return true }
-    if let e = try? ValueParsing.date(expected), let a = Int64(actual) {
-      return e.epochMilliseconds == a
-    }
-    return false
-  }
-
-  /// The actual value in the form the expectation used: a date written as ISO 8601 is
-  /// answered in ISO 8601 (as a day when the expectation gave a day and it is midnight).
-  static func shown(_ expected: String, _ actual: String) -> String {
-    guard Int64(expected) == nil, (try? ValueParsing.date(expected)) != nil, let ms = Int64(actual) else {
-      return actual
-    }
-    let text = ISO8601.string(Date(timeIntervalSince1970: Double(ms) / 1000))
-    if !expected.contains("T") && !expected.contains(" "), text.hasSuffix("T00:00:00Z") {
-      return String(text.prefix(10))
-    }
-    return text
   }
 }

@@ -4,46 +4,62 @@ import StoreSimHTTP
 import StoreSimServer
 import StoreSimSession
 
-let runCommand = CommandSpec(
-  name: "run", group: "Scripts and exploration",
-  abstract: "Run scenario files, each in a fresh in-memory session",
-  arguments: "<scenario.storesim>...",
-  options: [
-    OptionSpec(name: "junit", value: "<file>", help: "write a JUnit XML report (one test case per file)"),
-    OptionSpec(name: "verbose", value: nil, help: "print every command and its output"),
-    OptionSpec(name: "environment", value: "<env>", help: "make every init use this environment"),
-    OptionSpec(
-      name: "artifacts", value: "<dir>",
-      help: "write each scenario's transactions, renewal infos and notifications (JSON and JWS) there"),
-  ],
-  discussion: """
-    One command per line, as on the command line without 'storesim'; '#' starts a comment;
-    paths are relative to the scenario file. Expectations: see 'storesim help expect' (result,
-    entitled, not-entitled, state, pending, transactions, latest, renewal, notification, error,
-    now, receipt); 'echo TEXT' prints a line.
-    Every line of every file is checked before anything runs, with the code that runs it:
-    commands, options, values, products, expectation forms and field names. Each error is
-    reported as file:line: error: ...; a file with errors does not run and is a failing test
-    case (JUnit <error>), and the other files still run. A failed expectation prints
-    file:line: expected ..., got ...; the run goes on. A command that fails without a following
-    'expect error' or 'expect result' fails the scenario. Exit code: 65 when any file had
-    errors, else 1 when any failed, else 0.
-    """,
-  example: "storesim run Scripts/tour.storesim",
-  run: { inv in try ScenarioRun(inv).run() })
+/// `storesim run FILE...`.
+struct RunCommand: CommandLineCommand {
+  static let configuration = CommandConfiguration(
+    name: "run", group: "Scripts and exploration",
+    abstract: "Run scenario files, each in a fresh in-memory session",
+    arguments: "<scenario.storesim>...",
+    discussion: """
+      One command per line, as on the command line without 'storesim'; '#' starts a comment;
+      paths are relative to the scenario file. Expectations: see 'storesim help expect' (result,
+      entitled, not-entitled, state, pending, transactions, latest, renewal, notification, error,
+      now, receipt); 'echo TEXT' prints a line.
+      Every line of every file is checked before anything runs, with the code that runs it:
+      commands, options, values, products, expectation forms and field names. Each error is
+      reported as file:line: error: ...; a file with errors does not run and is a failing test
+      case (JUnit <error>), and the other files still run. A command followed by 'expect error'
+      or 'expect result failed' is checked for its form only: what it refuses is what the
+      expectation checks. An init without --start runs on today's date (a note says so). A
+      failed expectation prints file:line: expected ..., got ...; the run goes on. A command
+      that fails without a following 'expect error' or 'expect result' fails the scenario.
+      Without --verbose, run prints the 'echo' lines and one PASS, FAIL or ERROR line per file.
+      Exit code: 65 when any file had errors, else 1 when any failed, else 0.
+      """,
+    example: "storesim run Scripts/tour.storesim")
+
+  @Option("<file>", help: "write a JUnit XML report (one test case per file)")
+  var junit: String?
+  @Flag(help: "print every line in order, each with its outcome under it")
+  var verbose: Bool
+  @Option("<env>", help: "make every init use this environment")
+  var environment: String?
+  @Option("<dir>", help: "write each scenario's transactions, renewal infos and notifications (JSON and JWS) there")
+  var artifacts: String?
+  @Arguments(1...Int.max, "scenario file")
+  var arguments: [String]
+
+  func run(_ inv: Invocation) throws -> ExitCode {
+    try ScenarioRun(inv, self).run()
+  }
+}
 
 /// `storesim run`, step by step: read and check every file, run those without errors, report.
 struct ScenarioRun {
   var inv: Invocation
+  var options: RunCommand
 
-  init(_ inv: Invocation) { self.inv = inv }
+  init(_ inv: Invocation, _ options: RunCommand) {
+    self.inv = inv
+    self.options = options
+  }
 
   func run() throws -> ExitCode {
-    let files = try inv.positionals(1...Int.max, "scenario file")
+    let files = options.arguments
     // Under --json stdout holds the report only: what the scenarios print goes to stderr.
     var scenarioEnvironment = inv.environment
     if inv.json { scenarioEnvironment.writeOut = inv.environment.writeErr }
-    let runner = ScenarioRunner(environment: scenarioEnvironment, verbose: inv.arguments.has("verbose"))
+    let runner = ScenarioRunner(environment: scenarioEnvironment, verbose: options.verbose)
     let forced = try forcedEnvironment()
     // Every file is read and checked before anything runs; a file with errors is reported with
     // all of them and does not run, and the other files still do.
@@ -56,7 +72,7 @@ struct ScenarioRun {
       if !inv.json { inv.out(r.summary) }
     }
     report(results)
-    if let junit = inv.arguments.value("junit") {
+    if let junit = options.junit {
       do {
         try Self.junit(results).write(toFile: inv.environment.resolve(junit), atomically: true, encoding: .utf8)
       } catch {
@@ -69,7 +85,7 @@ struct ScenarioRun {
 
   /// `--environment`: the environment every `init` uses.
   func forcedEnvironment() throws -> StoreEnvironment? {
-    guard let text = inv.arguments.value("environment") else { return nil }
+    guard let text = options.environment else { return nil }
     guard let e = StoreEnvironment(userInput: text) else {
       throw CLIError.usage(
         "unknown environment '\(text)'; use Xcode, LocalTesting, Sandbox or Production", command: "run")
@@ -86,6 +102,7 @@ struct ScenarioRun {
     }
     let folder = (path as NSString).deletingLastPathComponent
     var result = ScenarioResult(file: file, folder: folder)
+    var notes: [ScenarioFailure] = []
     let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
     if size > WorkLimits.maximumScenarioSize {
       result.errors = [
@@ -96,20 +113,23 @@ struct ScenarioRun {
         )
       ]
     } else if let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) {
-      (result.lines, result.errors) = ScenarioCheck.check(
+      let checked = ScenarioCheck.check(
         text, file: file, folder: folder, table: inv.table, environment: inv.environment)
+      (result.lines, result.errors) = (checked.lines, checked.errors)
+      notes = checked.notes
     } else {
       result.errors = [ScenarioFailure(line: 0, message: "not a UTF-8 text file")]
     }
     for e in result.errors {
       inv.err(e.line > 0 ? "\(file):\(e.line): error: \(e.message)" : "\(file): error: \(e.message)")
     }
+    for n in notes { inv.err("\(file):\(n.line): note: \(n.message)") }
     return result
   }
 
   /// `--artifacts`: the folder, created.
   func createArtifactsFolder() throws -> String? {
-    guard let folder = inv.arguments.value("artifacts").map({ inv.environment.resolve($0) }) else { return nil }
+    guard let folder = options.artifacts.map({ inv.environment.resolve($0) }) else { return nil }
     do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) } catch {
       throw CLIError(code: .cannotCreate, message: "cannot create the artifacts folder \(folder)")
     }

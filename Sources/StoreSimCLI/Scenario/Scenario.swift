@@ -44,6 +44,8 @@ struct ScenarioLine {
   var text: String
   /// The expectation of an `expect` line, read once when the line is checked.
   var expectation: Expectation?
+  /// The customer an `expect` line checks (`--customer`).
+  var customer: CustomerID = .default
 }
 
 /// The result of one expectation or failed command.
@@ -75,7 +77,7 @@ struct ScenarioRunner {
     var line = ScenarioLine(number: number, words: words, text: String(raw))
     switch words[0] {
     case "storesim": throw ScenarioProblem("write commands without 'storesim'")
-    case "expect": line.expectation = try Expectation.parse(words, store: store)
+    case "expect": (line.expectation, line.customer) = try Expectation.parseLine(words, store: store)
     case "echo": break
     case "run", "shell": throw ScenarioProblem("'\(words[0])' cannot be used inside a scenario")
     default:
@@ -164,6 +166,8 @@ struct ScenarioRunner {
     var expectations = 0
     func fail(_ line: Int, _ message: String, command: Bool = false) {
       failures.append(ScenarioFailure(line: line, message: message, isCommand: command))
+      // What was printed so far goes first: a failure comes out under the line it belongs to.
+      environment.flushOut()
       environment.writeErr(TerminalText.field("\(file):\(line): \(message)") + "\n")
     }
     /// Whether an `expect error` or `expect result` right after line `index` answers a failure.
@@ -178,7 +182,12 @@ struct ScenarioRunner {
       let words = line.words
       if let expectation = line.expectation {
         expectations += 1
-        if let message = expectation.failure(in: memory, lastError: memory.lastError) { fail(line.number, message) }
+        if verbose { environment.writeOut(TerminalText.field("> \(words.joined(separator: " "))") + "\n") }
+        if let message = expectation.failure(in: memory, lastError: memory.lastError, customer: line.customer) {
+          fail(line.number, message)
+        } else if verbose {
+          environment.writeOut("ok\n")
+        }
         if expectation.kind.answersFailure { memory.unexpectedError = nil }
         continue
       }
@@ -192,18 +201,21 @@ struct ScenarioRunner {
         memory.lastError = nil
         continue
       }
-      let box = OutputBox()
+      // A refused purchase is a failed one for `expect result`.
+      if words[0] == "buy" { memory.lastPurchaseResult = PurchaseResultName.failed.rawValue }
+      let box = Mutex(CapturedOutput())
       let captured = CLIEnvironment(
-        writeOut: { box.out += $0 }, writeErr: { box.err += $0 }, variables: environment.variables,
-        currentDirectory: folder, now: environment.now, isTerminal: false)
+        writeOut: { text in box.withLock { $0.out += text } }, writeErr: { text in box.withLock { $0.err += text } },
+        variables: environment.variables, currentDirectory: folder, now: environment.now, isTerminal: false)
       let code = CLI.run(words, environment: captured, memory: memory)
+      let output = box.current
       if verbose {
-        environment.writeOut(box.out)
-        if !box.err.isEmpty { environment.writeOut(box.err) }
+        environment.writeOut(output.out)
+        if !output.err.isEmpty { environment.writeOut(output.err) }
       }
       if code != 0 {
         let message =
-          box.err.split(separator: "\n").first { $0.hasPrefix("error: ") }.map { String($0.dropFirst(7)) }
+          output.err.split(separator: "\n").first { $0.hasPrefix("error: ") }.map { String($0.dropFirst(7)) }
           ?? "exit \(code)"
         memory.lastError = (line.number, message)
         if answered(after: index) {
@@ -224,7 +236,8 @@ struct ScenarioRunner {
   }
 }
 
-final class OutputBox: @unchecked Sendable {
+/// What one scenario line printed, on each stream.
+struct CapturedOutput: Sendable {
   var out = ""
   var err = ""
 }

@@ -16,42 +16,59 @@ enum ScenarioCheck {
   /// against the scenario's configuration, then stops the command.
   static func reached(_ inv: Invocation, _ memory: MemorySession) throws -> Never {
     guard let store = memory.store else { throw NoSession() }
-    let name = inv.arguments.command ?? ""
-    let positionals = inv.arguments.positionals
-    var products: [String] = []
-    if CommandTable.productCommands.contains(name), inv.arguments.value("transaction") == nil,
-      let first = positionals.first
-    {
-      products.append(first)
-    }
-    if name == "refund", positionals.first == "request", positionals.count > 1, !positionals[1].allSatisfy(\.isNumber) {
-      products.append(positionals[1])
-    }
-    if name == "transactions" || name == "refund", let p = inv.arguments.value("product") { products.append(p) }
-    for p in products {
-      do { _ = try store.checkedProduct(p) } catch { throw CLIError(error) }
-    }
-    if name == "buy", let q = inv.arguments.value("quantity"), q != "1", let p = positionals.first,
-      let product = store.configuration.product(p), product.type != .consumable && product.type != .nonRenewable
-    {
-      throw CLIError.usage(
-        "--quantity applies to consumables and non-renewing subscriptions; '\(p)' is \(product.type.rawValue.lowercased()) and is bought one at a time"
-      )
-    }
-    if name == "status" || name == "timeline", let arg = positionals.first {
-      do { _ = try ConfigurationNames(store: store).groupOrProduct(arg) } catch {
-        throw CLIError.refusedArgument(error.message)
+    for reference in inv.references {
+      switch reference {
+      case .product(let p):
+        do { _ = try store.checkedProduct(p) } catch { throw CLIError(error) }
+      case .quantity(let quantity, of: let p):
+        if quantity != 1 { try checkQuantity(quantity, of: p, in: store, command: nil) }
+      case .groupOrProduct(let name):
+        do { _ = try ConfigurationNames(store: store).groupOrProduct(name) } catch {
+          throw CLIError.refusedArgument(error.message)
+        }
       }
     }
     throw Reached()
   }
 
+  /// What checking a scenario file found: its lines to run, every error with its line, and
+  /// notes (a session on the wall clock).
+  struct Result {
+    var lines: [ScenarioLine] = []
+    var errors: [ScenarioFailure] = []
+    var notes: [ScenarioFailure] = []
+  }
+
+  /// The note for a scenario whose `init` has no `--start`.
+  static let wallClockNote =
+    "init has no --start: this scenario runs on today's date, so its dates change from day to day; add --start DATE"
+
+  /// The numbers of the command lines whose refusal is expected: those followed (after other
+  /// expectations only) by `expect error ...` or `expect result failed`. They are checked for
+  /// their form only (the words, the command's name); what they refuse is checked when they run.
+  static func linesExpectingRefusal(_ text: String) -> Set<Int> {
+    var expecting: Set<Int> = []
+    var lastCommand: Int?
+    for (number, raw) in ScenarioRunner.numberedLines(text) {
+      guard let words = try? ScriptLineSplitter.split(String(raw)), let first = words.first else { continue }
+      guard first == "expect" else {
+        lastCommand = first == "echo" ? nil : number
+        continue
+      }
+      let form = words.dropFirst().first
+      if let command = lastCommand, form == "error" || (form == "result" && words.dropFirst(2).first == "failed") {
+        expecting.insert(command)
+      }
+    }
+    return expecting
+  }
+
   /// Every error of a scenario file, each with its line, and its lines to run.
   static func check(
     _ text: String, file: String, folder: String, table: CommandTable, environment: CLIEnvironment
-  ) -> (lines: [ScenarioLine], errors: [ScenarioFailure]) {
-    var lines: [ScenarioLine] = []
-    var errors: [ScenarioFailure] = []
+  ) -> Result {
+    var result = Result()
+    let expectingRefusal = linesExpectingRefusal(text)
     let memory = MemorySession()
     memory.checking = true
     var initFailed = false
@@ -66,29 +83,33 @@ enum ScenarioCheck {
         }
         line = read
       } catch {
-        errors.append(ScenarioFailure(line: number, message: error.message))
+        result.errors.append(ScenarioFailure(line: number, message: error.message))
         continue
       }
-      lines.append(line)
+      result.lines.append(line)
       let words = line.words
-      if words[0] == "expect" || words[0] == "echo" { continue }
+      if words[0] == "expect" || words[0] == "echo" || expectingRefusal.contains(number) { continue }
       do {
         let parsed = try ArgumentScanner.scan(words, commands: table)
         _ = try CLI.dispatch(parsed, environment: quiet, table: table, memory: memory)
       } catch is Reached {
       } catch is NoSession {
         if !initFailed {
-          errors.append(
+          result.errors.append(
             ScenarioFailure(line: number, message: "no session yet; start the scenario with 'init CONFIG.storekit'"))
           initFailed = true
         }
       } catch let error as CLIError {
         if words[0] == "init" { initFailed = true }
-        errors.append(ScenarioFailure(line: number, message: error.message))
+        result.errors.append(ScenarioFailure(line: number, message: error.message))
       } catch {
-        errors.append(ScenarioFailure(line: number, message: String(describing: error)))
+        result.errors.append(ScenarioFailure(line: number, message: String(describing: error)))
+      }
+      if memory.startedOnWallClock {
+        if result.notes.isEmpty { result.notes.append(ScenarioFailure(line: number, message: wallClockNote)) }
+        memory.startedOnWallClock = false
       }
     }
-    return (lines, errors)
+    return result
   }
 }

@@ -6,36 +6,40 @@ import StoreSimSession
 
 let apiMethods: Set<String> = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD"]
 
-let apiCommand = CommandSpec(
-  name: "api", group: "Server",
-  abstract: "Answer one App Store Server API request without a port (what 'serve' would send)",
-  arguments: "<method> <path>",
-  options: [
-    OptionSpec(name: "body", value: "<file>", help: "the request body (JSON; '-' reads standard input)"),
-    OptionSpec(
-      name: "authorization", value: "<value>",
-      help: "check this Authorization header as 'serve' does (default: trusted, no check)"),
-  ],
-  discussion: """
-    Prints the status line and the JSON body that 'storesim serve' answers for the same request
-    on the same session, e.g. 'HTTP/1.1 200 OK' then '{"signedTransactionInfo":"..."}'. The
-    path is Apple's, with its query (quote it in the shell). Requests that change the session
-    save it like any command. Without --authorization the caller is trusted; with it, the
-    header is checked as the server checks it (an ES256 bearer token with kid, iss, exp at
-    most an hour away, aud appstoreconnect-v1 and bid equal to the session's bundle id; the
-    signature is not checked, as storesim does not have the team's key). Exit 0 for a 2xx
-    answer, 1 for any other.
-    """,
-  example: "storesim api GET '/inApps/v1/history/2000000000000001?sort=DESCENDING'",
-  run: { inv in
-    let p = try inv.positionals(2...2, "method and path")
+/// `storesim api METHOD PATH`.
+struct APICommand: CommandLineCommand {
+  static let configuration = CommandConfiguration(
+    name: "api", group: "Server",
+    abstract: "Answer one App Store Server API request without a port (what 'serve' would send)",
+    arguments: "<method> <path>",
+    discussion: """
+      Prints the status line and the JSON body that 'storesim serve' answers for the same request
+      on the same session, e.g. 'HTTP/1.1 200 OK' then '{"signedTransactionInfo":"..."}'. The
+      path is Apple's, with its query (quote it in the shell). Requests that change the session
+      save it like any command. Without --authorization the caller is trusted; with it, the
+      header is checked as the server checks it (an ES256 bearer token with kid, iss, exp at
+      most an hour away, aud appstoreconnect-v1 and bid equal to the session's bundle id; the
+      signature is not checked, as storesim does not have the team's key). Exit 0 for a 2xx
+      answer, 1 for any other.
+      """,
+    example: "storesim api GET '/inApps/v1/history/2000000000000001?sort=DESCENDING'")
+
+  @Arguments(2...2, "method and path")
+  var arguments: [String]
+  @Option("<file>", help: "the request body (JSON; '-' reads standard input)")
+  var body: String?
+  @Option("<value>", help: "check this Authorization header as 'serve' does (default: trusted, no check)")
+  var authorization: String?
+
+  func run(_ inv: Invocation) throws -> ExitCode {
+    let p = arguments
     let method = p[0].uppercased()
     guard apiMethods.contains(method) else {
       throw CLIError.usage("unknown method '\(p[0])'; use GET, POST or PUT", command: "api")
     }
     guard p[1].hasPrefix("/") else { throw CLIError.usage("the path must start with '/': \(p[1])", command: "api") }
     var body: [UInt8] = []
-    if let file = inv.arguments.value("body") {
+    if let file = self.body {
       if file == "-" {
         body = Array(FileHandle.standardInput.readDataToEndOfFile())
       } else {
@@ -46,9 +50,9 @@ let apiCommand = CommandSpec(
       }
     }
     var headers: [String: String] = [:]
-    if let auth = inv.arguments.value("authorization") { headers["authorization"] = auth }
+    if let auth = authorization { headers["authorization"] = auth }
     let request = HTTPRequest(method: method, target: p[1], headers: headers, body: body)
-    let trusted = inv.arguments.value("authorization") == nil
+    let trusted = authorization == nil
     let mutating = ServerAPI.match(request).route?.changesSession ?? false
     var response = APIResponse(status: 500, body: "")
     _ = try SessionContext.with(inv, mutating: mutating, needsNotifications: true) { store in
@@ -58,58 +62,82 @@ let apiCommand = CommandSpec(
     }
     inv.out("HTTP/1.1 \(response.status) \(HTTPStatus.reason(response.status))\n\(response.body)")
     return (200...299).contains(response.status) ? .success : .failure
-  })
-
-let extensionOptions = [
-  OptionSpec(name: "days", value: "<n>", help: "days to add, 1 to 90 (Apple's limit)"),
-  OptionSpec(
-    name: "reason", value: "<code>",
-    help: "extendReasonCode: 0 undeclared (default), 1 customer satisfaction, 2 other, 3 service issue"),
-  OptionSpec(
-    name: "request-id", value: "<id>",
-    help: "the request identifier (default: a new one); reusing one does not extend twice"),
-]
-
-/// `--days`, `--reason`, `--request-id` as Apple validates them.
-func extensionArguments(_ inv: Invocation, _ store: Store) throws -> (days: Int, reason: Int, request: String) {
-  guard let text = inv.arguments.value("days") else {
-    throw CLIError.usage("missing --days", command: inv.arguments.command)
   }
-  guard let days = Int(text), (1...90).contains(days) else {
-    throw CLIError.usage("--days must be 1 to 90 (Apple's limit), not '\(text)'", command: inv.arguments.command)
-  }
-  let reasonText = inv.arguments.value("reason") ?? "0"
-  guard let reason = Int(reasonText), (0...3).contains(reason) else {
-    throw CLIError.usage(
-      "--reason must be 0, 1, 2 or 3 (extendReasonCode), not '\(reasonText)'", command: inv.arguments.command)
-  }
-  let request =
-    inv.arguments.value("request-id")
-    ?? "storesim-\(store.serverRecords.extensions.count + store.serverRecords.massExtensions.count + 1)"
-  guard !request.isEmpty, request.count <= 128 else {
-    throw CLIError.usage("--request-id must be 1 to 128 characters", command: inv.arguments.command)
-  }
-  return (days, reason, request)
 }
 
-let extendCommand = CommandSpec(
-  name: "extend", group: "Subscriptions and time",
-  abstract: "Extend a subscription's renewal date (RENEWAL_EXTENDED), as the Server API does",
-  arguments: "<original-transaction-id>|<product-id>",
-  options: extensionOptions,
-  discussion: """
-    The same as PUT /inApps/v1/subscriptions/extend/{originalTransactionId}: the latest
-    transaction's expiresDate and the renewal date move by --days, renewals continue from the
-    new date, and RENEWAL_EXTENDED is sent. Apple's limits apply: 1 to 90 days, reason 0 to 3,
-    at most two extensions per subscription in 365 days, active subscriptions only (not
-    expired, revoked, in grace or billing retry), never a family member's shared copy. A
-    product id extends the customer's subscription to it.
-    """,
-  example: "storesim extend 2000000000000001 --days 7 --reason 3",
-  run: { inv in
-    let target = try inv.positionals(1...1, "original transaction id or product id")[0]
+/// The help of the options `extend` and `extend-all` share.
+enum ExtensionOptionHelp {
+  static let days = "days to add, 1 to 90 (Apple's limit)"
+  static let reason = "extendReasonCode: 0 undeclared (default), 1 customer satisfaction, 2 other, 3 service issue"
+  static let requestID = "the request identifier (default: a new one); reusing one does not extend twice"
+}
+
+/// `extend` and `extend-all`: `--days`, `--reason`, `--request-id`.
+protocol RenewalExtensionCommand: CommandLineCommand {
+  var days: String? { get }
+  var reason: String? { get }
+  var requestID: String? { get }
+}
+
+/// `--days`, `--reason`, `--request-id` as Apple validates them.
+extension RenewalExtensionCommand {
+  /// `--days`, `--reason` and `--request-id` are checked before anything runs.
+  func validate() throws {
+    _ = try extensionArguments(nil)
+  }
+
+  /// The days, reason and request identifier (a new one from `store` when not given).
+  func extensionArguments(_ store: Store?) throws -> (days: Int, reason: Int, request: String) {
+    let command = Self.configuration.name
+    guard let text = days else {
+      throw CLIError.usage("missing --days", command: command)
+    }
+    guard let days = Int(text), (1...90).contains(days) else {
+      throw CLIError.usage("--days must be 1 to 90 (Apple's limit), not '\(text)'", command: command)
+    }
+    let reasonText = reason ?? "0"
+    guard let reason = Int(reasonText), (0...3).contains(reason) else {
+      throw CLIError.usage("--reason must be 0, 1, 2 or 3 (extendReasonCode), not '\(reasonText)'", command: command)
+    }
+    let request =
+      requestID
+      ?? "storesim-\((store?.serverRecords.extensions.count ?? 0) + (store?.serverRecords.massExtensions.count ?? 0) + 1)"
+    guard !request.isEmpty, request.count <= 128 else {
+      throw CLIError.usage("--request-id must be 1 to 128 characters", command: command)
+    }
+    return (days, reason, request)
+  }
+}
+
+/// `storesim extend TRANSACTION|PRODUCT`.
+struct ExtendCommand: RenewalExtensionCommand {
+  static let configuration = CommandConfiguration(
+    name: "extend", group: "Subscriptions and time",
+    abstract: "Extend a subscription's renewal date (RENEWAL_EXTENDED), as the Server API does",
+    arguments: "<original-transaction-id>|<product-id>",
+    discussion: """
+      The same as PUT /inApps/v1/subscriptions/extend/{originalTransactionId}: the latest
+      transaction's expiresDate and the renewal date move by --days, renewals continue from the
+      new date, and RENEWAL_EXTENDED is sent. Apple's limits apply: 1 to 90 days, reason 0 to 3,
+      at most two extensions per subscription in 365 days, active subscriptions only (not
+      expired, revoked, in grace or billing retry), never a family member's shared copy. A
+      product id extends the customer's subscription to it.
+      """,
+    example: "storesim extend 2000000000000001 --days 7 --reason 3")
+
+  @Arguments(1...1, "original transaction id or product id")
+  var arguments: [String]
+  @Option("<n>", help: ExtensionOptionHelp.days)
+  var days: String?
+  @Option("<code>", help: ExtensionOptionHelp.reason)
+  var reason: String?
+  @Option("<id>", help: ExtensionOptionHelp.requestID)
+  var requestID: String?
+
+  func run(_ inv: Invocation) throws -> ExitCode {
+    let target = arguments[0]
     return try SessionContext.with(inv, mutating: true) { store in
-      let (days, reason, request) = try extensionArguments(inv, store)
+      let (days, reason, request) = try extensionArguments(store)
       var id = TransactionID(target)
       if id == nil {
         _ = try store.checkedProduct(target)
@@ -156,31 +184,42 @@ let extendCommand = CommandSpec(
         }
       }
     }
-  })
+  }
+}
 
-let extendAllCommand = CommandSpec(
-  name: "extend-all", group: "Subscriptions and time",
-  abstract: "Extend every active subscriber of a product (mass extension)",
-  arguments: "<product-id>",
-  options: extensionOptions + [
-    OptionSpec(
-      name: "storefront", value: "<code>", help: "only subscribers in this storefront (ISO 3166-1 alpha-3; repeatable)")
-  ],
-  discussion: """
-    The same as POST /inApps/v1/subscriptions/extend/mass: every active subscription to the
-    product (optionally in the given storefronts) is extended as 'extend' does; those that
-    reached the yearly limit get RENEWAL_EXTENSION/FAILURE. storesim completes the request at
-    once; GET /inApps/v1/subscriptions/extend/mass/{productId}/{requestIdentifier} reports it.
-    """,
-  example: "storesim extend-all subscription.pro --days 3 --reason 3 --request-id outage-1",
-  run: { inv in
-    let product = try inv.positionals(1...1, "product id")[0]
+/// `storesim extend-all PRODUCT`.
+struct ExtendAllCommand: RenewalExtensionCommand {
+  static let configuration = CommandConfiguration(
+    name: "extend-all", group: "Subscriptions and time",
+    abstract: "Extend every active subscriber of a product (mass extension)",
+    arguments: "<product-id>",
+    discussion: """
+      The same as POST /inApps/v1/subscriptions/extend/mass: every active subscription to the
+      product (optionally in the given storefronts) is extended as 'extend' does; those that
+      reached the yearly limit get RENEWAL_EXTENSION/FAILURE. storesim completes the request at
+      once; GET /inApps/v1/subscriptions/extend/mass/{productId}/{requestIdentifier} reports it.
+      """,
+    example: "storesim extend-all subscription.pro --days 3 --reason 3 --request-id outage-1")
+
+  @Arguments(1...1, "product id")
+  var arguments: [String]
+  @Option("<n>", help: ExtensionOptionHelp.days)
+  var days: String?
+  @Option("<code>", help: ExtensionOptionHelp.reason)
+  var reason: String?
+  @Option("<id>", help: ExtensionOptionHelp.requestID)
+  var requestID: String?
+  @RepeatedOption("<code>", help: "only subscribers in this storefront (ISO 3166-1 alpha-3; repeatable)")
+  var storefront: [String]?
+
+  func run(_ inv: Invocation) throws -> ExitCode {
+    let product = arguments[0]
     return try SessionContext.with(inv, mutating: true) { store in
-      let (days, reason, request) = try extensionArguments(inv, store)
+      let (days, reason, request) = try extensionArguments(store)
       guard try store.checkedProduct(product).type == .autoRenewable else {
         throw CLIError.refusedArgument("\(product) is not an auto-renewable subscription")
       }
-      let storefronts = inv.arguments.options["storefront"]
+      let storefronts = storefront
       let m = store.massExtendRenewalDate(
         productID: product, days: days, reason: reason, requestIdentifier: request, storefronts: storefronts
       ).value
@@ -197,19 +236,26 @@ let extendAllCommand = CommandSpec(
       }
       return .success
     }
-  })
+  }
+}
 
-let consumptionCommand = CommandSpec(
-  name: "consumption", group: "Server",
-  abstract: "Consumption information sent through the Server API",
-  discussion: """
-    Lists what PUT /inApps/v1|v2/transactions/consumption/{transactionId} recorded: the
-    transaction, the body's version and fields, and the refund request (CONSUMPTION_REQUEST)
-    it answered, if one was pending.
-    """,
-  example: "storesim consumption --json",
-  run: { inv in
-    try inspecting(inv, 0...0, "", needsNotifications: false) { store, _, _, _ in
+/// `storesim consumption`.
+struct ConsumptionCommand: CommandLineCommand {
+  static let configuration = CommandConfiguration(
+    name: "consumption", group: "Server",
+    abstract: "Consumption information sent through the Server API",
+    discussion: """
+      Lists what PUT /inApps/v1|v2/transactions/consumption/{transactionId} recorded: the
+      transaction, the body's version and fields, and the refund request (CONSUMPTION_REQUEST)
+      it answered, if one was pending.
+      """,
+    example: "storesim consumption --json")
+
+  @Arguments(0...0, "")
+  var arguments: [String]
+
+  func run(_ inv: Invocation) throws -> ExitCode {
+    try inspecting(inv, needsNotifications: false) { store, _ in
       let list = store.serverRecords.consumption
       if inv.json {
         inv.printJSON(
@@ -239,4 +285,5 @@ let consumptionCommand = CommandSpec(
       }
       return .success
     }
-  })
+  }
+}

@@ -32,49 +32,63 @@ private func serveSignalHandler(_ code: Int32) {
   _ = write(ServeSignals.wakeFD, &byte, 1)
 }
 
-let serveCommand = CommandSpec(
-  name: "serve", group: "Server",
-  abstract: "Serve the session as the App Store Server API on loopback",
-  options: [
-    OptionSpec(name: "port", value: "<n>", help: "the port (default 8080; 0 picks a free one)"),
-    OptionSpec(
-      name: "host", value: "<address>",
-      help: "the address (default 127.0.0.1; loopback unless --expose-to-network)"),
-    OptionSpec(
-      name: "expose-to-network", value: nil,
-      help: "allow a --host beyond loopback (tokens are not verified)"),
-    OptionSpec(name: "quiet", value: nil, help: "no log line per request on stderr"),
-  ],
-  discussion: """
-    Prints the base URL (http://127.0.0.1:PORT) on the first line of standard output and answers
-    Apple's App Store Server API paths with Apple's response shapes and error codes, until
-    SIGINT or SIGTERM (a signal during a save stops the server once that save is done). The
-    endpoints, their parameters and every error code are listed in docs/server-api.md:
-    transactions/{id} and its /finish, history/{id} (v1 and v2, every query parameter, pages of
-    20, revisions over the order transactions last changed in), subscriptions/{id},
-    lookup/{orderId}, v1 and v2 refund/lookup/{id}, notifications/history, notifications/test
-    (delivered to 'settings deliver-url') and notifications/test/{token},
-    subscriptions/extend/{id}, subscriptions/extend/mass and its status, v1 and v2
-    transactions/consumption/{id}, transactions/{id}/appAccountToken and
-    transactions/appTransactions/{id}. Another path answers 404, another method 405. The
-    session file stays the database: a read of an unchanged file answers from memory without
-    its lock, a changed file is re-read under its lock, so 'storesim buy' in another terminal
-    shows in the next answer; requests that change it take the lock and save it. A request
-    that waits more than 3 s for the lock (held by another command or a test) answers 503 with
-    Retry-After.
-    Every request needs 'Authorization: Bearer JWT' shaped as Apple requires: header alg ES256
-    with a kid; claims iss, aud appstoreconnect-v1, bid equal to the session's bundle id, exp in
-    the future and at most an hour after iat (or from now when there is no iat, as Apple's
-    libraries send none). A missing, expired or mismatched token answers 401 (plain text, as
-    Apple's), before the session is read. The signature is not checked: that needs the team's
-    public key, which only the App Store has (the same reason storesim's own JWS are HS256).
-    That is why serve listens on loopback only: --host beyond loopback (0.0.0.0, ::, a LAN
-    address) is refused unless --expose-to-network is given, and then a warning says so.
-    HTTP/1.1 with keep-alive; 16 KiB of header fields, 1 MiB of body, 30 s idle, 10 s per
-    request, 64 connections at once. 'storesim api' answers the same requests without a port.
-    """,
-  example: "storesim serve --port 0 --session demo.json",
-  run: { inv in try runServe(inv) })
+/// `storesim serve`.
+struct ServeCommand: CommandLineCommand {
+  static let configuration = CommandConfiguration(
+    name: "serve", group: "Server",
+    abstract: "Serve the session as the App Store Server API on loopback",
+    discussion: """
+      Prints the base URL (http://127.0.0.1:PORT) on the first line of standard output and answers
+      Apple's App Store Server API paths with Apple's response shapes and error codes, until
+      SIGINT or SIGTERM (a signal during a save stops the server once that save is done). The
+      endpoints, their parameters and every error code are listed in docs/server-api.md:
+      transactions/{id} and its /finish, history/{id} (v1 and v2, every query parameter, pages of
+      20, revisions over the order transactions last changed in), subscriptions/{id},
+      lookup/{orderId}, v1 and v2 refund/lookup/{id}, notifications/history, notifications/test
+      (delivered to 'settings deliver-url') and notifications/test/{token},
+      subscriptions/extend/{id}, subscriptions/extend/mass and its status, v1 and v2
+      transactions/consumption/{id}, transactions/{id}/appAccountToken and
+      transactions/appTransactions/{id}. Another path answers 404, another method 405. The
+      session file stays the database: a read of an unchanged file answers from memory without
+      its lock, a changed file is re-read under its lock, so 'storesim buy' in another terminal
+      shows in the next answer; requests that change it take the lock and save it. A request
+      that waits more than 3 s for the lock (held by another command or a test) answers 503 with
+      Retry-After.
+      Every request needs 'Authorization: Bearer JWT' shaped as Apple requires: header alg ES256
+      with a kid; claims iss, aud appstoreconnect-v1, bid equal to the session's bundle id, exp in
+      the future and at most an hour after iat (or from now when there is no iat, as Apple's
+      libraries send none). A missing, expired or mismatched token answers 401 (plain text, as
+      Apple's), before the session is read. The signature is not checked: that needs the team's
+      public key, which only the App Store has (the same reason storesim's own JWS are HS256).
+      That is why serve listens on loopback only: --host beyond loopback (0.0.0.0, ::, a LAN
+      address) is refused unless --expose-to-network is given, and then a warning says so.
+      HTTP/1.1 with keep-alive; 16 KiB of header fields, 1 MiB of body, 30 s idle, 10 s per
+      request, 64 connections at once. 'storesim api' answers the same requests without a port.
+      """,
+    example: "storesim serve --port 0 --session demo.json")
+
+  @Arguments(0...0, "")
+  var arguments: [String]
+  @Option("<n>", help: "the port (default 8080; 0 picks a free one)", parse: ServeCommand.port)
+  var port: Int?
+  @Option("<address>", help: "the address (default 127.0.0.1; loopback unless --expose-to-network)")
+  var host: String?
+  @Flag(name: "expose-to-network", help: "allow a --host beyond loopback (tokens are not verified)")
+  var exposeToNetwork: Bool
+  @Flag(help: "no log line per request on stderr")
+  var quiet: Bool
+
+  static func port(_ portText: String, _ context: ParseContext) throws -> Int {
+    guard let port = Int(portText), (0...65535).contains(port) else {
+      throw CLIError.usage("invalid port '\(portText)'; give a number from 0 to 65535", command: "serve")
+    }
+    return port
+  }
+
+  func run(_ inv: Invocation) throws -> ExitCode {
+    try runServe(inv, port: port ?? 8080, host: host ?? "127.0.0.1", quiet: quiet, exposeToNetwork: exposeToNetwork)
+  }
+}
 
 /// One line of `serve`'s log: peer, request line (escaped), status, bytes and milliseconds.
 func logLine(_ entry: HTTPServer.LogEntry) -> String {
@@ -97,15 +111,9 @@ func isLoopback(_ host: String) -> Bool {
   return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
 }
 
-func runServe(_ inv: Invocation) throws -> ExitCode {
-  _ = try inv.positionals(0...0, "")
-  let portText = inv.arguments.value("port") ?? "8080"
-  guard let port = Int(portText), (0...65535).contains(port) else {
-    throw CLIError.usage("invalid port '\(portText)'; give a number from 0 to 65535", command: "serve")
-  }
-  let host = inv.arguments.value("host") ?? "127.0.0.1"
+func runServe(_ inv: Invocation, port: Int, host: String, quiet: Bool, exposeToNetwork: Bool) throws -> ExitCode {
   let exposed = !isLoopback(host)
-  if exposed && !inv.arguments.has("expose-to-network") {
+  if exposed && !exposeToNetwork {
     throw CLIError.usage(
       "refusing to listen on \(host): it is beyond loopback, and anyone who reaches it could read and change the session (bearer tokens are not verified); add --expose-to-network to do it anyway",
       command: "serve")
@@ -118,7 +126,7 @@ func runServe(_ inv: Invocation) throws -> ExitCode {
   try service.check()
   let environment = inv.environment
   let log: (@Sendable (HTTPServer.LogEntry) -> Void)? =
-    inv.arguments.has("quiet") ? nil : { @Sendable entry in environment.writeErr(logLine(entry)) }
+    quiet ? nil : { @Sendable entry in environment.writeErr(logLine(entry)) }
   let server: HTTPServer
   do {
     server = try HTTPServer(host: host, port: port, log: log, refusalBody: appStoreRefusal) { service.answer($0) }

@@ -9,12 +9,12 @@ enum SessionContext {
   /// The session file path as the user wrote it: `--session`, `$STORESIM_SESSION`, or
   /// `.storesim/session.json`.
   static func path(_ inv: Invocation) -> String {
-    inv.arguments.value("session") ?? inv.environment.variables["STORESIM_SESSION"] ?? ".storesim/session.json"
+    inv.globals.session ?? inv.environment.variables["STORESIM_SESSION"] ?? ".storesim/session.json"
   }
 
   /// The acting customer.
   static func customer(_ inv: Invocation) -> CustomerID {
-    inv.arguments.value("customer").map { CustomerID($0) } ?? .default
+    inv.globals.customer.map { CustomerID($0) } ?? .default
   }
 
   /// The catalogue and settings of the current session.
@@ -158,7 +158,7 @@ extension SessionContext {
   /// The notifications a command emitted, to deliver to the session's delivery URL.
   static func plannedDeliveries(_ inv: Invocation, _ store: Store, since count: Int) -> [PlannedDelivery] {
     guard let url = store.state.deliveryURL, store.notifications.count > count,
-      inv.arguments.command != "notifications"
+      inv.command != "notifications"
     else { return [] }
     return (count..<store.notifications.count).map { PlannedDelivery(store, index: $0, url: url) }
   }
@@ -220,4 +220,6 @@ final class MemorySession {
   var checking = false
   /// `run --environment`: overrides the environment of every `init`.
   var environmentOverride: StoreEnvironment?
+  /// Set by an `init` without `--start`: the session started on the wall clock.
+  var startedOnWallClock = false
 }

@@ -7,26 +7,30 @@ import StoreSimSession
 /// `storesim completions bash|zsh|fish`: a completion script generated from the command table.
 /// Product and transaction ids come from the current session when the script runs, through
 /// `storesim completions --list products|transactions|customers`.
-let completionsCommand = CommandSpec(
-  name: "completions", group: "Scripts and exploration",
-  abstract: "Print a shell completion script (bash, zsh or fish)",
-  arguments: "bash|zsh|fish",
-  options: [
-    OptionSpec(
-      name: "list", value: "<what>",
-      help: "print the session's products, transactions or customers, one a line (used by the scripts)")
-  ],
-  discussion: """
-    Commands, options, setting names and scenario files come from the command table; product
-    and transaction ids are read from the current session each time you press Tab.
-    bash: source <(storesim completions bash)
-    zsh:  source <(storesim completions zsh)
-    fish: storesim completions fish | source
-    """,
-  example: "storesim completions bash > /etc/bash_completion.d/storesim",
-  run: { inv in
-    if let what = inv.arguments.value("list") {
-      _ = try inv.positionals(0...0, "")
+/// `storesim completions bash|zsh|fish`.
+struct CompletionsCommand: CommandLineCommand {
+  static let configuration = CommandConfiguration(
+    name: "completions", group: "Scripts and exploration",
+    abstract: "Print a shell completion script (bash, zsh or fish)",
+    arguments: "bash|zsh|fish",
+    discussion: """
+      Commands, options, setting names and scenario files come from the command table; product
+      and transaction ids are read from the current session each time you press Tab.
+      bash: source <(storesim completions bash)
+      zsh:  source <(storesim completions zsh)
+      fish: storesim completions fish | source
+      """,
+    example: "storesim completions bash > /etc/bash_completion.d/storesim")
+
+  @Option(
+    "<what>", help: "print the session's products, transactions or customers, one a line (used by the scripts)")
+  var list: String?
+  @Arguments(0...Int.max, "")
+  var arguments: [String]
+
+  func run(_ inv: Invocation) throws -> ExitCode {
+    if let what = list {
+      try Arguments.check(arguments, 0...0, "", command: "completions")
       let kinds = ["products", "transactions", "customers"]
       guard kinds.contains(what) else {
         throw CLIError.usage(
@@ -46,7 +50,7 @@ let completionsCommand = CommandSpec(
         return .success
       }
     }
-    let shell = try inv.positionals(1...1, "shell (bash, zsh or fish)")[0]
+    let shell = try Arguments.check(arguments, 1...1, "shell (bash, zsh or fish)", command: "completions")[0]
     let completions = Completions(table: inv.table)
     switch shell {
     case "bash": inv.environment.writeOut(completions.bash())
@@ -60,7 +64,8 @@ let completionsCommand = CommandSpec(
         command: "completions")
     }
     return .success
-  })
+  }
+}
 
 struct Completions {
   var table: CommandTable

@@ -10,26 +10,33 @@ import StoreSimSession
   import Darwin
 #endif
 
-let shellCommand = CommandSpec(
-  name: "shell", group: "Scripts and exploration",
-  abstract: "An interactive prompt taking the same commands as scenarios",
-  discussion: """
-    Reads commands line by line (typed or piped), with the scenario grammar: every command,
-    'expect ...', 'echo', plus 'help [command]', 'history' and 'exit'. The prompt shows the
-    virtual date. On a terminal, Tab completes command names, options and product ids, and the
-    up and down arrows walk the history. With a session file, every line loads it under its
-    lock and saves its change under the same lock, so the shell and other storesim processes
-    see and keep each other's changes; without one, start with 'init CONFIG' (in memory).
-    Ctrl-C clears the line at the prompt and abandons a running command (the state before it
-    is kept); Ctrl-D or 'exit' leaves. Piped input gives exactly the output of
-    'storesim run --verbose' on the same lines.
-    """,
-  example: "printf 'init Configurations/AppleSample.storekit\\nbuy nonconsumable.car\\n' | storesim shell",
-  run: { inv in
-    _ = try inv.positionals(0...0, "")
+/// `storesim shell`.
+struct ShellCommand: CommandLineCommand {
+  static let configuration = CommandConfiguration(
+    name: "shell", group: "Scripts and exploration",
+    abstract: "An interactive prompt taking the same commands as scenarios",
+    discussion: """
+      Reads commands line by line (typed or piped), with the scenario grammar: every command,
+      'expect ...', 'echo', plus 'help [command]', 'history' and 'exit'. The prompt shows the
+      virtual date. On a terminal, Tab completes command names, options and product ids, and the
+      up and down arrows walk the history. With a session file, every line loads it under its
+      lock and saves its change under the same lock, so the shell and other storesim processes
+      see and keep each other's changes; without one, start with 'init CONFIG' (in memory).
+      Ctrl-C clears the line at the prompt and abandons a running command (the state before it
+      is kept); Ctrl-D or 'exit' leaves. Piped input prints what 'storesim run --verbose'
+      prints for the same lines, with <stdin> as the file name and without run's PASS/FAIL and
+      summary lines.
+      """,
+    example: "echo 'init Premium.storekit --start 2026-01-01' | storesim shell")
+
+  @Arguments(0...0, "")
+  var arguments: [String]
+
+  func run(_ inv: Invocation) throws -> ExitCode {
     var shell = try Shell(inv)
     return try shell.run()
-  })
+  }
+}
 
 /// The interactive shell: a scenario runner fed line by line, over the session file when there
 /// is one.

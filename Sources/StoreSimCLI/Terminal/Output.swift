@@ -1,4 +1,5 @@
 import Foundation
+import StoreSim
 
 #if canImport(Glibc)
   import Glibc
@@ -11,18 +12,18 @@ import Foundation
 /// A closed pipe or a full device is an error to report (exit 74), never a crash: `main`
 /// ignores SIGPIPE, and the first failure is kept (later writes are dropped) so it is reported
 /// once.
-final class StandardStream: @unchecked Sendable {
+final class StandardStream: Sendable {
   static let output = StandardStream(descriptor: STDOUT_FILENO)
   static let error = StandardStream(descriptor: STDERR_FILENO)
 
   let descriptor: Int32
-  private let lock = NSLock()
-  private var failedErrno: Int32?
+  /// The `errno` of the first failed write.
+  private let failedErrno = Mutex<Int32?>(nil)
 
   init(descriptor: Int32) { self.descriptor = descriptor }
 
   /// The operating system's reason for the first failed write, if one failed.
-  var failure: String? { lock.withLock { failedErrno.map(SystemError.reason) } }
+  var failure: String? { failedErrno.current.map(SystemError.reason) }
 
   func write(_ text: String) {
     var text = text
@@ -30,7 +31,7 @@ final class StandardStream: @unchecked Sendable {
   }
 
   func write(_ bytes: UnsafeRawBufferPointer) {
-    lock.withLock {
+    failedErrno.withLock { failedErrno in
       guard failedErrno == nil, let base = bytes.baseAddress else { return }
       var offset = 0
       while offset < bytes.count {
@@ -57,31 +58,52 @@ func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
 ///
 /// Up to `memoryLimit` bytes are kept in memory; beyond that the text spills to an anonymous
 /// temporary file, so a long `advance` holds its output on disk, not in memory.
-final class OutputSpool: @unchecked Sendable {
+final class OutputSpool: Sendable {
   static let memoryLimit = 4 << 20
 
+  /// What is held: text in memory, and the spill file once it grew past the limit.
+  private struct Held {
+    var buffer = ""
+    var spill: UnsafeMutablePointer<FILE>?
+    var spilled = false
+
+    /// Moves the buffer to the spill file (kept in memory when no temporary file can be made).
+    mutating func spillBuffer() {
+      if spill == nil { spill = tmpfile() }
+      guard let spill, !buffer.isEmpty else { return }
+      let written = buffer.withUTF8 { fwrite($0.baseAddress, 1, $0.count, spill) }
+      if written == buffer.utf8.count {
+        buffer = ""
+        spilled = true
+      }
+    }
+
+    mutating func closeSpill() {
+      if let spill { fclose(spill) }
+      spill = nil
+      spilled = false
+    }
+  }
+
   private let sink: @Sendable (String) -> Void
-  private let lock = NSLock()
-  private var buffer = ""
-  private var spill: UnsafeMutablePointer<FILE>?
-  private var spilled = false
+  private let held = Mutex(Held())
 
   init(sink: @escaping @Sendable (String) -> Void) { self.sink = sink }
 
-  deinit { if let spill { fclose(spill) } }
+  deinit { held.withLock { $0.closeSpill() } }
 
   func append(_ text: String) {
-    lock.withLock {
-      buffer += text
-      if buffer.utf8.count >= Self.memoryLimit { spillBuffer() }
+    held.withLock { held in
+      held.buffer += text
+      if held.buffer.utf8.count >= Self.memoryLimit { held.spillBuffer() }
     }
   }
 
   /// Sends everything held so far to the sink.
   func flush() {
-    lock.withLock {
-      if let spill, spilled {
-        spillBuffer()
+    held.withLock { held in
+      if let spill = held.spill, held.spilled {
+        held.spillBuffer()
         rewind(spill)
         var chunk = [UInt8](repeating: 0, count: 1 << 20)
         while true {
@@ -89,35 +111,20 @@ final class OutputSpool: @unchecked Sendable {
           if n <= 0 { break }
           sink(String(decoding: chunk[0..<n], as: UTF8.self))
         }
-        fclose(spill)
-        self.spill = nil
-        spilled = false
+        held.closeSpill()
       }
-      if !buffer.isEmpty {
-        sink(buffer)
-        buffer = ""
+      if !held.buffer.isEmpty {
+        sink(held.buffer)
+        held.buffer = ""
       }
     }
   }
 
   /// Drops everything held.
   func discard() {
-    lock.withLock {
-      buffer = ""
-      if let spill { fclose(spill) }
-      spill = nil
-      spilled = false
-    }
-  }
-
-  /// Moves the buffer to the spill file (kept in memory when no temporary file can be made).
-  private func spillBuffer() {
-    if spill == nil { spill = tmpfile() }
-    guard let spill, !buffer.isEmpty else { return }
-    let written = buffer.withUTF8 { fwrite($0.baseAddress, 1, $0.count, spill) }
-    if written == buffer.utf8.count {
-      buffer = ""
-      spilled = true
+    held.withLock { held in
+      held.buffer = ""
+      held.closeSpill()
     }
   }
 }

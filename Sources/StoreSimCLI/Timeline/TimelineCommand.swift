@@ -4,23 +4,33 @@ import StoreSimHTTP
 import StoreSimServer
 import StoreSimSession
 
-let timelineCommand = CommandSpec(
-  name: "timeline", group: "Inspection",
-  abstract: "A picture of each subscription over time",
-  arguments: "[<group>]",
-  options: [OptionSpec(name: "width", value: "<columns>", help: "width of the time axis (default 60)")],
-  discussion:
-    "One row per customer and group: paid periods, trials and offers, grace, billing retry, expiry, refunds and plan changes, with dates on the axis. Colour only on a terminal.",
-  example: "storesim timeline Premium",
-  run: { inv in
-    let arg = try inv.positionals(0...1, "group").first
-    var width = 60
-    if let w = inv.arguments.value("width") {
-      guard let n = Int(w), (20...400).contains(n) else {
-        throw CLIError.usage("--width takes 20 to 400 columns", command: "timeline")
-      }
-      width = n
+/// `storesim timeline [GROUP]`.
+struct TimelineCommand: CommandLineCommand {
+  static let configuration = CommandConfiguration(
+    name: "timeline", group: "Inspection",
+    abstract: "A picture of each subscription over time",
+    arguments: "[<group>]",
+    discussion:
+      "One row per customer and group: paid periods, trials and offers, grace, billing retry, expiry, refunds and plan changes, with dates on the axis. Colour only on a terminal.",
+    example: "storesim timeline Premium")
+
+  @Arguments(0...1, "group")
+  var arguments: [String]
+  @Option("<columns>", help: "width of the time axis (default 60)", parse: TimelineCommand.width)
+  var width: Int?
+
+  var configurationReferences: [ConfigurationReference] { arguments.prefix(1).map { .groupOrProduct($0) } }
+
+  static func width(_ w: String, _ context: ParseContext) throws -> Int {
+    guard let n = Int(w), (20...400).contains(n) else {
+      throw CLIError.usage("--width takes 20 to 400 columns", command: "timeline")
     }
+    return n
+  }
+
+  func run(_ inv: Invocation) throws -> ExitCode {
+    let arg = arguments.first
+    let width = self.width ?? 60
     return try SessionContext.with(inv, mutating: false) { store in
       var groups = store.configuration.subscriptionGroups
       if let arg {
@@ -43,4 +53,5 @@ let timelineCommand = CommandSpec(
       }
       return .success
     }
-  })
+  }
+}

@@ -71,7 +71,7 @@ import Testing
     #expect(cli.run("version --json").stdout.contains("\"version\""))
   }
 
-  @Test func helpLinesFitAHundredColumns() throws {
+  @Test func helpLinesFitEightyColumnsWhenNotATerminal() throws {
     let cli = try CLIHarness()
     var texts = [cli.run("--help").stdout, cli.run("help expect").stdout, cli.run("help echo").stdout]
     for spec in CommandTable.standard.commands { texts.append(cli.run("help \(spec.name)").stdout) }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import StoreSim
 @testable import StoreSimCLI
 
 @Suite struct ScenarioTests {
@@ -221,10 +222,9 @@ import Testing
     try Self.lines.joined(separator: "\n").write(toFile: cli.folder + "/t.storesim", atomically: true, encoding: .utf8)
     let scenario = cli.run("run --verbose t.storesim")
     let input = LineFeed(Self.lines)
-    let box = OutputBox()
-    let lock = NSLock()
+    let box = Mutex(CapturedOutput())
     let env = CLIEnvironment(
-      writeOut: { s in lock.withLock { box.out += s } }, writeErr: { s in lock.withLock { box.out += s } },
+      writeOut: { s in box.withLock { $0.out += s } }, writeErr: { s in box.withLock { $0.out += s } },
       currentDirectory: cli.folder, now: { Date(timeIntervalSince1970: 0) }, isTerminal: false,
       readLine: { input.next() })
     let code = CLI.run(["shell"], environment: env)
@@ -232,7 +232,7 @@ import Testing
     let expected = (scenario.stdout + scenario.stderr).split(separator: "\n").filter {
       !$0.hasPrefix("PASS") && !$0.hasPrefix("1 passed")
     }.joined(separator: "\n")
-    #expect(box.out.split(separator: "\n").joined(separator: "\n") == expected)
+    #expect(box.current.out.split(separator: "\n").joined(separator: "\n") == expected)
   }
 
   @Test func timelineMatchesTheGolden() throws {

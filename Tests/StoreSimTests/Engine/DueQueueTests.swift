@@ -13,20 +13,20 @@ import Testing
       Date(timeIntervalSince1970: 1_767_225_600.123), Date(timeIntervalSinceReferenceDate: 8e9),
     ]
     for date in dates {
-      let due = Due(date: date, rank: 2, customer: 123_456, subscription: 65_535)
+      let due = Due(date: date, rank: 2, customer: CustomerHandle(index: 123_456), subscription: 65_535)
       #expect(due.date == date)
-      #expect(due.rank == 2 && due.customer == 123_456 && due.subscription == 65_535)
+      #expect(due.rank == 2 && due.customer == CustomerHandle(index: 123_456) && due.subscription == 65_535)
     }
   }
 
   @Test func deadlinesOrderByDateThenRankThenCustomerThenSubscription() {
     let t = Date(timeIntervalSince1970: 1_767_225_600)
     let ordered = [
-      Due(date: t.addingTimeInterval(-1), rank: 2, customer: 9, subscription: 9),
-      Due(date: t, rank: 1, customer: 9, subscription: 9),
-      Due(date: t, rank: 2, customer: 0, subscription: 9),
-      Due(date: t, rank: 2, customer: 1, subscription: 0),
-      Due(date: t, rank: 2, customer: 1, subscription: 1),
+      Due(date: t.addingTimeInterval(-1), rank: 2, customer: CustomerHandle(index: 9), subscription: 9),
+      Due(date: t, rank: 1, customer: CustomerHandle(index: 9), subscription: 9),
+      Due(date: t, rank: 2, customer: CustomerHandle(index: 0), subscription: 9),
+      Due(date: t, rank: 2, customer: CustomerHandle(index: 1), subscription: 0),
+      Due(date: t, rank: 2, customer: CustomerHandle(index: 1), subscription: 1),
     ]
     for (a, b) in zip(ordered, ordered.dropFirst()) {
       #expect(a < b)
@@ -42,7 +42,8 @@ import Testing
       for _ in 0..<size {
         let due = Due(
           date: Date(timeIntervalSince1970: Double(Int.random(in: 0...50, using: &generator)) * 86_400),
-          rank: Int.random(in: 1...2, using: &generator), customer: Int.random(in: 0...20, using: &generator),
+          rank: Int.random(in: 1...2, using: &generator),
+          customer: CustomerHandle(index: Int.random(in: 0...20, using: &generator)),
           subscription: Int.random(in: 0...3, using: &generator))
         pushed.append(due)
         queue.push(due)

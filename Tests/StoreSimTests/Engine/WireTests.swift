@@ -101,3 +101,14 @@ import Testing
     #expect(OfferRequest(userInput: "win-back") == nil)
   }
 }
+
+@Suite struct PriceDisplayTests {
+  @Test func displayPricesGroupThousandsWithCommasAsAnEnglishUSDeviceShowsThem() {
+    #expect(PriceFormatter.display(Decimal(string: "1234.5")!, currency: "USD") == "$1,234.50")
+    #expect(PriceFormatter.display(Decimal(string: "1234567.891")!, currency: "EUR") == "€1,234,567.89")
+    #expect(PriceFormatter.display(12000, currency: "JPY") == "¥12,000")
+    #expect(PriceFormatter.display(990, currency: "HUF") == "HUF 990")
+    #expect(PriceFormatter.display(Decimal(string: "1.99")!, currency: "CAD") == "CA$1.99")
+    #expect(PriceFormatter.display(Decimal(string: "999.99")!, currency: "USD") == "$999.99")
+  }
+}

@@ -103,14 +103,13 @@ import Testing
   /// parallel), read by swapping it out and back under the saves' lock.
   func handlerBetweenSaves() -> Int? {
     for _ in 0..<5000 {
-      SignalsHeld.lock.lock()
-      if SignalsHeld.saves == 0 {
+      let handler: Int? = SignalsHeld.nesting.withLock { n in
+        guard n.saves == 0 else { return nil }
         let handler = signal(SIGTERM, SIG_IGN)
         signal(SIGTERM, handler)
-        SignalsHeld.lock.unlock()
         return handler.map { unsafeBitCast($0, to: Int.self) } ?? 0
       }
-      SignalsHeld.lock.unlock()
+      if let handler { return handler }
       usleep(1000)
     }
     return nil

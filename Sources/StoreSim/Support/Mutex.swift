@@ -1,0 +1,27 @@
+import Foundation
+
+/// A value guarded by a lock that owns it: the value is reachable only inside `withLock`, so
+/// it can never be read or changed without the lock, and no `lock()` is ever left unpaired.
+///
+/// The one place storesim vouches for thread safety by hand (`@unchecked Sendable`): every
+/// access to `value` happens while `lock` is held.
+package final class Mutex<Value>: @unchecked Sendable {
+  private let lock = NSLock()
+  private var value: Value
+
+  package init(_ value: Value) {
+    self.value = value
+  }
+
+  /// Runs `body` with the value, holding the lock; what `body` returns (or throws) passes through.
+  package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    lock.lock()
+    defer { lock.unlock() }
+    return try body(&value)
+  }
+}
+
+extension Mutex where Value: Sendable {
+  /// A copy of the value, read under the lock.
+  package var current: Value { withLock { $0 } }
+}

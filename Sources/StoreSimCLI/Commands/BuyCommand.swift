@@ -1,0 +1,178 @@
+import Foundation
+import StoreSim
+import StoreSimHTTP
+import StoreSimServer
+import StoreSimSession
+
+/// `storesim buy PRODUCT`: a purchase, with StoreKit's purchase options.
+struct BuyCommand: CommandLineCommand {
+  static let configuration = CommandConfiguration(
+    name: "buy", group: "Purchases",
+    abstract: "Buy a product (upgrades, downgrades and crossgrades too)",
+    arguments: "<product-id>",
+    discussion: """
+      Prints the outcome: purchased (a transaction), pending (an Ask to Buy or interrupted
+      request id; exit 0), userCancelled (exit 1), or failed (an error name; exit 1). Buying an
+      owned non-consumable or the active plan returns the existing transaction ('already
+      purchased', 'already subscribed'). Buying another plan of a subscribed group is an upgrade
+      (now), or a downgrade or different-duration crossgrade at the next renewal ('scheduled NEW
+      from DATE'). --quantity is refused for non-consumables and auto-renewables.
+      """,
+    example: "storesim buy subscription.pro --offer intro")
+
+  @Arguments(1...1, "product id")
+  var arguments: [String]
+  @Option("<n>", help: "1 to 10 (consumables and non-renewing subscriptions)", parse: BuyCommand.quantity)
+  var quantity: Int?
+  @Option("<uuid>", help: "the appAccountToken purchase option", parse: BuyCommand.appAccountToken)
+  var appAccountToken: UUID?
+  @Option("<offer>", help: "intro, promotional:ID, code:REFERENCE or win-back:ID", parse: BuyCommand.offer)
+  var offer: OfferRequest?
+  @Flag(help: "the customer dismisses the sheet (userCancelled)")
+  var cancel: Bool
+  @Option("<date>", help: "back-date the purchase; renewals are filled in up to now", parse: ValueParsing.dateOption)
+  var at: Date?
+
+  init() {}
+
+  var productID: ProductID { arguments[0] }
+
+  var configurationReferences: [ConfigurationReference] {
+    [.product(productID), .quantity(quantity ?? 1, of: productID)]
+  }
+
+  var options: PurchaseOptions {
+    var options = PurchaseOptions()
+    if let quantity { options.quantity = quantity }
+    options.appAccountToken = appAccountToken
+    options.offer = offer
+    return options
+  }
+
+  func run(_ inv: Invocation) throws -> ExitCode {
+    let options = self.options
+    return try SessionContext.with(inv, mutating: true) { store in
+      let customer = SessionContext.customer(inv)
+      try checkQuantity(options.quantity, of: productID, in: store, command: "buy")
+      let outcome = try store.purchase(productID, options: options, customer: customer, cancel: cancel, at: at)
+      inv.memory?.lastPurchaseResult = outcome.value.name
+      let report = PurchaseReport(outcome, productID: productID, store: store, customer: customer)
+      if inv.json {
+        inv.printJSON(.object(report.json))
+      } else {
+        inv.out(TerminalText.field(report.line))
+        let other = outcome.events.filter {
+          if case .transactionCreated(_, _, .purchaseResult) = $0.kind { return false }
+          if case .askToBuyRequested = $0.kind { return false }
+          return true
+        }
+        reportEvents(inv, other, store: store)
+      }
+      return purchaseExitCode(inv, outcome.value, productID: productID)
+    }
+  }
+
+  static func quantity(_ q: String, _ context: ParseContext) throws -> Int {
+    guard let n = Int(q) else { throw CLIError.usage("quantity must be a whole number, not '\(q)'", command: "buy") }
+    return n
+  }
+
+  static func appAccountToken(_ token: String, _ context: ParseContext) throws -> UUID {
+    guard let uuid = UUID(uuidString: token) else {
+      throw CLIError.usage("app account token '\(token)' is not a UUID", command: "buy")
+    }
+    return uuid
+  }
+
+  static func offer(_ offer: String, _ context: ParseContext) throws -> OfferRequest {
+    guard let o = OfferRequest(userInput: offer) else {
+      throw CLIError.usage(
+        "invalid offer '\(offer)'; use intro, promotional:ID, code:REFERENCE or win-back:ID", command: "buy")
+    }
+    return o
+  }
+}
+
+/// (rule quantity-only-for-consumables-and-non-renewing)
+func checkQuantity(_ quantity: Int, of productID: ProductID, in store: Store, command: String?) throws {
+  if quantity != 1, let product = store.configuration.product(productID),
+    product.type != .consumable && product.type != .nonRenewable
+  {
+    throw CLIError.usage(
+      "--quantity applies to consumables and non-renewing subscriptions; '\(productID)' is \(product.type.rawValue.lowercased()) and is bought one at a time",
+      command: command)
+  }
+}
+
+/// What `buy` prints for a purchase's result: one text line, or the fields of its JSON object.
+private struct PurchaseReport {
+  var json: [String: JSONOutput]
+  var line: String
+
+  init(_ outcome: Outcome<PurchaseResult>, productID: ProductID, store: Store, customer: CustomerID) {
+    json = ["result": .string(outcome.value.name)]
+    switch outcome.value {
+    case .success(let t, let verification):
+      line = ""
+      transaction(
+        t, verification: verification, outcome: outcome, productID: productID, store: store, customer: customer)
+    case .pending(let id):
+      json["requestId"] = .string(id)
+      line = "pending    request \(id) for \(productID)"
+    case .userCancelled:
+      line = "userCancelled"
+    case .failed(let error):
+      json["error"] = .string(error.description)
+      line = "failed     \(error)"
+    }
+  }
+
+  /// A transaction: scheduled for the next renewal, already owned, or newly purchased.
+  private mutating func transaction(
+    _ t: Transaction, verification: SimulatedError?, outcome: Outcome<PurchaseResult>, productID: ProductID,
+    store: Store, customer: CustomerID
+  ) {
+    json["transaction"] = store.payload(t, customer: customer)
+    if let verification { json["verificationError"] = .string(verification.description) }
+    let created = outcome.events.contains {
+      if case .transactionCreated(let id, _, _) = $0.kind { return id == t.id }
+      return false
+    }
+    if t.productID != productID {
+      // A downgrade or crossgrade at the next renewal: the current plan stays until then.
+      let when = t.expirationDate.map(ISO8601.string) ?? "the next renewal"
+      json["scheduledChange"] = .object([
+        "productId": .string(productID), "fromProductId": .string(t.productID),
+        "effectiveDate": t.expirationDate.map { .int($0.epochMilliseconds) } ?? .null,
+      ])
+      line =
+        "scheduled  \(productID)  from \(when), when \(t.productID) renews  (transaction \(t.id) of \(t.productID) stays until then)"
+    } else if !created {
+      json["alreadyOwned"] = .bool(true)
+      let what = t.productType == .autoRenewable ? "already subscribed" : "already purchased"
+      line = "\(what)  \(t.productID)  transaction \(t.id)"
+      if let e = t.expirationDate { line += "  expires \(ISO8601.string(e))" }
+      line += "  (no new purchase)"
+    } else {
+      line = "purchased  \(t.productID)  transaction \(t.id)  \(Render.price(t))"
+      if let e = t.expirationDate { line += "  expires \(ISO8601.string(e))" }
+      let notes = Render.flags(t)
+      if !notes.isEmpty { line += "  (\(notes))" }
+    }
+    if let verification { line += "  unverified: \(verification)" }
+  }
+}
+
+/// Failed and cancelled purchases say so on stderr and exit 1.
+private func purchaseExitCode(_ inv: Invocation, _ result: PurchaseResult, productID: ProductID) -> ExitCode {
+  switch result {
+  case .failed(let error):
+    inv.err("error: purchase of '\(productID)' failed: \(error)")
+    return .failure
+  case .userCancelled:
+    inv.err("error: purchase of '\(productID)' did not go through: the customer cancelled")
+    return .failure
+  case .success, .pending:
+    return .success
+  }
+}

@@ -1,0 +1,209 @@
+import Foundation
+import StoreSim
+import StoreSimHTTP
+import StoreSimServer
+import StoreSimSession
+
+let refundActions = ["request", "approve", "decline", "reverse"]
+
+/// `storesim refund`: at once, or requested and answered later.
+struct RefundCommand: CommandLineCommand {
+  static let configuration = CommandConfiguration(
+    name: "refund", group: "Purchases",
+    abstract: "Refund a transaction at once, or request a refund and answer it later",
+    arguments:
+      "<transaction-id> | --product <id> | request <transaction-id|product-id> | approve <request-id> | decline <request-id> | reverse <transaction-id>",
+    discussion: """
+      refund TXN (refundTransaction) is approved at once: revocationDate and revocationReason are
+      set and the transaction leaves the entitlements (REFUND). Refunding the current period of a
+      subscription revokes it; family members who lose access get REVOKE.
+      request: the customer asks; the request waits (see 'pending'). A consumable or
+      auto-renewable sends CONSUMPTION_REQUEST with consumptionRequestReason; for an
+      auto-renewable the App Store also turns auto-renew off (DID_CHANGE_RENEWAL_STATUS).
+      approve REQUEST: REFUND, as refund TXN. decline REQUEST: REFUND_DECLINED.
+      reverse TXN: REFUND_REVERSED; the revocation fields are removed and access returns until
+      the same renewal date.
+      """,
+    example: """
+      storesim refund 2000000000000001 --reason developer-issue
+        storesim refund request consumable.fuel.octane87 --reason unintended-purchase
+        storesim refund approve 3
+        storesim refund decline 3
+        storesim refund reverse 2000000000000001
+      """)
+
+  @Arguments(0...2, "transaction id")
+  var arguments: [String]
+  @Option(
+    "<reason>",
+    help:
+      "refund and approve: developer-issue or other (default); request: unintended-purchase, fulfillment-issue, unsatisfied-with-purchase, legal or other (default)"
+  )
+  var reason: String?
+  @Option("<id>", help: "refund the latest transaction of this product, finished or not")
+  var product: String?
+
+  var configurationReferences: [ConfigurationReference] {
+    var names: [ConfigurationReference] = []
+    if arguments.first == "request", arguments.count > 1, !arguments[1].allSatisfy(\.isNumber) {
+      names.append(.product(arguments[1]))
+    }
+    if let product { names.append(.product(product)) }
+    return names
+  }
+
+  func run(_ inv: Invocation) throws -> ExitCode {
+    let args = arguments
+    if let action = args.first, refundActions.contains(action) {
+      return try refundAction(inv, action, Array(args.dropFirst()))
+    }
+    guard args.count <= 1 else {
+      throw CLIError.usage(
+        Suggest.appending(
+          to: "unknown refund action '\(args[0])'", for: args[0], in: refundActions,
+          otherwise: "unexpected argument '\(args[1])'"),
+        command: "refund")
+    }
+    let given = args.first
+    let byProduct = product
+    guard (given == nil) != (byProduct == nil) else {
+      throw CLIError.usage(
+        given == nil ? "missing transaction id (or --product ID)" : "give a transaction id or --product, not both",
+        command: "refund")
+    }
+    let reason = try revocationReason()
+    let givenID = try given.map(ValueParsing.transactionID)
+    return try refunding(inv) { store, customer in
+      let id: TransactionID
+      if let givenID {
+        id = givenID
+      } else {
+        id = try latestRefundable(byProduct!, store: store, customer: customer)
+      }
+      return RefundChange(id: id, events: try store.refund(id, reason: reason, customer: customer).events)
+    }
+  }
+
+  func revocationReason() throws -> RevocationReason {
+    guard let text = reason else { return .other }
+    guard let r = RevocationReason(userInput: text) else {
+      throw CLIError.usage("unknown refund reason '\(text)'; use developer-issue or other", command: "refund")
+    }
+    return r
+  }
+
+  /// `refund request|approve|decline|reverse`.
+  func refundAction(_ inv: Invocation, _ action: String, _ rest: [String]) throws -> ExitCode {
+    guard rest.count == 1 else {
+      let what =
+        action == "request"
+        ? "transaction id or product id" : action == "reverse" ? "transaction id" : "refund request id"
+      if rest.isEmpty { throw CLIError.usage("missing \(what) after '\(action)'", command: "refund") }
+      throw CLIError.usage("unexpected argument '\(rest[1])'", command: "refund")
+    }
+    if product != nil {
+      throw CLIError.usage("--product is not an option of 'refund \(action)'", command: "refund")
+    }
+    switch action {
+    case "request": return try requestRefund(inv, rest[0])
+    case "approve", "decline": return try answerRefundRequest(inv, rest[0], approve: action == "approve")
+    default: return try reverseRefund(inv, rest[0])
+    }
+  }
+
+  /// `refund request TXN|PRODUCT` (rule refund-requests-wait-for-an-answer).
+  private func requestRefund(_ inv: Invocation, _ target: String) throws -> ExitCode {
+    var requestReason = ConsumptionRequestReason.other
+    if let text = reason {
+      guard let r = ConsumptionRequestReason(userInput: text) else {
+        throw CLIError.usage(
+          "unknown refund request reason '\(text)'; use unintended-purchase, fulfillment-issue, unsatisfied-with-purchase, legal or other",
+          command: "refund")
+      }
+      requestReason = r
+    }
+    let targetID = target.allSatisfy(\.isNumber) ? try ValueParsing.transactionID(target) : nil
+    return try refunding(inv) { store, customer in
+      let id: TransactionID
+      if let targetID {
+        id = targetID
+      } else {
+        id = try latestRefundable(target, store: store, customer: customer)
+      }
+      let requested = try store.requestRefund(id, reason: requestReason, customer: customer)
+      let (request, events) = (requested.value, requested.events)
+      if !inv.json {
+        inv.out("refund request \(request.id) for transaction \(id) (\(request.productID)): waiting for the App Store")
+      }
+      return RefundChange(
+        id: id,
+        events: events.filter {
+          if case .refundRequested = $0.kind { return inv.json }
+          return true
+        }, extra: ["requestId": .string(request.id), "consumptionRequestReason": .string(requestReason.rawValue)])
+    }
+  }
+
+  /// `refund approve|decline REQUEST`.
+  private func answerRefundRequest(_ inv: Invocation, _ requestID: String, approve: Bool) throws -> ExitCode {
+    if !approve, reason != nil {
+      throw CLIError.usage("--reason is not an option of 'refund decline'", command: "refund")
+    }
+    let reason = try revocationReason()
+    return try refunding(inv) { store, _ in
+      let answered =
+        approve ? try store.approveRefundRequest(requestID, reason: reason) : try store.declineRefundRequest(requestID)
+      return RefundChange(
+        id: answered.value, events: answered.events,
+        extra: ["requestId": .string(requestID), "result": .string(approve ? "refunded" : "declined")])
+    }
+  }
+
+  /// `refund reverse TXN` (rule refund-reversal-restores-access).
+  private func reverseRefund(_ inv: Invocation, _ target: String) throws -> ExitCode {
+    if reason != nil {
+      throw CLIError.usage("--reason is not an option of 'refund reverse'", command: "refund")
+    }
+    let id = try ValueParsing.transactionID(target)
+    return try refunding(inv) { store, customer in
+      RefundChange(id: id, events: try store.reverseRefund(id, customer: customer).events)
+    }
+  }
+}
+
+/// The latest transaction the customer bought of a product, finished or not.
+func latestRefundable(_ productID: ProductID, store: Store, customer: CustomerID) throws -> TransactionID {
+  _ = try store.checkedProduct(productID)
+  guard let t = store.latestPurchasedTransaction(of: productID, customer: customer) else {
+    throw CLIError.failed("no transaction for '\(productID)' to refund")
+  }
+  return t.id
+}
+
+/// What a refund command changed: the transaction, the events, and the fields `--json` adds.
+struct RefundChange {
+  var id: TransactionID
+  var events: [StoreEvent]
+  var extra: [String: JSONOutput] = [:]
+}
+
+/// Runs a refund change on the session and prints it: the transaction (under --json, from
+/// whichever customer holds it) and the events.
+func refunding(
+  _ inv: Invocation, _ change: (inout Store, CustomerID) throws -> RefundChange
+) throws -> ExitCode {
+  try SessionContext.with(inv, mutating: true) { store in
+    let customer = SessionContext.customer(inv)
+    let done = try change(&store, customer)
+    if inv.json {
+      let owner = store.customerIDs.first { store.customer($0)?.transaction(done.id) != nil } ?? customer
+      var json = done.extra
+      if let t = store.customer(owner)?.transaction(done.id) { json["transaction"] = store.payload(t, customer: owner) }
+      json["events"] = .array(done.events.map(Render.eventJSON))
+      inv.printJSON(.object(json))
+    } else {
+      reportEvents(inv, done.events, store: store)
+    }
+    return .success
+  }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import StoreSim
+
+/// How StoreKit calls find their session, narrowest scope first.
+///
+/// 1. The task-local session of `SKTestSession.run(_:)` (inherited by `Task {}`, child tasks and
+///    StoreSimKit's `Task.detached`).
+/// 2. The session of the `Transaction.updates` sequence the current task iterates: an app's
+///    listener loop stays with the session its sequence came from.
+/// 3. The device's session: the newest live `SKTestSession` of the current device. The device is
+///    the process (as StoreKitTest's test environment is device-wide) unless the task runs in
+///    `SKTestSession.isolated(_:)` (the `.isolatedTestSession` trait), which is a device of its own.
+enum SessionResolver {
+  @TaskLocal static var current: SessionCore?
+  @TaskLocal static var device: Device?
+  /// The tracked detached task the current task runs in (see `PendingTask`).
+  @TaskLocal static var pendingTask: PendingTask?
+
+  /// The device of the current task.
+  static var currentDevice: Device { device ?? .shared }
+
+  static func resolve() -> SessionCore? {
+    if let core = current { return core }
+    if let core = withUnsafeCurrentTask(body: { task in task.flatMap { TaskBindings.shared.lookup($0) } }) {
+      return core
+    }
+    return currentDevice.newest()
+  }
+
+  /// The session in reach, or the error a StoreKit call with none throws (printed once too).
+  static func require(_ api: String) throws -> SessionCore {
+    if let core = resolve() { return core }
+    let error = NoTestSessionError(api: api)
+    error.printOnce()
+    throw StoreKitError.systemError(error)
+  }
+
+  /// The session in reach, or nil after printing (once) how to create one: for calls that
+  /// cannot throw (`Transaction.updates`, `Transaction.all`, ...), which then see an empty store.
+  static func resolveOrWarn(_ api: String) -> SessionCore? {
+    if let core = resolve() { return core }
+    NoTestSessionError(api: api).printOnce()
+    return nil
+  }
+}
+
+/// A StoreKit call found no `SKTestSession`: thrown wrapped in `StoreKitError.systemError`, and
+/// printed once on standard error, since app code often catches and drops StoreKit's errors.
+public struct NoTestSessionError: Error, Sendable, Hashable, CustomStringConvertible {
+  /// The StoreKit API that was called.
+  public let api: String
+
+  public var description: String {
+    "StoreSimKit: \(api) found no SKTestSession. Create one before the app's StoreKit code runs, as with "
+      + "StoreKitTest, and keep it for the test: `let session = try SKTestSession(configurationFileNamed: "
+      + "\"Products\", bundle: .module)` or `SKTestSession(contentsOf: url)`. In a test isolated with "
+      + "`.isolatedTestSession` (or inside `SKTestSession.isolated`), create it inside that test."
+  }
+
+  private static let printed = Mutex(false)
+
+  func printOnce() {
+    let first = Self.printed.withLock { printed in
+      defer { printed = true }
+      return !printed
+    }
+    guard first else { return }
+    FileHandle.standardError.write(Data((description + "\n").utf8))
+  }
+}
+
+/// One device: the sessions created on it, newest last, held weakly (a session ends when the
+/// test lets go of it, as StoreKitTest's does).
+final class Device: @unchecked Sendable {
+  /// The process-wide device.
+  static let shared = Device()
+
+  private struct Entry {
+    weak var session: SKTestSession?
+  }
+
+  private let entries = Mutex<[Entry]>([])
+
+  func register(_ session: SKTestSession) {
+    entries.withLock { entries in
+      entries.removeAll { $0.session == nil }
+      entries.append(Entry(session: session))
+    }
+  }
+
+  /// The newest live session's engine.
+  func newest() -> SessionCore? {
+    entries.withLock { entries in entries.reversed().lazy.compactMap { $0.session?.core }.first }
+  }
+}
+
+/// A task started with StoreSimKit's `Task.detached` while a session was in reach, until it
+/// reads a StoreKit update sequence or ends: `waitForTransactionUpdates()` waits for it when
+/// something is waiting to be delivered, since it may be the app's listener on its way.
+final class PendingTask: Sendable {
+  private let core: SessionCore
+  private let pending = Mutex(true)
+
+  init(core: SessionCore) {
+    self.core = core
+    core.taskStarted()
+  }
+
+  /// The task reached an update sequence, or ended; only the first call counts.
+  func reached() {
+    let first = pending.withLock { pending in
+      defer { pending = false }
+      return pending
+    }
+    if first { core.taskReached() }
+  }
+
+  deinit { reached() }
+}
+
+/// Tasks bound to sessions while they iterate a session's update sequence.
+final class TaskBindings: Sendable {
+  static let shared = TaskBindings()
+  private let bindings = Mutex<[UnsafeCurrentTask: (core: SessionCore, count: Int)]>([:])
+
+  func lookup(_ task: UnsafeCurrentTask) -> SessionCore? {
+    bindings.withLock { $0[task]?.core }
+  }
+
+  /// Binds the current task; the token unbinds it when the iterator goes away.
+  func bindCurrentTask(to core: SessionCore) -> BindingToken? {
+    withUnsafeCurrentTask { task -> BindingToken? in
+      guard let task else { return nil }
+      bindings.withLock { bindings in
+        if let existing = bindings[task] {
+          bindings[task] = (existing.core, existing.count + 1)
+        } else {
+          bindings[task] = (core, 1)
+        }
+      }
+      return BindingToken(task: task, owner: self)
+    }
+  }
+
+  fileprivate func unbind(_ task: UnsafeCurrentTask) {
+    bindings.withLock { bindings in
+      guard let existing = bindings[task] else { return }
+      if existing.count <= 1 { bindings[task] = nil } else { bindings[task] = (existing.core, existing.count - 1) }
+    }
+  }
+}
+
+final class BindingToken: @unchecked Sendable {
+  private let task: UnsafeCurrentTask
+  private let owner: TaskBindings
+  fileprivate init(task: UnsafeCurrentTask, owner: TaskBindings) {
+    self.task = task
+    self.owner = owner
+  }
+  deinit { owner.unbind(task) }
+}

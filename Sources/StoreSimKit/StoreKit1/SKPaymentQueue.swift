@@ -1,0 +1,136 @@
+import Foundation
+import StoreSim
+
+/// The payment queue, as StoreKit 1's `SKPaymentQueue`, over the same store as StoreKit 2: a
+/// purchase made with either API is seen by the other, as on a device.
+///
+/// `SKPaymentQueue.default()` is the queue of the session in reach (each session has one, as a
+/// device has one per app), so an observer added during one test is not called by the next
+/// test's session.
+///
+/// **When observers are called.** Always on the main queue (the main actor's; StoreKit calls
+/// them on the main thread, and on Linux the main queue runs off the main thread once
+/// `dispatchMain()` runs, as in `swift test`), one call at a time, and never inside the queue
+/// method that caused it: `add(_:)` (payment), `finishTransaction(_:)`,
+/// `restoreCompletedTransactions()`, `add(_:)` (observer) and `SKRequest.start()` only queue what
+/// they cause and return; it is delivered from the main queue afterwards, as StoreKit does.
+/// Tests make delivery deterministic two ways: every `SKTestSession` control (Ask to Buy
+/// approval, refund, `advance`, `buyProduct`, `resolveIssueForTransaction`, ...) delivers what
+/// it caused, and anything still queued, before it returns (inline when called on the main
+/// queue, else waiting for it), and `await session.waitForTransactionUpdates()` delivers
+/// everything queued for StoreKit 1 observers and requests as well as StoreKit 2 listeners.
+///
+/// While no observer is added, nothing is processed: payments wait, and an observer added later
+/// is first told of every unfinished transaction already in the queue (as at an app launch).
+public final class SKPaymentQueue: NSObject, @unchecked Sendable {
+  weak var core: SessionCore?
+  let state = Mutex(QueueState())
+  let receipt = AppReceiptFile()
+
+  init(core: SessionCore?) {
+    self.core = core
+    super.init()
+  }
+
+  /// Used when no session is in reach: payments fail with `SKError.unknown` (once an observer is added).
+  private static let unattached = SKPaymentQueue(core: nil)
+
+  /// The queue of the session in reach (with none, a queue whose payments fail with
+  /// `SKError.unknown`, after the printed hint of how to create a session).
+  public class func `default`() -> SKPaymentQueue {
+    SessionResolver.resolveOrWarn("SKPaymentQueue.default()")?.paymentQueue ?? unattached
+  }
+
+  /// False while the test says the customer may not pay (`SKTestSession.canMakePayments`);
+  /// payments then fail with `SKError.paymentNotAllowed`.
+  public class func canMakePayments() -> Bool {
+    SessionResolver.resolve()?.paymentQueue.paymentsAllowed ?? true
+  }
+
+  /// The unfinished transactions (in every state but finished), oldest first.
+  public var transactions: [SKPaymentTransaction] { state.withLock { $0.entries } }
+
+  public var transactionObservers: [any SKPaymentTransactionObserver] { state.withLock { $0.observers } }
+
+  /// The session's storefront.
+  public var storefront: SKStorefront? {
+    core?.read { store in
+      let s = SessionCore.storefront(of: store)
+      return SKStorefront(countryCode: s.countryCode, identifier: s.id)
+    }
+  }
+
+  /// Adds an observer. If the queue holds unfinished transactions, the observer is told of them
+  /// (`updatedTransactions`), as at an app launch.
+  public func add(_ observer: any SKPaymentTransactionObserver) {
+    state.withLock { s in
+      guard !s.observers.contains(where: { $0 === observer }) else { return }
+      s.observers.append(observer)
+      s.outbox.insert(.replay(ObjectIdentifier(observer)), at: 0)
+    }
+    scheduleDelivery()
+  }
+
+  /// Stops calling an observer; the queue keeps its transactions.
+  public func remove(_ observer: any SKPaymentTransactionObserver) {
+    state.withLock { s in s.observers.removeAll { $0 === observer } }
+  }
+
+  /// Queues a payment: observers get the new transaction as `purchasing`, then in a second call
+  /// its end state (`purchased`, `failed`, `deferred`). Traps, as StoreKit raises, when the
+  /// quantity is less than 1.
+  public func add(_ payment: SKPayment) {
+    precondition(payment.quantity >= 1, "SKPaymentQueue.add(_:): the payment's quantity must be at least 1")
+    let transaction = SKPaymentTransaction(payment: payment.frozen(), state: .purchasing)
+    state.withLock { s in
+      s.entries.append(transaction)
+      s.outbox.append(.updated([Change(transaction, state: .purchasing)]))
+      s.outbox.append(.process(transaction))
+    }
+    scheduleDelivery()
+  }
+
+  /// Removes a transaction from the queue (`removedTransactions` follows). A purchased one is
+  /// finished in the store too: it leaves StoreKit 2's `Transaction.unfinished`, and a
+  /// consumable leaves the receipt at its next update. Traps, as StoreKit raises, for a
+  /// `purchasing` transaction; a transaction no longer in the queue is ignored.
+  public func finishTransaction(_ transaction: SKPaymentTransaction) {
+    let fields = transaction.fields.withLock { $0 }
+    precondition(
+      fields.state != .purchasing, "SKPaymentQueue.finishTransaction(_:): cannot finish a purchasing transaction")
+    let removed = state.withLock { s -> Bool in
+      guard let i = s.entries.firstIndex(where: { $0 === transaction }) else { return false }
+      s.entries.remove(at: i)
+      s.deferred.removeAll { $0.transaction === transaction }
+      s.outbox.append(.removed([transaction]))
+      return true
+    }
+    guard removed else { return }
+    if fields.finishesLedger, let id = fields.ledgerID, let core {
+      _ = try? core.mutate { (store: inout Store) throws(StoreError) in try store.finish(id, customer: core.customer) }
+    }
+    scheduleDelivery()
+  }
+
+  /// Asks the store for the customer's restorable purchases: observers get one `restored`
+  /// transaction (with a new identifier and `original` set) per non-consumable and per
+  /// auto-renewable transaction (renewals and expired ones included), then
+  /// `paymentQueueRestoreCompletedTransactionsFinished`; or, with a simulated `.appStoreSync`
+  /// error (the App Store sign-in restoring needs), `restoreCompletedTransactionsFailedWithError`
+  /// alone. Consumables, non-renewing subscriptions and refunded purchases are not restored.
+  public func restoreCompletedTransactions() {
+    restoreCompletedTransactions(withApplicationUsername: nil)
+  }
+
+  /// `restoreCompletedTransactions()`; the user name is kept on the restored payments.
+  public func restoreCompletedTransactions(withApplicationUsername username: String?) {
+    state.withLock { s in s.outbox.append(.restore(username)) }
+    scheduleDelivery()
+  }
+
+  /// Whether the customer may pay (`SKPaymentQueue.canMakePayments()`).
+  var paymentsAllowed: Bool {
+    get { state.withLock { $0.paymentsAllowed } }
+    set { state.withLock { $0.paymentsAllowed = newValue } }
+  }
+}

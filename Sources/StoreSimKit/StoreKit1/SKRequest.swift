@@ -1,0 +1,121 @@
+import Foundation
+import StoreSim
+
+/// What a request tells its delegate when it ends, as `SKRequestDelegate` (both optional).
+public protocol SKRequestDelegate: NSObjectProtocol {
+  func requestDidFinish(_ request: SKRequest)
+  func request(_ request: SKRequest, didFailWithError error: any Error)
+}
+
+extension SKRequestDelegate {
+  public func requestDidFinish(_ request: SKRequest) {}
+  public func request(_ request: SKRequest, didFailWithError error: any Error) {}
+}
+
+/// A request to the App Store, as `SKRequest`: `start()` sends it to the session in reach; the
+/// answer comes later, on the main queue, like the payment queue's callbacks (see
+/// `SKPaymentQueue`). The caller keeps the request: one that is released before it answers
+/// tells no one. `cancel()` stops an answer that has not come yet.
+public class SKRequest: NSObject, @unchecked Sendable {
+  private let session = Mutex<(core: SessionCore?, cancelled: Bool)>((nil, false))
+
+  /// Sends the request to the session in reach (with none, it fails with `SKError.unknown`
+  /// and the hint of how to create one is printed once).
+  public func start() {
+    let core = SessionResolver.resolveOrWarn("\(type(of: self)).start()")
+    session.withLock { $0 = (core, false) }
+    if let core {
+      core.paymentQueue.enqueue(self)
+    } else {
+      DispatchQueue.main.async { [weak self] in self?.fail(SKError(.unknown)) }
+    }
+  }
+
+  public func cancel() { session.withLock { $0.cancelled = true } }
+
+  /// Answers (on the main queue), unless cancelled.
+  func deliver() {
+    let (core, cancelled) = session.withLock { $0 }
+    guard let core, !cancelled else { return }
+    answer(core)
+  }
+
+  func answer(_ core: SessionCore) {}
+  func fail(_ error: SKError) {}
+}
+
+/// What a products request tells its delegate, as `SKProductsRequestDelegate`.
+public protocol SKProductsRequestDelegate: SKRequestDelegate {
+  func productsRequest(_ request: SKProductsRequest, didReceive response: SKProductsResponse)
+}
+
+/// A request for products by identifier, as `SKProductsRequest`. The delegate gets
+/// `productsRequest(_:didReceive:)` then `requestDidFinish(_:)`, or `request(_:didFailWithError:)`
+/// alone (a simulated `.loadProducts` error, as an `SKError`).
+public final class SKProductsRequest: SKRequest, @unchecked Sendable {
+  public weak var delegate: (any SKProductsRequestDelegate)?
+  let identifiers: Set<String>
+
+  public init(productIdentifiers: Set<String>) {
+    identifiers = productIdentifiers
+    super.init()
+  }
+
+  override func answer(_ core: SessionCore) {
+    guard let delegate else { return }
+    let answer = core.read { store -> Result<SKProductsResponse, SKError> in
+      if let error = store.settings.simulatedError(forAPI: .loadProducts) { return .failure(.simulated(error.name)) }
+      let found = store.configuration.products.filter { identifiers.contains($0.id) }.sorted { $0.id < $1.id }
+      let invalid = identifiers.subtracting(found.map(\.id)).sorted()
+      return .success(
+        SKProductsResponse(products: found.map { SKProduct($0, store: store) }, invalidProductIdentifiers: invalid))
+    }
+    switch answer {
+    case .success(let response):
+      delegate.productsRequest(self, didReceive: response)
+      delegate.requestDidFinish(self)
+    case .failure(let error):
+      delegate.request(self, didFailWithError: error)
+    }
+  }
+
+  override func fail(_ error: SKError) { delegate?.request(self, didFailWithError: error) }
+}
+
+/// The answer to a products request, as `SKProductsResponse`: every requested identifier is in
+/// exactly one of the two lists, each sorted by identifier (StoreKit promises no order).
+public final class SKProductsResponse: NSObject, @unchecked Sendable {
+  public let products: [SKProduct]
+  public let invalidProductIdentifiers: [String]
+
+  init(products: [SKProduct], invalidProductIdentifiers: [String]) {
+    self.products = products
+    self.invalidProductIdentifiers = invalidProductIdentifiers
+    super.init()
+  }
+}
+
+/// A request for a new app receipt, as `SKReceiptRefreshRequest`: the session writes the
+/// receipt file (`SKTestSession.appStoreReceiptURL`) and the delegate gets `requestDidFinish(_:)`;
+/// a simulated `.appStoreSync` error (the App Store sign-in the refresh needs) fails it instead,
+/// `userCancelled` as `SKError.paymentCancelled`. The receipt properties are kept, not used.
+public final class SKReceiptRefreshRequest: SKRequest, @unchecked Sendable {
+  public weak var delegate: (any SKRequestDelegate)?
+  public let receiptProperties: [String: Any]?
+
+  public init(receiptProperties properties: [String: Any]? = nil) {
+    receiptProperties = properties
+    super.init()
+  }
+
+  override func answer(_ core: SessionCore) {
+    if let error = core.read({ $0.settings.simulatedError(forAPI: .appStoreSync) }) {
+      delegate?.request(self, didFailWithError: SKError.simulated(error.name))
+      return
+    }
+    core.paymentQueue.receipt.refresh(core)
+    delegate?.requestDidFinish(self)
+  }
+
+  override func fail(_ error: SKError) { delegate?.request(self, didFailWithError: error) }
+}
