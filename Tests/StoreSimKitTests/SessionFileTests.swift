@@ -71,7 +71,7 @@ struct SessionFileTests {
     #expect(folder.cli("buy com.example.premium.lifetime").1 == 0)
     #expect(folder.cli("api POST /inApps/v1/transactions/2000000000000001/finish").1 == 0)
     let session = try SKTestSession(sessionFileURL: folder.session)
-    try await session.run {
+    await session.run {
       let unfinished = await collect(Transaction.unfinished)
       #expect(unfinished.map(\.productID) == ["com.example.premium.lifetime"])
     }

@@ -104,6 +104,13 @@ let appStoreRefusal: HTTPServer.RefusalBody = { status, message in
   APIResponse.error(APIError(status: status, code: status == 400 ? 4_000_000 : nil, message: message)).body
 }
 
+/// Whether `host` is a numeric IPv4 or IPv6 address.
+func isIPAddress(_ host: String) -> Bool {
+  var v4 = in_addr()
+  var v6 = in6_addr()
+  return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
+}
+
 /// Whether an address stays on this machine: 127.0.0.0/8, ::1 or `localhost`.
 func isLoopback(_ host: String) -> Bool {
   if host == "localhost" || host == "::1" || host == "0:0:0:0:0:0:0:1" { return true }
@@ -112,7 +119,8 @@ func isLoopback(_ host: String) -> Bool {
 }
 
 func runServe(_ inv: Invocation, port: Int, host: String, quiet: Bool, exposeToNetwork: Bool) throws -> ExitCode {
-  let exposed = !isLoopback(host)
+  // A host that is not an address is refused by the server with its own reason.
+  let exposed = isIPAddress(host) && !isLoopback(host)
   if exposed && !exposeToNetwork {
     throw CLIError.usage(
       "refusing to listen on \(host): it is beyond loopback, and anyone who reaches it could read and change the session (bearer tokens are not verified); add --expose-to-network to do it anyway",

@@ -141,7 +141,7 @@ import Testing
   /// Apple's page: the token applies to the current renewal transaction and later renewals,
   /// not to past transactions.
   @Test func appAccountTokenIsSetOnTheCurrentRenewalAndLaterOnesNotPastOnes() throws {
-    var store = try T.store()
+    let store = try T.store()
     let uuid = "7E3FB20B-4CDB-47CC-936D-99D65F608138"
     let r = Self.put(
       store, "/inApps/v1/transactions/2000000000000001/appAccountToken", #"{"appAccountToken":"\#(uuid)"}"#)
