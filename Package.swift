@@ -12,12 +12,14 @@ let package = Package(
   ],
   dependencies: [],
   targets: [
+    // Mutex: a lock that owns the state it guards (shared by the core and the HTTP module).
+    .target(name: "StoreSimSync"),
     // The pure core: configuration, state, engine, virtual clock, Apple's wire shapes.
-    .target(name: "StoreSim"),
+    .target(name: "StoreSim", dependencies: ["StoreSimSync"]),
     // The session file: its codec, integrity, atomic saves and locking.
     .target(name: "StoreSimSession", dependencies: ["StoreSim"]),
     // HTTP/1.1 server and client on POSIX sockets; knows nothing of StoreKit.
-    .target(name: "StoreSimHTTP"),
+    .target(name: "StoreSimHTTP", dependencies: ["StoreSimSync"]),
     // The App Store Server API as a route table, and notification delivery.
     .target(name: "StoreSimServer", dependencies: ["StoreSim", "StoreSimSession", "StoreSimHTTP"]),
     // The command line: commands, scenarios, the shell, the terminal.

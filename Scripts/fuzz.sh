@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the two libFuzzer targets with the toolchain's own -sanitize=fuzzer (plus address
-# sanitizer) and runs each for a bounded time, seeded from the .storekit corpus and Scripts/.
+# Builds the three libFuzzer targets with the toolchain's own -sanitize=fuzzer (plus address
+# sanitizer) and runs each for a bounded time, seeded from the .storekit corpus, Scripts/ and
+# session files written here by the built storesim.
 #   Scripts/fuzz.sh [SECONDS_PER_TARGET]   (default 60)
 # Any crash leaves its input in .build/fuzz/crashes/ and makes the script exit 1.
 set -euo pipefail
@@ -8,28 +9,59 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 SECONDS_EACH="${1:-60}"
 OUT=.build/fuzz
-mkdir -p "$OUT/crashes" "$OUT/corpus-configuration" "$OUT/corpus-scenario"
+mkdir -p "$OUT/crashes" "$OUT/corpus-configuration" "$OUT/corpus-scenario" "$OUT/corpus-session" "$OUT/corpus-http"
 
 # The core and the CLI library compiled into each target as one module (the fuzz entry points
 # use internal names). main.swift files are left out; libFuzzer provides main.
-CORE=$(find Sources/StoreSim Sources/StoreSimSession -name '*.swift' | sort)
+CORE=$(find Sources/StoreSimSync Sources/StoreSim Sources/StoreSimSession -name '*.swift' | sort)
 CLI=$(find Sources/StoreSimHTTP Sources/StoreSimServer Sources/StoreSimCLI -name '*.swift' | sort)
-strip_imports() { mkdir -p "$OUT/src"; for f in "$@"; do sed -E 's/^(@testable )?import StoreSim(Session|HTTP|Server|CLI)?$//' "$f" > "$OUT/src/$(echo "$f" | tr '/' '_')"; done; }
+strip_imports() { mkdir -p "$OUT/src"; for f in "$@"; do sed -E 's/^(@testable |@_exported )?import StoreSim(Sync|Session|HTTP|Server|CLI)?$//' "$f" > "$OUT/src/$(echo "$f" | tr '/' '_')"; done; }
 rm -rf "$OUT/src"; strip_imports $CORE $CLI
 FLAGS=(-sanitize=fuzzer,address -parse-as-library -O -module-name StoreSimFuzz -package-name storesim -swift-version 6)
 quiet() { "$@" 2> >(grep -v 'Cannot export local symbol' >&2); }
-if [ ! -x "$OUT/fuzz-configuration" ] || [ -n "$(find Sources Fuzz -newer "$OUT/fuzz-configuration" -name '*.swift' | head -1)" ]; then
+if [ ! -x "$OUT/fuzz-configuration" ] || [ ! -x "$OUT/fuzz-session" ] || [ ! -x "$OUT/fuzz-http" ] || [ -n "$(find Sources Fuzz -newer "$OUT/fuzz-configuration" -name '*.swift' | head -1)" ]; then
   echo "== building the fuzz targets (a few minutes)"
-  quiet swiftc "${FLAGS[@]}" "$OUT"/src/Sources_StoreSim_*.swift Fuzz/FuzzConfiguration.swift -o "$OUT/fuzz-configuration"
+  quiet swiftc "${FLAGS[@]}" "$OUT"/src/Sources_StoreSimSync_*.swift "$OUT"/src/Sources_StoreSim_*.swift Fuzz/FuzzConfiguration.swift -o "$OUT/fuzz-configuration"
   quiet swiftc "${FLAGS[@]}" "$OUT"/src/*.swift Fuzz/FuzzScenario.swift -o "$OUT/fuzz-scenario"
+  quiet swiftc "${FLAGS[@]}" "$OUT"/src/Sources_StoreSimSync_*.swift "$OUT"/src/Sources_StoreSim_*.swift "$OUT"/src/Sources_StoreSimSession_*.swift \
+    Fuzz/FuzzSession.swift -o "$OUT/fuzz-session"
+  quiet swiftc "${FLAGS[@]}" "$OUT"/src/Sources_StoreSimSync_*.swift "$OUT"/src/Sources_StoreSimHTTP_*.swift \
+    Fuzz/FuzzHTTPRequest.swift -o "$OUT/fuzz-http"
 fi
+
+# HTTP seeds: requests as clients send them (CRLF and bare LF, a body, repeated fields).
+printf 'GET /inApps/v1/transactions/1?a=1&b=%%20x HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer x\r\n\r\n' > "$OUT/corpus-http/get"
+printf 'POST /verifyReceipt HTTP/1.1\nHost: sandbox.itunes.apple.com\nContent-Length: 2\nX-A: 1\nX-A: 2\n\n{}' > "$OUT/corpus-http/post-lf"
+printf '\r\nPUT /inApps/v1/subscriptions/extend/1 HTTP/1.0\r\nConnection: keep-alive\r\n\r\n' > "$OUT/corpus-http/put"
 
 if [ -d ../shared/corpus/storekit ]; then cp ../shared/corpus/storekit/*.storekit "$OUT/corpus-configuration/" 2>/dev/null || true; fi
 cp Configurations/*.storekit "$OUT/corpus-configuration/"
 cp Scripts/*.storesim "$OUT/corpus-scenario/"
 
+# Session seeds: files the built storesim writes (a fresh session; purchases, renewals, a
+# billing retry and a refund), each also as version 2 (no checksums, so that changes reach
+# the state reader instead of stopping at the checksum).
+swift build --product storesim >/dev/null
+STORESIM="$(swift build --show-bin-path)/storesim"
+session_seed() { # NAME CONFIGURATION COMMAND...
+  local name=$1 configuration=$2 line
+  shift 2
+  export STORESIM_SESSION="$OUT/corpus-session/$name.json"
+  rm -f "$STORESIM_SESSION"
+  "$STORESIM" init "$configuration" --start 2026-01-01T00:00:00Z >/dev/null
+  for line in "$@"; do read -ra words <<<"$line"; "$STORESIM" "${words[@]}" >/dev/null; done
+  { printf '%s\n' '{"codec":"compact-1","configurationDigest":"0","configurationPath":"p","format":"storesim-session","version":2}'
+    sed -n 2p "$STORESIM_SESSION"; } > "$OUT/corpus-session/$name-v2.json"
+  unset STORESIM_SESSION
+}
+session_seed fresh Configurations/Premium.storekit
+session_seed sample Configurations/AppleSample.storekit "buy nonconsumable.car" "buy consumable.fuel.octane87 --quantity 2" \
+  "buy subscription.pro" "advance 2mo" "settings billing-retry on" "settings grace-period on" "advance 1mo" \
+  "refund 2000000000000001"
+session_seed premium Configurations/Premium.storekit "buy com.example.premium.monthly" "advance 3mo"
+
 status=0
-for target in configuration scenario; do
+for target in configuration scenario session http; do
   echo "== fuzz-$target for ${SECONDS_EACH}s"
   if ! "$OUT/fuzz-$target" "$OUT/corpus-$target" -max_total_time="$SECONDS_EACH" -max_len=65536 \
       -rss_limit_mb=2048 -timeout=10 -artifact_prefix="$OUT/crashes/$target-" -print_final_stats=1 2>"$OUT/$target.log"; then

@@ -11,6 +11,7 @@ import Foundation
 /// header holds nothing but its own buffer), and hands complete requests to the worker pool,
 /// which gives the connection back once it has answered. Past `limits.connections` the
 /// listener is not polled, so new connections wait in the kernel's listen queue.
+/// `@unchecked`: its fields are used only by the thread that runs the loop.
 final class EventLoop: @unchecked Sendable {
   private let server: HTTPServer
   private let listener: Int32

@@ -1,4 +1,5 @@
 import Foundation
+import StoreSimSync
 
 #if canImport(Glibc)
   import Glibc
@@ -344,24 +345,16 @@ package struct SocketAddress: Sendable {
     let numeric = inet_pton(AF_INET, host, &probe4) == 1 || inet_pton(AF_INET6, host, &probe6) == 1
     if numeric { return lookup(host: host, port: port, numeric: true) }
 
-    final class Box: @unchecked Sendable {
-      package let lock = NSLock()
-      package var result: Result<[SocketAddress], HTTPClient.Failure>?
-    }
-    let box = Box()
+    let box = Mutex<Result<[SocketAddress], HTTPClient.Failure>?>(nil)
     let done = DispatchSemaphore(value: 0)
     let thread = Thread {
       let result = lookup(host: host, port: port, numeric: false)
-      box.lock.lock()
-      box.result = result
-      box.lock.unlock()
+      box.withLock { $0 = result }
       done.signal()
     }
     thread.start()
     if done.wait(timeout: .now() + deadline.remainingSeconds) == .timedOut { return .failure(.timedOut) }
-    box.lock.lock()
-    defer { box.lock.unlock() }
-    return box.result ?? .failure(.failed("cannot resolve '\(host)'"))
+    return box.withLock { $0 } ?? .failure(.failed("cannot resolve '\(host)'"))
   }
 
   private static func lookup(host: String, port: Int, numeric: Bool) -> Result<[SocketAddress], HTTPClient.Failure> {

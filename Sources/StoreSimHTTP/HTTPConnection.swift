@@ -8,7 +8,8 @@ import Foundation
 
 /// One client connection of `HTTPServer`: what has arrived, what is still to be written, and
 /// where its request stands. Owned by one thread at a time (the event loop, or the worker the
-/// loop handed a complete request to); the hand-over goes through a lock, so no field needs one.
+/// loop handed a complete request to); the hand-over goes through a lock, so no field needs one
+/// (hence `@unchecked`).
 final class HTTPConnection: @unchecked Sendable {
   let fd: Int32
   let peer: String

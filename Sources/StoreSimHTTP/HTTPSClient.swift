@@ -1,4 +1,5 @@
 import Foundation
+import StoreSimSync
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
@@ -74,6 +75,7 @@ package enum HTTPSClient {
   }
 
   /// Records the status, refuses redirects, counts (and drops) body bytes, cancels past the limit.
+  /// `@unchecked`: an `NSObject` subclass cannot be checked; its one mutable field is a `Mutex`.
   package final class Monitor: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     package struct State {
       package var status: Int?
@@ -84,22 +86,13 @@ package enum HTTPSClient {
 
     package let bodyLimit: Int
     package let done = DispatchSemaphore(value: 0)
-    private let lock = NSLock()
-    private var state = State()
+    private let state = Mutex(State())
 
     package init(bodyLimit: Int) { self.bodyLimit = bodyLimit }
 
-    package func snapshot() -> State {
-      lock.lock()
-      defer { lock.unlock() }
-      return state
-    }
+    package func snapshot() -> State { state.withLock { $0 } }
 
-    private func update(_ change: (inout State) -> Void) {
-      lock.lock()
-      change(&state)
-      lock.unlock()
-    }
+    private func update(_ change: (inout State) -> Void) { state.withLock(change) }
 
     package func urlSession(
       _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,

@@ -10,7 +10,7 @@ import Foundation
 /// requests from non-blocking sockets and writing answers, a bounded pool of worker threads
 /// running `handler`, limits on header and body size and on idle and slow clients. It answers
 /// every request with `handler` and knows nothing of the App Store.
-package final class HTTPServer: @unchecked Sendable {
+package final class HTTPServer: Sendable {
   package struct Limits: Sendable {
     /// Request line and header fields together.
     package var headerBytes = 16 * 1024

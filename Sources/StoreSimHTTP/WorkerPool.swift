@@ -1,4 +1,5 @@
 import Foundation
+import StoreSimSync
 
 #if canImport(Glibc)
   import Glibc
@@ -10,20 +11,40 @@ import Foundation
 /// handler, writes the answer (as far as the socket takes it without waiting) and answers the
 /// requests already read behind it, then gives the connection back to the event loop, which it
 /// wakes through a pipe (once per batch of connections given back).
-final class WorkerPool: @unchecked Sendable {
+final class WorkerPool: Sendable {
+  /// Connections waiting for a worker, and the workers.
+  private struct Jobs {
+    var queue: [HTTPConnection] = []
+    var queueHead = 0
+    var closing = false
+    var running = 0
+    /// Workers waiting for a connection.
+    var idle = 0
+
+    /// The next connection in the queue (nil when it is empty).
+    mutating func take() -> HTTPConnection? {
+      guard queueHead < queue.count else { return nil }
+      let connection = queue[queueHead]
+      queueHead += 1
+      if queueHead == queue.count {
+        queue.removeAll(keepingCapacity: true)
+        queueHead = 0
+      }
+      return connection
+    }
+  }
+
+  /// Connections given back to the event loop.
+  private struct Returns {
+    var returned: [(HTTPConnection, HTTPConnection.Next)] = []
+    var loopWoken = false
+    var isStopping = false
+  }
+
   private let server: HTTPServer
   private let count: Int
-  private let jobs = NSCondition()
-  private var queue: [HTTPConnection] = []
-  private var queueHead = 0
-  private var closing = false
-  private var running = 0
-  /// Workers waiting for a connection.
-  private var idle = 0
-  private let returns = NSLock()
-  private var returned: [(HTTPConnection, HTTPConnection.Next)] = []
-  private var loopWoken = false
-  private var isStopping = false
+  private let jobs = Condition(Jobs())
+  private let returns = Mutex(Returns())
   let wakeRead: Int32
   private let wakeWrite: Int32
 
@@ -46,15 +67,12 @@ final class WorkerPool: @unchecked Sendable {
   }
 
   func start() {
-    jobs.withLock { running = count }
+    jobs.withLock { $0.running = count }
     for _ in 0..<count {
       let thread = Thread { [self] in
         HTTPServer.blockStopSignals()
         work()
-        jobs.withLock {
-          running -= 1
-          jobs.broadcast()
-        }
+        jobs.withLock(waking: .all) { $0.running -= 1 }
       }
       thread.stackSize = 1 << 20
       thread.start()
@@ -62,51 +80,37 @@ final class WorkerPool: @unchecked Sendable {
   }
 
   func enqueue(_ connection: HTTPConnection) {
-    jobs.lock()
-    queue.append(connection)
-    jobs.signal()
-    jobs.unlock()
+    jobs.withLock(waking: .one) { $0.queue.append(connection) }
   }
 
   /// The connections workers have given back since the last call, with what each needs next.
   func takeBack() -> [(HTTPConnection, HTTPConnection.Next)] {
     var bytes: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
     while withUnsafeMutableBytes(of: &bytes, { read(wakeRead, $0.baseAddress, $0.count) }) == 32 {}
-    return returns.withLock {
-      loopWoken = false
-      defer { returned = [] }
-      return returned
+    return returns.withLock { r in
+      r.loopWoken = false
+      defer { r.returned = [] }
+      return r.returned
     }
   }
 
   /// From now on every answer says `Connection: close`.
-  func stopping() { returns.withLock { isStopping = true } }
+  func stopping() { returns.withLock { $0.isStopping = true } }
 
   /// Ends the worker threads once the queue is empty, and waits for them.
   func finish() {
-    jobs.lock()
-    closing = true
-    jobs.broadcast()
-    while running > 0 { jobs.wait() }
-    jobs.unlock()
+    jobs.withLock(waking: .all) { $0.closing = true }
+    jobs.wait(for: { $0.running > 0 ? nil : () })
   }
 
+  /// The next connection to serve; nil once the pool is closing and the queue is empty.
   private func next() -> HTTPConnection? {
-    jobs.lock()
-    defer { jobs.unlock() }
-    while queueHead == queue.count {
-      if closing { return nil }
-      idle += 1
-      jobs.wait()
-      idle -= 1
-    }
-    let connection = queue[queueHead]
-    queueHead += 1
-    if queueHead == queue.count {
-      queue.removeAll(keepingCapacity: true)
-      queueHead = 0
-    }
-    return connection
+    jobs.wait(
+      for: { j -> HTTPConnection?? in
+        if let connection = j.take() { return .some(connection) }
+        return j.closing ? .some(nil) : nil
+      },
+      waiting: { j, waiting in j.idle += waiting ? 1 : -1 })
   }
 
   /// How long a worker with nothing else to do keeps a kept-alive connection after answering,
@@ -123,7 +127,7 @@ final class WorkerPool: @unchecked Sendable {
         while next == .handle, let (request, head) = connection.pending {
           connection.pending = nil
           let answer = server.handler(request)
-          let keepAlive = head.keepAlive && !returns.withLock({ isStopping })
+          let keepAlive = head.keepAlive && !returns.withLock({ $0.isStopping })
           connection.respond(answer, keepAlive: keepAlive, head: head)
           next = connection.advance()
         }
@@ -137,14 +141,14 @@ final class WorkerPool: @unchecked Sendable {
   /// Whether a worker may keep its connection a little: no connection is waiting for a worker
   /// and another worker is free to take the next one.
   private func mayLinger() -> Bool {
-    jobs.withLock { queueHead == queue.count && idle > 0 && !closing }
+    jobs.withLock { $0.queueHead == $0.queue.count && $0.idle > 0 && !$0.closing }
   }
 
   private func giveBack(_ connection: HTTPConnection, _ next: HTTPConnection.Next) {
-    let wake = returns.withLock {
-      returned.append((connection, next))
-      defer { loopWoken = true }
-      return !loopWoken
+    let wake = returns.withLock { r in
+      r.returned.append((connection, next))
+      defer { r.loopWoken = true }
+      return !r.loopWoken
     }
     if wake {
       var byte: UInt8 = 1

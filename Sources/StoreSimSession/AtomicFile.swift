@@ -213,7 +213,7 @@ package enum AtomicFile {
     data.withUnsafeBytes { raw in
       var offset = 0
       while offset < raw.count {
-        let n = systemWrite(fd, raw.baseAddress! + offset, raw.count - offset)
+        let n = posixWrite(fd, raw.baseAddress! + offset, raw.count - offset)
         if n < 0 && errno == EINTR { continue }
         if n <= 0 {
           failure = n < 0 ? errno : EIO
@@ -285,6 +285,6 @@ package enum AtomicFile {
 
 /// The system's `write`, which `AtomicFile.write` hides by name.
 @inline(__always)
-private func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+private func posixWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
   write(fd, buffer, count)
 }

@@ -56,23 +56,23 @@ package enum SessionFileFormat {
   {
     let newline = data.firstIndex(of: 0x0A)
     let headerBytes = newline.map { data[data.startIndex..<$0] } ?? data[...]
-    guard let header = try? JSONSerialization.jsonObject(with: headerBytes) as? [String: Any] else { throw .notJSON }
-    guard header["format"] as? String == formatName else { throw .notASession }
-    let version = header["version"] as? Int ?? 0
+    guard let header = HeaderFields(headerBytes) else { throw .notJSON }
+    guard header.string("format") == formatName else { throw .notASession }
+    let version = header.int("version") ?? 0
     if version > currentVersion { throw .newer(version) }
     if version == 1 { return try decodeVersion1(data) }
     let fields =
       ["format", "version", "codec", "configurationPath", "configurationDigest"]
       + (version == 3 ? SessionIntegrity.keys : [])
     guard version == 2 || version == 3, let newline, header.count == fields.count,
-      fields.allSatisfy({ header[$0] != nil }),
-      let codec = header["codec"] as? String, codec == StateCodec.name,
-      let configurationPath = header["configurationPath"] as? String,
-      let digest = header["configurationDigest"] as? String
+      fields.allSatisfy({ header.contains($0) }),
+      let codec = header.string("codec"), codec == StateCodec.name,
+      let configurationPath = header.string("configurationPath"),
+      let digest = header.string("configurationDigest")
     else { throw .incompleteHeader }
     let start = data.distance(from: data.startIndex, to: data.index(after: newline))
     if version == 3 {
-      guard let integrity = SessionIntegrity(header: header), let checksum = header["checksum"] as? String else {
+      guard let integrity = SessionIntegrity(header: header), let checksum = header.string("checksum") else {
         throw .incompleteHeader
       }
       let intact = data.withUnsafeBytes { raw in
@@ -94,16 +94,22 @@ package enum SessionFileFormat {
     }
   }
 
+  /// Version 1: one JSON object, read as `JSONDecoder` read it (unknown keys ignored, trailing
+  /// commas allowed, the first of duplicate keys read).
   private static func decodeVersion1(_ data: Data) throws(Failure) -> (Header, StoreState) {
     struct Version1: Decodable {
       var configurationPath: String
       var configurationDigest: String
       var state: StoreState
     }
-    let decoder = JSONDecoder()
-    decoder.dateDecodingStrategy = .millisecondsSince1970
     do {
-      let document = try decoder.decode(Version1.self, from: data)
+      let node: JSONNode
+      do {
+        node = try JSONParser.parse(data, allowingTrailingCommas: true)
+      } catch {
+        throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "The given data was not valid JSON."))
+      }
+      let document = try JSONNodeDecoder(strict: false).decode(Version1.self, from: node)
       return (
         Header(
           version: 1, configurationPath: document.configurationPath, configurationDigest: document.configurationDigest),
@@ -120,16 +126,16 @@ package enum SessionFileFormat {
     var (stateLine, outboxStart) = try StateCodec.encodeSplit(state)
     stateLine.append(0x0A)
     let integrity = stateLine.withUnsafeBytes { SessionIntegrity(stateLine: $0, outboxStart: outboxStart) }
-    var header: [String: Any] = [
-      "format": formatName, "version": currentVersion, "codec": StateCodec.name,
-      "configurationPath": configurationPath, "configurationDigest": configurationDigest,
+    var header: [String: HeaderFields.Value] = [
+      "format": .string(formatName), "version": .int(currentVersion), "codec": .string(StateCodec.name),
+      "configurationPath": .string(configurationPath), "configurationDigest": .string(configurationDigest),
     ]
     header.merge(
       integrity.headerFields(
         version: currentVersion, codec: StateCodec.name, configurationPath: configurationPath,
         configurationDigest: configurationDigest)
     ) { old, _ in old }
-    var data = try JSONSerialization.data(withJSONObject: header, options: [.sortedKeys])
+    var data = Data(HeaderFields.encode(header))
     data.append(0x0A)
     data.append(contentsOf: stateLine)
     return data

@@ -34,9 +34,9 @@ package struct SessionIntegrity: Equatable {
   }
 
   /// The values read from a header; nil when one is missing or of the wrong kind.
-  package init?(header: [String: Any]) {
-    guard let stateLength = header["stateLength"] as? Int, let stateChecksum = header["stateChecksum"] as? String,
-      let outboxLength = header["outboxLength"] as? Int, let outboxChecksum = header["outboxChecksum"] as? String,
+  package init?(header: HeaderFields) {
+    guard let stateLength = header.int("stateLength"), let stateChecksum = header.string("stateChecksum"),
+      let outboxLength = header.int("outboxLength"), let outboxChecksum = header.string("outboxChecksum"),
       stateLength >= 0, outboxLength >= 0
     else { return nil }
     self.stateLength = stateLength
@@ -59,12 +59,14 @@ package struct SessionIntegrity: Equatable {
   /// The header fields to add to a version-3 header that has the others.
   package func headerFields(
     version: Int, codec: String, configurationPath: String, configurationDigest: String
-  ) -> [String: Any] {
+  ) -> [String: HeaderFields.Value] {
     [
-      "checksum": headerChecksum(
-        version: version, codec: codec, configurationPath: configurationPath, configurationDigest: configurationDigest),
-      "stateLength": stateLength, "stateChecksum": stateChecksum, "outboxLength": outboxLength,
-      "outboxChecksum": outboxChecksum,
+      "checksum": .string(
+        headerChecksum(
+          version: version, codec: codec, configurationPath: configurationPath, configurationDigest: configurationDigest
+        )),
+      "stateLength": .int(stateLength), "stateChecksum": .string(stateChecksum), "outboxLength": .int(outboxLength),
+      "outboxChecksum": .string(outboxChecksum),
     ]
   }
 

@@ -62,6 +62,21 @@ struct SessionFileTests {
     #expect(reloaded.allTransactions().map(\.productIdentifier).contains("com.example.coins.100"))
   }
 
+  /// Finish Transaction through the App Store Server API (what `storesim serve` answers, here
+  /// through `storesim api`) finishes it for the app: it is no longer in `Transaction.unfinished`.
+  @Test func aTransactionFinishedByTheServerAPIIsFinishedForTheApp() async throws {
+    let folder = try Folder()
+    #expect(folder.cli("init \(Kit.premium.path) --start 2026-01-01T00:00:00Z").1 == 0)
+    #expect(folder.cli("buy com.example.coins.100").1 == 0)
+    #expect(folder.cli("buy com.example.premium.lifetime").1 == 0)
+    #expect(folder.cli("api POST /inApps/v1/transactions/2000000000000001/finish").1 == 0)
+    let session = try SKTestSession(sessionFileURL: folder.session)
+    await session.run {
+      let unfinished = await collect(Transaction.unfinished)
+      #expect(unfinished.map(\.productID) == ["com.example.premium.lifetime"])
+    }
+  }
+
   @Test func aSessionCreatedByAKitTestOpensInTheCLI() async throws {
     let folder = try Folder()
     let session = try SKTestSession(contentsOf: Kit.appleSample, startDate: Kit.start)

@@ -87,7 +87,8 @@ public struct StoreConfiguration: Sendable, Hashable, Codable {
     case identifier, formatVersion, products, subscriptionGroups, settings, unsupportedProductIDs
   }
 
-  /// Decodes a configuration snapshot.
+  /// Decodes a configuration snapshot: every key `encode(to:)` writes must be there (a
+  /// strict reader refuses what would not be written back the same).
   public init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
     self.init(
@@ -96,7 +97,7 @@ public struct StoreConfiguration: Sendable, Hashable, Codable {
       products: try c.decode([Product].self, forKey: .products),
       subscriptionGroups: try c.decode([SubscriptionGroup].self, forKey: .subscriptionGroups),
       settings: try c.decode(StoreKitSettings.self, forKey: .settings),
-      unsupportedProductIDs: try c.decodeIfPresent([ProductID].self, forKey: .unsupportedProductIDs) ?? []
+      unsupportedProductIDs: try c.decode([ProductID].self, forKey: .unsupportedProductIDs)
     )
   }
 

@@ -44,7 +44,7 @@ extension Store {
     if state.refundRequests?.isEmpty == true { state.refundRequests = nil }
     state.customers[ci].transactions[ti].revocationDate = state.now
     state.customers[ci].transactions[ti].revocationReason = reason
-    markModified(ci, ti)
+    markModified(found)
     emit(ci, .transactionRevoked(id, t.productID))
     var group: SubscriptionGroupID?
     var losesAccess = t.productType != .autoRenewable

@@ -67,7 +67,7 @@ protocol CommandParameter {
 
 /// Where a parsed value is kept: the declaration holds the box, so a command value and the
 /// copy reflection sees share it.
-final class ParsedValue<Value>: @unchecked Sendable {
+final class ParsedValue<Value> {
   var value: Value
   init(_ value: Value) { self.value = value }
 }

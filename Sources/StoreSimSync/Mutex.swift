@@ -3,7 +3,7 @@ import Foundation
 /// A value guarded by a lock that owns it: the value is reachable only inside `withLock`, so
 /// it can never be read or changed without the lock, and no `lock()` is ever left unpaired.
 ///
-/// The one place storesim vouches for thread safety by hand (`@unchecked Sendable`): every
+/// Vouched for by hand (`@unchecked Sendable`): every
 /// access to `value` happens while `lock` is held.
 package final class Mutex<Value>: @unchecked Sendable {
   private let lock = NSLock()

@@ -1,0 +1,231 @@
+import Foundation
+import StoreSim
+
+extension StateCodec.Reader {
+  // MARK: Rows, in the order `Writer` writes them
+
+  /// `[name, appTransactionID, familyID, [groups], [transaction…], [subscription…]]`.
+  mutating func customer() throws(StateCodec.DecodingError) {
+    let customer = try row { (r: inout StateCodec.Reader) throws(StateCodec.DecodingError) in
+      let id = CustomerID(try r.string())
+      let app = try r.string()
+      let family = try r.optString()
+      let groups = try r.list { (r: inout StateCodec.Reader) throws(StateCodec.DecodingError) in try r.string() }
+      let transactions = try r.list { (r: inout StateCodec.Reader) throws(StateCodec.DecodingError) in
+        try r.transaction()
+      }
+      let subscriptions = try r.list { (r: inout StateCodec.Reader) throws(StateCodec.DecodingError) in
+        try r.subscription()
+      }
+      return Customer(
+        id: id, transactions: transactions, subscriptions: subscriptions,
+        introductoryOfferUsedGroups: Set(groups), familyID: family, appTransactionID: app)
+    }
+    let c = Int32(customers.count)
+    if !skippingNotifications {
+      for (n, t) in customer.transactions.enumerated() { byID[t.id] = (c, Int32(n)) }
+    }
+    customers.append(customer)
+  }
+
+  /// `[type, subtype, sequence, signedDate, customer, transaction, renewalInfo, status(, reason)]`.
+  mutating func notification() throws(StateCodec.DecodingError) -> ServerNotification {
+    try row { (r: inout StateCodec.Reader) throws(StateCodec.DecodingError) in
+      let type = try r.raw(NotificationTypeV2.self)
+      let subtype = try r.optRaw(Subtype.self)
+      let sequence = try r.smallInt()
+      let signed = try r.date()
+      let customer = CustomerID(try r.string())
+      let transaction = try r.null() ? nil : try r.notificationTransaction()
+      let info = try r.renewalInfo()
+      let status = try r.optRaw(RenewalState.self)
+      // Optional trailing field (older files end before it).
+      let reason = r.more() ? try r.optRaw(ConsumptionRequestReason.self) : nil
+      var n = ServerNotification(
+        notificationType: type, subtype: subtype, sequence: sequence, signedDate: signed, customer: customer,
+        transaction: transaction, renewalInfo: info, status: status, consumptionRequestReason: reason)
+      if r.more() { n.massExtensionRequestIdentifier = try r.string() }
+      return n
+    }
+  }
+
+  mutating func transactionOffer() throws(StateCodec.DecodingError) -> TransactionOffer? {
+    if try null() { return nil }
+    return try row { (r: inout StateCodec.Reader) throws(StateCodec.DecodingError) in
+      let type = try r.rawInt(OfferType.self)
+      let id = try r.optString()
+      let mode = try r.raw(PaymentMode.self)
+      let period = try r.period()
+      return TransactionOffer(type: type, id: id, paymentMode: mode, period: period)
+    }
+  }
+
+  mutating func offer() throws(StateCodec.DecodingError) -> SubscriptionOffer? {
+    if try null() { return nil }
+    return try row { (r: inout StateCodec.Reader) throws(StateCodec.DecodingError) in
+      let type = try r.rawInt(OfferType.self)
+      let id = try r.optString()
+      let mode = try r.raw(PaymentMode.self)
+      let period = try r.period()
+      let count = try r.smallInt()
+      let price = try r.decimal()
+      let eligibility = try r.list { (r: inout StateCodec.Reader) throws(StateCodec.DecodingError) in
+        try r.raw(OfferCodeEligibility.self)
+      }
+      let eligible = try r.bool()
+      return SubscriptionOffer(
+        type: type, id: id, paymentMode: mode, period: period, periodCount: count, price: price,
+        eligibility: eligibility, isEligible: eligible)
+    }
+  }
+
+  mutating func transaction() throws(StateCodec.DecodingError) -> Transaction {
+    try row { (r: inout StateCodec.Reader) throws(StateCodec.DecodingError) in try r.transactionFields() }
+  }
+
+  /// The fields of a transaction row.
+  mutating func transactionFields() throws(StateCodec.DecodingError) -> Transaction {
+    let id = try uint()
+    let original = try uint()
+    let web = try optUInt()
+    let product = try string()
+    let type = try raw(ProductType.self)
+    let group = try optString()
+    let purchase = try date()
+    let originalPurchase = try date()
+    let expiration = try optDate()
+    let quantity = try smallInt()
+    let token = try uuid()
+    let ownership = try raw(OwnershipType.self)
+    let revocation = try optDate()
+    let revocationReason = try optRawInt(RevocationReason.self)
+    let familyRevoke = try bool()
+    let upgraded = try bool()
+    let offer = try transactionOffer()
+    let reason = try raw(TransactionReason.self)
+    let price = try decimal()
+    let currency = try string()
+    let storefront = try string()
+    let storefrontID = try string()
+    let finished = try bool()
+    let sharedFrom = try optString().map { CustomerID($0) }
+    let sharedID = try optUInt()
+    var t = Transaction(
+      id: id, originalID: original, webOrderLineItemID: web, productID: product, productType: type,
+      subscriptionGroupID: group, purchaseDate: purchase, originalPurchaseDate: originalPurchase,
+      expirationDate: expiration, purchasedQuantity: quantity, appAccountToken: token, ownershipType: ownership,
+      revocationDate: revocation, revocationReason: revocationReason,
+      isFamilyRevocation: familyRevoke, isUpgraded: upgraded, offer: offer, reason: reason, price: price,
+      currency: currency, storefront: storefront, storefrontID: storefrontID, isFinished: finished,
+      sharedFrom: sharedFrom, sharedTransactionID: sharedID)
+    // Optional trailing field (older files end before it).
+    if more() {
+      t.modificationOrder = try row { (r: inout StateCodec.Reader) throws(StateCodec.DecodingError) in try r.uint() }
+    }
+    return t
+  }
+
+  /// A full transaction row, or a reference row written by `Writer.reference`.
+  mutating func notificationTransaction() throws(StateCodec.DecodingError) -> Transaction {
+    try row { (r: inout StateCodec.Reader) throws(StateCodec.DecodingError) in
+      guard r.at(UInt8(ascii: "\"")) else { return try r.transactionFields() }
+      guard try r.string() == "ref" else { throw r.fail("bad transaction reference") }
+      let id = try r.uint()
+      guard let (c, n) = r.byID[id] else { throw r.fail("reference to unknown transaction \(id)") }
+      var t = r.customers[Int(c)].transactions[Int(n)]
+      t.isFinished = try r.bool()
+      t.isUpgraded = try r.bool()
+      t.revocationDate = try r.optDate()
+      t.revocationReason = try r.optRawInt(RevocationReason.self)
+      t.isFamilyRevocation = try r.bool()
+      t.expirationDate = try r.optDate()
+      t.modificationOrder = 0
+      if r.more() {
+        t.modificationOrder = try r.row { (r: inout StateCodec.Reader) throws(StateCodec.DecodingError) in try r.uint()
+        }
+      }
+      return t
+    }
+  }
+
+  mutating func subscription() throws(StateCodec.DecodingError) -> SubscriptionState {
+    try row { (r: inout StateCodec.Reader) throws(StateCodec.DecodingError) in
+      let group = try r.string()
+      let original = try r.uint()
+      let current = try r.string()
+      let autoRenew = try r.string()
+      let will = try r.bool()
+      let expiration = try r.date()
+      let latest = try r.uint()
+      let billing = try r.billing()
+      let reason = try r.optRawInt(ExpirationReason.self)
+      let expired = try r.bool()
+      let revoked = try r.bool()
+      let price = try r.raw(PriceIncreaseStatus.self)
+      let pending = try r.offer()
+      let running = try r.offer()
+      let left = try r.smallInt()
+      let recent = try r.date()
+      let renewals = try r.smallInt()
+      let token = try r.uuid()
+      // Optional trailing fields (older files end before them).
+      var anniversary: Date?
+      var increased: Decimal?
+      if r.more() {
+        anniversary = try r.optDate()
+        increased = try r.optDecimal()
+      }
+      return SubscriptionState(
+        groupID: group, originalID: original, currentProductID: current, autoRenewProductID: autoRenew,
+        willAutoRenew: will, expirationDate: expiration, latestTransactionID: latest, billing: billing,
+        expirationReason: reason, isExpired: expired, isRevoked: revoked, priceIncreaseStatus: price,
+        pendingOffer: pending, runningOffer: running, runningOfferPeriodsLeft: left,
+        recentSubscriptionStartDate: recent, renewalCount: renewals, appAccountToken: token,
+        anniversaryDate: anniversary, increasedPrice: increased)
+    }
+  }
+
+  /// `[kind, graceDate, retryDate]`, as `Writer.billing` writes it.
+  mutating func billing() throws(StateCodec.DecodingError) -> BillingState {
+    let (kind, grace, retry) = try row { (r: inout StateCodec.Reader) throws(StateCodec.DecodingError) in
+      let kind = try r.smallInt()
+      let grace = try r.optDate()
+      let retry = try r.optDate()
+      return (kind, grace, retry)
+    }
+    switch (kind, grace, retry) {
+    case (0, nil, nil): return .healthy
+    case (1, let g?, let r?): return .gracePeriod(gracePeriodExpirationDate: g, retryEndDate: r)
+    case (2, nil, let r?): return .billingRetry(retryEndDate: r)
+    default: throw fail("bad billing state")
+    }
+  }
+
+  mutating func renewalInfo() throws(StateCodec.DecodingError) -> RenewalInfo? {
+    if try null() { return nil }
+    return try row { (r: inout StateCodec.Reader) throws(StateCodec.DecodingError) in
+      let original = try r.uint()
+      let current = try r.string()
+      let autoRenew = try r.string()
+      let will = try r.bool()
+      let reason = try r.optRawInt(ExpirationReason.self)
+      let retry = try r.bool()
+      let grace = try r.optDate()
+      let price = try r.raw(PriceIncreaseStatus.self)
+      let offer = try r.transactionOffer()
+      let renewal = try r.date()
+      let recent = try r.date()
+      let renewalPrice = try r.decimal()
+      let currency = try r.string()
+      let winBack = try r.list { (r: inout StateCodec.Reader) throws(StateCodec.DecodingError) in try r.string() }
+      let token = try r.uuid()
+      let signed = try r.date()
+      return RenewalInfo(
+        originalTransactionID: original, currentProductID: current, autoRenewProductID: autoRenew,
+        willAutoRenew: will, expirationReason: reason, isInBillingRetry: retry, gracePeriodExpirationDate: grace,
+        priceIncreaseStatus: price, offer: offer, renewalDate: renewal, recentSubscriptionStartDate: recent,
+        renewalPrice: renewalPrice, currency: currency, eligibleWinBackOfferIDs: winBack, appAccountToken: token,
+        signedDate: signed)
+    }
+  }
+}

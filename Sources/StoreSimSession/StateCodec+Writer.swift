@@ -1,0 +1,293 @@
+import Foundation
+import StoreSim
+
+extension StateCodec {
+  /// Writes JSON arrays of primitives: every value written inside `array` is separated from the
+  /// one before it, so the field lists below read one field per call.
+  struct Writer {
+    var bytes: [UInt8] = []
+    var decimals: [Decimal: String] = [:]
+    /// Whether the next value follows another one in the same array.
+    var needsSeparator = false
+
+    /// Structure between values (an object's opening and keys): the next value starts fresh.
+    mutating func raw(_ s: StaticString) {
+      append(s)
+      needsSeparator = false
+    }
+
+    /// The bytes of `s`, as they are.
+    mutating func append(_ s: StaticString) { s.withUTF8Buffer { bytes.append(contentsOf: $0) } }
+
+    mutating func separate() {
+      if needsSeparator { bytes.append(UInt8(ascii: ",")) }
+      needsSeparator = true
+    }
+
+    /// `[…]`, holding what `body` writes.
+    mutating func array(_ body: (inout Writer) -> Void) {
+      separate()
+      bytes.append(UInt8(ascii: "["))
+      needsSeparator = false
+      body(&self)
+      bytes.append(UInt8(ascii: "]"))
+      needsSeparator = true
+    }
+
+    mutating func null() {
+      separate()
+      append("null")
+    }
+
+    mutating func int(_ v: Int64) {
+      separate()
+      if v < 0 { bytes.append(UInt8(ascii: "-")) }
+      digits(v.magnitude)
+    }
+
+    mutating func int(_ v: Int) { int(Int64(v)) }
+
+    mutating func uint(_ value: UInt64) {
+      separate()
+      digits(value)
+    }
+
+    mutating func digits(_ value: UInt64) {
+      var scratch: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes, on the stack
+      var v = value
+      var n = 0
+      withUnsafeMutableBytes(of: &scratch) { scratch in
+        repeat {
+          scratch[23 - n] = UInt8(48 + v % 10)
+          v /= 10
+          n += 1
+        } while v > 0
+        bytes.append(contentsOf: UnsafeMutableRawBufferPointer(rebasing: scratch[(24 - n)...]))
+      }
+    }
+
+    mutating func bool(_ v: Bool) {
+      separate()
+      append(v ? "true" : "false")
+    }
+
+    mutating func date(_ d: Date) { int(d.epochMilliseconds) }
+    mutating func optDate(_ d: Date?) { if let d { date(d) } else { null() } }
+    mutating func optString(_ s: String?) { if let s { string(s) } else { null() } }
+    mutating func optUInt(_ v: UInt64?) { if let v { uint(v) } else { null() } }
+    mutating func optInt(_ v: Int?) { if let v { int(v) } else { null() } }
+    mutating func optDecimal(_ d: Decimal?) { if let d { decimal(d) } else { null() } }
+
+    mutating func decimal(_ d: Decimal) {
+      if let text = decimals[d] { return string(text) }
+      let text = NSDecimalNumber(decimal: d).stringValue
+      decimals[d] = text
+      string(text)
+    }
+
+    mutating func string(_ s: String) {
+      separate()
+      bytes.append(UInt8(ascii: "\""))
+      for b in s.utf8 {
+        switch b {
+        case UInt8(ascii: "\""): append("\\\"")
+        case UInt8(ascii: "\\"): append("\\\\")
+        case 0..<0x20: bytes.append(contentsOf: String(format: "\\u%04x", b).utf8)
+        default: bytes.append(b)
+        }
+      }
+      bytes.append(UInt8(ascii: "\""))
+    }
+
+    mutating func strings(_ list: some Sequence<String>) {
+      array { w in
+        for s in list { w.string(s) }
+      }
+    }
+
+    mutating func period(_ p: SubscriptionPeriod) { string(p.iso8601) }
+
+    /// `[name, appTransactionID, familyID, [groups], [transaction…], [subscription…]]`.
+    mutating func customer(_ c: Customer) {
+      array { w in
+        w.string(c.id.rawValue)
+        w.string(c.appTransactionID)
+        w.optString(c.familyID)
+        w.strings(c.introductoryOfferUsedGroups.sorted())
+        w.array { w in
+          for t in c.transactions { w.transaction(t) }
+        }
+        w.array { w in
+          for s in c.subscriptions { w.subscription(s) }
+        }
+      }
+    }
+
+    /// `[type, subtype, sequence, signedDate, customer, transaction, renewalInfo, status(, reason)]`.
+    /// A transaction still as stored is written as a reference to it.
+    mutating func notification(_ n: ServerNotification, stored transactions: [TransactionID: Transaction]) {
+      array { w in
+        w.string(n.notificationType.rawValue)
+        w.optString(n.subtype?.rawValue)
+        w.int(n.sequence)
+        w.date(n.signedDate)
+        w.string(n.customer.rawValue)
+        if let t = n.transaction {
+          if let current = transactions[t.id], current.withMutableFields(of: t) == t {
+            w.reference(t)
+          } else {
+            w.transaction(t)
+          }
+        } else {
+          w.null()
+        }
+        if let r = n.renewalInfo { w.renewalInfo(r) } else { w.null() }
+        w.optString(n.status?.rawValue)
+        // Optional trailing fields (older files end before them).
+        if n.consumptionRequestReason != nil || n.massExtensionRequestIdentifier != nil {
+          w.optString(n.consumptionRequestReason?.rawValue)
+        }
+        if let request = n.massExtensionRequestIdentifier { w.string(request) }
+      }
+    }
+
+    mutating func transactionOffer(_ o: TransactionOffer?) {
+      guard let o else { return null() }
+      array { w in
+        w.int(o.type.rawValue)
+        w.optString(o.id)
+        w.string(o.paymentMode.rawValue)
+        w.period(o.period)
+      }
+    }
+
+    mutating func offer(_ o: SubscriptionOffer?) {
+      guard let o else { return null() }
+      array { w in
+        w.int(o.type.rawValue)
+        w.optString(o.id)
+        w.string(o.paymentMode.rawValue)
+        w.period(o.period)
+        w.int(o.periodCount)
+        w.decimal(o.price)
+        w.strings(o.eligibility.map(\.rawValue))
+        w.bool(o.isEligible)
+      }
+    }
+
+    mutating func transaction(_ t: Transaction) {
+      array { w in
+        w.uint(t.id)
+        w.uint(t.originalID)
+        w.optUInt(t.webOrderLineItemID)
+        w.string(t.productID)
+        w.string(t.productType.rawValue)
+        w.optString(t.subscriptionGroupID)
+        w.date(t.purchaseDate)
+        w.date(t.originalPurchaseDate)
+        w.optDate(t.expirationDate)
+        w.int(t.purchasedQuantity)
+        w.optString(t.appAccountToken?.uuidString)
+        w.string(t.ownershipType.rawValue)
+        w.optDate(t.revocationDate)
+        w.optInt(t.revocationReason?.rawValue)
+        w.bool(t.isFamilyRevocation)
+        w.bool(t.isUpgraded)
+        w.transactionOffer(t.offer)
+        w.string(t.reason.rawValue)
+        w.decimal(t.price)
+        w.string(t.currency)
+        w.string(t.storefront)
+        w.string(t.storefrontID)
+        w.bool(t.isFinished)
+        w.optString(t.sharedFrom?.rawValue)
+        w.optUInt(t.sharedTransactionID)
+        // Optional trailing field, in brackets so that a lost comma never merges it into the
+        // number before it.
+        if t.modificationOrder != 0 { w.array { w in w.uint(t.modificationOrder) } }
+      }
+    }
+
+    /// A transaction as it was when a notification carried it: a reference to the stored
+    /// transaction plus the fields that may have changed since.
+    mutating func reference(_ t: Transaction) {
+      array { w in
+        w.string("ref")
+        w.uint(t.id)
+        w.bool(t.isFinished)
+        w.bool(t.isUpgraded)
+        w.optDate(t.revocationDate)
+        w.optInt(t.revocationReason?.rawValue)
+        w.bool(t.isFamilyRevocation)
+        w.optDate(t.expirationDate)
+        // Optional trailing field, in brackets so that a lost comma never merges it into the
+        // number before it.
+        if t.modificationOrder != 0 { w.array { w in w.uint(t.modificationOrder) } }
+      }
+    }
+
+    mutating func subscription(_ s: SubscriptionState) {
+      array { w in
+        w.string(s.groupID)
+        w.uint(s.originalID)
+        w.string(s.currentProductID)
+        w.string(s.autoRenewProductID)
+        w.bool(s.willAutoRenew)
+        w.date(s.expirationDate)
+        w.uint(s.latestTransactionID)
+        w.billing(s.billing)
+        w.optInt(s.expirationReason?.rawValue)
+        w.bool(s.isExpired)
+        w.bool(s.isRevoked)
+        w.string(s.priceIncreaseStatus.rawValue)
+        w.offer(s.pendingOffer)
+        w.offer(s.runningOffer)
+        w.int(s.runningOfferPeriodsLeft)
+        w.date(s.recentSubscriptionStartDate)
+        w.int(s.renewalCount)
+        w.optString(s.appAccountToken?.uuidString)
+        // Optional trailing fields (older files end before them).
+        if s.anniversaryDate != nil || s.increasedPrice != nil {
+          w.optDate(s.anniversaryDate)
+          w.optDecimal(s.increasedPrice)
+        }
+      }
+    }
+
+    /// `[kind, graceDate, retryDate]`: kind 0 healthy, 1 grace period, 2 billing retry.
+    mutating func billing(_ b: BillingState) {
+      let (kind, grace, retry): (Int, Date?, Date?) =
+        switch b {
+        case .healthy: (0, nil, nil)
+        case .gracePeriod(let grace, let retry): (1, grace, retry)
+        case .billingRetry(let retry): (2, nil, retry)
+        }
+      array { w in
+        w.int(kind)
+        w.optDate(grace)
+        w.optDate(retry)
+      }
+    }
+
+    mutating func renewalInfo(_ r: RenewalInfo) {
+      array { w in
+        w.uint(r.originalTransactionID)
+        w.string(r.currentProductID)
+        w.string(r.autoRenewProductID)
+        w.bool(r.willAutoRenew)
+        w.optInt(r.expirationReason?.rawValue)
+        w.bool(r.isInBillingRetry)
+        w.optDate(r.gracePeriodExpirationDate)
+        w.string(r.priceIncreaseStatus.rawValue)
+        w.transactionOffer(r.offer)
+        w.date(r.renewalDate)
+        w.date(r.recentSubscriptionStartDate)
+        w.decimal(r.renewalPrice)
+        w.string(r.currency)
+        w.strings(r.eligibleWinBackOfferIDs)
+        w.optString(r.appAccountToken?.uuidString)
+        w.date(r.signedDate)
+      }
+    }
+  }
+}
