@@ -13,6 +13,8 @@ import StoreSimSession
 ///    longer gets 503 with `Retry-After`; changes are saved under the lock.
 /// No answer carries a path of the machine: a session that cannot be read answers 500 with a
 /// sentence, and the reason (with the path) goes to `warning`.
+/// `@unchecked`: the client and snapshot are reached only under their locks; the client's lock
+/// is an `NSLock` because a request waits for it with a deadline (`lock(before:)`).
 package final class SessionService: @unchecked Sendable {
   /// Guards `client`; taken with a deadline.
   private let lock = NSLock()

@@ -204,7 +204,8 @@ enum CommandDeclarations {
   /// The parameters being created, while `collecting` runs.
   @TaskLocal static var collector: Collector?
 
-  /// Where the property wrappers of a value being made put themselves.
+  /// Where the property wrappers of a value being made put themselves. `@unchecked`: a task
+  /// local must be `Sendable`, and one collector is only ever used by the task that made it.
   final class Collector: @unchecked Sendable {
     var parameters: [any CommandParameter] = []
   }

@@ -63,14 +63,13 @@ final class ManageSession {
 }
 
 /// Text written from any thread, taken whole.
-final class CapturedText: @unchecked Sendable {
-  private let lock = NSLock()
-  private var text = ""
+final class CapturedText: Sendable {
+  private let text = Mutex("")
 
-  func append(_ s: String) { lock.withLock { text += s } }
+  func append(_ s: String) { text.withLock { $0 += s } }
 
   func take() -> String {
-    lock.withLock {
+    text.withLock { text in
       defer { text = "" }
       return text
     }
