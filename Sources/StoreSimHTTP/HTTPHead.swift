@@ -44,7 +44,7 @@ package struct HTTPHead: Sendable {
 
   /// Parses a head without its closing empty line: the start line, then one field per line
   /// (`name: value`, no white space in or after the name, the value's surrounding white
-  /// space dropped). nil when a field line is malformed. Obsolete line folding is refused.
+  /// space dropped). nil when a field line is malformed (a field name is a token of RFC 9110). Obsolete line folding is refused.
   package init?(_ bytes: ArraySlice<UInt8>) {
     var lines: [ArraySlice<UInt8>] = []
     var start = bytes.startIndex
@@ -58,13 +58,21 @@ package struct HTTPHead: Sendable {
     for line in lines.dropFirst() {
       guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > line.startIndex else { return nil }
       let nameBytes = line[line.startIndex..<colon]
-      guard !nameBytes.contains(where: { $0 == 32 || $0 == 9 || $0 == 13 }) else { return nil }
+      guard nameBytes.allSatisfy(Self.isTokenCharacter) else { return nil }
       let name = String(decoding: nameBytes.map { (65...90).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
       var value = line[(colon + 1)...]
       while let f = value.first, f == 32 || f == 9 { value = value.dropFirst() }
       while let l = value.last, l == 32 || l == 9 { value = value.dropLast() }
       let text = String(decoding: value, as: UTF8.self)
       fields[name] = fields[name].map { "\($0), \(text)" } ?? text
+    }
+  }
+
+  /// A `tchar` of RFC 9110 §5.6.2, the characters a field name is made of.
+  static func isTokenCharacter(_ byte: UInt8) -> Bool {
+    switch byte {
+    case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: return true
+    default: return Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
     }
   }
 

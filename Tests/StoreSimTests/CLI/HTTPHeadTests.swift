@@ -72,4 +72,12 @@ import Testing
     #expect(attempt.status == nil)
     #expect(attempt.error == "malformed response header field")
   }
+
+  /// Found by the HTTP fuzz target: a field name with bytes outside RFC 9110's token (here a
+  /// Cyrillic capital letter, which plain ASCII lower-casing left upper case) is malformed.
+  @Test func aFieldNameThatIsNotATokenIsRefused() {
+    #expect(HTTPHead(ArraySlice(Array("GET / HTTP/1.1\r\nX-\u{04BE}: 1".utf8))) == nil)
+    #expect(HTTPHead(ArraySlice(Array("GET / HTTP/1.1\r\nX(y): 1".utf8))) == nil)
+    #expect(HTTPHead(ArraySlice(Array("GET / HTTP/1.1\r\nX-Ok_1.~!: 1".utf8)))?.fields["x-ok_1.~!"] == "1")
+  }
 }
