@@ -334,16 +334,20 @@ package struct SocketAddress: Sendable {
     }
   }
 
+  /// Whether `host` is a numeric IPv4 or IPv6 address (not a name).
+  package static func isNumeric(_ host: String) -> Bool {
+    var v4 = in_addr()
+    var v6 = in6_addr()
+    return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
+  }
+
   /// Addresses of `host` (a name or a numeric address), in getaddrinfo's order. Numeric hosts
   /// never touch the resolver; names are resolved on a helper thread so the deadline holds
   /// (a resolver that outlives it is abandoned and finishes on its own).
   package static func resolve(
     host: String, port: Int, deadline: Deadline
   ) -> Result<[SocketAddress], HTTPClient.Failure> {
-    var probe4 = in_addr()
-    var probe6 = in6_addr()
-    let numeric = inet_pton(AF_INET, host, &probe4) == 1 || inet_pton(AF_INET6, host, &probe6) == 1
-    if numeric { return lookup(host: host, port: port, numeric: true) }
+    if isNumeric(host) { return lookup(host: host, port: port, numeric: true) }
 
     let box = Mutex<Result<[SocketAddress], HTTPClient.Failure>?>(nil)
     let done = DispatchSemaphore(value: 0)

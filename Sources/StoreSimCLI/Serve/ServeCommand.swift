@@ -115,13 +115,6 @@ let appStoreRefusal: HTTPServer.RefusalBody = { status, message in
   APIResponse.error(APIError(status: status, code: status == 400 ? 4_000_000 : nil, message: message)).body
 }
 
-/// Whether `host` is a numeric IPv4 or IPv6 address.
-func isAddress(_ host: String) -> Bool {
-  var v4 = in_addr()
-  var v6 = in6_addr()
-  return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
-}
-
 /// Whether an address stays on this machine: 127.0.0.0/8, ::1 or `localhost`.
 func isLoopback(_ host: String) -> Bool {
   if host == "localhost" || host == "::1" || host == "0:0:0:0:0:0:0:1" { return true }
@@ -133,7 +126,7 @@ func runServe(
   _ inv: Invocation, port: Int, host: String, exposeToNetwork: Bool, quiet: Bool, sharedSecret: String?
 ) throws -> ExitCode {
   // A host that is no address at all is refused by the server with its own message.
-  let exposed = !isLoopback(host) && isAddress(host)
+  let exposed = !isLoopback(host) && SocketAddress.isNumeric(host)
   if exposed && !exposeToNetwork {
     throw CLIError.usage(
       "refusing to listen on \(host): it is beyond loopback, and anyone who reaches it could read and change the session (bearer tokens are not verified); add --expose-to-network to do it anyway",
