@@ -175,57 +175,6 @@ extension StateCodec {
       }
     }
 
-    mutating func transaction(_ t: Transaction) {
-      array { w in
-        w.uint(t.id)
-        w.uint(t.originalID)
-        w.optUInt(t.webOrderLineItemID)
-        w.string(t.productID)
-        w.string(t.productType.rawValue)
-        w.optString(t.subscriptionGroupID)
-        w.date(t.purchaseDate)
-        w.date(t.originalPurchaseDate)
-        w.optDate(t.expirationDate)
-        w.int(t.purchasedQuantity)
-        w.optString(t.appAccountToken?.uuidString)
-        w.string(t.ownershipType.rawValue)
-        w.optDate(t.revocationDate)
-        w.optInt(t.revocationReason?.rawValue)
-        w.bool(t.isFamilyRevocation)
-        w.bool(t.isUpgraded)
-        w.transactionOffer(t.offer)
-        w.string(t.reason.rawValue)
-        w.decimal(t.price)
-        w.string(t.currency)
-        w.string(t.storefront)
-        w.string(t.storefrontID)
-        w.bool(t.isFinished)
-        w.optString(t.sharedFrom?.rawValue)
-        w.optUInt(t.sharedTransactionID)
-        // Optional trailing field, in brackets so that a lost comma never merges it into the
-        // number before it.
-        if t.modificationOrder != 0 { w.array { w in w.uint(t.modificationOrder) } }
-      }
-    }
-
-    /// A transaction as it was when a notification carried it: a reference to the stored
-    /// transaction plus the fields that may have changed since.
-    mutating func reference(_ t: Transaction) {
-      array { w in
-        w.string("ref")
-        w.uint(t.id)
-        w.bool(t.isFinished)
-        w.bool(t.isUpgraded)
-        w.optDate(t.revocationDate)
-        w.optInt(t.revocationReason?.rawValue)
-        w.bool(t.isFamilyRevocation)
-        w.optDate(t.expirationDate)
-        // Optional trailing field, in brackets so that a lost comma never merges it into the
-        // number before it.
-        if t.modificationOrder != 0 { w.array { w in w.uint(t.modificationOrder) } }
-      }
-    }
-
     mutating func subscription(_ s: SubscriptionState) {
       array { w in
         w.string(s.groupID)

@@ -177,14 +177,14 @@ extension Store {
     let q = (product.type == .consumable || product.type == .nonRenewable) ? quantity : 1
     let front = storefront
     let date = date ?? state.now
-    return Transaction(
+    var fields = Transaction.Fields.blank
+    fields.purchase = .init(
       id: 0, originalID: 0, webOrderLineItemID: nil, productID: product.id, productType: product.type,
-      subscriptionGroupID: product.subscription?.groupID, purchaseDate: date,
-      originalPurchaseDate: date, expirationDate: nil, purchasedQuantity: q, appAccountToken: token,
-      ownershipType: .purchased, revocationDate: nil, revocationReason: nil, isFamilyRevocation: false,
-      isUpgraded: false, offer: nil, reason: .purchase, price: q == 1 ? product.price : product.price * Decimal(q),
-      currency: front.currency, storefront: front.countryCode, storefrontID: front.id, isFinished: false,
-      sharedFrom: nil, sharedTransactionID: nil)
+      subscriptionGroupID: product.subscription?.groupID, purchaseDate: date, originalPurchaseDate: date,
+      purchasedQuantity: q, appAccountToken: token, ownershipType: .purchased, offer: nil, reason: .purchase,
+      price: q == 1 ? product.price : product.price * Decimal(q), currency: front.currency,
+      storefront: front.countryCode, storefrontID: front.id, sharedFrom: nil, sharedTransactionID: nil)
+    return Transaction(fields: fields)
   }
 
   /// Gives a transaction its id, stores it and reports it.

@@ -70,222 +70,141 @@ public struct TransactionOffer: Sendable, Hashable, Codable {
 /// event) shares its fields instead of duplicating them, and changing a copy never changes the
 /// others. A notification therefore keeps the transaction exactly as it was when it was sent.
 public struct Transaction: Sendable, Hashable, Codable, Identifiable {
-  /// The stored fields, in wire order.
-  struct Fields: Sendable, Hashable, Codable {
-    var id: TransactionID
-    var originalID: TransactionID
-    var webOrderLineItemID: UInt64?
-    var productID: ProductID
-    var productType: ProductType
-    var subscriptionGroupID: SubscriptionGroupID?
-    var purchaseDate: Date
-    var originalPurchaseDate: Date
-    var expirationDate: Date?
-    var purchasedQuantity: Int
-    var appAccountToken: UUID?
-    var ownershipType: OwnershipType
-    var revocationDate: Date?
-    var revocationReason: RevocationReason?
-    var isFamilyRevocation: Bool
-    var isUpgraded: Bool
-    var offer: TransactionOffer?
-    var reason: TransactionReason
-    var price: Decimal
-    var currency: String
-    var storefront: String
-    var storefrontID: String
-    var isFinished: Bool
-    var sharedFrom: CustomerID?
-    var sharedTransactionID: TransactionID?
-    /// See `modificationOrder` (absent in older sessions).
-    var modificationOrder: UInt64? = nil
-  }
-
   private var storage: CopyOnWrite<Fields>
 
-  init(fields: Fields) { storage = CopyOnWrite(fields) }
+  /// A transaction of these fields.
+  package init(fields: Fields) { storage = CopyOnWrite(fields) }
 
-  /// Creates a transaction record.
-  package init(
-    id: TransactionID,
-    originalID: TransactionID,
-    webOrderLineItemID: UInt64?,
-    productID: ProductID,
-    productType: ProductType,
-    subscriptionGroupID: SubscriptionGroupID?,
-    purchaseDate: Date,
-    originalPurchaseDate: Date,
-    expirationDate: Date?,
-    purchasedQuantity: Int,
-    appAccountToken: UUID?,
-    ownershipType: OwnershipType,
-    revocationDate: Date?,
-    revocationReason: RevocationReason?,
-    isFamilyRevocation: Bool,
-    isUpgraded: Bool,
-    offer: TransactionOffer?,
-    reason: TransactionReason,
-    price: Decimal,
-    currency: String,
-    storefront: String,
-    storefrontID: String,
-    isFinished: Bool,
-    sharedFrom: CustomerID?,
-    sharedTransactionID: TransactionID?
-  ) {
-    storage = CopyOnWrite(
-      Fields(
-        id: id,
-        originalID: originalID,
-        webOrderLineItemID: webOrderLineItemID,
-        productID: productID,
-        productType: productType,
-        subscriptionGroupID: subscriptionGroupID,
-        purchaseDate: purchaseDate,
-        originalPurchaseDate: originalPurchaseDate,
-        expirationDate: expirationDate,
-        purchasedQuantity: purchasedQuantity,
-        appAccountToken: appAccountToken,
-        ownershipType: ownershipType,
-        revocationDate: revocationDate,
-        revocationReason: revocationReason,
-        isFamilyRevocation: isFamilyRevocation,
-        isUpgraded: isUpgraded,
-        offer: offer,
-        reason: reason,
-        price: price,
-        currency: currency,
-        storefront: storefront,
-        storefrontID: storefrontID,
-        isFinished: isFinished,
-        sharedFrom: sharedFrom,
-        sharedTransactionID: sharedTransactionID))
+  /// The stored fields (`visitRow` walks them).
+  package var fields: Fields {
+    _read { yield storage.fields }
+    _modify { yield &storage.fields }
   }
 
   /// Unique id.
   public package(set) var id: TransactionID {
-    _read { yield storage.fields.id }
-    _modify { yield &storage.fields.id }
+    _read { yield storage.fields.purchase.id }
+    _modify { yield &storage.fields.purchase.id }
   }
   /// The id of the first purchase this transaction descends from (`originalID`).
   public package(set) var originalID: TransactionID {
-    _read { yield storage.fields.originalID }
-    _modify { yield &storage.fields.originalID }
+    _read { yield storage.fields.purchase.originalID }
+    _modify { yield &storage.fields.purchase.originalID }
   }
   /// One value per paid subscription period; auto-renewables only.
   public package(set) var webOrderLineItemID: UInt64? {
-    _read { yield storage.fields.webOrderLineItemID }
-    _modify { yield &storage.fields.webOrderLineItemID }
+    _read { yield storage.fields.purchase.webOrderLineItemID }
+    _modify { yield &storage.fields.purchase.webOrderLineItemID }
   }
   /// The product.
   public package(set) var productID: ProductID {
-    _read { yield storage.fields.productID }
-    _modify { yield &storage.fields.productID }
+    _read { yield storage.fields.purchase.productID }
+    _modify { yield &storage.fields.purchase.productID }
   }
   /// The product's type.
   public package(set) var productType: ProductType {
-    _read { yield storage.fields.productType }
-    _modify { yield &storage.fields.productType }
+    _read { yield storage.fields.purchase.productType }
+    _modify { yield &storage.fields.purchase.productType }
   }
   /// The subscription group, auto-renewables only.
   public package(set) var subscriptionGroupID: SubscriptionGroupID? {
-    _read { yield storage.fields.subscriptionGroupID }
-    _modify { yield &storage.fields.subscriptionGroupID }
+    _read { yield storage.fields.purchase.subscriptionGroupID }
+    _modify { yield &storage.fields.purchase.subscriptionGroupID }
   }
   /// When the account was charged (or the renewal period began).
   public package(set) var purchaseDate: Date {
-    _read { yield storage.fields.purchaseDate }
-    _modify { yield &storage.fields.purchaseDate }
+    _read { yield storage.fields.purchase.purchaseDate }
+    _modify { yield &storage.fields.purchase.purchaseDate }
   }
   /// The `purchaseDate` of the original transaction.
   public package(set) var originalPurchaseDate: Date {
-    _read { yield storage.fields.originalPurchaseDate }
-    _modify { yield &storage.fields.originalPurchaseDate }
+    _read { yield storage.fields.purchase.originalPurchaseDate }
+    _modify { yield &storage.fields.purchase.originalPurchaseDate }
   }
   /// End of the period this transaction pays for; auto-renewables only.
   public package(set) var expirationDate: Date? {
-    _read { yield storage.fields.expirationDate }
-    _modify { yield &storage.fields.expirationDate }
+    _read { yield storage.fields.status.expirationDate }
+    _modify { yield &storage.fields.status.expirationDate }
   }
   /// Quantity bought.
   public package(set) var purchasedQuantity: Int {
-    _read { yield storage.fields.purchasedQuantity }
-    _modify { yield &storage.fields.purchasedQuantity }
+    _read { yield storage.fields.purchase.purchasedQuantity }
+    _modify { yield &storage.fields.purchase.purchasedQuantity }
   }
   /// The app's account token from the purchase options.
   public package(set) var appAccountToken: UUID? {
-    _read { yield storage.fields.appAccountToken }
-    _modify { yield &storage.fields.appAccountToken }
+    _read { yield storage.fields.purchase.appAccountToken }
+    _modify { yield &storage.fields.purchase.appAccountToken }
   }
   /// Bought or family shared.
   public package(set) var ownershipType: OwnershipType {
-    _read { yield storage.fields.ownershipType }
-    _modify { yield &storage.fields.ownershipType }
+    _read { yield storage.fields.purchase.ownershipType }
+    _modify { yield &storage.fields.purchase.ownershipType }
   }
   /// When refunded or revoked.
   public package(set) var revocationDate: Date? {
-    _read { yield storage.fields.revocationDate }
-    _modify { yield &storage.fields.revocationDate }
+    _read { yield storage.fields.status.revocationDate }
+    _modify { yield &storage.fields.status.revocationDate }
   }
   /// Why refunded or revoked.
   public package(set) var revocationReason: RevocationReason? {
-    _read { yield storage.fields.revocationReason }
-    _modify { yield &storage.fields.revocationReason }
+    _read { yield storage.fields.status.revocationReason }
+    _modify { yield &storage.fields.status.revocationReason }
   }
   /// Whether family access was revoked (server `revocationType` `FAMILY_REVOKE`) rather than refunded.
   public package(set) var isFamilyRevocation: Bool {
-    _read { yield storage.fields.isFamilyRevocation }
-    _modify { yield &storage.fields.isFamilyRevocation }
+    _read { yield storage.fields.status.isFamilyRevocation }
+    _modify { yield &storage.fields.status.isFamilyRevocation }
   }
   /// Superseded by an immediate upgrade or crossgrade.
   public package(set) var isUpgraded: Bool {
-    _read { yield storage.fields.isUpgraded }
-    _modify { yield &storage.fields.isUpgraded }
+    _read { yield storage.fields.status.isUpgraded }
+    _modify { yield &storage.fields.status.isUpgraded }
   }
   /// The offer of this period.
   public package(set) var offer: TransactionOffer? {
-    _read { yield storage.fields.offer }
-    _modify { yield &storage.fields.offer }
+    _read { yield storage.fields.purchase.offer }
+    _modify { yield &storage.fields.purchase.offer }
   }
   /// Purchase or renewal.
   public package(set) var reason: TransactionReason {
-    _read { yield storage.fields.reason }
-    _modify { yield &storage.fields.reason }
+    _read { yield storage.fields.purchase.reason }
+    _modify { yield &storage.fields.purchase.reason }
   }
   /// Total price in currency units (after offer, times quantity).
   public package(set) var price: Decimal {
-    _read { yield storage.fields.price }
-    _modify { yield &storage.fields.price }
+    _read { yield storage.fields.purchase.price }
+    _modify { yield &storage.fields.purchase.price }
   }
   /// ISO 4217 currency.
   public package(set) var currency: String {
-    _read { yield storage.fields.currency }
-    _modify { yield &storage.fields.currency }
+    _read { yield storage.fields.purchase.currency }
+    _modify { yield &storage.fields.purchase.currency }
   }
   /// Storefront country code at purchase time.
   public package(set) var storefront: String {
-    _read { yield storage.fields.storefront }
-    _modify { yield &storage.fields.storefront }
+    _read { yield storage.fields.purchase.storefront }
+    _modify { yield &storage.fields.purchase.storefront }
   }
   /// Apple's storefront id.
   public package(set) var storefrontID: String {
-    _read { yield storage.fields.storefrontID }
-    _modify { yield &storage.fields.storefrontID }
+    _read { yield storage.fields.purchase.storefrontID }
+    _modify { yield &storage.fields.purchase.storefrontID }
   }
   /// Whether the app has called `finish()`.
   public package(set) var isFinished: Bool {
-    _read { yield storage.fields.isFinished }
-    _modify { yield &storage.fields.isFinished }
+    _read { yield storage.fields.status.isFinished }
+    _modify { yield &storage.fields.status.isFinished }
   }
   /// The customer whose purchase was shared into this one (family copies only).
   public package(set) var sharedFrom: CustomerID? {
-    _read { yield storage.fields.sharedFrom }
-    _modify { yield &storage.fields.sharedFrom }
+    _read { yield storage.fields.purchase.sharedFrom }
+    _modify { yield &storage.fields.purchase.sharedFrom }
   }
   /// The purchaser's transaction this family copy mirrors.
   public package(set) var sharedTransactionID: TransactionID? {
-    _read { yield storage.fields.sharedTransactionID }
-    _modify { yield &storage.fields.sharedTransactionID }
+    _read { yield storage.fields.purchase.sharedTransactionID }
+    _modify { yield &storage.fields.purchase.sharedTransactionID }
   }
 
   public init(from decoder: any Decoder) throws { storage = CopyOnWrite(try Fields(from: decoder)) }
@@ -307,20 +226,15 @@ public struct Transaction: Sendable, Hashable, Codable, Identifiable {
   /// given an app account token). The App Store Server API orders transaction history by it
   /// (Apple's "recently modified date"); 0 in sessions saved before it was recorded.
   package var modificationOrder: UInt64 {
-    get { storage.fields.modificationOrder ?? 0 }
-    set { storage.fields.modificationOrder = newValue }
+    get { storage.fields.status.modificationOrder ?? 0 }
+    set { storage.fields.status.modificationOrder = newValue == 0 ? nil : newValue }
   }
 
-  /// This transaction with the fields that can change after it was created taken from `other`.
+  /// This transaction with the fields that can change after it was created (`Fields.Status`)
+  /// taken from `other`.
   package func withMutableFields(of other: Transaction) -> Transaction {
     var t = self
-    t.modificationOrder = other.modificationOrder
-    t.isFinished = other.isFinished
-    t.isUpgraded = other.isUpgraded
-    t.revocationDate = other.revocationDate
-    t.revocationReason = other.revocationReason
-    t.isFamilyRevocation = other.isFamilyRevocation
-    t.expirationDate = other.expirationDate
+    t.storage.fields.status = other.storage.fields.status
     return t
   }
 }

@@ -15,50 +15,41 @@ func milliunits(_ price: Decimal) -> JSONOutput {
 
 /// A transaction as a `JWSTransactionDecodedPayload` (rule transaction-payload-is-apple-shape):
 /// wire names, ms dates, string ids,
-/// absent values and a false `isUpgraded` omitted.
+/// absent values and a false `isUpgraded` omitted. The transaction's own fields come from its
+/// declaration (`Transaction.Fields.visitRow`); the rest from the session and the signing.
 public struct TransactionPayload {
   /// The JSON object.
   public let json: JSONOutput
+
+  /// Every name the payload can hold: the transaction's wire fields, then what comes from the
+  /// session, the signing and the revocation.
+  public static let wireNames: [String] = {
+    var names = TransactionWireNames()
+    var fields = Transaction.Fields.blank
+    fields.visitRow(&names)
+    return names.names + contextNames
+  }()
+
+  /// The names that are not a transaction's own fields.
+  static let contextNames = [
+    "bundleId", "signedDate", "environment", "revocationType", "revocationPercentage", "appTransactionId",
+  ]
 
   /// Builds the payload of a transaction for a bundle and environment, signed at `signedDate`.
   public init(
     _ t: Transaction, bundleID: String, environment: StoreEnvironment, signedDate: Date, appTransactionID: String? = nil
   ) {
-    var d: [String: JSONOutput] = [
-      "transactionId": .string(String(t.id)),
-      "originalTransactionId": .string(String(t.originalID)),
-      "bundleId": .string(bundleID),
-      "productId": .string(t.productID),
-      "purchaseDate": milliseconds(t.purchaseDate),
-      "originalPurchaseDate": milliseconds(t.originalPurchaseDate),
-      "quantity": .int(Int64(t.purchasedQuantity)),
-      "type": .string(t.productType.rawValue),
-      "inAppOwnershipType": .string(t.ownershipType.rawValue),
-      "signedDate": milliseconds(signedDate),
-      "environment": .string(environment.rawValue),
-      "transactionReason": .string(t.reason.rawValue),
-      "storefront": .string(t.storefront),
-      "storefrontId": .string(t.storefrontID),
-      "price": milliunits(t.price),
-      "currency": .string(t.currency),
-    ]
-    if let v = t.webOrderLineItemID { d["webOrderLineItemId"] = .string(String(v)) }
-    if let v = t.subscriptionGroupID { d["subscriptionGroupIdentifier"] = .string(v) }
-    if let v = t.expirationDate { d["expiresDate"] = milliseconds(v) }
-    if let v = t.appAccountToken { d["appAccountToken"] = .string(v.uuidString.lowercased()) }
-    if let v = t.revocationDate { d["revocationDate"] = milliseconds(v) }
-    if let v = t.revocationReason { d["revocationReason"] = .int(Int64(v.rawValue)) }
+    var writer = TransactionWireWriter()
+    var fields = t.fields
+    fields.visitRow(&writer)
+    var d = writer.object
+    d["bundleId"] = .string(bundleID)
+    d["signedDate"] = milliseconds(signedDate)
+    d["environment"] = .string(environment.rawValue)
     if let type = t.revocationType {
       d["revocationType"] = .string(type.rawValue)
       // Rule refund-carries-revocation-percentage: a full refund is 100000 milliunits (100 %).
       if type == .refundFull { d["revocationPercentage"] = .int(100_000) }
-    }
-    if t.isUpgraded { d["isUpgraded"] = .bool(true) }
-    if let o = t.offer {
-      d["offerType"] = .int(Int64(o.type.rawValue))
-      if let id = o.id { d["offerIdentifier"] = .string(id) }
-      d["offerDiscountType"] = .string(o.paymentMode.rawValue)
-      d["offerPeriod"] = .string(o.period.iso8601)
     }
     if let v = appTransactionID { d["appTransactionId"] = .string(v) }
     json = .object(d)
@@ -92,12 +83,7 @@ public struct RenewalInfoPayload {
     case .pending: d["priceIncreaseStatus"] = .int(0)
     case .agreed: d["priceIncreaseStatus"] = .int(1)
     }
-    if let o = r.offer {
-      d["offerType"] = .int(Int64(o.type.rawValue))
-      if let id = o.id { d["offerIdentifier"] = .string(id) }
-      d["offerDiscountType"] = .string(o.paymentMode.rawValue)
-      d["offerPeriod"] = .string(o.period.iso8601)
-    }
+    r.offer?.wire(into: &d)
     if !r.eligibleWinBackOfferIDs.isEmpty {
       d["eligibleWinBackOfferIds"] = .array(r.eligibleWinBackOfferIDs.map(JSONOutput.string))
     }

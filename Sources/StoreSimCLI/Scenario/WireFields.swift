@@ -6,17 +6,9 @@ import StoreSimSession
 
 /// The field names of Apple's wire models that `expect latest` and `expect renewal` read.
 enum WireFields {
-  /// `JWSTransactionDecodedPayload`.
-  static let transaction = [
-    "transactionId", "originalTransactionId", "webOrderLineItemId", "bundleId", "productId",
-    "subscriptionGroupIdentifier",
-    "purchaseDate", "originalPurchaseDate", "expiresDate", "quantity", "type", "appAccountToken", "inAppOwnershipType",
-    "signedDate", "revocationReason", "revocationDate", "revocationPercentage", "revocationType", "isUpgraded",
-    "offerType",
-    "offerIdentifier", "offerDiscountType", "offerPeriod", "environment", "transactionReason", "storefront",
-    "storefrontId",
-    "price", "currency", "appTransactionId",
-  ]
+  /// `JWSTransactionDecodedPayload`: the names a transaction's payload can hold, from its
+  /// declaration.
+  static let transaction = TransactionPayload.wireNames
   /// `JWSRenewalInfoDecodedPayload`.
   static let renewalInfo = [
     "autoRenewStatus", "autoRenewProductId", "productId", "expirationIntent", "gracePeriodExpiresDate",

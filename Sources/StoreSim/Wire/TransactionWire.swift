@@ -1,0 +1,83 @@
+import Foundation
+
+/// Writes a transaction's fields under their wire names, in the App Store's forms: ids as
+/// strings, dates as epoch milliseconds, prices as milliunits, raw values as they are, an
+/// absent value or a false flag omitted.
+struct TransactionWireWriter: TransactionFieldVisitor {
+  typealias Failure = Never
+  var object: [String: JSONOutput] = [:]
+
+  private mutating func put(_ field: TransactionField, _ value: JSONOutput?) {
+    if let name = field.wireName, let value { object[name] = value }
+  }
+
+  mutating func visit(_ field: TransactionField, _ value: inout UInt64) { put(field, .string(String(value))) }
+  mutating func visit(_ field: TransactionField, _ value: inout UInt64?) {
+    put(field, value.map { .string(String($0)) })
+  }
+  mutating func visit(_ field: TransactionField, _ value: inout Int) { put(field, .int(Int64(value))) }
+  mutating func visit(_ field: TransactionField, _ value: inout Bool) { put(field, value ? .bool(true) : nil) }
+  mutating func visit(_ field: TransactionField, _ value: inout String) { put(field, .string(value)) }
+  mutating func visit(_ field: TransactionField, _ value: inout String?) { put(field, value.map(JSONOutput.string)) }
+  mutating func visit(_ field: TransactionField, _ value: inout Date) { put(field, milliseconds(value)) }
+  mutating func visit(_ field: TransactionField, _ value: inout Date?) { put(field, value.map(milliseconds)) }
+  mutating func visit(_ field: TransactionField, _ value: inout Decimal) { put(field, milliunits(value)) }
+  mutating func visit(_ field: TransactionField, _ value: inout UUID?) {
+    put(field, value.map { .string($0.uuidString.lowercased()) })
+  }
+  mutating func visit(_ field: TransactionField, _ value: inout TransactionOffer?) { value?.wire(into: &object) }
+  mutating func visit<R: RawRepresentable>(_ field: TransactionField, _ value: inout R) where R.RawValue == String {
+    put(field, .string(value.rawValue))
+  }
+  mutating func visit<R: RawRepresentable>(_ field: TransactionField, _ value: inout R?) where R.RawValue == String {
+    put(field, value.map { .string($0.rawValue) })
+  }
+  mutating func visit<R: RawRepresentable>(_ field: TransactionField, _ value: inout R?) where R.RawValue == Int {
+    put(field, value.map { .int(Int64($0.rawValue)) })
+  }
+}
+
+/// Collects the wire names of a transaction's fields, in declaration order.
+struct TransactionWireNames: TransactionFieldVisitor {
+  typealias Failure = Never
+  var names: [String] = []
+
+  private mutating func add(_ field: TransactionField) { if let name = field.wireName { names.append(name) } }
+
+  mutating func visit(_ field: TransactionField, _ value: inout UInt64) { add(field) }
+  mutating func visit(_ field: TransactionField, _ value: inout UInt64?) { add(field) }
+  mutating func visit(_ field: TransactionField, _ value: inout Int) { add(field) }
+  mutating func visit(_ field: TransactionField, _ value: inout Bool) { add(field) }
+  mutating func visit(_ field: TransactionField, _ value: inout String) { add(field) }
+  mutating func visit(_ field: TransactionField, _ value: inout String?) { add(field) }
+  mutating func visit(_ field: TransactionField, _ value: inout Date) { add(field) }
+  mutating func visit(_ field: TransactionField, _ value: inout Date?) { add(field) }
+  mutating func visit(_ field: TransactionField, _ value: inout Decimal) { add(field) }
+  mutating func visit(_ field: TransactionField, _ value: inout UUID?) { add(field) }
+  mutating func visit(_ field: TransactionField, _ value: inout TransactionOffer?) {
+    names += TransactionOffer.wireNames
+  }
+  mutating func visit<R: RawRepresentable>(_ field: TransactionField, _ value: inout R) where R.RawValue == String {
+    add(field)
+  }
+  mutating func visit<R: RawRepresentable>(_ field: TransactionField, _ value: inout R?) where R.RawValue == String {
+    add(field)
+  }
+  mutating func visit<R: RawRepresentable>(_ field: TransactionField, _ value: inout R?) where R.RawValue == Int {
+    add(field)
+  }
+}
+
+extension TransactionOffer {
+  /// The names the offer's four fields take on the wire (transactions and renewal info alike).
+  public static let wireNames = ["offerType", "offerIdentifier", "offerDiscountType", "offerPeriod"]
+
+  /// Writes the offer's fields into a payload (`offerIdentifier` omitted for an introductory
+  /// offer, which has no id).
+  func wire(into object: inout [String: JSONOutput]) {
+    object["offerType"] = .int(Int64(type.rawValue))
+    if let id { object["offerIdentifier"] = .string(id) }
+    object["offerDiscountType"] = .string(paymentMode.rawValue)
+    object["offerPeriod"] = .string(period.iso8601)
+  }
+}

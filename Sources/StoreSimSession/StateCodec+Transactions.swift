@@ -1,0 +1,111 @@
+import Foundation
+import StoreSim
+
+// A transaction's rows, made from its declaration (`Transaction.Fields.visitRow` and
+// `visitStatus`): the writer and the reader are visitors of the same fields in the same order.
+
+extension StateCodec.Writer: TransactionFieldVisitor {
+  typealias Failure = Never
+
+  /// A transaction row: every field of `visitRow`.
+  mutating func transaction(_ t: Transaction) {
+    var fields = t.fields
+    array { w in fields.visitRow(&w) }
+  }
+
+  /// A transaction as it was when a notification carried it: a reference to the stored
+  /// transaction plus the fields that may have changed since (`visitStatus`).
+  mutating func reference(_ t: Transaction) {
+    var fields = t.fields
+    array { w in
+      w.string("ref")
+      w.uint(t.id)
+      fields.visitStatus(&w)
+    }
+  }
+
+  mutating func visit(_ field: TransactionField, _ value: inout UInt64) { uint(value) }
+  mutating func visit(_ field: TransactionField, _ value: inout UInt64?) {
+    // A trailing field is in brackets, so that a lost comma never merges it into the number
+    // before it, and only when set.
+    if field.isTrailing {
+      if let value, value != 0 { array { w in w.uint(value) } }
+    } else {
+      optUInt(value)
+    }
+  }
+  mutating func visit(_ field: TransactionField, _ value: inout Int) { int(value) }
+  mutating func visit(_ field: TransactionField, _ value: inout Bool) { bool(value) }
+  mutating func visit(_ field: TransactionField, _ value: inout String) { string(value) }
+  mutating func visit(_ field: TransactionField, _ value: inout String?) { optString(value) }
+  mutating func visit(_ field: TransactionField, _ value: inout Date) { date(value) }
+  mutating func visit(_ field: TransactionField, _ value: inout Date?) { optDate(value) }
+  mutating func visit(_ field: TransactionField, _ value: inout Decimal) { decimal(value) }
+  mutating func visit(_ field: TransactionField, _ value: inout UUID?) { optString(value?.uuidString) }
+  mutating func visit(_ field: TransactionField, _ value: inout TransactionOffer?) { transactionOffer(value) }
+  mutating func visit<R: RawRepresentable>(_ field: TransactionField, _ value: inout R) where R.RawValue == String {
+    string(value.rawValue)
+  }
+  mutating func visit<R: RawRepresentable>(_ field: TransactionField, _ value: inout R?) where R.RawValue == String {
+    optString(value?.rawValue)
+  }
+  mutating func visit<R: RawRepresentable>(_ field: TransactionField, _ value: inout R?) where R.RawValue == Int {
+    optInt(value?.rawValue)
+  }
+}
+
+extension StateCodec.Reader: TransactionFieldVisitor {
+  typealias Failure = StateCodec.DecodingError
+
+  mutating func transaction() throws(StateCodec.DecodingError) -> Transaction {
+    try row { (r: inout StateCodec.Reader) throws(StateCodec.DecodingError) in try r.transactionFields() }
+  }
+
+  /// The fields of a transaction row.
+  mutating func transactionFields() throws(StateCodec.DecodingError) -> Transaction {
+    var fields = Transaction.Fields.blank
+    try fields.visitRow(&self)
+    return Transaction(fields: fields)
+  }
+
+  /// A full transaction row, or a reference row written by `Writer.reference`.
+  mutating func notificationTransaction() throws(StateCodec.DecodingError) -> Transaction {
+    try row { (r: inout StateCodec.Reader) throws(StateCodec.DecodingError) in
+      guard r.at(UInt8(ascii: "\"")) else { return try r.transactionFields() }
+      guard try r.string() == "ref" else { throw r.fail("bad transaction reference") }
+      let id = try r.uint()
+      guard let (c, n) = r.byID[id] else { throw r.fail("reference to unknown transaction \(id)") }
+      var t = r.customers[Int(c)].transactions[Int(n)]
+      try t.fields.visitStatus(&r)
+      return t
+    }
+  }
+
+  mutating func visit(_ field: TransactionField, _ value: inout UInt64) throws(Failure) { value = try uint() }
+  mutating func visit(_ field: TransactionField, _ value: inout UInt64?) throws(Failure) {
+    guard field.isTrailing else { return value = try optUInt() }
+    // Absent from rows written before the field existed; 0 is written as absent.
+    value = nil
+    if more() {
+      let read = try row { (r: inout StateCodec.Reader) throws(StateCodec.DecodingError) in try r.uint() }
+      value = read == 0 ? nil : read
+    }
+  }
+  mutating func visit(_ field: TransactionField, _ value: inout Int) throws(Failure) { value = try smallInt() }
+  mutating func visit(_ field: TransactionField, _ value: inout Bool) throws(Failure) { value = try bool() }
+  mutating func visit(_ field: TransactionField, _ value: inout String) throws(Failure) { value = try string() }
+  mutating func visit(_ field: TransactionField, _ value: inout String?) throws(Failure) { value = try optString() }
+  mutating func visit(_ field: TransactionField, _ value: inout Date) throws(Failure) { value = try date() }
+  mutating func visit(_ field: TransactionField, _ value: inout Date?) throws(Failure) { value = try optDate() }
+  mutating func visit(_ field: TransactionField, _ value: inout Decimal) throws(Failure) { value = try decimal() }
+  mutating func visit(_ field: TransactionField, _ value: inout UUID?) throws(Failure) { value = try uuid() }
+  mutating func visit(_ field: TransactionField, _ value: inout TransactionOffer?) throws(Failure) {
+    value = try transactionOffer()
+  }
+  mutating func visit<R: RawRepresentable>(_ field: TransactionField, _ value: inout R) throws(Failure)
+  where R.RawValue == String { value = try raw(R.self) }
+  mutating func visit<R: RawRepresentable>(_ field: TransactionField, _ value: inout R?) throws(Failure)
+  where R.RawValue == String { value = try optRaw(R.self) }
+  mutating func visit<R: RawRepresentable>(_ field: TransactionField, _ value: inout R?) throws(Failure)
+  where R.RawValue == Int { value = try optRawInt(R.self) }
+}
