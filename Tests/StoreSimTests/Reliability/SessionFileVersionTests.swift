@@ -46,6 +46,22 @@ extension SessionFileMutationTests {
     #expect(try SessionFile.read(folder.file, shownAs: Self.shownAs).version == SessionDocument.currentVersion)
   }
 
+  /// A transaction's trailing `modificationOrder` written as `[0]` (as a hand edit or an older
+  /// writer may leave it) reads as absent, so the session saved again reads back the same (the
+  /// session fuzz target found a file whose `[0]` was dropped on writing and the state changed).
+  @Test func aZeroTrailingModificationOrderReadsAsAbsentAndWritesBackTheSame() throws {
+    var text = String(decoding: try Self.versionTwo(), as: UTF8.self)
+    let trailing = try #require(text.range(of: ",[1]]"))
+    text.replaceSubrange(trailing, with: ",[0]]")
+    for skipping in [false, true] {
+      let (header, state) = try SessionFileFormat.decode(Data(text.utf8), skippingNotifications: skipping)
+      let again = try SessionFileFormat.encode(
+        state, configurationPath: header.configurationPath, configurationDigest: header.configurationDigest)
+      let read = try SessionFileFormat.decode(again, skippingNotifications: skipping)
+      #expect(read.1 == state, "\(Self.difference(read.1, state))")
+    }
+  }
+
   /// Without checksums (version 2), the strict reader alone refuses the changes and
   /// every other broken bit of syntax.
   @Test func theStrictReaderRefusesBrokenSyntaxInVersionTwoFiles() throws {
