@@ -1,3 +1,5 @@
+import StoreSim
+
 /// A command of the command line, declared as a struct: its options and arguments are
 /// properties (`@Option`, `@Flag`, `@Arguments`), named after the property (`appAccountToken`
 /// is `--app-account-token`). The command line is parsed into a fresh value and checked before
@@ -204,22 +206,20 @@ enum CommandDeclarations {
   /// The parameters being created, while `collecting` runs.
   @TaskLocal static var collector: Collector?
 
-  /// Where the property wrappers of a value being made put themselves. `@unchecked`: a task
-  /// local must be `Sendable`, and one collector is only ever used by the task that made it.
-  final class Collector: @unchecked Sendable {
-    var parameters: [any CommandParameter] = []
-  }
+  /// Where the property wrappers of a value being made put themselves (a task local must be
+  /// `Sendable`; the lock costs nothing, one collector being used by the task that made it).
+  typealias Collector = Mutex<[any CommandParameter]>
 
   /// Called by every property wrapper as it is created.
   static func collect(_ parameter: any CommandParameter) {
-    collector?.parameters.append(parameter)
+    collector?.withLock { $0.append(parameter) }
   }
 
   /// A fresh value and its parameters in declaration order.
   static func make<Value>(_ make: () -> Value) -> (value: Value, parameters: [any CommandParameter]) {
-    let collector = Collector()
+    let collector = Collector([])
     let value = $collector.withValue(collector) { make() }
-    return (value, collector.parameters)
+    return (value, collector.withLock { $0 })
   }
 
   /// The option names of a type's parameters in declaration order (from its property names).
