@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the three libFuzzer targets with the toolchain's own -sanitize=fuzzer (plus address
+# Builds the four libFuzzer targets (configuration reader, scenario parser, session reader, HTTP request parser) with the toolchain's own -sanitize=fuzzer (plus address
 # sanitizer) and runs each for a bounded time, seeded from the .storekit corpus, Scripts/ and
 # session files written here by the built storesim.
 #   Scripts/fuzz.sh [SECONDS_PER_TARGET]   (default 60)
