@@ -41,8 +41,14 @@ struct TransactionWireWriter: TransactionFieldVisitor {
 struct TransactionWireNames: TransactionFieldVisitor {
   typealias Failure = Never
   var names: [String] = []
+  /// The names of the fields holding dates.
+  var dates: [String] = []
 
   private mutating func add(_ field: TransactionField) { if let name = field.wireName { names.append(name) } }
+  private mutating func addDate(_ field: TransactionField) {
+    add(field)
+    if let name = field.wireName { dates.append(name) }
+  }
 
   mutating func visit(_ field: TransactionField, _ value: inout UInt64) { add(field) }
   mutating func visit(_ field: TransactionField, _ value: inout UInt64?) { add(field) }
@@ -50,8 +56,8 @@ struct TransactionWireNames: TransactionFieldVisitor {
   mutating func visit(_ field: TransactionField, _ value: inout Bool) { add(field) }
   mutating func visit(_ field: TransactionField, _ value: inout String) { add(field) }
   mutating func visit(_ field: TransactionField, _ value: inout String?) { add(field) }
-  mutating func visit(_ field: TransactionField, _ value: inout Date) { add(field) }
-  mutating func visit(_ field: TransactionField, _ value: inout Date?) { add(field) }
+  mutating func visit(_ field: TransactionField, _ value: inout Date) { addDate(field) }
+  mutating func visit(_ field: TransactionField, _ value: inout Date?) { addDate(field) }
   mutating func visit(_ field: TransactionField, _ value: inout Decimal) { add(field) }
   mutating func visit(_ field: TransactionField, _ value: inout UUID?) { add(field) }
   mutating func visit(_ field: TransactionField, _ value: inout TransactionOffer?) {

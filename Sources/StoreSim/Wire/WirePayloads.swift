@@ -23,11 +23,16 @@ public struct TransactionPayload {
 
   /// Every name the payload can hold: the transaction's wire fields, then what comes from the
   /// session, the signing and the revocation.
-  public static let wireNames: [String] = {
+  public static let wireNames: [String] = declared.names + contextNames
+
+  /// The names of the fields holding dates (epoch milliseconds).
+  public static let dateNames: [String] = declared.dates + ["signedDate"]
+
+  private static let declared: TransactionWireNames = {
     var names = TransactionWireNames()
     var fields = Transaction.Fields.blank
     fields.visitRow(&names)
-    return names.names + contextNames
+    return names
   }()
 
   /// The names that are not a transaction's own fields.

@@ -25,10 +25,10 @@ enum WireFields {
   static let transactionModel = "a transaction (JWSTransactionDecodedPayload)"
   static let renewalInfoModel = "renewal info (JWSRenewalInfoDecodedPayload)"
   /// Fields holding dates (epoch milliseconds on the wire; ISO 8601 in expectations).
-  static let dates: Set<String> = [
-    "purchaseDate", "originalPurchaseDate", "expiresDate", "signedDate", "revocationDate", "gracePeriodExpiresDate",
-    "renewalDate", "recentSubscriptionStartDate",
-  ]
+  static let dates = Set(
+    TransactionPayload.dateNames + [
+      "gracePeriodExpiresDate", "renewalDate", "recentSubscriptionStartDate", "signedDate",
+    ])
 
   /// Checks that `name` is one of `fields` (of the model `what`) and that a date field's value
   /// reads as a date (`absent` stands for an omitted field).

@@ -102,4 +102,10 @@ import Testing
       #expect(!names.contains(own))
     }
   }
+
+  @Test func theDateFieldsAScenarioReadsAsDatesAreTheDeclaredDates() {
+    #expect(
+      Set(TransactionPayload.dateNames)
+        == ["purchaseDate", "originalPurchaseDate", "expiresDate", "revocationDate", "signedDate"])
+  }
 }
