@@ -24,6 +24,21 @@ if pid == 0:
     os.execv(binary, [binary, "manage", "--session", session])
 fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
 
+def diagnosis():
+    """The child's state (R running, S sleeping, T stopped ...) and where each thread waits,
+    then the child killed: what a timeout leaves to go on."""
+    parts = []
+    try:
+        for task in sorted(os.listdir(f"/proc/{pid}/task")):
+            with open(f"/proc/{pid}/task/{task}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+            with open(f"/proc/{pid}/task/{task}/wchan") as f:
+                parts.append(f"thread {task} {state} {f.read() or '-'}")
+    except OSError as error:
+        parts.append(f"no /proc view ({error})")
+    os.kill(pid, 9)
+    return "child: " + ", ".join(parts)
+
 def read_until(predicate, timeout=60):
     """Reads until predicate(bytes so far) holds; returns the bytes and the time it held."""
     data = b""
@@ -31,7 +46,7 @@ def read_until(predicate, timeout=60):
     while not predicate(data):
         left = deadline - time.monotonic()
         if left <= 0:
-            sys.exit(f"manage_pty_bench: timed out; read {data[-400:]!r}")
+            sys.exit(f"manage_pty_bench: timed out; read {data[-400:]!r}; {diagnosis()}")
         ready, _, _ = select.select([fd], [], [], left)
         if ready:
             try:
