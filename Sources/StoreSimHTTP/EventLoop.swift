@@ -114,8 +114,15 @@ final class EventLoop: @unchecked Sendable {
   }
 
   /// Applies what the connection needs next to the one in slot `i` (nil: not watched yet).
+  /// A request the quick handler answers is answered here, with no hand-off to a worker.
   private func settle(_ connection: HTTPConnection, at i: Int?) {
-    let next = connection.advance()
+    var next = connection.advance()
+    while next == .handle, let quick = server.quickHandler, let pending = connection.pending {
+      guard let answer = quick(pending.request) else { break }
+      connection.pending = nil
+      connection.respond(answer, keepAlive: pending.head.keepAlive, head: pending.head)
+      next = connection.advance()
+    }
     switch next {
     case .wait(let interest):
       if let i {

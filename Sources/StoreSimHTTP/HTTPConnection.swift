@@ -176,17 +176,10 @@ final class HTTPConnection: @unchecked Sendable {
   /// Puts a response in `output` (written by the next `advance`) and logs it.
   func respond(_ response: HTTPResponse, keepAlive: Bool, head: RequestHead?) {
     let status = response.status
-    let body = response.body
-    var bytes = Array("HTTP/1.1 \(status) \(HTTPStatus.reason(status))\r\n".utf8)
-    let length = body.utf8.count
-    bytes.reserveCapacity(bytes.count + 100 + length)
-    bytes += "Content-Type: \(response.contentType)\r\nContent-Length: \(length)\r\n".utf8
-    for field in response.headers { bytes += "\(field.name): \(field.value)\r\n".utf8 }
-    bytes += (keepAlive ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n").utf8
-    bytes += body.utf8
     if !keepAlive { closeAfterWrite = true }
-    setOutput(bytes)
+    setOutput(response.serialized(keepAlive: keepAlive))
     if let log = server.log {
+      let length = response.body.utf8.count
       let elapsed = requestStart.map { Double(Clock.now &- $0) / 1_000_000 } ?? 0
       log(
         HTTPServer.LogEntry(

@@ -30,6 +30,10 @@ package final class HTTPServer: Sendable {
 
   /// What the handler answers: status and JSON body.
   package typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
+  /// An answer the event loop may give itself, without a hand-off to a worker: it must not
+  /// wait (no lock wait, no network, no long computation). nil: a worker runs `handler`.
+  /// Whatever it answers must be what `handler` would answer.
+  package typealias QuickHandler = @Sendable (HTTPRequest) -> HTTPResponse?
   /// The JSON body of a response the server makes itself (a malformed or oversized request,
   /// too many connections, a slow client), from its status and a sentence saying why.
   package typealias RefusalBody = @Sendable (_ status: Int, _ message: String) -> String
@@ -47,6 +51,8 @@ package final class HTTPServer: Sendable {
 
   package let limits: Limits
   package let handler: Handler
+  /// Answers the event loop gives itself (nil: every request goes to a worker).
+  package let quickHandler: QuickHandler?
   /// One line per request (nil: quiet).
   package let log: (@Sendable (LogEntry) -> Void)?
   package let refusalBody: RefusalBody
@@ -92,9 +98,11 @@ package final class HTTPServer: Sendable {
   /// Binds and listens on `host` (a numeric IPv4 or IPv6 address, or `localhost`) and `port`.
   package init(
     host: String, port: Int, limits: Limits = Limits(), log: (@Sendable (LogEntry) -> Void)?,
-    refusalBody: @escaping RefusalBody = HTTPServer.plainRefusal, handler: @escaping Handler
+    refusalBody: @escaping RefusalBody = HTTPServer.plainRefusal, quickHandler: QuickHandler? = nil,
+    handler: @escaping Handler
   ) throws {
     self.limits = limits
+    self.quickHandler = quickHandler
     self.refusalBody = refusalBody
     self.handler = handler
     self.log = log

@@ -33,7 +33,7 @@ package final class AnswerCache: Sendable {
         c.bytes = 0
       }
       guard size <= Self.maxBytes else { return }
-      c.answers[key] = answer
+      c.answers[key] = answer.prepared()
       c.bytes += size
     }
   }

@@ -70,7 +70,9 @@ package struct Route: Sendable {
 
   /// The path parameters when `segments` match the pattern (nil otherwise).
   func parameters(_ segments: [Substring]) -> [String: String]? {
-    guard segments.count == literals.count else { return nil }
+    guard segments.count == literals.count,
+      zip(segments, literals).allSatisfy({ segment, literal in literal.map { segment == $0 } ?? !segment.isEmpty })
+    else { return nil }
     var values: [String: String] = [:]
     var name = parameterNames.makeIterator()
     for (segment, literal) in zip(segments, literals) {
@@ -116,14 +118,14 @@ package enum RouteMatch: Sendable {
   /// Finds the route for a request: among the patterns matching its path, the most literal
   /// ones; among those, the one for its method.
   package init(_ request: HTTPRequest, in routes: [Route]) {
-    let segments = request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
     guard request.path.hasPrefix("/") else {
       self = .notFound
       return
     }
+    let segments = Array(request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst())
     var best: [(Route, [String: String])] = []
     for route in routes {
-      guard let parameters = route.parameters(Array(segments)) else { continue }
+      guard let parameters = route.parameters(segments) else { continue }
       if let first = best.first {
         if route.specificity < first.0.specificity { continue }
         if route.specificity > first.0.specificity { best = [] }

@@ -159,14 +159,37 @@ package final class SessionService: @unchecked Sendable {
     return current.map { ($0.store, $0.generation) }
   }
 
+  /// The answer `answer(_:)` gives, when it is a kept answer of a read of the session as the
+  /// file is now; nil otherwise (no lock is taken and nothing is computed but the token's check,
+  /// so the server's event loop may call it and leave the rest to a worker).
+  package func quickAnswer(_ request: HTTPRequest) -> HTTPResponse? {
+    guard let cache, VerifyReceipt.endpoint(request) == nil, case .found(let route, _) = ServerAPI.match(request),
+      !route.changesSession
+    else { return nil }
+    var token: Authentication.Token?
+    if route.needs.contains(.bearerToken) {
+      guard case .success(let t) = self.token(request.headers["authorization"]) else { return nil }
+      token = t
+    }
+    guard let s = snapshotLock.withLock({ snapshot }), !(s.partial && route.needs.contains(.notifications)),
+      let identity = s.identity, FileIdentity(location.file) == identity,
+      token?.refusal(for: s.store.state.bundleID) == nil
+    else { return nil }
+    return cache.answer(Self.cacheKey(request), generation: s.generation)
+  }
+
+  /// A reading answer depends only on the request and the store: the same request on the
+  /// same generation of the session gets the same answer.
+  private static func cacheKey(_ request: HTTPRequest) -> String {
+    request.method + " " + request.target + "\n" + String(decoding: request.body, as: UTF8.self)
+  }
+
   private func read(_ request: HTTPRequest, route: Route, token: Authentication.Token?) throws -> HTTPResponse {
     guard let (store, generation) = try currentStore(needs: route.needs.contains(.notifications)) else {
       return APIResponse.error(.generalInternal).http
     }
     if let failure = token?.refusal(for: store.state.bundleID) { return APIResponse.unauthenticated(failure).http }
-    // A reading answer depends only on the request and the store: the same request on the
-    // same generation of the session gets the same answer.
-    let key = request.method + " " + request.target + "\n" + String(decoding: request.body, as: UTF8.self)
+    let key = Self.cacheKey(request)
     if let hit = cache?.answer(key, generation: generation) { return hit }
     let response = ServerAPI.handle(request, store: store, now: now(), trusted: true).http
     cache?.keep(key, generation: generation, response)
