@@ -6,11 +6,13 @@ import Foundation
   import Darwin
 #endif
 
-/// `HTTPServer`'s event loop: one thread polls the listener and every connection waiting to be
-/// read or written, reads and parses requests as their bytes arrive (a client that dribbles its
-/// header holds nothing but its own buffer), and hands complete requests to the worker pool,
-/// which gives the connection back once it has answered. Past `limits.connections` the
-/// listener is not polled, so new connections wait in the kernel's listen queue.
+/// One of `HTTPServer`'s event loops (one per core, sharing the listener): one thread polls the
+/// listener and every connection it accepted that waits to be read or written, reads and
+/// parses requests as their bytes arrive (a client that dribbles its header holds nothing but
+/// its own buffer), answers what the quick handler answers, and hands other complete requests
+/// to the worker pool, which gives the connection back once it has answered. Past its share of
+/// `limits.connections` the listener is not polled, so new connections wait in the kernel's
+/// listen queue (or go to another loop).
 /// `@unchecked`: its fields are used only by the thread that runs the loop.
 final class EventLoop: @unchecked Sendable {
   private let server: HTTPServer
@@ -27,20 +29,24 @@ final class EventLoop: @unchecked Sendable {
   private var acceptBlocked = false
   private var scratch = [UInt8](repeating: 0, count: 64 * 1024)
   private let pool: WorkerPool
+  /// This loop's index among the server's loops.
+  private let index: Int
   private let tick: UInt64
   private var nextSweep: UInt64 = 0
 
   private static let fixedSlots = 3
 
-  init(server: HTTPServer, listener: Int32, stopPipe: Int32) {
+  /// - Parameter maxConnections: this loop's share of the connections the server holds.
+  init(server: HTTPServer, listener: Int32, stopPipe: Int32, pool: WorkerPool, index: Int, maxConnections: Int) {
     self.server = server
     self.listener = listener
+    self.pool = pool
+    self.index = index
+    self.maxConnections = maxConnections
     let limits = server.limits
-    maxConnections = max(1, min(limits.connections, FileLimit.raise() - 64))
-    pool = WorkerPool(server: server, count: max(1, limits.workers))
     fds = [
       pollfd(fd: stopPipe, events: Int16(POLLIN), revents: 0),
-      pollfd(fd: pool.wakeRead, events: Int16(POLLIN), revents: 0),
+      pollfd(fd: pool.wakeRead(index), events: Int16(POLLIN), revents: 0),
       pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
     ]
     // Timeouts are checked every quarter of the shortest limit (between 10 ms and 1 s).
@@ -49,7 +55,6 @@ final class EventLoop: @unchecked Sendable {
   }
 
   func run() {
-    pool.start()
     while true {
       let now = Clock.now
       if now >= nextSweep {
@@ -142,7 +147,7 @@ final class EventLoop: @unchecked Sendable {
 
   /// Connections the workers have answered.
   private func takeBack() {
-    for (connection, next) in pool.takeBack() {
+    for (connection, next) in pool.takeBack(index) {
       withWorkers -= 1
       switch next {
       case .close: close(connection)
@@ -174,7 +179,7 @@ final class EventLoop: @unchecked Sendable {
         setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
       #endif
       open += 1
-      add(HTTPConnection(fd: fd, peer: HTTPServer.describe(&peer), server: server), .read)
+      add(HTTPConnection(fd: fd, peer: HTTPServer.describe(&peer), server: server, loop: index), .read)
     }
   }
 
@@ -202,7 +207,8 @@ final class EventLoop: @unchecked Sendable {
     }
   }
 
-  /// Closes every connection: the watched ones at once, the others once their worker is done.
+  /// Closes every connection of this loop: the watched ones at once, the others once their
+  /// worker is done.
   private func shutDown() {
     pool.stopping()
     while let connection = watched.popLast() {
@@ -211,14 +217,13 @@ final class EventLoop: @unchecked Sendable {
     }
     fds.removeSubrange(Self.fixedSlots...)
     while withWorkers > 0 {
-      var slot = [pollfd(fd: pool.wakeRead, events: Int16(POLLIN), revents: 0)]
+      var slot = [pollfd(fd: pool.wakeRead(index), events: Int16(POLLIN), revents: 0)]
       _ = poll(&slot, 1, -1)
-      for (connection, _) in pool.takeBack() {
+      for (connection, _) in pool.takeBack(index) {
         withWorkers -= 1
         close(connection)
       }
     }
-    pool.finish()
   }
 }
 

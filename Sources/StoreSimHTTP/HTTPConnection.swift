@@ -14,6 +14,8 @@ final class HTTPConnection: @unchecked Sendable {
   let fd: Int32
   let peer: String
   let server: HTTPServer
+  /// The event loop that watches it (its index in the server's loops).
+  let loop: Int
   /// Bytes read and not yet taken by a request.
   var buffer: [UInt8] = []
   /// The answer (or refusal, or `100 Continue`) being written, from `written` on.
@@ -33,10 +35,11 @@ final class HTTPConnection: @unchecked Sendable {
   var idleSince: UInt64
   var writeDeadline: UInt64 = 0
 
-  init(fd: Int32, peer: String, server: HTTPServer) {
+  init(fd: Int32, peer: String, server: HTTPServer, loop: Int = 0) {
     self.fd = fd
     self.peer = peer
     self.server = server
+    self.loop = loop
     idleSince = Clock.now
   }
 

@@ -1,4 +1,5 @@
 import Foundation
+import StoreSimSync
 
 #if canImport(Glibc)
   import Glibc
@@ -26,6 +27,9 @@ package final class HTTPServer: Sendable {
     package var connections = 4096
     /// Threads running the handler: a slow answer holds one of them, never the event loop.
     package var workers = 16
+    /// Event loops, each a thread reading and writing its share of the connections (at most
+    /// one per connection allowed).
+    package var eventLoops = ProcessInfo.processInfo.activeProcessorCount
   }
 
   /// What the handler answers: status and JSON body.
@@ -184,12 +188,32 @@ package final class HTTPServer: Sendable {
     _ = write(wakeWrite, &byte, 1)
   }
 
-  /// Serves until `stop()`: an event loop on this thread reads requests and writes answers,
-  /// `limits.workers` threads run the handler. Returns once every connection is closed (a
+  /// Serves until `stop()`: event loops (this thread and `limits.eventLoops - 1` others) read
+  /// requests and write answers, `limits.workers` threads run the handler. Returns once every connection is closed (a
   /// request being answered is answered first, with `Connection: close`).
   package func run() {
-    let loop = EventLoop(server: self, listener: listener, stopPipe: wakeRead)
-    loop.run()
+    let connections = max(1, min(limits.connections, FileLimit.raise() - 64))
+    let count = max(1, min(limits.eventLoops, connections))
+    let pool = WorkerPool(server: self, count: max(1, limits.workers), loops: count)
+    let loops = (0..<count).map { i in
+      EventLoop(
+        server: self, listener: listener, stopPipe: wakeRead, pool: pool, index: i,
+        maxConnections: connections / count + (i < connections % count ? 1 : 0))
+    }
+    pool.start()
+    let done = Condition(0)
+    for loop in loops.dropFirst() {
+      let thread = Thread {
+        HTTPServer.blockStopSignals()
+        loop.run()
+        done.withLock(waking: .all) { $0 += 1 }
+      }
+      thread.stackSize = 1 << 20
+      thread.start()
+    }
+    loops[0].run()
+    done.wait(for: { $0 == count - 1 ? () : nil })
+    pool.finish()
     close(listener)
   }
 
