@@ -67,7 +67,12 @@ final class EventLoop: @unchecked Sendable {
       if rc < 0 && errno != EINTR { break }
       guard rc > 0 else { continue }
       if fds[0].revents != 0 { break }
-      // Connections first, from the last (a removed slot takes the last one's place).
+      // Connections first: every readable one is read before any request is answered (what
+      // a quick answer checks once then covers all of them), then each is settled from the
+      // last (a removed slot takes the last one's place).
+      for i in Self.fixedSlots..<fds.count where fds[i].revents != 0 && fds[i].events == Int16(POLLIN) {
+        if !watched[i - Self.fixedSlots].read(into: &scratch) { fds[i].events = 0 }
+      }
       var i = fds.count - 1
       while i >= Self.fixedSlots {
         if fds[i].revents != 0 { ready(i) }
@@ -106,16 +111,14 @@ final class EventLoop: @unchecked Sendable {
     acceptBlocked = false
   }
 
-  /// Slot `i` is readable or writable (or hung up).
+  /// Slot `i` was readable (and has been read: no events left means the peer closed or the
+  /// read failed) or writable (or hung up).
   private func ready(_ i: Int) {
-    let connection = watched[i - Self.fixedSlots]
-    if fds[i].events == Int16(POLLIN) {
-      guard connection.read(into: &scratch) else {
-        close(unwatch(i))
-        return
-      }
+    guard fds[i].events != 0 else {
+      close(unwatch(i))
+      return
     }
-    settle(connection, at: i)
+    settle(watched[i - Self.fixedSlots], at: i)
   }
 
   /// Applies what the connection needs next to the one in slot `i` (nil: not watched yet).

@@ -34,6 +34,9 @@ final class HTTPConnection: @unchecked Sendable {
   var requestStart: UInt64?
   var idleSince: UInt64
   var writeDeadline: UInt64 = 0
+  /// Monotonic nanoseconds taken after the last read from the socket: every byte in `buffer`
+  /// had arrived by then.
+  var lastRead: UInt64 = 0
 
   init(fd: Int32, peer: String, server: HTTPServer, loop: Int = 0) {
     self.fd = fd
@@ -94,10 +97,14 @@ final class HTTPConnection: @unchecked Sendable {
       if n > 0 {
         if buffer.isEmpty && requestStart == nil && head == nil { requestStart = Clock.now }
         buffer.append(contentsOf: scratch[0..<n])
-        if n < scratch.count { return true }
+        if n < scratch.count {
+          lastRead = Clock.now
+          return true
+        }
         continue
       }
       if n < 0 && errno == EINTR { continue }
+      lastRead = Clock.now
       return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)
     }
   }
@@ -155,7 +162,9 @@ final class HTTPConnection: @unchecked Sendable {
     buffer.removeFirst(bodyLength)
     self.head = nil
     sentContinue = false
-    return .request(HTTPRequest(method: head.method, target: head.target, headers: head.fields, body: body), head)
+    var request = HTTPRequest(method: head.method, target: head.target, headers: head.fields, body: body)
+    request.received = lastRead
+    return .request(request, head)
   }
 
   /// Sets `bodyLength` from `Content-Length` (0 without it); a refusal when it is refused.

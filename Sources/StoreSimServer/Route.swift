@@ -70,8 +70,12 @@ package struct Route: Sendable {
 
   /// The path parameters when `segments` match the pattern (nil otherwise).
   func parameters(_ segments: [Substring]) -> [String: String]? {
+    // Literals are ASCII without the few letters another character is canonically equivalent
+    // to (K, `;`, `` ` ``), so comparing bytes is comparing strings.
     guard segments.count == literals.count,
-      zip(segments, literals).allSatisfy({ segment, literal in literal.map { segment == $0 } ?? !segment.isEmpty })
+      zip(segments, literals).allSatisfy({ segment, literal in
+        literal.map { segment.utf8.elementsEqual($0.utf8) } ?? !segment.isEmpty
+      })
     else { return nil }
     var values: [String: String] = [:]
     var name = parameterNames.makeIterator()
@@ -122,7 +126,8 @@ package enum RouteMatch: Sendable {
       self = .notFound
       return
     }
-    let segments = Array(request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst())
+    let segments = request.path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+      .dropFirst().map { Substring($0) }
     var best: [(Route, [String: String])] = []
     for route in routes {
       guard let parameters = route.parameters(segments) else { continue }
