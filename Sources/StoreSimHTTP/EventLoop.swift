@@ -6,11 +6,13 @@ import Foundation
   import Darwin
 #endif
 
-/// `HTTPServer`'s event loop: one thread polls the listener and every connection waiting to be
-/// read or written, reads and parses requests as their bytes arrive (a client that dribbles its
-/// header holds nothing but its own buffer), and hands complete requests to the worker pool,
-/// which gives the connection back once it has answered. Past `limits.connections` the
-/// listener is not polled, so new connections wait in the kernel's listen queue.
+/// One of `HTTPServer`'s event loops (one per core, sharing the listener): one thread polls the
+/// listener and every connection it accepted that waits to be read or written, reads and
+/// parses requests as their bytes arrive (a client that dribbles its header holds nothing but
+/// its own buffer), answers what the quick handler answers, and hands other complete requests
+/// to the worker pool, which gives the connection back once it has answered. Past its share of
+/// `limits.connections` the listener is not polled, so new connections wait in the kernel's
+/// listen queue (or go to another loop).
 /// `@unchecked`: its fields are used only by the thread that runs the loop.
 final class EventLoop: @unchecked Sendable {
   private let server: HTTPServer
@@ -27,20 +29,24 @@ final class EventLoop: @unchecked Sendable {
   private var acceptBlocked = false
   private var scratch = [UInt8](repeating: 0, count: 64 * 1024)
   private let pool: WorkerPool
+  /// This loop's index among the server's loops.
+  private let index: Int
   private let tick: UInt64
   private var nextSweep: UInt64 = 0
 
   private static let fixedSlots = 3
 
-  init(server: HTTPServer, listener: Int32, stopPipe: Int32) {
+  /// - Parameter maxConnections: this loop's share of the connections the server holds.
+  init(server: HTTPServer, listener: Int32, stopPipe: Int32, pool: WorkerPool, index: Int, maxConnections: Int) {
     self.server = server
     self.listener = listener
+    self.pool = pool
+    self.index = index
+    self.maxConnections = maxConnections
     let limits = server.limits
-    maxConnections = max(1, min(limits.connections, FileLimit.raise() - 64))
-    pool = WorkerPool(server: server, count: max(1, limits.workers))
     fds = [
       pollfd(fd: stopPipe, events: Int16(POLLIN), revents: 0),
-      pollfd(fd: pool.wakeRead, events: Int16(POLLIN), revents: 0),
+      pollfd(fd: pool.wakeRead(index), events: Int16(POLLIN), revents: 0),
       pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
     ]
     // Timeouts are checked every quarter of the shortest limit (between 10 ms and 1 s).
@@ -49,7 +55,6 @@ final class EventLoop: @unchecked Sendable {
   }
 
   func run() {
-    pool.start()
     while true {
       let now = Clock.now
       if now >= nextSweep {
@@ -62,7 +67,12 @@ final class EventLoop: @unchecked Sendable {
       if rc < 0 && errno != EINTR { break }
       guard rc > 0 else { continue }
       if fds[0].revents != 0 { break }
-      // Connections first, from the last (a removed slot takes the last one's place).
+      // Connections first: every readable one is read before any request is answered (what
+      // a quick answer checks once then covers all of them), then each is settled from the
+      // last (a removed slot takes the last one's place).
+      for i in Self.fixedSlots..<fds.count where fds[i].revents != 0 && fds[i].events == Int16(POLLIN) {
+        if !watched[i - Self.fixedSlots].read(into: &scratch) { fds[i].events = 0 }
+      }
       var i = fds.count - 1
       while i >= Self.fixedSlots {
         if fds[i].revents != 0 { ready(i) }
@@ -101,21 +111,26 @@ final class EventLoop: @unchecked Sendable {
     acceptBlocked = false
   }
 
-  /// Slot `i` is readable or writable (or hung up).
+  /// Slot `i` was readable (and has been read: no events left means the peer closed or the
+  /// read failed) or writable (or hung up).
   private func ready(_ i: Int) {
-    let connection = watched[i - Self.fixedSlots]
-    if fds[i].events == Int16(POLLIN) {
-      guard connection.read(into: &scratch) else {
-        close(unwatch(i))
-        return
-      }
+    guard fds[i].events != 0 else {
+      close(unwatch(i))
+      return
     }
-    settle(connection, at: i)
+    settle(watched[i - Self.fixedSlots], at: i)
   }
 
   /// Applies what the connection needs next to the one in slot `i` (nil: not watched yet).
+  /// A request the quick handler answers is answered here, with no hand-off to a worker.
   private func settle(_ connection: HTTPConnection, at i: Int?) {
-    let next = connection.advance()
+    var next = connection.advance()
+    while next == .handle, let quick = server.quickHandler, let pending = connection.pending {
+      guard let answer = quick(pending.request) else { break }
+      connection.pending = nil
+      connection.respond(answer, keepAlive: pending.head.keepAlive, head: pending.head)
+      next = connection.advance()
+    }
     switch next {
     case .wait(let interest):
       if let i {
@@ -135,7 +150,7 @@ final class EventLoop: @unchecked Sendable {
 
   /// Connections the workers have answered.
   private func takeBack() {
-    for (connection, next) in pool.takeBack() {
+    for (connection, next) in pool.takeBack(index) {
       withWorkers -= 1
       switch next {
       case .close: close(connection)
@@ -167,7 +182,7 @@ final class EventLoop: @unchecked Sendable {
         setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
       #endif
       open += 1
-      add(HTTPConnection(fd: fd, peer: HTTPServer.describe(&peer), server: server), .read)
+      add(HTTPConnection(fd: fd, peer: HTTPServer.describe(&peer), server: server, loop: index), .read)
     }
   }
 
@@ -195,7 +210,8 @@ final class EventLoop: @unchecked Sendable {
     }
   }
 
-  /// Closes every connection: the watched ones at once, the others once their worker is done.
+  /// Closes every connection of this loop: the watched ones at once, the others once their
+  /// worker is done.
   private func shutDown() {
     pool.stopping()
     while let connection = watched.popLast() {
@@ -204,14 +220,13 @@ final class EventLoop: @unchecked Sendable {
     }
     fds.removeSubrange(Self.fixedSlots...)
     while withWorkers > 0 {
-      var slot = [pollfd(fd: pool.wakeRead, events: Int16(POLLIN), revents: 0)]
+      var slot = [pollfd(fd: pool.wakeRead(index), events: Int16(POLLIN), revents: 0)]
       _ = poll(&slot, 1, -1)
-      for (connection, _) in pool.takeBack() {
+      for (connection, _) in pool.takeBack(index) {
         withWorkers -= 1
         close(connection)
       }
     }
-    pool.finish()
   }
 }
 

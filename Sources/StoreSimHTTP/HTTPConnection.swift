@@ -14,6 +14,8 @@ final class HTTPConnection: @unchecked Sendable {
   let fd: Int32
   let peer: String
   let server: HTTPServer
+  /// The event loop that watches it (its index in the server's loops).
+  let loop: Int
   /// Bytes read and not yet taken by a request.
   var buffer: [UInt8] = []
   /// The answer (or refusal, or `100 Continue`) being written, from `written` on.
@@ -32,11 +34,15 @@ final class HTTPConnection: @unchecked Sendable {
   var requestStart: UInt64?
   var idleSince: UInt64
   var writeDeadline: UInt64 = 0
+  /// Monotonic nanoseconds taken after the last read from the socket: every byte in `buffer`
+  /// had arrived by then.
+  var lastRead: UInt64 = 0
 
-  init(fd: Int32, peer: String, server: HTTPServer) {
+  init(fd: Int32, peer: String, server: HTTPServer, loop: Int = 0) {
     self.fd = fd
     self.peer = peer
     self.server = server
+    self.loop = loop
     idleSince = Clock.now
   }
 
@@ -91,10 +97,14 @@ final class HTTPConnection: @unchecked Sendable {
       if n > 0 {
         if buffer.isEmpty && requestStart == nil && head == nil { requestStart = Clock.now }
         buffer.append(contentsOf: scratch[0..<n])
-        if n < scratch.count { return true }
+        if n < scratch.count {
+          lastRead = Clock.now
+          return true
+        }
         continue
       }
       if n < 0 && errno == EINTR { continue }
+      lastRead = Clock.now
       return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)
     }
   }
@@ -152,7 +162,9 @@ final class HTTPConnection: @unchecked Sendable {
     buffer.removeFirst(bodyLength)
     self.head = nil
     sentContinue = false
-    return .request(HTTPRequest(method: head.method, target: head.target, headers: head.fields, body: body), head)
+    var request = HTTPRequest(method: head.method, target: head.target, headers: head.fields, body: body)
+    request.received = lastRead
+    return .request(request, head)
   }
 
   /// Sets `bodyLength` from `Content-Length` (0 without it); a refusal when it is refused.
@@ -176,17 +188,10 @@ final class HTTPConnection: @unchecked Sendable {
   /// Puts a response in `output` (written by the next `advance`) and logs it.
   func respond(_ response: HTTPResponse, keepAlive: Bool, head: RequestHead?) {
     let status = response.status
-    let body = response.body
-    var bytes = Array("HTTP/1.1 \(status) \(HTTPStatus.reason(status))\r\n".utf8)
-    let length = body.utf8.count
-    bytes.reserveCapacity(bytes.count + 100 + length)
-    bytes += "Content-Type: \(response.contentType)\r\nContent-Length: \(length)\r\n".utf8
-    for field in response.headers { bytes += "\(field.name): \(field.value)\r\n".utf8 }
-    bytes += (keepAlive ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n").utf8
-    bytes += body.utf8
     if !keepAlive { closeAfterWrite = true }
-    setOutput(bytes)
+    setOutput(response.serialized(keepAlive: keepAlive))
     if let log = server.log {
+      let length = response.body.utf8.count
       let elapsed = requestStart.map { Double(Clock.now &- $0) / 1_000_000 } ?? 0
       log(
         HTTPServer.LogEntry(

@@ -46,25 +46,30 @@ package struct HTTPHead: Sendable {
   /// (`name: value`, no white space in or after the name, the value's surrounding white
   /// space dropped). nil when a field line is malformed (a field name is a token of RFC 9110). Obsolete line folding is refused.
   package init?(_ bytes: ArraySlice<UInt8>) {
-    var lines: [ArraySlice<UInt8>] = []
     var start = bytes.startIndex
-    for i in bytes.indices where bytes[i] == 10 {
-      lines.append(Self.dropCR(bytes[start..<i]))
-      start = i + 1
-    }
-    lines.append(Self.dropCR(bytes[start..<bytes.endIndex]))
-    startBytes = Array(lines[0])
+    var end = bytes[start...].firstIndex(of: 10) ?? bytes.endIndex
+    startBytes = Array(Self.dropCR(bytes[start..<end]))
     fields = [:]
-    for line in lines.dropFirst() {
+    while end < bytes.endIndex {
+      start = end + 1
+      end = bytes[start...].firstIndex(of: 10) ?? bytes.endIndex
+      let line = Self.dropCR(bytes[start..<end])
       guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > line.startIndex else { return nil }
       let nameBytes = line[line.startIndex..<colon]
       guard nameBytes.allSatisfy(Self.isTokenCharacter) else { return nil }
-      let name = String(decoding: nameBytes.map { (65...90).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
+      let name = String(unsafeUninitializedCapacity: nameBytes.count) { out in
+        for (i, byte) in nameBytes.enumerated() { out[i] = (65...90).contains(byte) ? byte + 32 : byte }
+        return nameBytes.count
+      }
       var value = line[(colon + 1)...]
       while let f = value.first, f == 32 || f == 9 { value = value.dropFirst() }
       while let l = value.last, l == 32 || l == 9 { value = value.dropLast() }
       let text = String(decoding: value, as: UTF8.self)
-      fields[name] = fields[name].map { "\($0), \(text)" } ?? text
+      if let earlier = fields[name] {
+        fields[name] = earlier + ", " + text
+      } else {
+        fields[name] = text
+      }
     }
   }
 
@@ -72,7 +77,11 @@ package struct HTTPHead: Sendable {
   static func isTokenCharacter(_ byte: UInt8) -> Bool {
     switch byte {
     case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: return true
-    default: return Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
+    case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+      UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+      UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+      return true
+    default: return false
     }
   }
 

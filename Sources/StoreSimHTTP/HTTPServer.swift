@@ -1,4 +1,5 @@
 import Foundation
+import StoreSimSync
 
 #if canImport(Glibc)
   import Glibc
@@ -26,10 +27,17 @@ package final class HTTPServer: Sendable {
     package var connections = 4096
     /// Threads running the handler: a slow answer holds one of them, never the event loop.
     package var workers = 16
+    /// Event loops, each a thread reading and writing its share of the connections (at most
+    /// one per connection allowed).
+    package var eventLoops = ProcessInfo.processInfo.activeProcessorCount
   }
 
   /// What the handler answers: status and JSON body.
   package typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
+  /// An answer the event loop may give itself, without a hand-off to a worker: it must not
+  /// wait (no lock wait, no network, no long computation). nil: a worker runs `handler`.
+  /// Whatever it answers must be what `handler` would answer.
+  package typealias QuickHandler = @Sendable (HTTPRequest) -> HTTPResponse?
   /// The JSON body of a response the server makes itself (a malformed or oversized request,
   /// too many connections, a slow client), from its status and a sentence saying why.
   package typealias RefusalBody = @Sendable (_ status: Int, _ message: String) -> String
@@ -47,6 +55,8 @@ package final class HTTPServer: Sendable {
 
   package let limits: Limits
   package let handler: Handler
+  /// Answers the event loop gives itself (nil: every request goes to a worker).
+  package let quickHandler: QuickHandler?
   /// One line per request (nil: quiet).
   package let log: (@Sendable (LogEntry) -> Void)?
   package let refusalBody: RefusalBody
@@ -92,9 +102,11 @@ package final class HTTPServer: Sendable {
   /// Binds and listens on `host` (a numeric IPv4 or IPv6 address, or `localhost`) and `port`.
   package init(
     host: String, port: Int, limits: Limits = Limits(), log: (@Sendable (LogEntry) -> Void)?,
-    refusalBody: @escaping RefusalBody = HTTPServer.plainRefusal, handler: @escaping Handler
+    refusalBody: @escaping RefusalBody = HTTPServer.plainRefusal, quickHandler: QuickHandler? = nil,
+    handler: @escaping Handler
   ) throws {
     self.limits = limits
+    self.quickHandler = quickHandler
     self.refusalBody = refusalBody
     self.handler = handler
     self.log = log
@@ -176,12 +188,32 @@ package final class HTTPServer: Sendable {
     _ = write(wakeWrite, &byte, 1)
   }
 
-  /// Serves until `stop()`: an event loop on this thread reads requests and writes answers,
-  /// `limits.workers` threads run the handler. Returns once every connection is closed (a
+  /// Serves until `stop()`: event loops (this thread and `limits.eventLoops - 1` others) read
+  /// requests and write answers, `limits.workers` threads run the handler. Returns once every connection is closed (a
   /// request being answered is answered first, with `Connection: close`).
   package func run() {
-    let loop = EventLoop(server: self, listener: listener, stopPipe: wakeRead)
-    loop.run()
+    let connections = max(1, min(limits.connections, FileLimit.raise() - 64))
+    let count = max(1, min(limits.eventLoops, connections))
+    let pool = WorkerPool(server: self, count: max(1, limits.workers), loops: count)
+    let loops = (0..<count).map { i in
+      EventLoop(
+        server: self, listener: listener, stopPipe: wakeRead, pool: pool, index: i,
+        maxConnections: connections / count + (i < connections % count ? 1 : 0))
+    }
+    pool.start()
+    let done = Condition(0)
+    for loop in loops.dropFirst() {
+      let thread = Thread {
+        HTTPServer.blockStopSignals()
+        loop.run()
+        done.withLock(waking: .all) { $0 += 1 }
+      }
+      thread.stackSize = 1 << 20
+      thread.start()
+    }
+    loops[0].run()
+    done.wait(for: { $0 == count - 1 ? () : nil })
+    pool.finish()
     close(listener)
   }
 

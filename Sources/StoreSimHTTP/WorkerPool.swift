@@ -7,10 +7,11 @@ import StoreSimSync
   import Darwin
 #endif
 
-/// `HTTPServer`'s worker threads: each takes a connection with a complete request, runs the
-/// handler, writes the answer (as far as the socket takes it without waiting) and answers the
-/// requests already read behind it, then gives the connection back to the event loop, which it
-/// wakes through a pipe (once per batch of connections given back).
+/// `HTTPServer`'s worker threads, shared by its event loops: each takes a connection with a
+/// complete request, runs the handler, writes the answer (as far as the socket takes it without
+/// waiting) and answers the requests already read behind it, then gives the connection back to
+/// the event loop it came from, which it wakes through that loop's pipe (once per batch of
+/// connections given back).
 final class WorkerPool: Sendable {
   /// Connections waiting for a worker, and the workers.
   private struct Jobs {
@@ -34,37 +35,48 @@ final class WorkerPool: Sendable {
     }
   }
 
-  /// Connections given back to the event loop.
+  /// Connections given back to one event loop.
   private struct Returns {
     var returned: [(HTTPConnection, HTTPConnection.Next)] = []
     var loopWoken = false
-    var isStopping = false
   }
 
   private let server: HTTPServer
   private let count: Int
   private let jobs = Condition(Jobs())
-  private let returns = Mutex(Returns())
-  let wakeRead: Int32
-  private let wakeWrite: Int32
+  /// By event loop.
+  private let returns: [Mutex<Returns>]
+  private let isStopping = Mutex(false)
+  /// By event loop: the pipe that wakes it.
+  private let wakeReads: [Int32]
+  private let wakeWrites: [Int32]
 
-  init(server: HTTPServer, count: Int) {
+  init(server: HTTPServer, count: Int, loops: Int) {
     self.server = server
     self.count = count
-    var ends: [Int32] = [-1, -1]
-    if pipe(&ends) != 0 { ends = [-1, -1] }
-    for end in ends where end >= 0 {
-      _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-      _ = fcntl(end, F_SETFL, O_NONBLOCK)
+    var reads: [Int32] = []
+    var writes: [Int32] = []
+    for _ in 0..<loops {
+      var ends: [Int32] = [-1, -1]
+      if pipe(&ends) != 0 { ends = [-1, -1] }
+      for end in ends where end >= 0 {
+        _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(end, F_SETFL, O_NONBLOCK)
+      }
+      reads.append(ends[0])
+      writes.append(ends[1])
     }
-    wakeRead = ends[0]
-    wakeWrite = ends[1]
+    wakeReads = reads
+    wakeWrites = writes
+    returns = (0..<loops).map { _ in Mutex(Returns()) }
   }
 
   deinit {
-    close(wakeRead)
-    close(wakeWrite)
+    for fd in wakeReads + wakeWrites { close(fd) }
   }
+
+  /// The end of the pipe that wakes event loop `loop` when connections come back to it.
+  func wakeRead(_ loop: Int) -> Int32 { wakeReads[loop] }
 
   func start() {
     jobs.withLock { $0.running = count }
@@ -83,11 +95,12 @@ final class WorkerPool: Sendable {
     jobs.withLock(waking: .one) { $0.queue.append(connection) }
   }
 
-  /// The connections workers have given back since the last call, with what each needs next.
-  func takeBack() -> [(HTTPConnection, HTTPConnection.Next)] {
+  /// The connections workers have given back to event loop `loop` since its last call, with
+  /// what each needs next.
+  func takeBack(_ loop: Int) -> [(HTTPConnection, HTTPConnection.Next)] {
     var bytes: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-    while withUnsafeMutableBytes(of: &bytes, { read(wakeRead, $0.baseAddress, $0.count) }) == 32 {}
-    return returns.withLock { r in
+    while withUnsafeMutableBytes(of: &bytes, { read(wakeReads[loop], $0.baseAddress, $0.count) }) == 32 {}
+    return returns[loop].withLock { r in
       r.loopWoken = false
       defer { r.returned = [] }
       return r.returned
@@ -95,7 +108,7 @@ final class WorkerPool: Sendable {
   }
 
   /// From now on every answer says `Connection: close`.
-  func stopping() { returns.withLock { $0.isStopping = true } }
+  func stopping() { isStopping.withLock { $0 = true } }
 
   /// Ends the worker threads once the queue is empty, and waits for them.
   func finish() {
@@ -127,7 +140,7 @@ final class WorkerPool: Sendable {
         while next == .handle, let (request, head) = connection.pending {
           connection.pending = nil
           let answer = server.handler(request)
-          let keepAlive = head.keepAlive && !returns.withLock({ $0.isStopping })
+          let keepAlive = head.keepAlive && !isStopping.withLock({ $0 })
           connection.respond(answer, keepAlive: keepAlive, head: head)
           next = connection.advance()
         }
@@ -145,14 +158,14 @@ final class WorkerPool: Sendable {
   }
 
   private func giveBack(_ connection: HTTPConnection, _ next: HTTPConnection.Next) {
-    let wake = returns.withLock { r in
+    let wake = returns[connection.loop].withLock { r in
       r.returned.append((connection, next))
       defer { r.loopWoken = true }
       return !r.loopWoken
     }
     if wake {
       var byte: UInt8 = 1
-      _ = write(wakeWrite, &byte, 1)
+      _ = write(wakeWrites[connection.loop], &byte, 1)
     }
   }
 }

@@ -70,7 +70,13 @@ package struct Route: Sendable {
 
   /// The path parameters when `segments` match the pattern (nil otherwise).
   func parameters(_ segments: [Substring]) -> [String: String]? {
-    guard segments.count == literals.count else { return nil }
+    // Literals are ASCII without the few letters another character is canonically equivalent
+    // to (K, `;`, `` ` ``), so comparing bytes is comparing strings.
+    guard segments.count == literals.count,
+      zip(segments, literals).allSatisfy({ segment, literal in
+        literal.map { segment.utf8.elementsEqual($0.utf8) } ?? !segment.isEmpty
+      })
+    else { return nil }
     var values: [String: String] = [:]
     var name = parameterNames.makeIterator()
     for (segment, literal) in zip(segments, literals) {
@@ -116,14 +122,15 @@ package enum RouteMatch: Sendable {
   /// Finds the route for a request: among the patterns matching its path, the most literal
   /// ones; among those, the one for its method.
   package init(_ request: HTTPRequest, in routes: [Route]) {
-    let segments = request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
     guard request.path.hasPrefix("/") else {
       self = .notFound
       return
     }
+    let segments = request.path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+      .dropFirst().map { Substring($0) }
     var best: [(Route, [String: String])] = []
     for route in routes {
-      guard let parameters = route.parameters(Array(segments)) else { continue }
+      guard let parameters = route.parameters(segments) else { continue }
       if let first = best.first {
         if route.specificity < first.0.specificity { continue }
         if route.specificity > first.0.specificity { best = [] }

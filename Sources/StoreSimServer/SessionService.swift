@@ -66,6 +66,10 @@ package final class SessionService: @unchecked Sendable {
     snapshotLock.withLock { snapshot = current }
   }
 
+  /// The latest look at the session file's identity by `quickAnswer` and when it began
+  /// (monotonic nanoseconds, `HTTPRequest.monotonicNow`).
+  private let lastLook = Mutex<(began: UInt64, identity: FileIdentity?)?>(nil)
+
   private let tokenLock = NSLock()
   /// The last token accepted, and until when (its exp).
   private var accepted: (header: String, token: Authentication.Token)?
@@ -159,17 +163,55 @@ package final class SessionService: @unchecked Sendable {
     return current.map { ($0.store, $0.generation) }
   }
 
+  /// The answer `answer(_:)` gives, when it is a kept answer of a read of the session as the
+  /// file is now; nil otherwise. No lock is waited for and nothing is computed but the token's
+  /// check (a kept answer says what its route needs, so the request is not even routed): the
+  /// server's event loop calls it and leaves the rest to a worker.
+  package func quickAnswer(_ request: HTTPRequest) -> HTTPResponse? {
+    guard let cache, let s = snapshotLock.withLock({ snapshot }),
+      let kept = cache.entry(Self.cacheKey(request), generation: s.generation)
+    else { return nil }
+    var token: Authentication.Token?
+    if kept.needs.contains(.bearerToken) {
+      guard case .success(let t) = self.token(request.headers["authorization"]) else { return nil }
+      token = t
+    }
+    guard !(s.partial && kept.needs.contains(.notifications)), let identity = s.identity,
+      fileIdentity(covering: request) == identity, token?.refusal(for: s.store.state.bundleID) == nil
+    else { return nil }
+    return kept.answer
+  }
+
+  /// The session file's identity seen by the latest look (`stat`) that began after the whole
+  /// request had arrived, so after every change its sender could have seen: one look serves
+  /// all the requests that had arrived before it began.
+  private func fileIdentity(covering request: HTTPRequest) -> FileIdentity? {
+    if request.received != 0, let last = lastLook.withLock({ $0 }), request.received < last.began {
+      return last.identity
+    }
+    let began = HTTPRequest.monotonicNow
+    let identity = FileIdentity(location.file)
+    lastLook.withLock { last in
+      if began > last?.began ?? 0 { last = (began, identity) }
+    }
+    return identity
+  }
+
+  /// A reading answer depends only on the request and the store: the same request on the
+  /// same generation of the session gets the same answer.
+  private static func cacheKey(_ request: HTTPRequest) -> String {
+    request.method + " " + request.target + "\n" + String(decoding: request.body, as: UTF8.self)
+  }
+
   private func read(_ request: HTTPRequest, route: Route, token: Authentication.Token?) throws -> HTTPResponse {
     guard let (store, generation) = try currentStore(needs: route.needs.contains(.notifications)) else {
       return APIResponse.error(.generalInternal).http
     }
     if let failure = token?.refusal(for: store.state.bundleID) { return APIResponse.unauthenticated(failure).http }
-    // A reading answer depends only on the request and the store: the same request on the
-    // same generation of the session gets the same answer.
-    let key = request.method + " " + request.target + "\n" + String(decoding: request.body, as: UTF8.self)
+    let key = Self.cacheKey(request)
     if let hit = cache?.answer(key, generation: generation) { return hit }
     let response = ServerAPI.handle(request, store: store, now: now(), trusted: true).http
-    cache?.keep(key, generation: generation, response)
+    cache?.keep(key, generation: generation, response, needs: route.needs)
     return response
   }
 

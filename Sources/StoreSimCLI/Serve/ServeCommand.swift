@@ -143,7 +143,9 @@ func runServe(
     quiet ? nil : { @Sendable entry in environment.writeErr(logLine(entry)) }
   let server: HTTPServer
   do {
-    server = try HTTPServer(host: host, port: port, log: log, refusalBody: appStoreRefusal) { service.answer($0) }
+    server = try HTTPServer(
+      host: host, port: port, log: log, refusalBody: appStoreRefusal, quickHandler: { service.quickAnswer($0) }
+    ) { service.answer($0) }
   } catch let error as HTTPServer.StartError {
     if case .address = error { throw CLIError.usage(error.description, command: "serve") }
     throw CLIError.failed(error.description)

@@ -22,10 +22,14 @@ import Testing
     let lock = NSLock()
     var logged: [String] = []
 
-    init(limits: HTTPServer.Limits = HTTPServer.Limits(), handler: @escaping HTTPServer.Handler) throws {
+    init(
+      limits: HTTPServer.Limits = HTTPServer.Limits(), quickHandler: HTTPServer.QuickHandler? = nil,
+      handler: @escaping HTTPServer.Handler
+    ) throws {
       let box = LogBox()
       server = try HTTPServer(
-        host: "127.0.0.1", port: 0, limits: limits, log: { box.append("\($0.status)") }, handler: handler)
+        host: "127.0.0.1", port: 0, limits: limits, log: { box.append("\($0.status)") }, quickHandler: quickHandler,
+        handler: handler)
       logBox = box
       let server = self.server
       let done = self.done

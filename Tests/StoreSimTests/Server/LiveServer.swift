@@ -42,7 +42,9 @@ final class LiveServer: @unchecked Sendable {
         (try SessionFile.read(location.file, shownAs: location.shown, skippingNotifications: partial), false)
       }, warning: { warnings.append($0) }, lockWait: lockWait, cacheAnswers: cacheAnswers)
     let service = self.service
-    running = try HTTPServerTests.Running { service.answer($0) }
+    // As `storesim serve`: kept answers are given on the event loop.
+    let quick: HTTPServer.QuickHandler? = cacheAnswers ? { @Sendable in service.quickAnswer($0) } : nil
+    running = try HTTPServerTests.Running(quickHandler: quick) { service.answer($0) }
   }
 
   deinit {
