@@ -13,18 +13,18 @@ import StoreSimSession
 ///    longer gets 503 with `Retry-After`; changes are saved under the lock.
 /// No answer carries a path of the machine: a session that cannot be read answers 500 with a
 /// sentence, and the reason (with the path) goes to `warning`.
-/// `@unchecked`: the client and snapshot are reached only under their locks; the client's lock
-/// is an `NSLock` because a request waits for it with a deadline (`lock(before:)`).
-package final class SessionService: @unchecked Sendable {
+/// Every changing part is in a `Mutex`; a request waits for the session client's with a
+/// deadline (`withLock(before:)`).
+package final class SessionService: Sendable {
   /// Guards `client`; taken with a deadline.
-  private let lock = NSLock()
-  private var client: SessionFileClient
+  /// The session file's client; its lock is the one every request that reads the file takes.
+  private let client: Mutex<SessionFileClient>
   /// Guards `snapshot` (held only to copy it).
-  private let snapshotLock = NSLock()
-  private var snapshot: (store: Store, generation: Int, identity: FileIdentity?, partial: Bool)?
+  /// The session as last read, answered from while the file is unchanged.
+  private let snapshot = Mutex<SessionFileClient.Snapshot?>(nil)
   private let location: SessionLocation
   private let now: @Sendable () -> Date
-  private let load: SessionFileClient.Load
+  private let load: @Sendable (SessionLocation, Bool) throws -> (SessionDocument, Bool)
   private let warning: @Sendable (String) -> Void
   /// How long a request may wait for the session's lock before it is answered 503.
   package let lockWait: TimeInterval
@@ -39,7 +39,8 @@ package final class SessionService: @unchecked Sendable {
   ///     session that could not be read).
   ///   - cacheAnswers: keep reading answers by request and session generation (`AnswerCache`).
   package init(
-    location: SessionLocation, now: @escaping @Sendable () -> Date, load: @escaping SessionFileClient.Load,
+    location: SessionLocation, now: @escaping @Sendable () -> Date,
+    load: @escaping @Sendable (SessionLocation, Bool) throws -> (SessionDocument, Bool),
     warning: @escaping @Sendable (String) -> Void, lockWait: TimeInterval = 3, cacheAnswers: Bool = false,
     sharedSecret: String? = nil
   ) {
@@ -50,41 +51,39 @@ package final class SessionService: @unchecked Sendable {
     self.warning = warning
     self.lockWait = lockWait
     cache = cacheAnswers ? AnswerCache() : nil
-    client = SessionFileClient(location: location)
+    client = Mutex(SessionFileClient(location: location))
   }
 
   /// Loads the session once, so a missing or damaged file is reported before listening.
   package func check() throws {
-    try lock.withLock {
+    try client.withLock { client in
       _ = try client.withLock(load: load, forWriting: false, needsNotifications: false) { $0 }
-      keepSnapshot()
+      keep(client.snapshot)
     }
   }
 
-  private func keepSnapshot() {
-    let current = client.snapshot
-    snapshotLock.withLock { snapshot = current }
+  private func keep(_ current: SessionFileClient.Snapshot?) {
+    snapshot.withLock { $0 = current }
   }
 
   /// The latest look at the session file's identity by `quickAnswer` and when it began
   /// (monotonic nanoseconds, `HTTPRequest.monotonicNow`).
   private let lastLook = Mutex<(began: UInt64, identity: FileIdentity?)?>(nil)
 
-  private let tokenLock = NSLock()
   /// The last token accepted, and until when (its exp).
-  private var accepted: (header: String, token: Authentication.Token)?
+  private let accepted = Mutex<(header: String, token: Authentication.Token)?>(nil)
 
   /// The bearer token's shape and claims; a token accepted once is accepted again until its
   /// exp without decoding it again (clients send the same token for many requests).
   private func token(_ header: String?) -> Result<Authentication.Token, Authentication.Refusal> {
     let date = now()
-    if let header, let a = tokenLock.withLock({ accepted }), a.header == header,
+    if let header, let a = accepted.current, a.header == header,
       date.timeIntervalSince1970 < a.token.expiry
     {
       return .success(a.token)
     }
     let result = Authentication.token(header, now: date)
-    if let header, case .success(let token) = result { tokenLock.withLock { accepted = (header, token) } }
+    if let header, case .success(let token) = result { accepted.withLock { $0 = (header, token) } }
     return result
   }
 
@@ -148,17 +147,19 @@ package final class SessionService: @unchecked Sendable {
   /// The store to answer a reading request from: the snapshot while the file is unchanged,
   /// otherwise the file re-read under the lock (waiting at most `lockWait`).
   private func currentStore(needs: Bool) throws -> (store: Store, generation: Int)? {
-    var current = snapshotLock.withLock { snapshot }
+    var current = snapshot.current
     if let s = current, s.partial && needs || s.identity == nil || FileIdentity(location.file) != s.identity {
       current = nil
     }
     if current == nil {
       let deadline = deadline
-      guard lock.lock(before: deadline) else { throw SessionLock.Busy() }
-      defer { lock.unlock() }
-      _ = try client.withLock(load: load, forWriting: false, needsNotifications: needs, deadline: deadline) { $0 }
-      keepSnapshot()
-      current = client.snapshot
+      let read = try client.withLock(before: deadline) { client in
+        _ = try client.withLock(load: load, forWriting: false, needsNotifications: needs, deadline: deadline) { $0 }
+        keep(client.snapshot)
+        return client.snapshot
+      }
+      guard let read else { throw SessionLock.Busy() }
+      current = read
     }
     return current.map { ($0.store, $0.generation) }
   }
@@ -168,7 +169,7 @@ package final class SessionService: @unchecked Sendable {
   /// check (a kept answer says what its route needs, so the request is not even routed): the
   /// server's event loop calls it and leaves the rest to a worker.
   package func quickAnswer(_ request: HTTPRequest) -> HTTPResponse? {
-    guard let cache, let s = snapshotLock.withLock({ snapshot }),
+    guard let cache, let s = snapshot.current,
       let kept = cache.entry(Self.cacheKey(request), generation: s.generation)
     else { return nil }
     var token: Authentication.Token?
@@ -219,9 +220,7 @@ package final class SessionService: @unchecked Sendable {
     var response = APIResponse(status: 500, body: "")
     var planned: [PlannedDelivery] = []
     let deadline = deadline
-    guard lock.lock(before: deadline) else { throw SessionLock.Busy() }
-    do {
-      defer { lock.unlock() }
+    let done: Void? = try client.withLock(before: deadline) { client in
       _ = try client.withLock(load: load, forWriting: true, deadline: deadline) { store in
         if let failure = token?.refusal(for: store.state.bundleID) {
           response = .unauthenticated(failure)
@@ -232,8 +231,9 @@ package final class SessionService: @unchecked Sendable {
         planned = Self.plannedDeliveries(changed, since: store.notifications.count)
         return changed
       }
-      keepSnapshot()
+      keep(client.snapshot)
     }
+    guard done != nil else { throw SessionLock.Busy() }
     // Notifications the request caused go to the delivery URL with no lock held; their
     // attempts are recorded before the answer, so the next request sees them.
     if !planned.isEmpty {
@@ -260,23 +260,24 @@ package final class SessionService: @unchecked Sendable {
     // Recording waits longer than a request: the attempts were made and should be kept.
     let deadline = now().addingTimeInterval(max(lockWait, 30))
     do {
-      guard lock.lock(before: deadline) else { throw SessionLock.Busy() }
-      defer { lock.unlock() }
-      _ = try client.withLock(load: load, forWriting: true, deadline: deadline) { before in
-        var store = before
-        records = []
-        for (plan, attempt) in zip(planned, attempts) {
-          let record = NotificationDelivery(
-            index: plan.index, url: plan.url, httpStatus: attempt.status, error: attempt.error, date: store.now)
-          records.append(record)
-          guard plan.index < store.notifications.count, store.notifications[plan.index] == plan.notification else {
-            continue
+      let done: Void? = try client.withLock(before: deadline) { client in
+        _ = try client.withLock(load: load, forWriting: true, deadline: deadline) { before in
+          var store = before
+          records = []
+          for (plan, attempt) in zip(planned, attempts) {
+            let record = NotificationDelivery(
+              index: plan.index, url: plan.url, httpStatus: attempt.status, error: attempt.error, date: store.now)
+            records.append(record)
+            guard plan.index < store.notifications.count, store.notifications[plan.index] == plan.notification else {
+              continue
+            }
+            store.recordDelivery(record)
           }
-          store.recordDelivery(record)
+          return store
         }
-        return store
+        keep(client.snapshot)
       }
-      keepSnapshot()
+      guard done != nil else { throw SessionLock.Busy() }
     } catch {
       warning("the delivery attempts of \(planned.count) notification(s) could not be recorded: \(error)")
     }

@@ -42,9 +42,12 @@ package struct SessionFileClient {
     return (store, generation)
   }
 
+  /// What `snapshot` gives.
+  package typealias Snapshot = (store: Store, generation: Int, identity: FileIdentity?, partial: Bool)
+
   /// The store this client answers from, its generation, the identity of the file it was read
   /// from (or saved as) and whether it was read without its notifications; nil before a use.
-  package var snapshot: (store: Store, generation: Int, identity: FileIdentity?, partial: Bool)? {
+  package var snapshot: Snapshot? {
     guard let store else { return nil }
     return (store, generation, identity, partial)
   }

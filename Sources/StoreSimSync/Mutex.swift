@@ -24,6 +24,16 @@ package final class Mutex<Value>: @unchecked Sendable {
     defer { lock.unlock() }
     return try body(&value)
   }
+
+  /// Runs `body` with the value if the lock can be taken before `deadline`, holding it; nil
+  /// when the deadline passes first (`body` is then not run).
+  package func withLock<Result, Failure: Error>(
+    before deadline: Date, _ body: (inout Value) throws(Failure) -> Result
+  ) throws(Failure) -> Result? {
+    guard lock.lock(before: deadline) else { return nil }
+    defer { lock.unlock() }
+    return try body(&value)
+  }
 }
 
 extension Mutex where Value: Sendable {

@@ -170,9 +170,10 @@ extension SessionService {
   /// reloaded, with a warning) and warning on the invocation's standard error.
   convenience init(_ inv: Invocation, location: SessionLocation, sharedSecret: String? = nil) {
     let environment = inv.environment
+    let warning: @Sendable (String) -> Void = { environment.writeErr(TerminalText.block("warning: \($0)") + "\n") }
     self.init(
-      location: location, now: environment.now, load: { try SessionContext.load(inv, $0, partial: $1) },
-      warning: { environment.writeErr(TerminalText.block("warning: \($0)") + "\n") }, cacheAnswers: true,
-      sharedSecret: sharedSecret)
+      location: location, now: environment.now,
+      load: { try SessionContext.load($0, partial: $1, warn: warning) },
+      warning: warning, cacheAnswers: true, sharedSecret: sharedSecret)
   }
 }

@@ -112,8 +112,15 @@ enum SessionContext {
   /// Reads the session and reloads its configuration when the file changed since it was saved.
   /// Returns the document (with the reloaded configuration) and whether it was reloaded.
   static func load(_ inv: Invocation, _ location: SessionLocation, partial: Bool) throws -> (SessionDocument, Bool) {
+    try load(location, partial: partial, warn: inv.warning)
+  }
+
+  /// `load(_:_:partial:)` with its warnings (without the `warning: ` prefix) going to `warn`.
+  static func load(
+    _ location: SessionLocation, partial: Bool, warn: (String) -> Void
+  ) throws -> (SessionDocument, Bool) {
     var document = try SessionFile.read(location.file, shownAs: location.shown, skippingNotifications: partial)
-    guard let data = ConfigurationFile.contentsForReload(document.configurationPath, warn: inv.warning) else {
+    guard let data = ConfigurationFile.contentsForReload(document.configurationPath, warn: warn) else {
       return (document, false)
     }
     let digest = SessionFileFormat.digest(data)
@@ -123,7 +130,7 @@ enum SessionContext {
       document = try SessionFile.read(location.file, shownAs: location.shown)
     }
     guard let loaded = try? ConfigurationReader.read(data) else {
-      inv.warning(
+      warn(
         "configuration \(document.configurationPath) changed and no longer loads; using the copy saved in the session")
       return (document, false)
     }
@@ -131,7 +138,7 @@ enum SessionContext {
     store.replaceConfiguration(loaded.configuration)
     document.state = store.state
     document.configurationDigest = digest
-    inv.warning(
+    warn(
       "configuration \(document.configurationPath) changed since the session was made; reloaded it (settings changed with 'settings' are kept)"
     )
     return (document, true)
