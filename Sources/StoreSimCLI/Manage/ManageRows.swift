@@ -192,7 +192,7 @@ enum ManageRows {
   static func transactionItem(_ t: Transaction, customer: Customer, store: Store) -> ManageItem {
     var flags: [String] = []
     let latest = t.subscriptionGroupID.flatMap { customer.subscription($0) }
-    let state = primaryState(t, store: store, latest: latest)
+    let state = primaryState(t, customer: customer.id, store: store, latest: latest)
     if t.isUpgraded && state != "upgraded" { flags.append("upgraded") }
     if store.state.refundRequests?.contains(where: { $0.transactionID == t.id }) == true {
       flags.append("refund-requested")
@@ -210,7 +210,9 @@ enum ManageRows {
       date: t.purchaseDate, state: state, flags: flags)
   }
 
-  private static func primaryState(_ t: Transaction, store: Store, latest: SubscriptionState?) -> String {
+  private static func primaryState(
+    _ t: Transaction, customer: CustomerID, store: Store, latest: SubscriptionState?
+  ) -> String {
     if t.revocationDate != nil { return t.isFamilyRevocation ? "revoked" : "refunded" }
     switch t.productType {
     case .consumable, .nonConsumable:
@@ -218,17 +220,28 @@ enum ManageRows {
     case .nonRenewable:
       return (t.expirationDate.map { $0 <= store.now } ?? false) ? "expired" : "active"
     case .autoRenewable:
-      if let s = latest, s.latestTransactionID == t.id, t.ownershipType == .purchased {
-        switch s.state {
-        case .subscribed: return "active"
-        case .inGracePeriod: return "grace-period"
-        case .inBillingRetryPeriod: return "billing-retry"
-        case .expired: return "expired"
-        case .revoked: return "revoked"
-        }
+      if let s = latest, s.latestTransactionID == t.id, t.ownershipType == .purchased { return badge(s.state) }
+      // A family member's copy is in the state of the purchaser's subscription, as the
+      // member's status (`status --customer`) says.
+      if t.ownershipType == .familyShared, let group = t.subscriptionGroupID,
+        let shared = store.statuses(forGroup: group, customer: customer).first(where: {
+          $0.isFamilyShared && $0.transaction.id == t.id
+        })
+      {
+        return badge(shared.state)
       }
       if let e = t.expirationDate, e <= store.now { return "expired" }
       return t.isUpgraded ? "upgraded" : "active"
+    }
+  }
+
+  private static func badge(_ state: RenewalState) -> String {
+    switch state {
+    case .subscribed: "active"
+    case .inGracePeriod: "grace-period"
+    case .inBillingRetryPeriod: "billing-retry"
+    case .expired: "expired"
+    case .revoked: "revoked"
     }
   }
 

@@ -83,6 +83,25 @@ import Testing
     #expect(headings.contains("Navigation Services (subscription group)"))
   }
 
+  @Test func aFamilyMembersSharedSubscriptionShowsThePurchasersStateAsTheMembersStatusDoes() throws {
+    var store = Fixtures.store {
+      $0.shouldEnterBillingRetryOnRenewal = true
+      $0.billingGracePeriodIsEnabled = true
+    }
+    try store.addFamilyMember("kid")
+    let t = try store.buyProduct("monthly")
+    let kid = try #require(store.customer("kid"))
+    let copy = try #require(kid.transactions.first { $0.productID == "monthly" })
+    #expect(ManageRows.transactionItem(copy, customer: kid, store: store).state == "active")
+    try store.advance(to: t.expirationDate!)
+    let member = try #require(store.customer("kid"))
+    let shared = try #require(store.statuses(forGroup: "G1", customer: "kid").first { $0.isFamilyShared })
+    #expect(shared.state == .inGracePeriod)
+    let item = ManageRows.transactionItem(shared.transaction, customer: member, store: store)
+    #expect(item.state == "grace-period")
+    #expect(item.flags.contains("family-shared"))
+  }
+
   @Test func aScreenBelow80x24AsksForMoreAndOnlyQuits() throws {
     let m = try ManageFixture()
     m.driver.model.resize(width: 60, height: 20)
