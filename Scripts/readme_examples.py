@@ -11,8 +11,9 @@ Which fenced blocks run is said by their info string:
                            `storesim run` (paths are relative to it, as in Scripts/)
   ```swift file=PATH       a file of the example app package (Package.swift, a test); once
                            all are read, the package is built and tested with `swift test`
-                           against this checkout as a path dependency (skipped with
-                           --no-package: it builds storesim from scratch, minutes)
+                           against this checkout as a path dependency, printing no compiler
+                           warning (skipped with --no-package: it builds storesim from
+                           scratch, minutes)
 Every other block (```, ```swift, ```console) is an illustration and is not run.
 
 Each sh block starts in a fresh folder holding links to Configurations/ and Scripts/ (a reader
@@ -156,7 +157,13 @@ def run_package(work, files):
     if result.returncode != 0:
         sys.stdout.write(result.stdout[-4000:])
         sys.stdout.write(result.stderr[-4000:])
-    return result.returncode
+        return result.returncode
+    # The app's build compiles storesim from scratch as a dependency: it must print no warning.
+    warnings = sorted({line.strip() for line in (result.stdout + result.stderr).splitlines() if "warning:" in line})
+    if warnings:
+        sys.stdout.write("the example package's build printed warnings:\n" + "\n".join(warnings[:40]) + "\n")
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
