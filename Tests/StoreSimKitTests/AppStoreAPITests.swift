@@ -2,6 +2,7 @@ import Foundation
 import StoreSimKitTesting
 import Testing
 
+@testable import StoreSim
 @testable import StoreSimKit
 
 /// The app transaction, device verification, refund requests from the app, the sheets and the
