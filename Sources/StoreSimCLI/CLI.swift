@@ -163,10 +163,11 @@ public enum CLI {
       usageOf: "")
   }
 
-  /// One line on stderr: `error: MESSAGE`, and for a usage error where to read more.
+  /// One line on stderr: `error: MESSAGE`, and for a usage error that names no fix where to read
+  /// more.
   static func report(_ error: CLIError, environment: CLIEnvironment, table: CommandTable) {
     var line = "error: \(TerminalText.field(error.message))"
-    if let command = error.usageOf, !error.message.contains("did you mean") {
+    if let command = error.usageOf, !ErrorHint.namesAFix(error.message) {
       if let spec = table.spec(named: command) {
         line += " (see 'storesim help \(spec.name)')"
       } else {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One command of the command line: its name, help and action.
 struct CommandSpec: Sendable {
   /// The name users type.
@@ -44,49 +46,47 @@ struct CommandTable: Sendable {
 
   /// `storesim --help`.
   func overview(width: Int = HelpText.width) -> String {
-    var text = """
-      storesim \(storesimVersion): a command-line App Store simulator for .storekit configurations
-
-      USAGE: storesim <command> [arguments] [options]
-
-
-      """
+    let width = HelpText.fitted(width)
+    let title = "storesim \(storesimVersion): "
+    var text =
+      HelpText.wrapLine(
+        title + "a command-line App Store simulator for .storekit configurations", width: width,
+        hangingIndent: title.count) + "\n\n"
+      + HelpText.wrapLine("USAGE: storesim <command> [arguments] [options]", width: width, hangingIndent: 16)
+      + "\n\n"
     for group in Self.groupOrder {
       let members = commands.filter { $0.group == group }
       guard !members.isEmpty else { continue }
       text += "\(group.uppercased()):\n"
       for spec in members {
-        let row = "  " + spec.name.padding(toLength: 16, withPad: " ", startingAt: 0) + spec.abstract
-        text += HelpText.wrapLine(row, width: width, hangingIndent: 18) + "\n"
+        text += HelpText.row(spec.name, text: spec.abstract, column: 18, width: width) + "\n"
       }
       if group == "Scripts and exploration" {
-        let row =
-          "  " + ScenarioOnlyHelp.names.joined(separator: ", ").padding(toLength: 16, withPad: " ", startingAt: 0)
-          + "scenario and shell lines: checks and notes (see 'storesim help expect')"
-        text += HelpText.wrapLine(row, width: width, hangingIndent: 18) + "\n"
+        text +=
+          HelpText.row(
+            ScenarioOnlyHelp.names.joined(separator: ", "),
+            text: "scenario and shell lines: checks and notes (see 'storesim help expect')", column: 18, width: width)
+          + "\n"
       }
       text += "\n"
     }
     text += "GLOBAL OPTIONS:\n"
     for option in globalOptions {
-      let row = "  " + optionLabel(option).padding(toLength: 22, withPad: " ", startingAt: 0) + option.help
-      text += HelpText.wrapLine(row, width: width, hangingIndent: 24) + "\n"
+      text += HelpText.row(optionLabel(option), text: option.help, column: 24, width: width) + "\n"
     }
     text += "\nEXIT CODES:\n"
     for (code, meaning) in ExitCode.table {
-      let row = "  " + String(code.rawValue).padding(toLength: 4, withPad: " ", startingAt: 0) + meaning
-      text += HelpText.wrapLine(row, width: width, hangingIndent: 6) + "\n"
+      text += HelpText.row(String(code.rawValue), text: meaning, column: 6, width: width) + "\n"
     }
-    text += """
-
-      See 'storesim help <command>' for a command's options and an example.
-
-      """
+    text +=
+      "\n" + HelpText.wrapLine("See 'storesim help <command>' for a command's options and an example.", width: width)
+      + "\n"
     return text
   }
 
   /// `storesim help CMD`.
   func help(for spec: CommandSpec, width: Int = HelpText.width) -> String {
+    let width = HelpText.fitted(width)
     var text =
       HelpText.wrapLine("OVERVIEW: \(spec.abstract)", width: width, hangingIndent: 10) + "\n\n"
       + HelpText.wrapLine("USAGE: " + spec.usage, width: width, hangingIndent: 7 + spec.name.count + 10) + "\n"
@@ -94,13 +94,18 @@ struct CommandTable: Sendable {
     if !spec.options.isEmpty {
       text += "\nOPTIONS:\n"
       for option in spec.options {
-        let label = optionLabel(option)
-        let line = "  " + label.padding(toLength: max(30, label.count + 1), withPad: " ", startingAt: 0) + option.help
-        text += HelpText.wrapLine(line, width: width, hangingIndent: 32) + "\n"
+        text += HelpText.row(optionLabel(option), text: option.help, column: 32, width: width) + "\n"
       }
     }
-    text += "\nGLOBAL OPTIONS: --session <path>, --customer <name>, --json, -h/--help\n"
-    text += "\nEXAMPLE:\n  \(spec.example)\n"
+    text +=
+      "\n"
+      + HelpText.wrapLine(
+        "GLOBAL OPTIONS: --session <path>, --customer <name>, --json, -h/--help", width: width, hangingIndent: 16)
+      + "\n"
+    text += "\nEXAMPLE:\n"
+    for example in spec.example.split(separator: "\n") {
+      text += HelpText.command(example.trimmingCharacters(in: .whitespaces), width: width) + "\n"
+    }
     return text
   }
 

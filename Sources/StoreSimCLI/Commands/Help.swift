@@ -57,8 +57,13 @@ enum ScenarioOnlyHelp {
       text += HelpText.wrapLine("  \(kind.form)", width: width, hangingIndent: 6) + "\n"
       text += HelpText.wrapLine("      \(kind.help)", width: width) + "\n"
     }
-    text += "\nEXAMPLE:\n  expect latest com.example.premium.monthly expiresDate 2026-02-07T00:00:00Z\n"
-    text += "  expect entitled com.example.premium.lifetime --customer kid\n"
+    text += "\nEXAMPLE:\n"
+    for example in [
+      "  expect latest com.example.premium.monthly expiresDate 2026-02-07T00:00:00Z",
+      "  expect entitled com.example.premium.lifetime --customer kid",
+    ] {
+      text += HelpText.wrapLine(example, width: width, hangingIndent: 6) + "\n"
+    }
     return text
   }
 
@@ -107,41 +112,6 @@ enum HelpText {
   /// `word:` or `word WORD:` at the start of a line: an entry of its own.
   private static func startsWithLabel(_ line: String) -> Bool {
     line.range(of: #"^[A-Za-z][A-Za-z0-9_-]*( [A-Z<][A-Za-z0-9<>|_-]*)?: "#, options: .regularExpression) != nil
-  }
-
-  /// Wraps one line at `width`, breaking at spaces after `hangingIndent` (default: the line's
-  /// own indent); continuation lines start at `hangingIndent`. A word longer than the width
-  /// stands on a line of its own.
-  static func wrapLine(_ line: String, width: Int = HelpText.width, hangingIndent: Int? = nil) -> String {
-    guard line.count > width else { return line }
-    let leading = line.prefix { $0 == " " }.count
-    let indent = hangingIndent ?? leading
-    var rest = Array(line)
-    var lines: [String] = []
-    var firstLine = true
-    while rest.count > width {
-      // A break is a space after the first word (after the label on the first line).
-      let earliest = firstLine ? max(leading, min(indent, rest.count)) : indent
-      var cut: Int?
-      var i = min(width, rest.count - 1)
-      while i > earliest {
-        if rest[i] == " " && rest[i - 1] != " " { cut = i; break }
-        i -= 1
-      }
-      if cut == nil {
-        var j = width + 1
-        while j < rest.count && !(rest[j] == " " && rest[j - 1] != " ") { j += 1 }
-        if j < rest.count { cut = j }
-      }
-      guard let at = cut else { break }
-      lines.append(String(rest[..<at]))
-      let remainder = rest[at...].drop { $0 == " " }
-      if remainder.isEmpty { rest = []; break }
-      rest = Array(String(repeating: " ", count: indent)) + remainder
-      firstLine = false
-    }
-    if !rest.isEmpty { lines.append(String(rest)) }
-    return lines.joined(separator: "\n")
   }
 }
 

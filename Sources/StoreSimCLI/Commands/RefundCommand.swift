@@ -87,7 +87,9 @@ struct RefundCommand: CommandLineCommand {
   func revocationReason() throws -> RevocationReason {
     guard let text = reason else { return .other }
     guard let r = RevocationReason(userInput: text) else {
-      throw CLIError.usage("unknown refund reason '\(text)'; use developer-issue or other", command: "refund")
+      throw CLIError.usage(
+        Suggest.orValues("unknown refund reason '\(text)'", for: text, in: ["developer-issue", "other"]),
+        command: "refund")
     }
     return r
   }
@@ -117,7 +119,9 @@ struct RefundCommand: CommandLineCommand {
     if let text = reason {
       guard let r = ConsumptionRequestReason(userInput: text) else {
         throw CLIError.usage(
-          "unknown refund request reason '\(text)'; use unintended-purchase, fulfillment-issue, unsatisfied-with-purchase, legal or other",
+          Suggest.orValues(
+            "unknown refund request reason '\(text)'", for: text,
+            in: ["unintended-purchase", "fulfillment-issue", "unsatisfied-with-purchase", "legal", "other"]),
           command: "refund")
       }
       requestReason = r

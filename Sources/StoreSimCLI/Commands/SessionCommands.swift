@@ -33,9 +33,8 @@ struct InitCommand: CommandLineCommand {
   static func environment(_ text: String, _ context: ParseContext) throws -> StoreEnvironment {
     guard let e = StoreEnvironment(userInput: text) else {
       throw CLIError.usage(
-        Suggest.appending(
-          to: "unknown environment '\(text)'; use Xcode, LocalTesting, Sandbox or Production", for: text,
-          in: StoreEnvironment.allCases.map(\.rawValue)),
+        Suggest.orValues(
+          "unknown environment '\(text)'", for: text, in: StoreEnvironment.allCases.map(\.rawValue)),
         command: "init")
     }
     return e

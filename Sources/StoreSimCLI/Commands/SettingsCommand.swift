@@ -202,9 +202,7 @@ private func simulatedErrorSetting(_ args: [String]) throws -> (StoreKitAPI, Sim
   guard let api = StoreKitAPI(userInput: value) else {
     let names = StoreKitAPI.allCases.map(\.name)
     throw CLIError.usage(
-      Suggest.appending(
-        to: "unknown StoreKit API '\(value)'", for: value, in: names,
-        otherwise: "unknown StoreKit API '\(value)'; APIs: " + names.joined(separator: ", ")), command: "settings")
+      Suggest.orValues("unknown StoreKit API '\(value)'", for: value, in: names), command: "settings")
   }
   guard args.count == 3 else { throw CLIError.usage("usage: settings error <api> <error>|none", command: "settings") }
   if args[2].lowercased() == "none" { return (api, nil) }

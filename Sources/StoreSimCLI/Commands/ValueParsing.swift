@@ -182,7 +182,7 @@ enum ValueParsing {
 
   static func transactionID(_ text: String) throws -> TransactionID {
     guard let id = TransactionID(text) else {
-      throw CLIError.usage("invalid transaction id '\(text)'; transaction ids are numbers like 2000000000000001")
+      throw CLIError.usage("invalid transaction id '\(text)'; use a number like 2000000000000001")
     }
     return id
   }

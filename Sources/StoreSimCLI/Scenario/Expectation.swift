@@ -283,14 +283,13 @@ extension Expectation {
     let parts = text.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
     guard let type = NotificationTypeV2(rawValue: parts[0]) else {
       throw ScenarioProblem(
-        Suggest.appending(
-          to: "unknown notification type '\(parts[0])'", for: parts[0], in: WireFields.notificationTypes))
+        Suggest.orValues("unknown notification type '\(parts[0])'", for: parts[0], in: WireFields.notificationTypes))
     }
     guard parts.count > 1 else { return (type, nil) }
     guard let subtype = Subtype(rawValue: parts[1]) else {
       throw ScenarioProblem(
-        Suggest.appending(
-          to: "unknown notification subtype '\(parts[1])'", for: parts[1], in: WireFields.notificationSubtypes))
+        Suggest.orValues(
+          "unknown notification subtype '\(parts[1])'", for: parts[1], in: WireFields.notificationSubtypes))
     }
     guard parts.count == 2 else { throw usage }
     return (type, subtype)

@@ -88,7 +88,8 @@ struct ScenarioRun {
     guard let text = options.environment else { return nil }
     guard let e = StoreEnvironment(userInput: text) else {
       throw CLIError.usage(
-        "unknown environment '\(text)'; use Xcode, LocalTesting, Sandbox or Production", command: "run")
+        Suggest.orValues("unknown environment '\(text)'", for: text, in: StoreEnvironment.allCases.map(\.rawValue)),
+        command: "run")
     }
     return e
   }

@@ -6,6 +6,8 @@ import Testing
 /// Runs the CLI in-process in a fresh temporary folder holding the sample configurations.
 final class CLIHarness: @unchecked Sendable {
   let folder: String
+  /// The width help is folded to (a terminal's width in the live CLI).
+  var columns = HelpText.width
   private let lock = NSLock()
   private var out = ""
   private var err = ""
@@ -42,11 +44,12 @@ final class CLIHarness: @unchecked Sendable {
     lock.withLock {
       out = ""; err = ""
     }
-    let env = CLIEnvironment(
+    var env = CLIEnvironment(
       writeOut: { [self] s in lock.withLock { out += s } },
       writeErr: { [self] s in lock.withLock { err += s } },
       variables: [:], currentDirectory: folder,
       now: { Date(timeIntervalSince1970: 1_767_225_600) }, isTerminal: false)
+    env.columns = columns
     let code = CLI.run(argv, environment: env)
     return lock.withLock { Result(stdout: out, stderr: err, code: code) }
   }
