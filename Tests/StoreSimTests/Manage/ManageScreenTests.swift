@@ -102,6 +102,35 @@ import Testing
     #expect(item.flags.contains("family-shared"))
   }
 
+  @Test func everyBadgeOfTheListComesFromTheStateItNames() throws {
+    // Billing retry without grace, an upgrade, a family revocation and an interrupted purchase.
+    var store = Fixtures.store { $0.shouldEnterBillingRetryOnRenewal = true }
+    try store.addFamilyMember("kid")
+    let basic = try store.buyProduct("basic")
+    _ = try store.buyProduct("pro")
+    let me = try #require(store.customer(.default))
+    let upgraded = try #require(me.transaction(basic.id))
+    #expect(ManageRows.transactionItem(upgraded, customer: me, store: store).state == "upgraded")
+    let car = try store.buyProduct("car")
+    let pro = try #require(store.status())
+    try store.advance(to: pro.transaction.expirationDate!)
+    let later = try #require(store.customer(.default))
+    let retrying = try #require(later.transaction(pro.transaction.id))
+    #expect(ManageRows.transactionItem(retrying, customer: later, store: store).state == "billing-retry")
+    #expect(ManageRows.transactionItem(car, customer: later, store: store).state == "purchased")
+    try store.removeFamilyMember("kid")
+    let kid = try #require(store.customer("kid"))
+    let revoked = try #require(kid.transactions.first { $0.productID == "car" })
+    let item = ManageRows.transactionItem(revoked, customer: kid, store: store)
+    #expect(item.state == "revoked")
+    #expect(item.flags.contains("family-shared"))
+    store.settings.interruptedPurchasesEnabled = true
+    _ = try store.purchase("fuel")
+    let request = try #require(store.state.pendingRequests.firstIndex { $0.kind == .interrupted })
+    let ref = ManageRef(kind: .request, customer: 0, index: Int32(request), id: 0, ms: 0)
+    #expect(ManageRows.item(ref, store).state == "interrupted")
+  }
+
   @Test func aScreenBelow80x24AsksForMoreAndOnlyQuits() throws {
     let m = try ManageFixture()
     m.driver.model.resize(width: 60, height: 20)
