@@ -53,7 +53,7 @@ public final class SKTestSession: Sendable {
     if !warnings.isEmpty {
       let name = path.isEmpty ? "configuration" : (path as NSString).lastPathComponent
       let lines = warnings.map { "StoreSimKit: \(name): warning: \($0)\n" }.joined()
-      FileHandle.standardError.write(Data(lines.utf8))
+      KitDiagnostics.write(lines)
     }
     self.init(
       store: Store(configuration: loaded.configuration, start: startDate ?? WallClock.sessionStart()),

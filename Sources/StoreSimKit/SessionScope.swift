@@ -65,7 +65,7 @@ public struct NoTestSessionError: Error, Sendable, Hashable, CustomStringConvert
       return !printed
     }
     guard first else { return }
-    FileHandle.standardError.write(Data((description + "\n").utf8))
+    KitDiagnostics.write(description + "\n")
   }
 }
 

@@ -1,7 +1,9 @@
 import Foundation
-import StoreSimKit
 import StoreSimKitTesting
+import StoreSimSync
 import Testing
+
+@testable import StoreSimKit
 
 /// The device-wide session, never-missed updates and the session's configuration warnings.
 @Suite("Device-wide sessions and updates", .isolatedTestSession)
@@ -80,6 +82,30 @@ struct DeviceSessionTests {
     let session = try SKTestSession(configurationData: Data(text.utf8))
     #expect(session.configurationWarnings.contains { $0.contains("a") && $0.lowercased().contains("duplicate") })
     #expect(try SKTestSession(contentsOf: Kit.appleSample).configurationWarnings.isEmpty)
+  }
+
+  @Test func configurationWarningsArePrintedOnceWhenTheSessionIsMade() async throws {
+    // A product id of this test's own, so that other tests' warnings are told apart.
+    let id = "warned.once.\(UUID().uuidString.lowercased())"
+    let text = """
+      {"identifier":"X","products":[
+        {"productID":"\(id)","referenceName":"A","type":"NonConsumable","displayPrice":"1.99","familyShareable":false,
+         "internalID":"1","localizations":[{"locale":"en_US","displayName":"A","description":""}]},
+        {"productID":"\(id)","referenceName":"A2","type":"NonConsumable","displayPrice":"2.99","familyShareable":false,
+         "internalID":"2","localizations":[{"locale":"en_US","displayName":"A","description":""}]}],
+       "settings":{},"subscriptionGroups":[],"version":{"major":4,"minor":0}}
+      """
+    let written = Mutex<[String]>([])
+    KitDiagnostics.listener.withLock { $0 = { text in written.withLock { $0.append(text) } } }
+    defer { KitDiagnostics.listener.withLock { $0 = nil } }
+    let session = try SKTestSession(configurationData: Data(text.utf8))
+    try await session.run {
+      _ = try await Product.products(for: [id])
+      _ = try await Product.products(for: [id])
+    }
+    let lines = written.current.joined().split(separator: "\n").filter { $0.contains(id) }
+    #expect(lines.count == 1)
+    #expect(lines.first?.hasPrefix("StoreSimKit: configuration: warning: ") == true)
   }
 }
 
