@@ -199,9 +199,12 @@ package final class SessionService: Sendable {
   }
 
   /// A reading answer depends only on the request and the store: the same request on the
-  /// same generation of the session gets the same answer.
+  /// same generation of the session gets the same answer. The body is taken byte for byte (a
+  /// byte that is not UTF-8 must not read as U+FFFD, the key of another body).
   private static func cacheKey(_ request: HTTPRequest) -> String {
-    request.method + " " + request.target + "\n" + String(decoding: request.body, as: UTF8.self)
+    // One scalar per byte (U+0000 to U+00FF): two bodies have the same key only when equal.
+    let body = String(String.UnicodeScalarView(request.body.map { Unicode.Scalar($0) }))
+    return request.method + " " + request.target + "\n" + body
   }
 
   private func read(_ request: HTTPRequest, route: Route, token: Authentication.Token?) throws -> HTTPResponse {

@@ -88,4 +88,25 @@ import Testing
       }
     }
   }
+
+  /// Bodies that are not UTF-8 are keys of their own: a body with a byte that is not UTF-8 is
+  /// not answered with what a body holding U+FFFD (what the byte would decode to) was answered.
+  @Test func aBodyThatIsNotUTF8IsNotAnsweredAsItsReplacementCharacter() throws {
+    let server = try LiveServer(copying: ContractFixture.session, cacheAnswers: true)
+    func request(_ x: [UInt8]) -> HTTPRequest {
+      let body = Array(#"{"startDate":1700000000000,"endDate":1900000000000,"x":""#.utf8) + x + Array(#""}"#.utf8)
+      var request = HTTPRequest(
+        method: "POST", target: "/inApps/v1/notifications/history",
+        headers: ["authorization": LiveServer.token, "content-type": "application/json"], body: body)
+      request.received = HTTPRequest.monotonicNow
+      return request
+    }
+    let replacement = Array("\u{FFFD}".utf8)
+    let kept = server.service.answer(request(replacement))
+    #expect(server.service.quickAnswer(request(replacement)) == kept)
+    #expect(server.service.quickAnswer(request([0xFF])) == nil)
+    let notUTF8 = server.service.answer(request([0xFF]))
+    #expect(notUTF8 != kept)
+    #expect(notUTF8.body.contains("4000000"))
+  }
 }
