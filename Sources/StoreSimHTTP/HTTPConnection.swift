@@ -90,13 +90,16 @@ final class HTTPConnection: @unchecked Sendable {
     respond(HTTPResponse(status: status, body: server.refusalBody(status, message)), keepAlive: false, head: head)
   }
 
-  /// Reads what the socket has; false at end of stream or on an error.
+  /// Reads what the socket has; false at end of stream or on an error with nothing read (an
+  /// end of stream after bytes is seen by the next read, once the requests before it are answered).
   func read(into scratch: inout [UInt8]) -> Bool {
+    var got = false
     while true {
       let n = scratch.withUnsafeMutableBytes { Glue.recv(fd, $0.baseAddress!, $0.count, 0) }
       if n > 0 {
         if buffer.isEmpty && requestStart == nil && head == nil { requestStart = Clock.now }
         buffer.append(contentsOf: scratch[0..<n])
+        got = true
         if n < scratch.count {
           lastRead = Clock.now
           return true
@@ -105,7 +108,7 @@ final class HTTPConnection: @unchecked Sendable {
       }
       if n < 0 && errno == EINTR { continue }
       lastRead = Clock.now
-      return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)
+      return got || n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)
     }
   }
 

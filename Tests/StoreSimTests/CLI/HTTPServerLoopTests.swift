@@ -99,4 +99,24 @@ import Testing
         == "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: 7\r\n"
         + "Retry-After: 1\r\nConnection: close\r\n\r\n{\"a\":1}")
   }
+
+  /// A client that sends its requests and then shuts down its side gets every answer, also
+  /// when the end of stream comes in the same read as the requests (64 KiB: the loop's buffer).
+  @Test func requestsBeforeTheClientsEndOfStreamAreAnswered() throws {
+    let running = try HTTPServerTests.Running(
+      quickHandler: { _ in HTTPResponse(status: 200, body: "{}").prepared() }, handler: HTTPServerTests.echo)
+    defer { running.stop() }
+    let request = "GET /a HTTP/1.1\r\nHost: a\r\n\r\n"
+    let count = 65536 / request.utf8.count
+    let padding = 65536 - count * request.utf8.count
+    let last = "GET /a HTTP/1.1\r\nHost: a\r\nX-Pad: \(String(repeating: "a", count: padding - 9))\r\n\r\n"
+    let text = String(repeating: request, count: count - 1) + last
+    #expect(text.utf8.count == 65536)
+    let client = try Client(port: running.server.port)
+    client.send(text)
+    _ = shutdown(client.fd, Int32(SHUT_WR))
+    var answered = 0
+    while client.response()?.status == 200 { answered += 1 }
+    #expect(answered == count)
+  }
 }
