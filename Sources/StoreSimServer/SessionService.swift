@@ -155,8 +155,9 @@ package final class SessionService: Sendable {
       let deadline = deadline
       let read = try client.withLock(before: deadline) { client in
         _ = try client.withLock(load: load, forWriting: false, needsNotifications: needs, deadline: deadline) { $0 }
-        keep(client.snapshot)
-        return client.snapshot
+        let fresh = client.snapshot
+        keep(fresh)
+        return fresh
       }
       guard let read else { throw SessionLock.Busy() }
       current = read

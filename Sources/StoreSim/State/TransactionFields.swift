@@ -46,6 +46,40 @@ package protocol TransactionFieldVisitor {
   where R.RawValue == Int
 }
 
+/// A visitor of the declaration alone (each field's names and kind of value), never of a value:
+/// it implements one method and the value-typed ones all call it.
+package protocol TransactionFieldListVisitor: TransactionFieldVisitor where Failure == Never {
+  mutating func visit(_ field: TransactionField, kind: TransactionField.Kind)
+}
+
+extension TransactionField {
+  /// What a field holds, as far as a list of fields cares: a date, an offer (which the wire
+  /// spreads over four names) or any other value.
+  package enum Kind: Sendable { case value, date, offer }
+}
+
+extension TransactionFieldListVisitor {
+  package mutating func visit(_ field: TransactionField, _ value: inout UInt64) { visit(field, kind: .value) }
+  package mutating func visit(_ field: TransactionField, _ value: inout UInt64?) { visit(field, kind: .value) }
+  package mutating func visit(_ field: TransactionField, _ value: inout Int) { visit(field, kind: .value) }
+  package mutating func visit(_ field: TransactionField, _ value: inout Bool) { visit(field, kind: .value) }
+  package mutating func visit(_ field: TransactionField, _ value: inout String) { visit(field, kind: .value) }
+  package mutating func visit(_ field: TransactionField, _ value: inout String?) { visit(field, kind: .value) }
+  package mutating func visit(_ field: TransactionField, _ value: inout Date) { visit(field, kind: .date) }
+  package mutating func visit(_ field: TransactionField, _ value: inout Date?) { visit(field, kind: .date) }
+  package mutating func visit(_ field: TransactionField, _ value: inout Decimal) { visit(field, kind: .value) }
+  package mutating func visit(_ field: TransactionField, _ value: inout UUID?) { visit(field, kind: .value) }
+  package mutating func visit(_ field: TransactionField, _ value: inout TransactionOffer?) {
+    visit(field, kind: .offer)
+  }
+  package mutating func visit<R: RawRepresentable>(_ field: TransactionField, _ value: inout R)
+  where R.RawValue == String { visit(field, kind: .value) }
+  package mutating func visit<R: RawRepresentable>(_ field: TransactionField, _ value: inout R?)
+  where R.RawValue == String { visit(field, kind: .value) }
+  package mutating func visit<R: RawRepresentable>(_ field: TransactionField, _ value: inout R?)
+  where R.RawValue == Int { visit(field, kind: .value) }
+}
+
 extension Transaction {
   /// The stored fields: the one declaration of what a transaction holds. `purchase` is what the
   /// purchase recorded; `status` is what can change afterwards and what a notification's copy

@@ -38,39 +38,18 @@ struct TransactionWireWriter: TransactionFieldVisitor {
 }
 
 /// Collects the wire names of a transaction's fields, in declaration order.
-struct TransactionWireNames: TransactionFieldVisitor {
-  typealias Failure = Never
+struct TransactionWireNames: TransactionFieldListVisitor {
   var names: [String] = []
   /// The names of the fields holding dates.
   var dates: [String] = []
 
-  private mutating func add(_ field: TransactionField) { if let name = field.wireName { names.append(name) } }
-  private mutating func addDate(_ field: TransactionField) {
-    add(field)
-    if let name = field.wireName { dates.append(name) }
-  }
-
-  mutating func visit(_ field: TransactionField, _ value: inout UInt64) { add(field) }
-  mutating func visit(_ field: TransactionField, _ value: inout UInt64?) { add(field) }
-  mutating func visit(_ field: TransactionField, _ value: inout Int) { add(field) }
-  mutating func visit(_ field: TransactionField, _ value: inout Bool) { add(field) }
-  mutating func visit(_ field: TransactionField, _ value: inout String) { add(field) }
-  mutating func visit(_ field: TransactionField, _ value: inout String?) { add(field) }
-  mutating func visit(_ field: TransactionField, _ value: inout Date) { addDate(field) }
-  mutating func visit(_ field: TransactionField, _ value: inout Date?) { addDate(field) }
-  mutating func visit(_ field: TransactionField, _ value: inout Decimal) { add(field) }
-  mutating func visit(_ field: TransactionField, _ value: inout UUID?) { add(field) }
-  mutating func visit(_ field: TransactionField, _ value: inout TransactionOffer?) {
-    names += TransactionOffer.wireNames
-  }
-  mutating func visit<R: RawRepresentable>(_ field: TransactionField, _ value: inout R) where R.RawValue == String {
-    add(field)
-  }
-  mutating func visit<R: RawRepresentable>(_ field: TransactionField, _ value: inout R?) where R.RawValue == String {
-    add(field)
-  }
-  mutating func visit<R: RawRepresentable>(_ field: TransactionField, _ value: inout R?) where R.RawValue == Int {
-    add(field)
+  mutating func visit(_ field: TransactionField, kind: TransactionField.Kind) {
+    if kind == .offer {
+      names += TransactionOffer.wireNames
+    } else if let name = field.wireName {
+      names.append(name)
+      if kind == .date { dates.append(name) }
+    }
   }
 }
 

@@ -8,29 +8,9 @@ import Testing
 /// the wire payload and the names a scenario may check are made from that declaration.
 @Suite struct TransactionFieldsTests {
   /// Records the model names a visit passes, in order.
-  struct Names: TransactionFieldVisitor {
-    typealias Failure = Never
+  struct Names: TransactionFieldListVisitor {
     var names: [String] = []
-    mutating func visit(_ f: TransactionField, _ value: inout UInt64) { names.append(f.name) }
-    mutating func visit(_ f: TransactionField, _ value: inout UInt64?) { names.append(f.name) }
-    mutating func visit(_ f: TransactionField, _ value: inout Int) { names.append(f.name) }
-    mutating func visit(_ f: TransactionField, _ value: inout Bool) { names.append(f.name) }
-    mutating func visit(_ f: TransactionField, _ value: inout String) { names.append(f.name) }
-    mutating func visit(_ f: TransactionField, _ value: inout String?) { names.append(f.name) }
-    mutating func visit(_ f: TransactionField, _ value: inout Date) { names.append(f.name) }
-    mutating func visit(_ f: TransactionField, _ value: inout Date?) { names.append(f.name) }
-    mutating func visit(_ f: TransactionField, _ value: inout Decimal) { names.append(f.name) }
-    mutating func visit(_ f: TransactionField, _ value: inout UUID?) { names.append(f.name) }
-    mutating func visit(_ f: TransactionField, _ value: inout TransactionOffer?) { names.append(f.name) }
-    mutating func visit<R: RawRepresentable>(_ f: TransactionField, _ value: inout R) where R.RawValue == String {
-      names.append(f.name)
-    }
-    mutating func visit<R: RawRepresentable>(_ f: TransactionField, _ value: inout R?) where R.RawValue == String {
-      names.append(f.name)
-    }
-    mutating func visit<R: RawRepresentable>(_ f: TransactionField, _ value: inout R?) where R.RawValue == Int {
-      names.append(f.name)
-    }
+    mutating func visit(_ f: TransactionField, kind: TransactionField.Kind) { names.append(f.name) }
   }
 
   static func stored(_ value: Any) -> [String] { Mirror(reflecting: value).children.compactMap(\.label) }
