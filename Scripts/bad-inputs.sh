@@ -101,6 +101,11 @@ row "fractional years" advance P1.5Y
 row "a unit given twice" advance 1mo1mo
 row "delivery URL with a bad port" settings deliver-url http://127.0.0.1:99999/
 row "delivery URL that is not http" settings deliver-url ftp://example.com/
+row "an SVG timeline asked for as JSON" timeline --svg --json
+row "report without its file" report
+row "a report in a folder that does not exist" report --html nofolder/report.html
+row "one report for two scenarios" run failing.storesim failing.storesim --report r.html
+row "mcp given a word" mcp now
 chmod 444 .storesim/session.json
 row "a read-only session file" buy nonconsumable.car
 chmod 644 .storesim/session.json

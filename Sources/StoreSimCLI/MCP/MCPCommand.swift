@@ -11,8 +11,8 @@ struct MCPCommand: CommandLineCommand {
       client that starts it (Claude Code: claude mcp add storesim -- storesim mcp --session
       PATH). Every command but shell, manage, serve and completions is a tool of the same name,
       plus expect; a tool's input is its options by name and its positional words as
-      'arguments', its result the command's text and its --json output. A refusal is a tool
-      error with the command's one-line message. Resources: storesim://session/transactions,
+      'arguments', its result the command's --json output (and the text a person reads, for
+      a command that only reads). A refusal is a tool error with the command's one-line message. Resources: storesim://session/transactions,
       storesim://session/status, storesim://session/notifications and
       storesim://configuration/products, as JSON. Each call takes the session's lock and saves
       as the command line does, so the CLI, serve, manage and the agent can share a session.

@@ -153,22 +153,27 @@ struct MCPTools {
     let argv = [name] + line.options + sessionOptions(line.options) + ["--"] + line.words
     let readOnly =
       Self.readOnly.contains(name) || Self.readOnlyUpTo[name].map { line.words.count <= $0 } == true
-    let json = run(argv, json: true)
-    var content: [JSONOutput] = []
-    if readOnly, json.code == 0 {
-      let text = run(argv, json: false)
-      content.append(Self.textItem(text.stdout))
-    } else {
-      content.append(Self.textItem(json.stdout))
+    guard readOnly else {
+      // Run once: a purchase is never made twice to print it two ways.
+      let json = run(argv, json: true)
+      return Self.result(json, text: json.stdout, structured: Self.structured(json.stdout))
     }
-    if !json.stderr.isEmpty { content.append(Self.textItem(json.stderr)) }
-    let structured = Self.structured(json.stdout)
-    guard json.code == 0 else {
+    let text = run(argv, json: false)
+    guard text.code == 0 else { return Self.result(text, text: text.stdout, structured: nil) }
+    // The JSON of a reading command (none when an option excludes it, as `timeline --svg`).
+    let json = run(argv, json: true)
+    return Self.result(text, text: text.stdout, structured: json.code == 0 ? Self.structured(json.stdout) : nil)
+  }
+
+  /// A tool result: the text and any warnings, or the one-line refusal when the command failed.
+  static func result(_ run: Run, text: String, structured: JSONOutput?) -> JSONOutput {
+    guard run.code == 0 else {
       return .object([
-        "content": .array([Self.textItem(Self.errorLine(json))]), "structuredContent": structured,
-        "isError": .bool(true),
+        "content": .array([textItem(errorLine(run))]), "structuredContent": structured, "isError": .bool(true),
       ])
     }
+    var content = [textItem(text)]
+    if !run.stderr.isEmpty { content.append(textItem(run.stderr)) }
     return .object(["content": .array(content), "structuredContent": structured, "isError": .bool(false)])
   }
 

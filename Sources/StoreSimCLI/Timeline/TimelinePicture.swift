@@ -11,7 +11,7 @@ enum TimelinePicture {
   static let plotLeft = 170
   static let plotRight = 940
   /// Roughly how wide one character of the 11 px monospaced labels is.
-  static let characterWidth = 6.7
+  static let characterWidth = 7.0
 
   /// The kinds of period, their legend text, in drawing order.
   static let kinds: [(kind: String, label: String)] = [
@@ -155,7 +155,7 @@ enum TimelinePicture {
       let label =
         "\(axis.label(n.signedDate)) \(n.notificationType.rawValue)" + (n.subtype.map { "/\($0.rawValue)" } ?? "")
       let width = Int(Double(label.count) * characterWidth)
-      let left = max(12, min(x - 2, Self.width - 8 - width))
+      let left = max(12, min(x - 2, Self.width - 12 - width))
       let row = rowEnds.firstIndex { $0 < left } ?? rowEnds.count
       if row == rowEnds.count { rowEnds.append(0) }
       rowEnds[row] = left + width + 8
