@@ -70,8 +70,8 @@ struct MCPTools {
       "type": .string("string"), "description": .string("act as this customer (default 'default')"),
     ])
     return .object([
-      "type": .string("object"), "properties": .object(properties), "required": .array(required),
-      "additionalProperties": .bool(false),
+      "type": .string("object"), "properties": .object(properties),
+      "required": required.isEmpty ? nil : .array(required), "additionalProperties": .bool(false),
     ])
   }
 

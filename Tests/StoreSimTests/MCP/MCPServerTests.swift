@@ -120,6 +120,22 @@ import Testing
     #expect(Self.string(rows.first?["state"]) == "subscribed")
   }
 
+  @Test func whatTheCLISavesTheAgentReadsOnItsNextCall() throws {
+    let f = try Fixture()
+    #expect(f.cli.run("buy com.example.coins.100 --session s.json").code == 0)
+    let transactions = try f.call("transactions")
+    guard case .array(let rows)? = transactions["structuredContent"]?["result"]?.value else {
+      Issue.record("no transactions")
+      return
+    }
+    #expect(rows.map { Self.string($0["productId"]) } == ["com.example.coins.100"])
+    // A reading command whose option excludes JSON (`timeline --svg`) still answers its text.
+    let svg = try f.call("timeline", #"{"svg":true}"#)
+    #expect(!Self.isError(svg))
+    #expect(Self.firstText(svg)?.hasPrefix("<svg xmlns=") == true)
+    #expect(svg["structuredContent"] == nil)
+  }
+
   @Test func aRefusalIsAToolErrorWithTheOneLineMessageAndChangesNothing() throws {
     let f = try Fixture()
     let before = f.sessionBytes
