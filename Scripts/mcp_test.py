@@ -53,6 +53,13 @@ async def agent(binary, work, session):
         rows = (status.structured_content or {}).get("result") or []
         check(rows and rows[0]["state"] == "subscribed", "status as JSON: subscribed")
 
+        # Another process changes the session while the server runs; the agent's next call sees it.
+        subprocess.run([binary, "buy", "com.example.coins.100", "--session", session], cwd=work, check=True,
+                       capture_output=True)
+        listed = await client.call_tool("transactions", {})
+        products = [row["productId"] for row in (listed.structured_content or {}).get("result", [])]
+        check("com.example.coins.100" in products, "the agent sees the purchase the CLI made meanwhile")
+
         resource = await client.read_resource("storesim://session/status", cache_mode="bypass")
         body = json.loads(resource.contents[0].text)
         check(body[0]["transaction"]["productId"] == PRODUCT, "status resource names the product")
@@ -95,7 +102,10 @@ def main():
             cwd=work, check=True, capture_output=True)
         asyncio.run(agent(binary, work, session))
         cli = subprocess.run([binary, "transactions", "--json", "--session", session], cwd=work, capture_output=True, text=True)
-        check(len(json.loads(cli.stdout)) == 2, "the CLI sees the agent's purchase and its renewal")
+        check(len(json.loads(cli.stdout)) == 3, "the CLI sees the agent's purchase and its renewal")
+        api = subprocess.run([binary, "api", "GET", "/inApps/v1/subscriptions/2000000000000001", "--session", session],
+                             cwd=work, capture_output=True, text=True)
+        check(api.stdout.startswith("HTTP/1.1 200"), "serve's route table (storesim api) answers for the agent's subscription")
         closed = subprocess.run([binary, "mcp", "--session", session], cwd=work, input="", capture_output=True)
         check(closed.returncode == 0 and closed.stdout == b"", "closed stdin: exit 0, nothing written")
         asyncio.run(broken(binary, work, os.path.join(work, "broken.json")))
