@@ -147,7 +147,8 @@ enum TimelinePicture {
         }
       }
     }
-    // Notifications: a tick under the bar and `DATE TYPE/SUBTYPE` on the first label row free there.
+    // Notifications: a tick under the bar and `DATE TYPE/SUBTYPE` on the first label row free there
+    // (the tick stays short: a line down to a lower row would cross the labels above it).
     var rowEnds: [Int] = []
     var bottom = top + 18
     for n in Timeline.notifications(store: store, group: group, customer: customer) {
@@ -160,7 +161,7 @@ enum TimelinePicture {
       if row == rowEnds.count { rowEnds.append(0) }
       rowEnds[row] = left + width + 8
       let y = top + 32 + row * 14
-      out += #"<line class="tl-mark" x1="\#(x)" y1="\#(top + 17)" x2="\#(x)" y2="\#(y - 9)"/>"#
+      out += #"<line class="tl-mark" x1="\#(x)" y1="\#(top + 17)" x2="\#(x)" y2="\#(top + 22)"/>"#
       out += text(left, y, label, class: "tl-muted")
       bottom = max(bottom, y + 4)
     }

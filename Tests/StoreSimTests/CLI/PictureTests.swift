@@ -6,10 +6,12 @@ import Testing
 /// Issue 36: `timeline --svg`, `report --html` and `run --report/--timeline`.
 @Suite struct PictureTests {
   /// A life with every kind of period: a trial, paid renewals, billing retry and grace, a
-  /// recovery, a plan change, a refund and an expiry; and a customer whose name needs escaping.
+  /// recovery, a plan change, a refund and an expiry; a customer whose grace period runs out
+  /// into billing retry; and a customer whose name needs escaping.
   static let life = [
     "init Premium.storekit --start 2026-01-31T12:00:00Z --environment Sandbox",
     "buy com.example.premium.monthly",
+    "buy com.example.premium.monthly --customer late",
     "advance 1w",
     "settings billing-retry on",
     "settings grace-period on",
@@ -53,10 +55,11 @@ import Testing
     #expect(!svg.contains("<b>"))
     for label in [
       "SUBSCRIBED/INITIAL_BUY", "DID_FAIL_TO_RENEW/GRACE_PERIOD", "DID_RENEW/BILLING_RECOVERY", "REFUND", "EXPIRED",
+      "GRACE_PERIOD_EXPIRED",
     ] {
       #expect(svg.contains(label), "\(label) is drawn")
     }
-    for kind in ["tl-trial", "tl-paid", "tl-grace", "tl-refunded", "tl-change"] {
+    for kind in ["tl-trial", "tl-paid", "tl-grace", "tl-billingRetry", "tl-refunded", "tl-change"] {
       #expect(svg.contains("class=\"\(kind)\""), "\(kind) is drawn")
     }
   }
