@@ -12,7 +12,7 @@ enum ReportPage {
     h1{font-size:22px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid var(--line);padding-bottom:4px}
     table{border-collapse:collapse;width:100%;font:12px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
     th,td{border:1px solid var(--line);padding:3px 6px;text-align:left;vertical-align:top}th{background:var(--head)}
-    .muted{color:var(--muted)}figure{margin:0;overflow-x:auto}
+    .muted{color:var(--muted)}figure,.wide{margin:0;overflow-x:auto}figure svg{max-width:100%;height:auto}
     """
 
   /// The page for `store`, titled `title` (the session or scenario it shows).
@@ -54,11 +54,11 @@ enum ReportPage {
   static func section(_ title: String, _ head: [String], _ rows: [[String]]) -> String {
     var out = "<h2>\(xmlEscape(title))</h2>\n"
     guard !rows.isEmpty else { return out + "<p class=\"muted\">none</p>\n" }
-    out += "<table>\n<tr>" + head.map { "<th>\(xmlEscape($0))</th>" }.joined() + "</tr>\n"
+    out += "<div class=\"wide\"><table>\n<tr>" + head.map { "<th>\(xmlEscape($0))</th>" }.joined() + "</tr>\n"
     for row in rows {
       out += "<tr>" + row.map { "<td>\(xmlEscape($0))</td>" }.joined() + "</tr>\n"
     }
-    return out + "</table>\n"
+    return out + "</table></div>\n"
   }
 
   static func customers(_ store: Store) -> [[String]] {
