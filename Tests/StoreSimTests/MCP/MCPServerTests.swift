@@ -136,6 +136,24 @@ import Testing
     #expect(svg["structuredContent"] == nil)
   }
 
+  @Test func purchasesMadeAtOnceByTheAgentAndTheCLIAreAllKept() throws {
+    let f = try Fixture()
+    let folder = f.cli.folder
+    DispatchQueue.concurrentPerform(iterations: 16) { i in
+      if i.isMultiple(of: 2) {
+        let answer = f.server.handle(
+          #"{"jsonrpc":"2.0","id":\#(i),"method":"tools/call","params":{"name":"buy","arguments":{"arguments":["com.example.coins.100"]}}}"#
+        )
+        #expect(answer?.contains(#""isError":false"#) == true, "\(answer ?? "no answer")")
+      } else {
+        let environment = CLIEnvironment(writeOut: { _ in }, writeErr: { _ in }, currentDirectory: folder)
+        #expect(CLI.run(["buy", "com.example.coins.100", "--session", "s.json"], environment: environment) == 0)
+      }
+    }
+    let listed = f.cli.run("transactions --session s.json --json").stdout
+    #expect(listed.components(separatedBy: "\"productId\": \"com.example.coins.100\"").count - 1 == 16)
+  }
+
   @Test func aRefusalIsAToolErrorWithTheOneLineMessageAndChangesNothing() throws {
     let f = try Fixture()
     let before = f.sessionBytes
