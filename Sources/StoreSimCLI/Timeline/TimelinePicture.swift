@@ -58,14 +58,16 @@ enum TimelinePicture {
       let axisTop = y
       body += axisDrawing(axis, top: y)
       y += 26
+      var lanes = ""
       for (customer, periods) in rows {
         let drawn = lane(
           store: store, group: group, customer: customer, periods: periods, axis: axis, top: y)
-        body += drawn.markup
+        lanes += drawn.markup
         y = drawn.bottom + 10
       }
+      // The line of the virtual now goes first, under the bars and labels drawn over it.
       let nowX = axis.x(store.now)
-      body += #"<line class="tl-now" x1="\#(nowX)" y1="\#(axisTop)" x2="\#(nowX)" y2="\#(y + 2)"/>"#
+      body += #"<line class="tl-now" x1="\#(nowX)" y1="\#(axisTop)" x2="\#(nowX)" y2="\#(y + 2)"/>"# + lanes
       body += text(nowX - 10, y + 14, "now", class: "tl-muted")
       y += 18
     }
