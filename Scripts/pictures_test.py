@@ -14,6 +14,7 @@ import base64
 import json
 import os
 import shutil
+import signal
 import struct
 import subprocess
 import sys
@@ -47,9 +48,10 @@ class Browser:
             os.dup2(read_end, 3)
             os.dup2(write_end, 4)
 
+        self.profile = tempfile.mkdtemp()
         self.process = subprocess.Popen(
             [binary, "--headless", "--disable-gpu", "--no-sandbox", "--remote-debugging-pipe", "--hide-scrollbars",
-             "--no-first-run", "--user-data-dir=" + tempfile.mkdtemp(), "about:blank"],
+             "--no-first-run", "--user-data-dir=" + self.profile, "about:blank"],
             preexec_fn=wire, close_fds=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         os.close(to_browser)
         os.close(from_browser)
@@ -129,6 +131,7 @@ class Browser:
         except RuntimeError:
             pass
         self.process.wait(timeout=30)
+        shutil.rmtree(self.profile, ignore_errors=True)
 
 
 def pixels(png):
@@ -194,6 +197,8 @@ def look(browser, path, labels, width, height, shots):
 
 
 def main():
+    # A browser that stops answering fails the check instead of holding CI.
+    signal.alarm(300)
     binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build", "debug", "storesim"))
     shots = os.path.abspath(sys.argv[2]) if len(sys.argv) > 2 else None
     if shots:
