@@ -26,7 +26,7 @@ NO_JSON = {"shell", "completions", "serve", "api", "manage"}
 SCHEMA_OF = {
     "buy": "buy", "approve": "buy", "entitlements": "transactions", "restore": "transactions",
     "advance": "events", "cancel": "events", "resume": "events", "expire": "events", "renew": "events",
-    "resolve": "events", "price-increase": "events",
+    "resolve": "events", "price-increase": "events", "consent": "events",
 }
 
 schemas = {}
@@ -95,6 +95,8 @@ def main():
             ["restore"], ["expire", "subscription.pro"], ["advance", "--next"], ["advance", "1d"],
             ["buy", "subscription.pro"], ["extend", "2000000000000014", "--days", "3"],
             ["extend-all", "subscription.pro", "--days", "2"], ["consumption"],
+            ["buy", "nonconsumable.racecar"], ["refund", "--product", "nonconsumable.racecar", "--percent", "40"],
+            ["consent", "revoke", "--customer", "kid"],
             ["notifications", "--since", "0"], ["notifications", "--decoded", "--since", "0"],
             ["delete", "2000000000000002"], ["reset", "--settings"], ["reset", "--transactions"],
         ]

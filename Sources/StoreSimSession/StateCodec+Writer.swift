@@ -9,6 +9,9 @@ extension StateCodec {
     var decimals: [Decimal: String] = [:]
     /// Whether the next value follows another one in the same array.
     var needsSeparator = false
+    /// Unset trailing fields of the current transaction row not written yet: a later set one
+    /// writes them first (as `[0]`, read as unset), so each keeps its place.
+    var skippedTrailing = 0
 
     /// Structure between values (an object's opening and keys): the next value starts fresh.
     mutating func raw(_ s: StaticString) {
