@@ -7,8 +7,11 @@ Usage: interop.py STORESIM_BINARY
    scenario in Scripts/ with `run --environment ENV --artifacts DIR`, then decodes every signed
    transaction, renewal info and notification with SignedDataVerifier and checks that each
    decoded value equals storesim's own JSON, that a printed notification is exactly the signed
-   one, and that no payload (notification, its `data`, transaction, renewal info) holds a key
-   outside Apple's models (the library's model class attributes).
+   one, and that no payload (notification, its `data` or `appData`, transaction, renewal info,
+   app transaction, either `commitmentInfo`) holds a key outside Apple's models (the library's
+   model class attributes). A RESCIND_CONSENT (decoded by verify_and_decode_notification, its
+   app transaction by verify_and_decode_app_transaction) and both commitmentInfo models must
+   have been decoded at least once.
 2. Delivery: a server on 127.0.0.1 answers 500 to the first POST and 200 afterwards; after
    `notifications deliver` and `notifications deliver --retry` every notification must have
    arrived exactly as signed, decode with the library, hold only Apple's keys, and nothing may
@@ -55,7 +58,7 @@ ALLOWED = {
     "transaction.commitmentInfo": allowed_keys(TransactionCommitmentInfo),
     "renewalInfo.commitmentInfo": allowed_keys(RenewalCommitmentInfo),
 }
-# What the new models decoded, by kind: CI fails when a kind a scenario produces was never seen.
+# What the new models decoded (RESCIND_CONSENT's appData, the commitment plan's commitmentInfo), by kind: CI fails when a kind a scenario produces was never seen.
 seen = set()
 
 
@@ -191,7 +194,7 @@ def main():
     delivery_test()
     # The scenarios hold a consent revocation, a prorated refund and a commitment plan: each new
     # model must have decoded something.
-    for kind in ("RESCIND_CONSENT",):
+    for kind in ("RESCIND_CONSENT", "transaction.commitmentInfo", "renewalInfo.commitmentInfo"):
         if kind not in seen:
             failures.append(f"no {kind} was decoded: a scenario must produce one")
     print(f"decoded new models: {sorted(seen)}")

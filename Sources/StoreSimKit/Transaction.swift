@@ -24,6 +24,10 @@ public struct Transaction: Identifiable, Sendable, Hashable, JWSRepresentable {
   /// The refunded share, 0.0 to 100.0 (`40` for a 40 % prorated refund, `100` for a full
   /// refund); nil for a Family Sharing revocation and when not refunded.
   public let revocationPercentage: Decimal?
+  /// How the period was billed (auto-renewables only).
+  public let billingPlanType: Product.SubscriptionInfo.BillingPlanType?
+  /// A commitment plan's billing period; nil up front.
+  public let commitmentInfo: CommitmentInfo?
   public let productType: Product.ProductType
   public let appAccountToken: UUID?
   public let environment: AppStore.Environment
@@ -61,6 +65,8 @@ public struct Transaction: Identifiable, Sendable, Hashable, JWSRepresentable {
     revocationReason = t.revocationReason.map { $0 == .developerIssue ? .developerIssue : .other }
     revocationType = t.revocationType.map { RevocationType(rawValue: $0.rawValue) }
     revocationPercentage = t.revocationPercentage.map { Decimal($0) / 1000 }
+    billingPlanType = t.billingPlanType.map(Product.SubscriptionInfo.BillingPlanType.init)
+    commitmentInfo = t.commitmentInfo.map(CommitmentInfo.init)
     productType = Product.ProductType(t.productType)
     appAccountToken = t.appAccountToken
     environment = AppStore.Environment(store.state.environment)

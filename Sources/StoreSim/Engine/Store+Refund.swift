@@ -63,6 +63,9 @@ extension Store {
         losesAccess = true
         self[ci, si].isRevoked = true
         self[ci, si].willAutoRenew = false
+        // A refund of a commitment's current period ends the commitment (rule
+        // commitment-refund-of-the-current-period-ends-it).
+        self[ci, si].commitment = nil
         clearPendingPriceIncrease(ci, si)
       }
     }

@@ -234,6 +234,36 @@ public struct Transaction: Sendable, Hashable, Codable, Identifiable {
     }
   }
 
+  /// The commitment of a commitment plan's billing period (`commitmentInfo`), nil otherwise.
+  public var commitmentInfo: TransactionCommitment? {
+    let p = storage.fields.purchase
+    guard let n = p.billingPeriodNumber, let end = p.commitmentExpiresDate, let price = p.commitmentPrice else {
+      return nil
+    }
+    return TransactionCommitment(
+      billingPeriodNumber: Int(n), totalBillingPeriods: SubscriptionCommitment.totalBillingPeriods,
+      expirationDate: Date(epochMilliseconds: Int64(end)), price: Decimal(price) / 1000)
+  }
+
+  /// How the period was billed (`billingPlanType`): monthly inside a commitment, else up front;
+  /// nil for what is not an auto-renewable subscription.
+  public var billingPlanType: BillingPlanType? {
+    guard productType == .autoRenewable else { return nil }
+    return storage.fields.purchase.billingPeriodNumber == nil ? .billedUpfront : .monthly
+  }
+
+  /// Records the commitment of this billing period.
+  package mutating func setCommitment(_ c: TransactionCommitment?) {
+    storage.fields.purchase.billingPeriodNumber = c.map { UInt64($0.billingPeriodNumber) }
+    storage.fields.purchase.commitmentExpiresDate = c.map { UInt64(max($0.expirationDate.epochMilliseconds, 0)) }
+    storage.fields.purchase.commitmentPrice = c.map {
+      var value = $0.price * 1000
+      var rounded = Decimal()
+      NSDecimalRound(&rounded, &value, 0, .plain)
+      return NSDecimalNumber(decimal: rounded).uint64Value
+    }
+  }
+
   /// Sets or clears the share a prorated refund returned.
   package mutating func setProratedPercentage(_ milliunits: UInt64?) {
     storage.fields.status.revocationPercentage = milliunits

@@ -138,6 +138,11 @@ extension Transaction {
       var storefrontID: String
       var sharedFrom: CustomerID?
       var sharedTransactionID: TransactionID?
+      /// A commitment plan's billing period (1...12), the commitment's end (epoch ms) and price
+      /// (milliunits); nil on other transactions (absent in older sessions).
+      var billingPeriodNumber: UInt64? = nil
+      var commitmentExpiresDate: UInt64? = nil
+      var commitmentPrice: UInt64? = nil
     }
 
     /// What can change after the purchase.
@@ -186,6 +191,11 @@ extension Transaction {
       try v.visit(TransactionField("sharedTransactionID", wire: nil), &purchase.sharedTransactionID)
       try v.visit(.modificationOrder, &status.modificationOrder)
       try v.visit(.revocationPercentage, &status.revocationPercentage)
+      // On the wire inside `commitmentInfo` (`TransactionPayload`).
+      try v.visit(TransactionField("billingPeriodNumber", wire: nil, trailing: true), &purchase.billingPeriodNumber)
+      try v.visit(
+        TransactionField("commitmentExpiresDate", wire: nil, trailing: true), &purchase.commitmentExpiresDate)
+      try v.visit(TransactionField("commitmentPrice", wire: nil, trailing: true), &purchase.commitmentPrice)
     }
 
     /// The fields of `status`, in the order of a reference row.

@@ -38,6 +38,7 @@ public struct TransactionPayload {
   /// The names that are not a transaction's own fields.
   static let contextNames = [
     "bundleId", "signedDate", "environment", "revocationType", "revocationPercentage", "appTransactionId",
+    "billingPlanType", "commitmentInfo",
   ]
 
   /// Builds the payload of a transaction for a bundle and environment, signed at `signedDate`.
@@ -58,6 +59,17 @@ public struct TransactionPayload {
       if let p = t.revocationPercentage { d["revocationPercentage"] = .int(Int64(p)) }
     }
     if let v = appTransactionID { d["appTransactionId"] = .string(v) }
+    // Rule commitment-plan-bills-monthly-inside-twelve-months: every auto-renewable carries its
+    // billing plan; a commitment plan's period carries its commitment.
+    if let plan = t.billingPlanType { d["billingPlanType"] = .string(plan.rawValue) }
+    if let c = t.commitmentInfo {
+      d["commitmentInfo"] = .object([
+        "billingPeriodNumber": .int(Int64(c.billingPeriodNumber)),
+        "totalBillingPeriods": .int(Int64(c.totalBillingPeriods)),
+        "commitmentExpiresDate": milliseconds(c.expirationDate),
+        "commitmentPrice": milliunits(c.price),
+      ])
+    }
     json = .object(d)
   }
 }
@@ -95,6 +107,16 @@ public struct RenewalInfoPayload {
     }
     if let v = r.appAccountToken { d["appAccountToken"] = .string(v.uuidString.lowercased()) }
     if let v = appTransactionID { d["appTransactionId"] = .string(v) }
+    d["renewalBillingPlanType"] = .string(r.renewalBillingPlanType.rawValue)
+    if let c = r.commitment {
+      d["commitmentInfo"] = .object([
+        "commitmentAutoRenewProductId": .string(c.autoRenewProductID),
+        "commitmentAutoRenewStatus": .int(c.willAutoRenew ? 1 : 0),
+        "commitmentRenewalBillingPlanType": .string(c.renewalBillingPlanType.rawValue),
+        "commitmentRenewalDate": milliseconds(c.renewalDate),
+        "commitmentRenewalPrice": milliunits(c.renewalPrice),
+      ])
+    }
     json = .object(d)
   }
 }
