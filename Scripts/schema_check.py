@@ -67,7 +67,7 @@ def main():
     binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build", "debug", "storesim"))
     work = tempfile.mkdtemp()
     try:
-        for name in ("AppleSample.storekit", "Premium.storekit"):
+        for name in ("AppleSample.storekit", "Premium.storekit", "CommitmentPlan.storekit"):
             shutil.copy(os.path.join(ROOT, "Configurations", name), work)
         story = [
             ["version"], ["validate", "AppleSample.storekit", "Premium.storekit"],
@@ -99,6 +99,11 @@ def main():
             ["consent", "revoke", "--customer", "kid"],
             ["notifications", "--since", "0"], ["notifications", "--decoded", "--since", "0"],
             ["delete", "2000000000000002"], ["reset", "--settings"], ["reset", "--transactions"],
+            # A commitment plan: commitmentInfo on the transaction and the renewal info.
+            ["init", "CommitmentPlan.storekit", "--start", "2026-01-15T00:00:00Z", "--force"],
+            ["buy", "com.example.studio.pro.yearly", "--billing-plan", "monthly"], ["advance", "--next"],
+            ["cancel", "com.example.studio.pro.yearly"], ["latest", "com.example.studio.pro.yearly"], ["status"],
+            ["transactions"], ["notifications", "--decoded", "--since", "0"], ["timeline"],
         ]
         for args in story:
             check(binary, args, work)
