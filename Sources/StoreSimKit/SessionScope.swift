@@ -19,12 +19,15 @@ enum SessionResolver {
   /// The device of the current task.
   static var currentDevice: Device { device ?? .shared }
 
-  static func resolve() -> SessionCore? {
+  /// The session in reach; with `device`, that device's session instead of the current task's
+  /// device (the process-wide `SKPaymentQueue.default()` of an isolated device, called from an
+  /// observer on the main queue, where no task-local says which device it is).
+  static func resolve(on device: Device? = nil) -> SessionCore? {
     if let core = current { return core }
     if let core = withUnsafeCurrentTask(body: { task in task.flatMap { TaskBindings.shared.lookup($0) } }) {
       return core
     }
-    return currentDevice.newest()
+    return (device ?? currentDevice).newest()
   }
 
   /// The session in reach, or the error a StoreKit call with none throws (printed once too).
@@ -37,8 +40,8 @@ enum SessionResolver {
 
   /// The session in reach, or nil after printing (once) how to create one: for calls that
   /// cannot throw (`Transaction.updates`, `Transaction.all`, ...), which then see an empty store.
-  static func resolveOrWarn(_ api: String) -> SessionCore? {
-    if let core = resolve() { return core }
+  static func resolveOrWarn(_ api: String, on device: Device? = nil) -> SessionCore? {
+    if let core = resolve(on: device) { return core }
     NoTestSessionError(api: api).printOnce()
     return nil
   }
@@ -80,6 +83,13 @@ final class Device: Sendable {
   }
 
   private let entries = Mutex<[Entry]>([])
+  /// `SKPaymentQueue.default()` of the device: one object, whichever session is in force; it
+  /// holds the observers, and forwards each call to the queue of the session in reach.
+  let paymentQueue = SKPaymentQueue(device: nil)
+
+  init() {
+    paymentQueue.own(by: self)
+  }
 
   func register(_ session: SKTestSession) {
     entries.withLock { entries in

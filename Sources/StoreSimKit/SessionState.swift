@@ -16,6 +16,8 @@ struct SessionState {
   /// Detached tasks started with this session in reach that have not reached a sequence yet.
   var pendingTasks = 0
   var settleWaiters: [CheckedContinuation<Void, Never>] = []
+  /// Purchase intents made while no `PurchaseIntent.intents` listener was there, in order.
+  var intentBacklog: [PurchaseIntent] = []
 
   init(store: Store) {
     self.store = store

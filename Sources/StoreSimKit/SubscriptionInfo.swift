@@ -11,7 +11,11 @@ extension Product {
     public let introductoryOffer: Product.SubscriptionOffer?
     public let promotionalOffers: [Product.SubscriptionOffer]
     public let winBackOffers: [Product.SubscriptionOffer]
-    let core: SessionCore
+    /// The session the value came from.
+    let home: SessionCore
+    /// Where the value acts: the session in force at the time of the call (as on a device, where
+    /// there is one store), or, with none in reach, the one it came from.
+    var core: SessionCore { SessionResolver.resolve() ?? home }
 
     init(_ s: StoreSim.SubscriptionInfo, store: Store, currency: String, core: SessionCore) {
       subscriptionGroupID = s.groupID
@@ -21,7 +25,7 @@ extension Product {
       introductoryOffer = s.introductoryOffer.map { .init($0, currency: currency) }
       promotionalOffers = s.promotionalOffers.map { .init($0, currency: currency) }
       winBackOffers = s.winBackOffers.map { .init($0, currency: currency) }
-      self.core = core
+      home = core
     }
 
     public static func == (a: SubscriptionInfo, b: SubscriptionInfo) -> Bool {
