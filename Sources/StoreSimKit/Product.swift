@@ -24,7 +24,8 @@ public struct Product: Identifiable, Sendable, Hashable {
   /// The session the value came from.
   let home: SessionCore
   /// Where the value acts: the session in force at the time of the call (as on a device, where
-  /// there is one store), or, with none in reach, the one it came from.
+  /// there is one store), or, with none in reach, the one it came from (rule
+  /// kept-values-act-in-the-current-session).
   var core: SessionCore { SessionResolver.resolve() ?? home }
 
   init(_ p: StoreSim.Product, store: Store, core: SessionCore) {

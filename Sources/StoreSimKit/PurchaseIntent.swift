@@ -13,7 +13,8 @@ public struct PurchaseIntent: Sendable, Hashable, Identifiable {
   public var id: Product.ID { product.id }
 
   /// The purchase intents of the session in force when the sequence is made. One made while no
-  /// sequence was read is kept for the next one (the app reads it at launch, after the fact).
+  /// sequence was read is kept for the next one (the app reads it at launch, after the fact;
+  /// rule purchase-intents-deliver-promoted-purchases).
   public static var intents: PurchaseIntents {
     PurchaseIntents(live: ListenerHandle.open("PurchaseIntent.intents") { $0.addIntentListener() })
   }

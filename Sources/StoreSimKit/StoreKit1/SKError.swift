@@ -1,7 +1,8 @@
 import Foundation
 import StoreSim
 
-/// The domain of StoreKit 1's errors (`SKError`), as StoreKit's `SKErrorDomain`.
+/// The domain of StoreKit 1's errors (`SKError`), as StoreKit's `SKErrorDomain` (rule
+/// sk-error-bridges-to-nserror-in-skerrordomain).
 public let SKErrorDomain = "SKErrorDomain"
 
 /// StoreKit 1's error, as StoreKit's `SKError` (domain `SKErrorDomain`): what a `failed`

@@ -66,7 +66,8 @@ public final class SKPaymentQueue: NSObject, Sendable {
     session.withLock { $0.core = core }
   }
 
-  /// The process's queue (the device's): one object, whichever session is in force.
+  /// The process's queue (the device's): one object, whichever session is in force
+  /// (rule default-payment-queue-is-one-object-for-the-process).
   public class func `default`() -> SKPaymentQueue {
     SessionResolver.currentDevice.paymentQueue
   }

@@ -18,7 +18,8 @@ extension SKRequestDelegate {
 /// answer comes later, on the main queue, like the payment queue's callbacks (see
 /// `SKPaymentQueue`). As on a device, a started request is kept until it answers, whoever holds
 /// it: a caller that starts one and keeps no reference still hears back (its delegate, held
-/// weakly, must live). `cancel()` stops an answer that has not come yet.
+/// weakly, must live; rule a-started-request-answers-without-being-kept). `cancel()` stops an
+/// answer that has not come yet.
 public class SKRequest: NSObject, @unchecked Sendable {
   private let session = Mutex<(core: SessionCore?, cancelled: Bool)>((nil, false))
 
