@@ -151,7 +151,7 @@ extension SessionCore {
       await withCheckedContinuation { (continuation: CheckedContinuation<Element?, Never>) in
         let take = state.withLock { s -> Take<Element> in
           guard let i = s.index(of: listener.id) else { return .end }
-          let finished = s.listeners[i].finished
+          let finished = s.listeners[i].finished || (s.listeners[i].follows && moveAway())
           let take =
             s.listeners[i].withQueue(of: Element.self) { q -> Take<Element> in
               if !q.items.isEmpty { return .item(q.items.removeFirst()) }
@@ -185,6 +185,33 @@ extension SessionCore {
       waiter?.resume(returning: nil)
       for wake in wakeups { wake() }
     }
+  }
+
+  /// For a listener that follows the device: a newer session is the device's (its consumer
+  /// moves there instead of waiting here).
+  private func moveAway() -> Bool {
+    guard let newest = device.newest() else { return false }
+    return newest !== self
+  }
+
+  /// The listener's sequence follows the device's newest session.
+  func markFollowing(_ id: ListenerID) {
+    state.withLock { s in
+      if let i = s.index(of: id) { s.listeners[i].follows = true }
+    }
+  }
+
+  /// Whether the listener is still registered and not ended.
+  func isListening(_ id: ListenerID) -> Bool {
+    state.withLock { s in s.index(of: id).map { !s.listeners[$0].finished } ?? false }
+  }
+
+  /// A newer session is the device's: waiting consumers of following listeners move to it.
+  func superseded() {
+    let wakeups = state.withLock { s in
+      s.listeners.indices.filter { s.listeners[$0].follows }.compactMap { s.listeners[$0].queue.release() }
+    }
+    for wake in wakeups { wake() }
   }
 
   /// Waits until every listener has taken everything queued for it and is waiting for more

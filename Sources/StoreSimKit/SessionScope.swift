@@ -24,10 +24,13 @@ enum SessionResolver {
   /// observer on the main queue, where no task-local says which device it is).
   static func resolve(on device: Device? = nil) -> SessionCore? {
     if let core = current { return core }
-    if let core = withUnsafeCurrentTask(body: { task in task.flatMap { TaskBindings.shared.lookup($0) } }) {
-      return core
-    }
+    if let core = taskBound() { return core }
     return (device ?? currentDevice).newest()
+  }
+
+  /// The session of the update sequence the current task iterates, if any.
+  static func taskBound() -> SessionCore? {
+    withUnsafeCurrentTask { task in task.flatMap { TaskBindings.shared.lookup($0) } }
   }
 
   /// The session in reach, or the error a StoreKit call with none throws (printed once too).
@@ -91,11 +94,14 @@ final class Device: Sendable {
     paymentQueue.own(by: self)
   }
 
+  /// A new session is the device's: the sequences that follow the device move to it.
   func register(_ session: SKTestSession) {
-    entries.withLock { entries in
+    let older = entries.withLock { entries in
       entries.removeAll { $0.session == nil }
-      entries.append(Entry(session: session))
+      defer { entries.append(Entry(session: session)) }
+      return entries.compactMap { $0.session?.core }
     }
+    for core in older { core.superseded() }
   }
 
   /// The newest live session's engine.

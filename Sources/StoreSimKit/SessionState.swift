@@ -57,6 +57,8 @@ struct ListenerSlot {
   var iterators = 0
   var everIterated = false
   var finished = false
+  /// Its sequence follows the device's newest session (woken when a newer one is made).
+  var follows = false
   var queue: any AnyListenerQueue
 
   init(id: ListenerID, queue: any AnyListenerQueue) {
@@ -83,6 +85,8 @@ struct ListenerSlot {
 protocol AnyListenerQueue {
   var isEmpty: Bool { get }
   var isWaiting: Bool { get }
+  /// Takes the waiting consumer, to be told there is nothing more here (resumed after unlocking).
+  mutating func release() -> (() -> Void)?
 }
 
 /// One live sequence's queue, and the consumer waiting for its next element.
@@ -92,6 +96,12 @@ struct ListenerQueue<Element: Sendable>: AnyListenerQueue {
 
   var isEmpty: Bool { items.isEmpty }
   var isWaiting: Bool { waiter != nil }
+
+  mutating func release() -> (() -> Void)? {
+    guard let waiter else { return nil }
+    self.waiter = nil
+    return { waiter.resume(returning: nil) }
+  }
 
   /// Appends, handing the first element to a waiting consumer (resumed after unlocking).
   mutating func enqueue(_ new: [Element], into wakeups: inout [() -> Void]) {
