@@ -10,7 +10,8 @@ import StoreSimSession
 /// `SKTestSession.isolated(_:)` (the `.isolatedTestSession` trait of `StoreSimKitTesting`) gives
 /// code a device of its own, so tests run in parallel. Values kept from a session (`Product`,
 /// `Transaction`, `SKProduct`) act in the session in force when they are used, as on a device,
-/// where there is one store; an update sequence keeps reaching its session. Every control call is
+/// where there is one store; an update sequence made under the device's session moves to the
+/// device's newest one (one made in `run` stays). Every control call is
 /// synchronous with respect to the store: when it returns, what it caused is visible to queries
 /// and queued for every `Transaction.updates` listener.
 public final class SKTestSession: Sendable {

@@ -34,13 +34,17 @@ extension SessionCore {
     s.store.unfinishedTransactions(customer: customer).map(\.id).filter { !s.returnedToApp.contains($0) }
   }
 
-  func removeListener(_ id: ListenerID) {
+  /// Removes a listener; with `wakingConsumer`, its waiting consumer is told there is nothing
+  /// more here (a listener that moved to another session).
+  func removeListener(_ id: ListenerID, wakingConsumer: Bool = false) {
     let wakeups = state.withLock { s in
+      var wakeups: [() -> Void] = []
       if let i = s.index(of: id) {
+        if wakingConsumer, let release = s.listeners[i].queue.release() { wakeups.append(release) }
         keepUntaken(at: i, &s)
         s.listeners.remove(at: i)
       }
-      return settleIfIdle(&s)
+      return wakeups + settleIfIdle(&s)
     }
     for wake in wakeups { wake() }
   }
@@ -151,7 +155,7 @@ extension SessionCore {
       await withCheckedContinuation { (continuation: CheckedContinuation<Element?, Never>) in
         let take = state.withLock { s -> Take<Element> in
           guard let i = s.index(of: listener.id) else { return .end }
-          let finished = s.listeners[i].finished || (s.listeners[i].follows && moveAway())
+          let finished = s.listeners[i].finished
           let take =
             s.listeners[i].withQueue(of: Element.self) { q -> Take<Element> in
               if !q.items.isEmpty { return .item(q.items.removeFirst()) }
@@ -185,33 +189,6 @@ extension SessionCore {
       waiter?.resume(returning: nil)
       for wake in wakeups { wake() }
     }
-  }
-
-  /// For a listener that follows the device: a newer session is the device's (its consumer
-  /// moves there instead of waiting here).
-  private func moveAway() -> Bool {
-    guard let newest = device.newest() else { return false }
-    return newest !== self
-  }
-
-  /// The listener's sequence follows the device's newest session.
-  func markFollowing(_ id: ListenerID) {
-    state.withLock { s in
-      if let i = s.index(of: id) { s.listeners[i].follows = true }
-    }
-  }
-
-  /// Whether the listener is still registered and not ended.
-  func isListening(_ id: ListenerID) -> Bool {
-    state.withLock { s in s.index(of: id).map { !s.listeners[$0].finished } ?? false }
-  }
-
-  /// A newer session is the device's: waiting consumers of following listeners move to it.
-  func superseded() {
-    let wakeups = state.withLock { s in
-      s.listeners.indices.filter { s.listeners[$0].follows }.compactMap { s.listeners[$0].queue.release() }
-    }
-    for wake in wakeups { wake() }
   }
 
   /// Waits until every listener has taken everything queued for it and is waiting for more

@@ -5,8 +5,8 @@ import StoreSim
 ///
 /// 1. The task-local session of `SKTestSession.run(_:)` (inherited by `Task {}`, child tasks and
 ///    StoreSimKit's `Task.detached`).
-/// 2. The session of the `Transaction.updates` sequence the current task iterates: an app's
-///    listener loop stays with the session its sequence came from.
+/// 2. The session of the `Transaction.updates` sequence the current task iterates (a sequence
+///    made under the device's session moves to the device's newest one; see `LiveCursor`).
 /// 3. The device's session: the newest live `SKTestSession` of the current device. The device is
 ///    the process (as StoreKitTest's test environment is device-wide) unless the task runs in
 ///    `SKTestSession.isolated(_:)` (the `.isolatedTestSession` trait), which is a device of its own.
@@ -94,14 +94,31 @@ final class Device: Sendable {
     paymentQueue.own(by: self)
   }
 
+  /// Listeners of sequences that follow the device, held weakly.
+  private let followers = Mutex<[WeakFollower]>([])
+
+  private struct WeakFollower {
+    weak var listener: (any FollowingListener)?
+  }
+
+  func follow(_ listener: any FollowingListener) {
+    followers.withLock { followers in
+      followers.removeAll { $0.listener == nil }
+      followers.append(WeakFollower(listener: listener))
+    }
+  }
+
   /// A new session is the device's: the sequences that follow the device move to it.
   func register(_ session: SKTestSession) {
-    let older = entries.withLock { entries in
+    entries.withLock { entries in
       entries.removeAll { $0.session == nil }
-      defer { entries.append(Entry(session: session)) }
-      return entries.compactMap { $0.session?.core }
+      entries.append(Entry(session: session))
     }
-    for core in older { core.superseded() }
+    let moving = followers.withLock { followers in
+      followers.removeAll { $0.listener == nil }
+      return followers.compactMap(\.listener)
+    }
+    for listener in moving { listener.retarget(to: session.core) }
   }
 
   /// The newest live session's engine.

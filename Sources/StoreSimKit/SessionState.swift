@@ -57,8 +57,6 @@ struct ListenerSlot {
   var iterators = 0
   var everIterated = false
   var finished = false
-  /// Its sequence follows the device's newest session (woken when a newer one is made).
-  var follows = false
   var queue: any AnyListenerQueue
 
   init(id: ListenerID, queue: any AnyListenerQueue) {

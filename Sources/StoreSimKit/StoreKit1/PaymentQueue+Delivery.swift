@@ -138,11 +138,12 @@ extension SKPaymentQueue {
     await MainActor.run { drain() }
   }
 
-  /// Something is queued that could be delivered now.
+  /// Something is queued that could be delivered now, or a delivery is running on the main
+  /// queue (a step it took may queue more: waiting for the main queue waits for it).
   var hasWork: Bool {
     let observed = !liveObservers.isEmpty
     return state.withLock { s in
-      !s.requests.isEmpty || (!s.outbox.isEmpty && observed)
+      !s.requests.isEmpty || s.draining || (!s.outbox.isEmpty && observed)
     }
   }
 

@@ -15,6 +15,11 @@ public final class StoreService {
   public private(set) var fetches = 0
   /// Products bought through `PurchaseIntent.intents`, in order.
   public private(set) var promoted: [String] = []
+  /// Transactions the updates listener finished, in order.
+  public var finishedByListener: [String] { lock.withLock { finished } }
+  private var finished: [String] = []
+  private let lock = NSLock()
+  private var updatesTask: Task<Void, Never>?
 
   public init() {}
 
@@ -61,6 +66,13 @@ public final class StoreService {
     return owned
   }
 
+  /// How many transactions wait to be finished.
+  public func unfinishedCount() async -> Int {
+    var count = 0
+    for await _ in StoreKit.Transaction.unfinished { count += 1 }
+    return count
+  }
+
   /// The price as the product's own style writes it.
   public func formattedPrice(_ product: StoreKit.Product, times count: Int = 1) -> String {
     (product.price * Decimal(count)).formatted(product.priceFormatStyle)
@@ -79,6 +91,21 @@ public final class StoreService {
           promoted.append(intent.id)
           onPurchase(intent.id)
         }
+      }
+    }
+  }
+
+  /// Starts the app's `Transaction.updates` listener, once for the life of the process (as at
+  /// launch): purchases made outside the app, renewals and approvals are finished as they come.
+  public func listenForTransactions() {
+    lock.lock()
+    defer { lock.unlock() }
+    guard updatesTask == nil else { return }
+    updatesTask = Task.detached { [weak self] in
+      for await result in StoreKit.Transaction.updates {
+        guard case .verified(let transaction) = result else { continue }
+        await transaction.finish()
+        self?.lock.withLock { self?.finished.append(transaction.productID) }
       }
     }
   }

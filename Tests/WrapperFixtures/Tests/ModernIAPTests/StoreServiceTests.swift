@@ -73,6 +73,26 @@ final class StoreServiceTests: XCTestCase {
     XCTAssertTrue(session.allTransactions().contains { $0.productIdentifier == "nonconsumable.racecar" })
   }
 
+  func testTheLaunchListenerHearsTheFirstTestsSession() async throws {
+    try await purchaseOutsideTheApp("nonconsumable.utilityvehicle")
+  }
+
+  func testTheLaunchListenerHearsTheSecondTestsSession() async throws {
+    try await purchaseOutsideTheApp("subscription.standard")
+  }
+
+  /// The shared service's listener, started once (by whichever test runs first), finishes a
+  /// purchase made outside the app in this test's session.
+  private func purchaseOutsideTheApp(_ id: String) async throws {
+    let session = try SKTestSession(configurationFileNamed: "Products", bundle: .module)
+    StoreService.shared.listenForTransactions()
+    try await session.buyProduct(identifier: id)
+    await session.waitForTransactionUpdates()
+    XCTAssertEqual(StoreService.shared.finishedByListener.last, id)
+    let unfinished = await StoreService.shared.unfinishedCount()
+    XCTAssertEqual(unfinished, 0)
+  }
+
   func testPurchaseErrorsSayWhatWentWrong() {
     XCTAssertEqual(
       StoreService.message(for: StoreKit.Product.PurchaseError.invalidQuantity),
