@@ -18,14 +18,11 @@ final class SessionCore: Sendable {
   let deviceVerificationID = UUID()
   /// StoreKit 1's payment queue and the app receipt (StoreKit1/).
   let paymentQueue: SKPaymentQueue
-  /// The device the session was made on.
-  let device: Device
   /// The test's own controls.
   private let controls = Mutex((cancelPurchases: false, versions: (app: "1", original: "1")))
 
   init(store: Store, device: Device) {
     state = Mutex(SessionState(store: store))
-    self.device = device
     paymentQueue = SKPaymentQueue(device: device)
     paymentQueue.attach(to: self)
   }
