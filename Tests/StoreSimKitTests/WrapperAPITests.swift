@@ -88,3 +88,20 @@ struct WrapperAPITests {
     #expect((observer.updated.last?.transaction.error as? SKError)?.code == .invalidOfferPrice)
   }
 }
+
+@Suite("Signed values as wrappers read them", .isolatedTestSession)
+struct SignedPartsTests {
+  @Test func aVerificationResultGivesItsJWSHeaderSignatureAndSignedBytes() async throws {
+    let session = try SKTestSession(contentsOf: Kit.appleSample)
+    let car = try #require(try await Product.products(for: ["nonconsumable.car"]).first)
+    let options: Set<Product.PurchaseOption> = [.onStorefrontChange { _ in true }]
+    guard case .success(let result) = try await car.purchase(options: options) else { throw CancellationError() }
+    let parts = result.jwsRepresentation.split(separator: ".").map(String.init)
+    #expect(parts.count == 3)
+    let header = try #require(try JSONSerialization.jsonObject(with: result.headerData) as? [String: Any])
+    #expect(header["alg"] is String)
+    #expect(!result.signatureData.isEmpty)
+    #expect(result.signedData == Data((parts[0] + "." + parts[1]).utf8))
+    #expect(session.allTransactions().count == 1)
+  }
+}
