@@ -9,6 +9,9 @@ let package = Package(
     .library(name: "StoreSim", targets: ["StoreSim"]),
     .library(name: "StoreSimKit", targets: ["StoreSimKit"]),
     .library(name: "StoreSimKitTesting", targets: ["StoreSimKitTesting"]),
+    // `import StoreKit` / `import StoreKitTest` on Linux (docs/storekit-on-linux.md).
+    .library(name: "StoreKit", targets: ["StoreKit"]),
+    .library(name: "StoreKitTest", targets: ["StoreKitTest"]),
   ],
   dependencies: [],
   targets: [
@@ -28,6 +31,9 @@ let package = Package(
     .target(name: "StoreSimKit", dependencies: ["StoreSim", "StoreSimSession"]),
     // The Swift Testing trait that gives each test its own StoreSimKit device.
     .target(name: "StoreSimKitTesting", dependencies: ["StoreSimKit"]),
+    // StoreSimKit under Apple's module names, for code that says `import StoreKit` unchanged.
+    .target(name: "StoreKit", dependencies: ["StoreSimKit"]),
+    .target(name: "StoreKitTest", dependencies: ["StoreKit"]),
     .executableTarget(name: "storesim", dependencies: ["StoreSimCLI"]),
     .executableTarget(name: "storesim-bench", dependencies: ["StoreSim", "StoreSimSession"]),
     .testTarget(

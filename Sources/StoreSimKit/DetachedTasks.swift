@@ -5,8 +5,9 @@
 /// detached task inherits no task-local values. These declarations shadow the standard
 /// library's for code that imports StoreSimKit (the app's store class compiled against
 /// StoreSimKit in tests): the operation runs off the caller's actor, as with `Task.detached`;
-/// the session in reach where the task is created (if any) is current inside it, and the
-/// device (`SKTestSession.isolated`) is the caller's. Until the task reads an update sequence
+/// the device (`SKTestSession.isolated`) is the caller's, and so is a narrowed session (`run`'s,
+/// or that of the sequence the caller iterates); made under the device's session, the task
+/// reaches the device's newest session, as on a device. Until the task reads an update sequence
 /// or ends, `waitForTransactionUpdates()` waits for it when there is something to deliver, since
 /// it may be the app's listener on its way. One difference remains: the caller's other
 /// task-local values are visible in the task too.
@@ -37,9 +38,12 @@ struct DetachedScope: Sendable {
   let pending: PendingTask?
 
   init() {
-    core = SessionResolver.resolve()
+    // Only a narrowed scope (`run`'s session, or the sequence the creating task iterates) is
+    // carried in: a task made under the device's session reaches the device's newest session,
+    // so a long-lived store's listener follows the device as on a device.
+    core = SessionResolver.current ?? SessionResolver.taskBound()
     device = SessionResolver.currentDevice
-    pending = core.map(PendingTask.init)
+    pending = SessionResolver.resolve().map(PendingTask.init)
   }
 
   func run<T>(_ body: () async throws -> T) async rethrows -> T {

@@ -3,7 +3,7 @@ import StoreSim
 
 extension Product {
   /// The style of `displayPrice` for numbers derived from `price`: `(price * 2).formatted(priceFormatStyle)`.
-  public var priceFormatStyle: PriceFormatStyle { PriceFormatStyle(currencyCode: currencyCode) }
+  public var priceFormatStyle: PriceFormatStyle { PriceFormatStyle(currencyCode: currencyCode, locale: priceLocale) }
 
   /// The style of subscription periods: "1 month", "3 days".
   public var subscriptionPeriodFormatStyle: SubscriptionPeriod.FormatStyle { SubscriptionPeriod.FormatStyle() }
@@ -38,8 +38,15 @@ extension Product {
   public struct PriceFormatStyle: Foundation.FormatStyle, Sendable {
     /// The ISO 4217 currency code.
     public let currencyCode: String
+    /// The session's locale with the storefront's currency (`en_US@currency=EUR`), as
+    /// StoreKit's style carries the device's: what wrappers read the currency symbol and
+    /// grouping from.
+    public let locale: Locale
 
-    public init(currencyCode: String) { self.currencyCode = currencyCode }
+    public init(currencyCode: String, locale: Locale = .current) {
+      self.currencyCode = currencyCode
+      self.locale = locale
+    }
 
     public func format(_ value: Decimal) -> String { PriceFormatter.display(value, currency: currencyCode) }
   }

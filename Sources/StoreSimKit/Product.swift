@@ -3,8 +3,9 @@ import StoreSim
 
 /// A product of the session's configuration, as StoreKit 2's `Product`.
 ///
-/// A product carries its session, so `purchase(options:)` and `subscription?.status` reach it
-/// from any task.
+/// As on a device, where there is one store, a kept product acts in the session in force when it
+/// is used (`purchase(options:)`, `subscription?.status`): a product cached under an earlier
+/// test's session buys into the current test's. With no session in reach, it acts in its own.
 public struct Product: Identifiable, Sendable, Hashable {
   public typealias ID = String
 
@@ -18,7 +19,14 @@ public struct Product: Identifiable, Sendable, Hashable {
   public let subscription: SubscriptionInfo?
   /// The storefront's currency code the prices are in.
   let currencyCode: String
-  let core: SessionCore
+  /// The session's locale with that currency (`priceFormatStyle.locale`).
+  let priceLocale: Locale
+  /// The session the value came from.
+  let home: SessionCore
+  /// Where the value acts: the session in force at the time of the call (as on a device, where
+  /// there is one store), or, with none in reach, the one it came from (rule
+  /// kept-values-act-in-the-current-session).
+  var core: SessionCore { SessionResolver.resolve() ?? home }
 
   init(_ p: StoreSim.Product, store: Store, core: SessionCore) {
     id = p.id
@@ -30,9 +38,10 @@ public struct Product: Identifiable, Sendable, Hashable {
     let currency = (StoreSim.Storefront.named(store.settings.storefront) ?? .usa).currency
     displayPrice = Self.format(p.price, currency: currency)
     currencyCode = currency
+    priceLocale = Locale(identifier: "\(store.settings.locale)@currency=\(currency)")
     isFamilyShareable = p.isFamilyShareable
     subscription = p.subscription.map { SubscriptionInfo($0, store: store, currency: currency, core: core) }
-    self.core = core
+    home = core
   }
 
   public static func == (a: Product, b: Product) -> Bool {
@@ -68,6 +77,7 @@ public struct Product: Identifiable, Sendable, Hashable {
   ///   ineligible or unknown offers, a quantity outside 1...10).
   public func purchase(options: Set<PurchaseOption> = []) async throws -> PurchaseResult {
     let engineOptions = try PurchaseOption.engineOptions(options)
+    let core = core
     let cancel = core.userCancelsPurchases
     let result: StoreSim.PurchaseResult
     do {
@@ -155,7 +165,7 @@ public struct Product: Identifiable, Sendable, Hashable {
       case winBackOffer(String)
       case purchaseDate(Date)
       case simulatesAskToBuyInSandbox(Bool)
-      case custom(String, String)
+      case custom(String, CustomValue)
       case billingPlanType(String)
     }
     let kind: Kind
@@ -192,8 +202,10 @@ public struct Product: Identifiable, Sendable, Hashable {
     public static func billingPlanType(_ type: Product.SubscriptionInfo.BillingPlanType) -> PurchaseOption {
       .init(kind: .billingPlanType(type.rawValue))
     }
-    /// A custom key and value; no effect.
-    public static func custom(key: String, value: String) -> PurchaseOption { .init(kind: .custom(key, value)) }
+    /// A custom key and value; no effect (the other value types are in Product+PurchaseOptions.swift).
+    public static func custom(key: String, value: String) -> PurchaseOption {
+      .init(kind: .custom(key, .string(value)))
+    }
 
     static func engineOptions(_ options: Set<PurchaseOption>) throws -> (options: PurchaseOptions, date: Date?) {
       var result = PurchaseOptions()

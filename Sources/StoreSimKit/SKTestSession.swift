@@ -8,8 +8,10 @@ import StoreSimSession
 /// every StoreKit call reaches, from any task, with no closure around app code. Narrower
 /// scopes are a choice on top: `run(_:)` makes one session current for the code it runs, and
 /// `SKTestSession.isolated(_:)` (the `.isolatedTestSession` trait of `StoreSimKitTesting`) gives
-/// code a device of its own, so tests run in parallel. Values that came from a session
-/// (`Product`, `Transaction`, an update sequence) keep reaching it. Every control call is
+/// code a device of its own, so tests run in parallel. Values kept from a session (`Product`,
+/// `Transaction`, `SKProduct`) act in the session in force when they are used, as on a device,
+/// where there is one store; an update sequence made under the device's session moves to the
+/// device's newest one (one made in `run` stays). Every control call is
 /// synchronous with respect to the store: when it returns, what it caused is visible to queries
 /// and queued for every `Transaction.updates` listener.
 public final class SKTestSession: Sendable {
@@ -62,10 +64,11 @@ public final class SKTestSession: Sendable {
   }
 
   init(store: Store, origin: SessionOrigin, warnings: [String] = []) {
-    core = SessionCore(store: store)
+    let device = SessionResolver.currentDevice
+    core = SessionCore(store: store, device: device)
     self.origin = origin
     configurationWarnings = warnings
-    SessionResolver.currentDevice.register(self)
+    device.register(self)
   }
 
   // MARK: Scope
@@ -171,9 +174,12 @@ public final class SKTestSession: Sendable {
 
   // MARK: Methods
 
-  /// Restores every setting to the configuration's values.
+  /// Restores every setting to the configuration's values, and StoreSimKit's own controls to
+  /// theirs: `userCancelsPurchases` and `canMakePayments` (false, true), `appVersion` and
+  /// `originalAppVersion` ("1"), `appReceiptIsPresent` (true).
   public func resetToDefaultState() {
     _ = try? core.mutate { (store: inout Store) throws(StoreError) in store.resetToDefaultState() }
+    core.resetControls()
     core.paymentQueue.deliverNow()
   }
 
@@ -186,7 +192,7 @@ public final class SKTestSession: Sendable {
   /// A purchase made outside the app: the app sees it on `Transaction.updates`.
   @discardableResult
   public func buyProduct(identifier: String, options: Set<Product.PurchaseOption> = []) async throws -> Transaction {
-    try await buy(identifier, options: options, customer: core.customer)
+    try buy(identifier, options: options, customer: core.customer)
   }
 
   /// Not in StoreKitTest: a purchase by a family member (see `addFamilyMember(_:)`); shareable
@@ -195,12 +201,12 @@ public final class SKTestSession: Sendable {
   public func buyProduct(
     identifier: String, options: Set<Product.PurchaseOption> = [], familyMember: String
   ) async throws -> Transaction {
-    try await buy(identifier, options: options, customer: CustomerID(familyMember))
+    try buy(identifier, options: options, customer: CustomerID(familyMember))
   }
 
-  private func buy(
+  func buy(
     _ identifier: String, options: Set<Product.PurchaseOption>, customer: CustomerID
-  ) async throws -> Transaction {
+  ) throws -> Transaction {
     let engineOptions = try Product.PurchaseOption.engineOptions(options)
     let result: PurchaseResult
     do {

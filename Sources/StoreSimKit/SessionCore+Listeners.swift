@@ -34,13 +34,17 @@ extension SessionCore {
     s.store.unfinishedTransactions(customer: customer).map(\.id).filter { !s.returnedToApp.contains($0) }
   }
 
-  func removeListener(_ id: ListenerID) {
+  /// Removes a listener; with `wakingConsumer`, its waiting consumer is told there is nothing
+  /// more here (a listener that moved to another session).
+  func removeListener(_ id: ListenerID, wakingConsumer: Bool = false) {
     let wakeups = state.withLock { s in
+      var wakeups: [() -> Void] = []
       if let i = s.index(of: id) {
+        if wakingConsumer, let release = s.listeners[i].queue.release() { wakeups.append(release) }
         keepUntaken(at: i, &s)
         s.listeners.remove(at: i)
       }
-      return settleIfIdle(&s)
+      return wakeups + settleIfIdle(&s)
     }
     for wake in wakeups { wake() }
   }

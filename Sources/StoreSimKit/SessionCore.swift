@@ -21,9 +21,9 @@ final class SessionCore: Sendable {
   /// The test's own controls.
   private let controls = Mutex((cancelPurchases: false, versions: (app: "1", original: "1")))
 
-  init(store: Store) {
+  init(store: Store, device: Device) {
     state = Mutex(SessionState(store: store))
-    paymentQueue = SKPaymentQueue()
+    paymentQueue = SKPaymentQueue(device: device)
     paymentQueue.attach(to: self)
   }
 
@@ -73,6 +73,13 @@ final class SessionCore: Sendable {
   subscript<Value>(setting key: WritableKeyPath<StoreKitSettings, Value>) -> Value {
     get { read { $0.settings[keyPath: key] } }
     set { updateSettings { $0[keyPath: key] = newValue } }
+  }
+
+  /// StoreSimKit's own controls back to their first values (`resetToDefaultState()`).
+  func resetControls() {
+    controls.withLock { $0 = (cancelPurchases: false, versions: (app: "1", original: "1")) }
+    paymentQueue.paymentsAllowed = true
+    if !paymentQueue.receipt.isPresent { paymentQueue.receipt.setPresent(true, self) }
   }
 
   var userCancelsPurchases: Bool {

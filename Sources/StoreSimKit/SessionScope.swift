@@ -5,8 +5,8 @@ import StoreSim
 ///
 /// 1. The task-local session of `SKTestSession.run(_:)` (inherited by `Task {}`, child tasks and
 ///    StoreSimKit's `Task.detached`).
-/// 2. The session of the `Transaction.updates` sequence the current task iterates: an app's
-///    listener loop stays with the session its sequence came from.
+/// 2. The session of the `Transaction.updates` sequence the current task iterates (a sequence
+///    made under the device's session moves to the device's newest one; see `LiveCursor`).
 /// 3. The device's session: the newest live `SKTestSession` of the current device. The device is
 ///    the process (as StoreKitTest's test environment is device-wide) unless the task runs in
 ///    `SKTestSession.isolated(_:)` (the `.isolatedTestSession` trait), which is a device of its own.
@@ -19,12 +19,18 @@ enum SessionResolver {
   /// The device of the current task.
   static var currentDevice: Device { device ?? .shared }
 
-  static func resolve() -> SessionCore? {
+  /// The session in reach; with `device`, that device's session instead of the current task's
+  /// device (the process-wide `SKPaymentQueue.default()` of an isolated device, called from an
+  /// observer on the main queue, where no task-local says which device it is).
+  static func resolve(on device: Device? = nil) -> SessionCore? {
     if let core = current { return core }
-    if let core = withUnsafeCurrentTask(body: { task in task.flatMap { TaskBindings.shared.lookup($0) } }) {
-      return core
-    }
-    return currentDevice.newest()
+    if let core = taskBound() { return core }
+    return (device ?? currentDevice).newest()
+  }
+
+  /// The session of the update sequence the current task iterates, if any.
+  static func taskBound() -> SessionCore? {
+    withUnsafeCurrentTask { task in task.flatMap { TaskBindings.shared.lookup($0) } }
   }
 
   /// The session in reach, or the error a StoreKit call with none throws (printed once too).
@@ -37,8 +43,8 @@ enum SessionResolver {
 
   /// The session in reach, or nil after printing (once) how to create one: for calls that
   /// cannot throw (`Transaction.updates`, `Transaction.all`, ...), which then see an empty store.
-  static func resolveOrWarn(_ api: String) -> SessionCore? {
-    if let core = resolve() { return core }
+  static func resolveOrWarn(_ api: String, on device: Device? = nil) -> SessionCore? {
+    if let core = resolve(on: device) { return core }
     NoTestSessionError(api: api).printOnce()
     return nil
   }
@@ -80,12 +86,39 @@ final class Device: Sendable {
   }
 
   private let entries = Mutex<[Entry]>([])
+  /// `SKPaymentQueue.default()` of the device: one object, whichever session is in force; it
+  /// holds the observers, and forwards each call to the queue of the session in reach.
+  let paymentQueue = SKPaymentQueue(device: nil)
 
+  init() {
+    paymentQueue.own(by: self)
+  }
+
+  /// Listeners of sequences that follow the device, held weakly.
+  private let followers = Mutex<[WeakFollower]>([])
+
+  private struct WeakFollower {
+    weak var listener: (any FollowingListener)?
+  }
+
+  func follow(_ listener: any FollowingListener) {
+    followers.withLock { followers in
+      followers.removeAll { $0.listener == nil }
+      followers.append(WeakFollower(listener: listener))
+    }
+  }
+
+  /// A new session is the device's: the sequences that follow the device move to it.
   func register(_ session: SKTestSession) {
     entries.withLock { entries in
       entries.removeAll { $0.session == nil }
       entries.append(Entry(session: session))
     }
+    let moving = followers.withLock { followers in
+      followers.removeAll { $0.listener == nil }
+      return followers.compactMap(\.listener)
+    }
+    for listener in moving { listener.retarget(to: session.core) }
   }
 
   /// The newest live session's engine.

@@ -16,6 +16,8 @@ struct SessionState {
   /// Detached tasks started with this session in reach that have not reached a sequence yet.
   var pendingTasks = 0
   var settleWaiters: [CheckedContinuation<Void, Never>] = []
+  /// Purchase intents made while no `PurchaseIntent.intents` listener was there, in order.
+  var intentBacklog: [PurchaseIntent] = []
 
   init(store: Store) {
     self.store = store
@@ -81,6 +83,8 @@ struct ListenerSlot {
 protocol AnyListenerQueue {
   var isEmpty: Bool { get }
   var isWaiting: Bool { get }
+  /// Takes the waiting consumer, to be told there is nothing more here (resumed after unlocking).
+  mutating func release() -> (() -> Void)?
 }
 
 /// One live sequence's queue, and the consumer waiting for its next element.
@@ -90,6 +94,12 @@ struct ListenerQueue<Element: Sendable>: AnyListenerQueue {
 
   var isEmpty: Bool { items.isEmpty }
   var isWaiting: Bool { waiter != nil }
+
+  mutating func release() -> (() -> Void)? {
+    guard let waiter else { return nil }
+    self.waiter = nil
+    return { waiter.resume(returning: nil) }
+  }
 
   /// Appends, handing the first element to a waiting consumer (resumed after unlocking).
   mutating func enqueue(_ new: [Element], into wakeups: inout [() -> Void]) {

@@ -13,7 +13,11 @@ extension Product {
     public let winBackOffers: [Product.SubscriptionOffer]
     /// The ways to pay: up front, and monthly inside a commitment when the product has the plan.
     public let pricingTerms: [PricingTerms]
-    let core: SessionCore
+    /// The session the value came from.
+    let home: SessionCore
+    /// Where the value acts: the session in force at the time of the call (as on a device, where
+    /// there is one store), or, with none in reach, the one it came from.
+    var core: SessionCore { SessionResolver.resolve() ?? home }
 
     init(_ s: StoreSim.SubscriptionInfo, store: Store, currency: String, core: SessionCore) {
       subscriptionGroupID = s.groupID
@@ -29,7 +33,7 @@ extension Product {
         product.map {
           Self.pricingTerms($0, offers: offers.map { .init($0, currency: currency) }, currency: currency)
         } ?? []
-      self.core = core
+      home = core
     }
 
     public static func == (a: SubscriptionInfo, b: SubscriptionInfo) -> Bool {

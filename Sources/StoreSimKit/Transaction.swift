@@ -45,7 +45,11 @@ public struct Transaction: Identifiable, Sendable, Hashable, JWSRepresentable {
   /// SHA-384 of the lowercased nonce followed by the lowercased `AppStore.deviceVerificationID`.
   public let deviceVerification: Data
   public let jwsRepresentation: String
-  let core: SessionCore
+  /// The session the value came from.
+  let home: SessionCore
+  /// Where the value acts: the session in force at the time of the call (as on a device, where
+  /// there is one store), or, with none in reach, the one it came from.
+  var core: SessionCore { SessionResolver.resolve() ?? home }
 
   init(_ t: StoreSim.Transaction, store: Store, customer: CustomerID, core: SessionCore) {
     id = t.id
@@ -80,7 +84,7 @@ public struct Transaction: Identifiable, Sendable, Hashable, JWSRepresentable {
     deviceVerificationNonce = DeviceVerification.nonce("transaction \(t.id)", core: core)
     deviceVerification = DeviceVerification.value(nonce: deviceVerificationNonce, core: core)
     jwsRepresentation = store.signed(t, customer: customer)
-    self.core = core
+    home = core
   }
 
   public static func == (a: Transaction, b: Transaction) -> Bool {
@@ -95,6 +99,7 @@ public struct Transaction: Identifiable, Sendable, Hashable, JWSRepresentable {
 
   /// Marks the transaction finished: it leaves `Transaction.unfinished`.
   public func finish() async {
+    let core = core
     _ = try? core.mutate { (store: inout Store) throws(StoreError) in
       try store.finish(id, customer: core.customer)
     }

@@ -1,46 +1,110 @@
 import Foundation
+import StoreSim
 
 /// Lives as long as an iterator of a live sequence (and its copies).
 final class IterationToken: Sendable {
-  let core: SessionCore
-  let listener: ListenerID
+  let handle: any FollowingListener
   init<Element>(_ handle: ListenerHandle<Element>) {
-    core = handle.core
-    listener = handle.listener.id
-    core.iteratorStarted(listener)
+    self.handle = handle
+    handle.iteratorStarted()
   }
-  deinit { core.iteratorEnded(listener) }
+  deinit { handle.iteratorEnded() }
+}
+
+/// A listener the device moves to its newest session (see `ListenerHandle.follows`).
+protocol FollowingListener: AnyObject, Sendable {
+  func retarget(to core: SessionCore)
+  func iteratorStarted()
+  func iteratorEnded()
 }
 
 /// Keeps a live listener registered while its sequence or an iterator exists.
-final class ListenerHandle<Element: Sendable>: Sendable {
-  let core: SessionCore
-  let listener: Listener<Element>
-  init(core: SessionCore, listener: Listener<Element>) {
-    self.core = core
-    self.listener = listener
+///
+/// A sequence made under the device's session (not `run`'s, nor that of a sequence the task
+/// iterates) follows the device: when a test makes a new session, the listener moves to it at
+/// once, as a device's sequences outlive test sessions (rule
+/// update-sequences-follow-the-devices-session).
+final class ListenerHandle<Element: Sendable>: FollowingListener {
+  private struct Target {
+    var core: SessionCore
+    var listener: Listener<Element>
+    /// Live iterators, counted on the session the listener is on.
+    var iterators = 0
   }
-  deinit { core.removeListener(listener.id) }
+
+  private let target: Mutex<Target>
+  /// How to listen on a session.
+  private let make: @Sendable (SessionCore) -> Listener<Element>
+
+  init(core: SessionCore, follows device: Device?, make: @escaping @Sendable (SessionCore) -> Listener<Element>) {
+    self.make = make
+    target = Mutex(Target(core: core, listener: make(core)))
+    device?.follow(self)
+  }
+
+  deinit {
+    let t = target.withLock { $0 }
+    t.core.removeListener(t.listener.id)
+  }
+
+  /// The session the listener is on, and its listener there.
+  var current: (core: SessionCore, listener: Listener<Element>) {
+    target.withLock { ($0.core, $0.listener) }
+  }
+
+  func retarget(to core: SessionCore) {
+    let old = target.withLock { t -> Target? in
+      guard t.core !== core else { return nil }
+      let old = t
+      t.core = core
+      t.listener = make(core)
+      for _ in 0..<t.iterators { core.iteratorStarted(t.listener.id) }
+      return old
+    }
+    // The consumer waiting on the old session is woken and goes on with the new one.
+    if let old { old.core.removeListener(old.listener.id, wakingConsumer: true) }
+  }
+
+  func iteratorStarted() {
+    target.withLock { t in
+      t.iterators += 1
+      t.core.iteratorStarted(t.listener.id)
+    }
+  }
+
+  func iteratorEnded() {
+    let (core, id) = target.withLock { t in
+      t.iterators -= 1
+      return (t.core, t.listener.id)
+    }
+    core.iteratorEnded(id)
+  }
 }
 
 extension ListenerHandle {
   /// A listener on the session in reach for a live sequence read in the current task, which (if
   /// it is a tracked detached task) has now reached its sequence. Nil, after a printed hint, with
   /// no session.
-  static func open(_ api: String, _ make: (SessionCore) -> Listener<Element>) -> ListenerHandle? {
+  static func open(
+    _ api: String, _ make: @escaping @Sendable (SessionCore) -> Listener<Element>
+  ) -> ListenerHandle? {
+    let scoped = SessionResolver.current != nil || SessionResolver.taskBound() != nil
     guard let core = SessionResolver.resolveOrWarn(api) else { return nil }
-    let handle = ListenerHandle(core: core, listener: make(core))
+    let handle = ListenerHandle(core: core, follows: scoped ? nil : SessionResolver.currentDevice, make: make)
     SessionResolver.pendingTask?.reached()
     return handle
   }
 }
 
-/// Where an iterator of a live sequence is: it binds its task to the session while it iterates.
+/// Where an iterator of a live sequence is: it binds its task to the session while it iterates
+/// (the session its listener is on now).
 struct LiveCursor<Element: Sendable>: Sendable {
   let live: ListenerHandle<Element>?
   /// Tells the session when the iterator is gone (a loop that ended is not waited for).
   let iteration: IterationToken?
   var binding: BindingToken?
+  /// The session `binding` binds the task to.
+  var boundTo: ObjectIdentifier?
 
   init(_ live: ListenerHandle<Element>?) {
     self.live = live
@@ -49,7 +113,16 @@ struct LiveCursor<Element: Sendable>: Sendable {
 
   mutating func next() async -> Element? {
     guard let live else { return nil }
-    if binding == nil { binding = TaskBindings.shared.bindCurrentTask(to: live.core) }
-    return await live.core.next(live.listener)
+    while true {
+      let current = live.current
+      if boundTo != ObjectIdentifier(current.core) {
+        binding = nil
+        binding = TaskBindings.shared.bindCurrentTask(to: current.core)
+        boundTo = ObjectIdentifier(current.core)
+      }
+      if let element = await current.core.next(current.listener) { return element }
+      // Ended, unless the listener moved to a new session meanwhile.
+      if Task.isCancelled || live.current.core === current.core { return nil }
+    }
   }
 }

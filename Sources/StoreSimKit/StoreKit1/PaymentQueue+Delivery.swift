@@ -8,18 +8,15 @@ struct QueueState {
   var entries: [SKPaymentTransaction] = []
   /// What observers are still to be told, in order (held while there is no observer).
   var outbox: [Step] = []
-  /// Requests started and not answered yet, in order (held weakly: a released request answers no one).
-  var requests: [WeakRequest] = []
+  /// Requests started and not answered yet, in order, kept until they answer (as on a device,
+  /// a started request answers whoever holds it).
+  var requests: [SKRequest] = []
   var draining = false
   /// Deferred (Ask to Buy) transactions by the store's request id.
   var deferred: [(requestID: String, transaction: SKPaymentTransaction)] = []
   var paymentsAllowed = true
   /// The next identifier of a restored transaction (never a ledger transaction's).
   var nextRestoredID: UInt64 = 3_000_000_000_000_001
-}
-
-struct WeakRequest {
-  weak var request: SKRequest?
 }
 
 /// A state change of a transaction, made when observers are told of it.
@@ -91,13 +88,16 @@ enum Step {
   case storefrontChanged
   /// A promoted purchase started on the App Store.
   case promoted(SKPayment, SKProduct)
+  /// Downloads whose state changed.
+  case downloads([SKDownload])
 
   func mentions(_ t: SKPaymentTransaction) -> Bool {
     switch self {
     case .updated(let changes): return changes.contains { $0.transaction === t }
     case .process(let p), .vanish(let p): return p === t
     case .removed(let ts): return ts.contains { $0 === t }
-    case .replay, .restore, .restoreFinished, .restoreFailed, .revoked, .storefrontChanged, .promoted: return false
+    case .replay, .restore, .restoreFinished, .restoreFailed, .revoked, .storefrontChanged, .promoted, .downloads:
+      return false
     }
   }
 }
@@ -138,15 +138,17 @@ extension SKPaymentQueue {
     await MainActor.run { drain() }
   }
 
-  /// Something is queued that could be delivered now.
+  /// Something is queued that could be delivered now, or a delivery is running on the main
+  /// queue (a step it took may queue more: waiting for the main queue waits for it).
   var hasWork: Bool {
-    state.withLock { s in
-      !s.requests.isEmpty || (!s.outbox.isEmpty && !s.observers.isEmpty)
+    let observed = !liveObservers.isEmpty
+    return state.withLock { s in
+      !s.requests.isEmpty || s.draining || (!s.outbox.isEmpty && observed)
     }
   }
 
   func enqueue(_ request: SKRequest) {
-    state.withLock { $0.requests.append(WeakRequest(request: request)) }
+    state.withLock { $0.requests.append(request) }
     scheduleDelivery()
   }
 
@@ -160,12 +162,11 @@ extension SKPaymentQueue {
     guard first else { return }
     defer { state.withLock { $0.draining = false } }
     while true {
+      let observed = !liveObservers.isEmpty
       let next = state.withLock { s -> (request: SKRequest?, step: Step?)? in
-        while !s.requests.isEmpty {
-          if let request = s.requests.removeFirst().request { return (request, nil) }
-        }
+        if !s.requests.isEmpty { return (s.requests.removeFirst(), nil) }
         // Without an observer nothing is processed: the steps wait for one.
-        guard !s.observers.isEmpty, let step = s.outbox.first else { return nil }
+        guard observed, let step = s.outbox.first else { return nil }
         s.outbox.removeFirst()
         return (nil, step)
       }
@@ -176,44 +177,43 @@ extension SKPaymentQueue {
   }
 
   private func run(_ step: Step) {
-    let observers = state.withLock { $0.observers }
+    let observers = liveObservers
+    let face = face
     switch step {
     case .updated(let changes):
       state.withLock { s in
         for change in changes { change.apply(to: &s) }
       }
       let transactions = changes.map(\.transaction)
-      for o in observers { o.paymentQueue(self, updatedTransactions: transactions) }
+      for o in observers { o.paymentQueue(face, updatedTransactions: transactions) }
     case .process(let transaction):
       let change = process(transaction)
       state.withLock { $0.outbox.insert(.updated([change]), at: 0) }
     case .removed(let transactions):
-      for o in observers { o.paymentQueue(self, removedTransactions: transactions) }
+      for o in observers { o.paymentQueue(face, removedTransactions: transactions) }
     case .vanish(let transaction):
       state.withLock { $0.entries.removeAll { $0 === transaction } }
     case .replay(let id):
-      let (observer, unfinished) = state.withLock { s in
-        (
-          s.observers.first { ObjectIdentifier($0) == id },
-          s.entries.filter { t in !s.outbox.contains { $0.mentions(t) } }
-        )
-      }
-      if let observer, !unfinished.isEmpty { observer.paymentQueue(self, updatedTransactions: unfinished) }
+      let observer = observers.first { ObjectIdentifier($0) == id }
+      let unfinished = state.withLock { s in s.entries.filter { t in !s.outbox.contains { $0.mentions(t) } } }
+      if let observer, !unfinished.isEmpty { observer.paymentQueue(face, updatedTransactions: unfinished) }
     case .restore(let username):
       let steps = restore(username: username)
       state.withLock { $0.outbox.insert(contentsOf: steps, at: 0) }
     case .restoreFinished:
-      for o in observers { o.paymentQueueRestoreCompletedTransactionsFinished(self) }
+      for o in observers { o.paymentQueueRestoreCompletedTransactionsFinished(face) }
     case .restoreFailed(let error):
-      for o in observers { o.paymentQueue(self, restoreCompletedTransactionsFailedWithError: error) }
+      for o in observers { o.paymentQueue(face, restoreCompletedTransactionsFailedWithError: error) }
     case .revoked(let ids):
-      for o in observers { o.paymentQueue(self, didRevokeEntitlementsForProductIdentifiers: ids) }
+      for o in observers { o.paymentQueue(face, didRevokeEntitlementsForProductIdentifiers: ids) }
     case .storefrontChanged:
-      for o in observers { o.paymentQueueDidChangeStorefront(self) }
+      for o in observers { o.paymentQueueDidChangeStorefront(face) }
     case .promoted(let payment, let product):
       var add = false
-      for o in observers where o.paymentQueue(self, shouldAddStorePayment: payment, for: product) { add = true }
+      for o in observers where o.paymentQueue(face, shouldAddStorePayment: payment, for: product) { add = true }
       if add { self.add(payment) }
+    case .downloads(let downloads):
+      for o in observers { o.paymentQueue(face, updatedDownloads: downloads) }
     }
   }
 }

@@ -107,6 +107,7 @@ extension SKPaymentQueue {
       }
     }
     let pending = Set(store.pendingRequests(customer: customer).map(\.id))
+    let observed = !liveObservers.isEmpty
     return state.withLock { s in
       var steps: [Step] = []
       var stillDeferred: [(requestID: String, transaction: SKPaymentTransaction)] = []
@@ -144,7 +145,7 @@ extension SKPaymentQueue {
       }
       if !removed.isEmpty { steps.append(.removed(removed)) }
       if !revoked.isEmpty { steps.append(.revoked(revoked)) }
-      guard !s.observers.isEmpty else {
+      guard observed else {
         // The app is not listening: the queue changes, and an observer added later is told of
         // what is unfinished then; there is no one to tell of removals and revocations.
         for step in steps {
@@ -160,8 +161,7 @@ extension SKPaymentQueue {
 
   /// The storefront changed (called holding the session's lock).
   func storefrontChanged() {
-    state.withLock { s in
-      if !s.observers.isEmpty { s.outbox.append(.storefrontChanged) }
-    }
+    guard !liveObservers.isEmpty else { return }
+    state.withLock { s in s.outbox.append(.storefrontChanged) }
   }
 }

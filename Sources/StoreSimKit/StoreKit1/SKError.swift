@@ -1,6 +1,10 @@
 import Foundation
 import StoreSim
 
+/// The domain of StoreKit 1's errors (`SKError`), as StoreKit's `SKErrorDomain` (rule
+/// sk-error-bridges-to-nserror-in-skerrordomain).
+public let SKErrorDomain = "SKErrorDomain"
+
 /// StoreKit 1's error, as StoreKit's `SKError` (domain `SKErrorDomain`): what a `failed`
 /// `SKPaymentTransaction` carries in `error`, and what `request(_:didFailWithError:)` and
 /// `restoreCompletedTransactionsFailedWithError` receive.
@@ -8,6 +12,10 @@ import StoreSim
 /// Match it as with StoreKit: `(transaction.error as? SKError)?.code == .paymentCancelled`, or
 /// `catch SKError.paymentCancelled`.
 public struct SKError: Error, Sendable, Hashable, CustomNSError, LocalizedError, CustomStringConvertible {
+  /// Errors are equal when their codes are (as Apple's `SKError`).
+  public static func == (a: SKError, b: SKError) -> Bool { a.code == b.code }
+  public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
   /// `SKError.Code`, with Apple's raw values.
   public enum Code: Int, Sendable, Hashable {
     case unknown = 0
@@ -34,12 +42,36 @@ public struct SKError: Error, Sendable, Hashable, CustomNSError, LocalizedError,
   }
 
   public let code: Code
+  /// The `userInfo` given, its values as text (the localized description is added).
+  private let info: [String: String]
 
-  public init(_ code: Code) { self.code = code }
+  public init(_ code: Code, userInfo: [String: Any] = [:]) {
+    self.code = code
+    info = userInfo.mapValues { "\($0)" }
+  }
 
-  public static let errorDomain = "SKErrorDomain"
+  /// The error's `userInfo`, with its localized description.
+  public var userInfo: [String: Any] { errorUserInfo }
+
+  /// The `SKError` an `NSError` of domain `SKErrorDomain` stands for (as Apple's bridged error
+  /// type's initializer; an unknown code reads as `.unknown`). On Linux an `NSError` does not
+  /// cast to `SKError` with `as?`; this is the way back.
+  public init(_nsError error: NSError) {
+    precondition(error.domain == SKErrorDomain, "SKError(_nsError:): the error's domain is \(error.domain)")
+    code = Code(rawValue: error.code) ?? .unknown
+    info = error.userInfo.filter { $0.key != NSLocalizedDescriptionKey }.mapValues { "\($0)" }
+  }
+
+  /// The error as an `NSError` (`SKErrorDomain`, the code's raw value).
+  public var _nsError: NSError { NSError(domain: Self.errorDomain, code: errorCode, userInfo: errorUserInfo) }
+
+  public static let errorDomain = SKErrorDomain
   public var errorCode: Int { code.rawValue }
-  public var errorUserInfo: [String: Any] { [NSLocalizedDescriptionKey: description] }
+  public var errorUserInfo: [String: Any] {
+    var all: [String: Any] = info
+    all[NSLocalizedDescriptionKey] = description
+    return all
+  }
   public var errorDescription: String? { description }
   public var description: String { "SKError.\(code) (\(code.rawValue))" }
 

@@ -168,8 +168,8 @@ public final class SKPaymentTransaction: NSObject, Sendable {
   public var original: SKPaymentTransaction? { fields.withLock { $0.original } }
   /// Set in `failed` only.
   public var error: (any Error)? { fields.withLock { $0.error } }
-  /// Hosted content is not simulated: always empty.
-  public var downloads: [Any] { [] }
+  /// Hosted content is not simulated: always empty (see `SKDownload`).
+  public var downloads: [SKDownload] { [] }
 
   public override var description: String {
     "SKPaymentTransaction(\(payment.productIdentifier), \(transactionState), \(transactionIdentifier ?? "no id"))"

@@ -4,9 +4,13 @@ import StoreSim
 /// The payment queue, as StoreKit 1's `SKPaymentQueue`, over the same store as StoreKit 2: a
 /// purchase made with either API is seen by the other, as on a device.
 ///
-/// `SKPaymentQueue.default()` is the queue of the session in reach (each session has one, as a
-/// device has one per app), so an observer added during one test is not called by the next
-/// test's session.
+/// **One queue for the process.** `SKPaymentQueue.default()` is one object for the life of the
+/// process (of the device, for code run in `SKTestSession.isolated`), usable before any session
+/// exists, as on a device: keep it in an `unowned` or `static let` property, and add observers
+/// once, at launch. Each call on it reaches the session in force at the time of the call, and
+/// observers added once are told of what happens in every later session. Each session keeps its
+/// own transactions: those of a session that is gone, or no longer the newest, never reach
+/// observers again, nor appear in `transactions`.
 ///
 /// **When observers are called.** Always on the main queue (the main actor's; StoreKit calls
 /// them on the main thread, and on Linux the main queue runs off the main thread once
@@ -27,9 +31,32 @@ public final class SKPaymentQueue: NSObject, Sendable {
   private let session = Mutex(WeakSession())
   let state = Mutex(QueueState())
   let receipt = AppReceiptFile()
+  /// For a session's own queue: the device whose queue (`default()`) holds the observers and
+  /// is what observers are handed. Nil for the device's queue itself.
+  private let device: Device?
 
   private struct WeakSession {
     weak var core: SessionCore?
+  }
+
+  private struct WeakDelegate {
+    weak var delegate: (any SKPaymentQueueDelegate)?
+  }
+  private let delegateReference = Mutex(WeakDelegate())
+
+  /// Held weakly, as in StoreKit; never asked (see `SKPaymentQueueDelegate`).
+  public var delegate: (any SKPaymentQueueDelegate)? {
+    get { face.delegateReference.withLock { $0.delegate } }
+    set { face.delegateReference.withLock { $0.delegate = newValue } }
+  }
+
+  /// A queue of its own, attached to no session: its payments fail with `SKError.unknown`.
+  /// Apps use `default()`.
+  public override convenience init() { self.init(device: nil) }
+
+  init(device: Device?) {
+    self.device = device
+    super.init()
   }
 
   /// The session's engine (nil for the queue of no session, or once the session is gone).
@@ -39,13 +66,45 @@ public final class SKPaymentQueue: NSObject, Sendable {
     session.withLock { $0.core = core }
   }
 
-  /// Used when no session is in reach: payments fail with `SKError.unknown` (once an observer is added).
-  private static let unattached = SKPaymentQueue()
-
-  /// The queue of the session in reach (with none, a queue whose payments fail with
-  /// `SKError.unknown`, after the printed hint of how to create a session).
+  /// The process's queue (the device's): one object, whichever session is in force
+  /// (rule default-payment-queue-is-one-object-for-the-process).
   public class func `default`() -> SKPaymentQueue {
-    SessionResolver.resolveOrWarn("SKPaymentQueue.default()")?.paymentQueue ?? unattached
+    SessionResolver.currentDevice.paymentQueue
+  }
+
+  /// The queue that does the work of a call made on this one: for the device's queue, the queue
+  /// of the session in reach (itself, with none, after the printed hint of how to create one).
+  var target: SKPaymentQueue { target(warn: true) }
+
+  /// `target`; with `warn` false, no hint is printed (adding an observer at launch, before any
+  /// session, is what apps do).
+  func target(warn: Bool) -> SKPaymentQueue {
+    guard device == nil, let owner = owner.withLock({ $0.device }) else { return self }
+    let core =
+      warn ? SessionResolver.resolveOrWarn("SKPaymentQueue.default()", on: owner) : SessionResolver.resolve(on: owner)
+    return core?.paymentQueue ?? self
+  }
+
+  /// The device whose `default()` queue this is (set once, by the device).
+  private let owner = Mutex(WeakDevice())
+
+  private struct WeakDevice {
+    weak var device: Device?
+  }
+
+  func own(by device: Device) {
+    owner.withLock { $0.device = device }
+  }
+
+  /// The queue observers are handed (`default()` for a session's queue).
+  var face: SKPaymentQueue { device?.paymentQueue ?? self }
+
+  /// The observers this queue tells: its own (the device's queue), or the device's while this
+  /// queue's session is the device's newest, else none (a gone session's transactions wait).
+  var liveObservers: [any SKPaymentTransactionObserver] {
+    guard let device else { return state.withLock { $0.observers } }
+    guard let core, device.newest() === core else { return [] }
+    return device.paymentQueue.state.withLock { $0.observers }
   }
 
   /// False while the test says the customer may not pay (`SKTestSession.canMakePayments`);
@@ -55,13 +114,13 @@ public final class SKPaymentQueue: NSObject, Sendable {
   }
 
   /// The unfinished transactions (in every state but finished), oldest first.
-  public var transactions: [SKPaymentTransaction] { state.withLock { $0.entries } }
+  public var transactions: [SKPaymentTransaction] { target(warn: false).state.withLock { $0.entries } }
 
-  public var transactionObservers: [any SKPaymentTransactionObserver] { state.withLock { $0.observers } }
+  public var transactionObservers: [any SKPaymentTransactionObserver] { face.state.withLock { $0.observers } }
 
   /// The session's storefront.
   public var storefront: SKStorefront? {
-    core?.read { store in
+    target.core?.read { store in
       let s = SessionCore.storefront(of: store)
       return SKStorefront(countryCode: s.countryCode, identifier: s.id)
     }
@@ -70,23 +129,28 @@ public final class SKPaymentQueue: NSObject, Sendable {
   /// Adds an observer. If the queue holds unfinished transactions, the observer is told of them
   /// (`updatedTransactions`), as at an app launch.
   public func add(_ observer: any SKPaymentTransactionObserver) {
-    state.withLock { s in
-      guard !s.observers.contains(where: { $0 === observer }) else { return }
+    let added = face.state.withLock { s in
+      guard !s.observers.contains(where: { $0 === observer }) else { return false }
       s.observers.append(observer)
-      s.outbox.insert(.replay(ObjectIdentifier(observer)), at: 0)
+      return true
     }
-    scheduleDelivery()
+    guard added else { return }
+    let queue = target(warn: false)
+    queue.state.withLock { s in s.outbox.insert(.replay(ObjectIdentifier(observer)), at: 0) }
+    queue.scheduleDelivery()
   }
 
   /// Stops calling an observer; the queue keeps its transactions.
   public func remove(_ observer: any SKPaymentTransactionObserver) {
-    state.withLock { s in s.observers.removeAll { $0 === observer } }
+    face.state.withLock { s in s.observers.removeAll { $0 === observer } }
   }
 
   /// Queues a payment: observers get the new transaction as `purchasing`, then in a second call
   /// its end state (`purchased`, `failed`, `deferred`). Traps, as StoreKit raises, when the
   /// quantity is less than 1.
   public func add(_ payment: SKPayment) {
+    let queue = target
+    guard queue === self else { return queue.add(payment) }
     precondition(payment.quantity >= 1, "SKPaymentQueue.add(_:): the payment's quantity must be at least 1")
     let transaction = SKPaymentTransaction(payment: payment.frozen(), state: .purchasing)
     state.withLock { s in
@@ -102,6 +166,8 @@ public final class SKPaymentQueue: NSObject, Sendable {
   /// consumable leaves the receipt at its next update. Traps, as StoreKit raises, for a
   /// `purchasing` transaction; a transaction no longer in the queue is ignored.
   public func finishTransaction(_ transaction: SKPaymentTransaction) {
+    let queue = target
+    guard queue === self else { return queue.finishTransaction(transaction) }
     let fields = transaction.fields.withLock { $0 }
     precondition(
       fields.state != .purchasing, "SKPaymentQueue.finishTransaction(_:): cannot finish a purchasing transaction")
@@ -131,6 +197,8 @@ public final class SKPaymentQueue: NSObject, Sendable {
 
   /// `restoreCompletedTransactions()`; the user name is kept on the restored payments.
   public func restoreCompletedTransactions(withApplicationUsername username: String?) {
+    let queue = target
+    guard queue === self else { return queue.restoreCompletedTransactions(withApplicationUsername: username) }
     state.withLock { s in s.outbox.append(.restore(username)) }
     scheduleDelivery()
   }

@@ -14,6 +14,7 @@ public protocol SKPaymentTransactionObserver: NSObjectProtocol {
   func paymentQueue(_ queue: SKPaymentQueue, shouldAddStorePayment payment: SKPayment, for product: SKProduct) -> Bool
   func paymentQueueDidChangeStorefront(_ queue: SKPaymentQueue)
   func paymentQueue(_ queue: SKPaymentQueue, didRevokeEntitlementsForProductIdentifiers productIdentifiers: [String])
+  func paymentQueue(_ queue: SKPaymentQueue, updatedDownloads downloads: [SKDownload])
 }
 
 extension SKPaymentTransactionObserver {
@@ -24,6 +25,7 @@ extension SKPaymentTransactionObserver {
     _ queue: SKPaymentQueue, shouldAddStorePayment payment: SKPayment, for product: SKProduct
   ) -> Bool { true }
   public func paymentQueueDidChangeStorefront(_ queue: SKPaymentQueue) {}
+  public func paymentQueue(_ queue: SKPaymentQueue, updatedDownloads downloads: [SKDownload]) {}
   public func paymentQueue(
     _ queue: SKPaymentQueue, didRevokeEntitlementsForProductIdentifiers productIdentifiers: [String]
   ) {}

@@ -16,8 +16,10 @@ extension SKRequestDelegate {
 // lives in a Mutex.
 /// A request to the App Store, as `SKRequest`: `start()` sends it to the session in reach; the
 /// answer comes later, on the main queue, like the payment queue's callbacks (see
-/// `SKPaymentQueue`). The caller keeps the request: one that is released before it answers
-/// tells no one. `cancel()` stops an answer that has not come yet.
+/// `SKPaymentQueue`). As on a device, a started request is kept until it answers, whoever holds
+/// it: a caller that starts one and keeps no reference still hears back (its delegate, held
+/// weakly, must live; rule a-started-request-answers-without-being-kept). `cancel()` stops an
+/// answer that has not come yet.
 public class SKRequest: NSObject, @unchecked Sendable {
   private let session = Mutex<(core: SessionCore?, cancelled: Bool)>((nil, false))
 
@@ -29,7 +31,7 @@ public class SKRequest: NSObject, @unchecked Sendable {
     if let core {
       core.paymentQueue.enqueue(self)
     } else {
-      DispatchQueue.main.async { [weak self] in self?.fail(SKError(.unknown)) }
+      DispatchQueue.main.async { self.fail(SKError(.unknown)) }
     }
   }
 

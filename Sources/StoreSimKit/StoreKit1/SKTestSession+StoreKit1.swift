@@ -24,6 +24,14 @@ extension SKTestSession {
     set { core.paymentQueue.receipt.setPresent(newValue, core) }
   }
 
+  /// The error purchases fail with while `failTransactionsEnabled` is set: one of `.unknown`,
+  /// `.invalidOfferIdentifier`, `.invalidSignature`, `.missingOfferParams`, `.invalidOfferPrice`
+  /// (another code is kept as `.unknown`). StoreKit 2 purchases throw `StoreKitError.unknown`.
+  public var failureError: SKError.Code {
+    get { SKError.Code(rawValue: core[setting: \.failureError].code) ?? .unknown }
+    set { core[setting: \.failureError] = SKErrorCode.allCases.first { $0.code == newValue.rawValue } ?? .unknown }
+  }
+
   /// Not in StoreKitTest: whether the customer may pay (`SKPaymentQueue.canMakePayments()` and
   /// `AppStore.canMakePayments`); while false, StoreKit 1 payments fail with
   /// `SKError.paymentNotAllowed`. True at first.
@@ -33,9 +41,10 @@ extension SKTestSession {
   }
 
   /// Not in StoreKitTest: the customer starts buying a product on the App Store (a promoted
-  /// In-App Purchase). Observers are asked `paymentQueue(_:shouldAddStorePayment:for:)`; if any
-  /// answers true the payment is added and runs as one the app added. Nothing happens until an
-  /// observer is added (as the App Store waits for the app to launch).
+  /// In-App Purchase). StoreKit 2 apps get it on `PurchaseIntent.intents`. StoreKit 1 observers
+  /// are asked `paymentQueue(_:shouldAddStorePayment:for:)`; if any answers true the payment is
+  /// added and runs as one the app added. Nothing happens until an observer is added (as the
+  /// App Store waits for the app to launch).
   public func simulatePromotedPurchase(productIdentifier: String) throws {
     let product = try core.read { store -> SKProduct in
       guard let p = store.configuration.products.first(where: { $0.id == productIdentifier }) else {
@@ -43,6 +52,7 @@ extension SKTestSession {
       }
       return SKProduct(p, store: store)
     }
+    core.purchaseIntent(productIdentifier)
     core.paymentQueue.state.withLock { $0.outbox.append(.promoted(SKPayment(product: product), product)) }
     core.paymentQueue.deliverNow()
   }

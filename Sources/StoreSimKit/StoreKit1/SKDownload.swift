@@ -1,0 +1,75 @@
+import Foundation
+import StoreSim
+
+/// The states of hosted content, as StoreKit's `SKDownloadState`.
+public enum SKDownloadState: Int, Sendable, Hashable {
+  case waiting = 0
+  case active = 1
+  case paused = 2
+  case finished = 3
+  case failed = 4
+  case cancelled = 5
+}
+
+/// `SKDownload.timeRemaining` while the time is not known.
+public let SKDownloadTimeRemainingUnknown: TimeInterval = -1
+
+/// Hosted content of a purchase, as StoreKit's `SKDownload`.
+///
+/// Hosted content is not simulated: `.storekit` configurations have none, so no
+/// `SKPaymentTransaction` has downloads and none is ever made for the app. The type and the
+/// queue's `start`, `pause`, `resume` and `cancel` exist so that code written for StoreKit 1
+/// compiles and runs; given a download they move it as StoreKit does and tell observers
+/// (`paymentQueue(_:updatedDownloads:)`).
+public final class SKDownload: NSObject, Sendable {
+  public let transaction: SKPaymentTransaction
+  public let contentIdentifier: String
+  public let contentVersion: String
+  public let expectedContentLength: Int64
+  private let fields = Mutex((state: SKDownloadState.waiting, progress: Float(0)))
+
+  init(transaction: SKPaymentTransaction, contentIdentifier: String, contentVersion: String, length: Int64) {
+    self.transaction = transaction
+    self.contentIdentifier = contentIdentifier
+    self.contentVersion = contentVersion
+    expectedContentLength = length
+    super.init()
+  }
+
+  public var state: SKDownloadState { downloadState }
+  public var downloadState: SKDownloadState { fields.withLock { $0.state } }
+  public var contentLength: Int64 { expectedContentLength }
+  /// Where the finished content is: never, as nothing is downloaded.
+  public var contentURL: URL? { nil }
+  public var error: (any Error)? { nil }
+  public var progress: Float { fields.withLock { $0.progress } }
+  public var timeRemaining: TimeInterval { SKDownloadTimeRemainingUnknown }
+
+  /// Moves to `state` unless the download has ended; whether it moved.
+  func move(to state: SKDownloadState) -> Bool {
+    fields.withLock { f in
+      guard ![SKDownloadState.finished, .failed, .cancelled, state].contains(f.state) else { return false }
+      f.state = state
+      return true
+    }
+  }
+}
+
+extension SKPaymentQueue {
+  /// Starts downloads (they become `active`).
+  public func start(_ downloads: [SKDownload]) { moveDownloads(downloads, to: .active) }
+  /// Pauses downloads.
+  public func pause(_ downloads: [SKDownload]) { moveDownloads(downloads, to: .paused) }
+  /// Resumes paused downloads.
+  public func resume(_ downloads: [SKDownload]) { moveDownloads(downloads, to: .active) }
+  /// Cancels downloads.
+  public func cancel(_ downloads: [SKDownload]) { moveDownloads(downloads, to: .cancelled) }
+
+  private func moveDownloads(_ downloads: [SKDownload], to state: SKDownloadState) {
+    let queue = target
+    let moved = downloads.filter { $0.move(to: state) }
+    guard !moved.isEmpty else { return }
+    queue.state.withLock { $0.outbox.append(.downloads(moved)) }
+    queue.scheduleDelivery()
+  }
+}
