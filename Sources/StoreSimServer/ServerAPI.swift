@@ -1,7 +1,6 @@
 import Foundation
 import StoreSim
 import StoreSimHTTP
-import StoreSimSession
 
 /// The App Store Server API over a session: a pure function of the request, the store and the
 /// wall clock (for the bearer token's expiry). `storesim serve` and `storesim api` both call it.

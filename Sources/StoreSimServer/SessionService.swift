@@ -2,6 +2,7 @@ import Foundation
 import StoreSim
 import StoreSimHTTP
 import StoreSimSession
+import StoreSimSync
 
 /// The session behind the server. A request is answered in this order:
 /// 1. its bearer token is checked (shape and claims) without touching the session: no token,

@@ -2,7 +2,6 @@ import Foundation
 import StoreSim
 import StoreSimHTTP
 import StoreSimServer
-import StoreSimSession
 
 let apiMethods: Set<String> = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD"]
 

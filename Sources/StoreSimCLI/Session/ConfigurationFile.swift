@@ -1,8 +1,5 @@
 import Foundation
 import StoreSim
-import StoreSimHTTP
-import StoreSimServer
-import StoreSimSession
 
 /// Reading `.storekit` files from disk (the core never sees a path).
 enum ConfigurationFile {
