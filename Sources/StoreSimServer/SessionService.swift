@@ -24,7 +24,10 @@ package final class SessionService: Sendable {
   /// The session as last read, answered from while the file is unchanged.
   private let snapshot = Mutex<SessionFileClient.Snapshot?>(nil)
   private let location: SessionLocation
+  /// The wall clock: only for the bearer token's expiry.
   private let now: @Sendable () -> Date
+  /// The monotonic clock every lock wait is measured on.
+  private let waitClock: WaitClock
   private let load: @Sendable (SessionLocation, Bool) throws -> (SessionDocument, Bool)
   private let warning: @Sendable (String) -> Void
   /// How long a request may wait for the session's lock before it is answered 503.
@@ -34,7 +37,8 @@ package final class SessionService: Sendable {
   private let sharedSecret: String?
 
   /// - Parameters:
-  ///   - now: the wall clock (for the bearer token's expiry and the lock's deadline).
+  ///   - now: the wall clock (for the bearer token's expiry).
+  ///   - waitClock: the monotonic clock of lock waits (`lockWait`); a test may drive its own.
   ///   - load: reads the session (see `SessionFileClient.Load`).
   ///   - warning: says what went wrong beside an answer (a notification not delivered, a
   ///     session that could not be read).
@@ -43,8 +47,9 @@ package final class SessionService: Sendable {
     location: SessionLocation, now: @escaping @Sendable () -> Date,
     load: @escaping @Sendable (SessionLocation, Bool) throws -> (SessionDocument, Bool),
     warning: @escaping @Sendable (String) -> Void, lockWait: TimeInterval = 3, cacheAnswers: Bool = false,
-    sharedSecret: String? = nil
+    sharedSecret: String? = nil, waitClock: WaitClock = .system
   ) {
+    self.waitClock = waitClock
     self.sharedSecret = sharedSecret
     self.location = location
     self.now = now
@@ -143,7 +148,7 @@ package final class SessionService: Sendable {
   }
 
   /// The deadline of a lock wait that starts now.
-  private var deadline: Date { now().addingTimeInterval(lockWait) }
+  private var deadline: WaitDeadline { waitClock.deadline(after: lockWait) }
 
   /// The store to answer a reading request from: the snapshot while the file is unchanged,
   /// otherwise the file re-read under the lock (waiting at most `lockWait`).
@@ -263,7 +268,7 @@ package final class SessionService: Sendable {
     let attempts = Delivery.send(planned)
     var records: [NotificationDelivery] = []
     // Recording waits longer than a request: the attempts were made and should be kept.
-    let deadline = now().addingTimeInterval(max(lockWait, 30))
+    let deadline = waitClock.deadline(after: max(lockWait, 30))
     do {
       let done: Void? = try client.withLock(before: deadline) { client in
         _ = try client.withLock(load: load, forWriting: true, deadline: deadline) { before in

@@ -71,8 +71,16 @@ package final class SessionLock {
     package init() {}
   }
 
-  /// Takes the lock, waiting at most until `deadline` when one is given (then `Busy`).
-  package init(_ location: SessionLocation, forWriting: Bool, deadline: Date? = nil) throws {
+  /// `init(_:forWriting:deadline:)` with a wall-clock deadline, turned into a monotonic one now
+  /// (kept for callers written before `WaitDeadline`).
+  package convenience init(_ location: SessionLocation, forWriting: Bool, deadline: Date) throws {
+    try self.init(
+      location, forWriting: forWriting, deadline: WaitClock.system.deadline(after: deadline.timeIntervalSinceNow))
+  }
+
+  /// Takes the lock, waiting at most until `deadline` (on its monotonic clock) when one is
+  /// given (then `Busy`).
+  package init(_ location: SessionLocation, forWriting: Bool, deadline: WaitDeadline? = nil) throws {
     descriptor = open(location.lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
     if descriptor < 0 && errno != ENOENT {
       descriptor = open(location.lockPath, O_RDONLY | O_CLOEXEC)
@@ -84,7 +92,7 @@ package final class SessionLock {
     }
     while flock(descriptor, deadline == nil ? LOCK_EX : LOCK_EX | LOCK_NB) != 0 {
       if errno == EWOULDBLOCK, let deadline {
-        guard Date() < deadline else {
+        guard !deadline.hasPassed else {
           close(descriptor)
           descriptor = -1
           throw Busy()

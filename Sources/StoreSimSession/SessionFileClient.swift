@@ -1,5 +1,6 @@
 import Foundation
 import StoreSim
+import StoreSimSync
 
 #if canImport(Glibc)
   import Glibc
@@ -56,7 +57,7 @@ package struct SessionFileClient {
   /// notification outbox (most of a large session) is then not read until a use needs it.
   @discardableResult
   package mutating func withLock(
-    load: Load, forWriting: Bool, needsNotifications: Bool = true, deadline: Date? = nil,
+    load: Load, forWriting: Bool, needsNotifications: Bool = true, deadline: WaitDeadline? = nil,
     _ body: (Store) throws -> Store
   ) throws -> Store {
     let lock = try SessionLock(location, forWriting: forWriting, deadline: deadline)
@@ -96,7 +97,7 @@ package struct SessionFileClient {
 }
 
 /// What tells a file apart from its next version: device, inode, size and change time.
-package struct FileIdentity: Equatable {
+package struct FileIdentity: Equatable, Sendable {
   package var device: UInt64
   package var inode: UInt64
   package var size: Int64
