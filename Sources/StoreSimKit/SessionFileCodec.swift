@@ -75,15 +75,16 @@ extension SKTestSession {
     let data = try sessionFileData()
     do {
       let location = try SessionLocation(shown: url.path, resolve: { $0 })
-      let lock = try SessionLock(location, forWriting: true)
-      defer { withExtendedLifetime(lock) {} }
-      let current = FileIdentity(location.file)
-      if let read = origin.file.current, read.path == location.file || read.path == url.path, read.identity != current {
+      // The identity to find (nil inside: no file then); none to check for another file.
+      var expected: FileIdentity?? = nil
+      if let read = origin.file.current, read.path == location.file || read.path == url.path {
+        expected = .some(read.identity)
+      }
+      let written = try SessionWork(location: location, warn: { _ in }).replace(with: data, ifStill: expected) {
         throw SKTestError(
           .invalidAction, "the session file \(url.path) changed since this session read it; read it again")
       }
-      try AtomicFile.write(data, to: location)
-      origin.file.withLock { $0 = (location.file, FileIdentity(location.file)) }
+      origin.file.withLock { $0 = (location.file, written) }
     } catch let error as SessionStoreError {
       throw SKTestError(.invalidAction, error.message)
     }

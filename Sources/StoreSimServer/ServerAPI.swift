@@ -57,8 +57,20 @@ package enum ServerAPI {
     }
   }
 
-  /// Answers a request on a store. Unless `trusted`, a route that needs a bearer token gets
-  /// 401 without an acceptable one (see `Authentication`).
+  /// Answers any request `serve` answers, on a store: `/verifyReceipt` (production or sandbox,
+  /// no bearer token; `sharedSecret` as `serve --shared-secret`), then the route table
+  /// (`handle`). `storesim api` answers through this, so it answers as `serve` does.
+  package static func respond(
+    _ request: HTTPRequest, store: Store, now: Date, trusted: Bool = false, sharedSecret: String? = nil
+  ) -> APIResponse {
+    if let endpoint = VerifyReceipt.endpoint(request) {
+      return VerifyReceipt.answer(request, store: store, endpoint: endpoint, sharedSecret: sharedSecret)
+    }
+    return handle(request, store: store, now: now, trusted: trusted)
+  }
+
+  /// Answers a request of the route table on a store. Unless `trusted`, a route that needs a
+  /// bearer token gets 401 without an acceptable one (see `Authentication`).
   package static func handle(_ request: HTTPRequest, store: Store, now: Date, trusted: Bool = false) -> APIResponse {
     let match = match(request)
     let needsToken = match.route?.needs.contains(.bearerToken) ?? true

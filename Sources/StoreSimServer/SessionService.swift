@@ -17,11 +17,11 @@ import StoreSimSync
 /// Every changing part is in a `Mutex`; a request waits for the session client's with a
 /// deadline (`withLock(before:)`).
 package final class SessionService: Sendable {
-  /// Guards `client`; taken with a deadline.
-  /// The session file's client; its lock is the one every request that reads the file takes.
+  /// The session file's client; its lock is the one every request that reads the file takes,
+  /// with a deadline.
   private let client: Mutex<SessionFileClient>
-  /// Guards `snapshot` (held only to copy it).
-  /// The session as last read, answered from while the file is unchanged.
+  /// The session as last read, answered from while the file is unchanged (the lock is held
+  /// only to copy it).
   private let snapshot = Mutex<SessionFileClient.Snapshot?>(nil)
   private let location: SessionLocation
   /// The wall clock: only for the bearer token's expiry.

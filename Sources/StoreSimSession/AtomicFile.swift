@@ -63,9 +63,6 @@ package struct SessionLocation {
 package final class SessionLock {
   private var descriptor: Int32 = -1
 
-  /// Takes the lock. A reading command that cannot create or open the lock file for writing (a
-  /// read-only file system, a lock file of another user) reads without it: saves are atomic
-  /// renames, so a reader always sees a whole file.
   /// Taking the lock took longer than the deadline given.
   package struct Busy: Error, Sendable {
     package init() {}
@@ -79,7 +76,9 @@ package final class SessionLock {
   }
 
   /// Takes the lock, waiting at most until `deadline` (on its monotonic clock) when one is
-  /// given (then `Busy`).
+  /// given (then `Busy`). A reading command that cannot create or open the lock file for writing
+  /// (a read-only file system, a lock file of another user) reads without it: saves are atomic
+  /// renames, so a reader always sees a whole file.
   package init(_ location: SessionLocation, forWriting: Bool, deadline: WaitDeadline? = nil) throws {
     descriptor = open(location.lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
     if descriptor < 0 && errno != ENOENT {

@@ -30,7 +30,6 @@ package struct SessionFileClient {
   /// with whether its configuration was reloaded (then it is saved when the use writes).
   package typealias Load = (_ location: SessionLocation, _ partial: Bool) throws -> (SessionDocument, Bool)
 
-  /// Runs `body` on the current store under the lock; saves when it returns a different state.
   /// The store when the file is still the one this client last read (same device, inode, size
   /// and change time), without taking the lock: a session is only ever replaced whole by an
   /// atomic rename, so an unchanged file is exactly the state held in memory, and a change in
@@ -53,6 +52,7 @@ package struct SessionFileClient {
     return (store, generation, identity, partial)
   }
 
+  /// Runs `body` on the current store under the lock; saves when it returns a different state.
   /// A reader that never looks at notifications says `needsNotifications: false`: the
   /// notification outbox (most of a large session) is then not read until a use needs it.
   @discardableResult

@@ -55,7 +55,7 @@ struct APICommand: CommandLineCommand {
     let mutating = ServerAPI.match(request).route?.changesSession ?? false
     var response = APIResponse(status: 500, body: "")
     _ = try SessionContext.with(inv, mutating: mutating, needsNotifications: true) { store in
-      response = ServerAPI.handle(request, store: store, now: inv.environment.now(), trusted: trusted)
+      response = ServerAPI.respond(request, store: store, now: inv.environment.now(), trusted: trusted)
       if let changed = response.changed { store = changed }
       return .success
     }
