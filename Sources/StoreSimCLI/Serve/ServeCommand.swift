@@ -173,7 +173,7 @@ extension SessionService {
     let warning: @Sendable (String) -> Void = { environment.writeErr(TerminalText.block("warning: \($0)") + "\n") }
     self.init(
       location: location, now: environment.now,
-      load: { try SessionContext.load($0, partial: $1, warn: warning) },
+      load: { try SessionWork.load($0, partial: $1, warn: warning) },
       warning: warning, cacheAnswers: true, sharedSecret: sharedSecret)
   }
 }
