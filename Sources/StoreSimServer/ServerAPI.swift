@@ -81,6 +81,13 @@ package enum ServerAPI {
     }
     if let refusal = unrouted(request, match) { return refusal }
     guard case .found(let route, let routed) = match else { return .error(.generalInternal) }
+    return answer(route, routed, store: store)
+  }
+
+  /// The answer of a request its caller has routed (and authenticated): the route's handler on
+  /// the store, an `APIError` it throws as Apple's error body. `serve` routes each request once
+  /// and answers through here.
+  package static func answer(_ route: Route, _ routed: RouteRequest, store: Store) -> APIResponse {
     do {
       return try route.handler(routed, store)
     } catch let e as APIError {

@@ -123,10 +123,10 @@ package final class SessionService: Sendable {
       }
     }
     if let refusal = ServerAPI.unrouted(request, match) { return refusal.http }
-    guard let route else { return APIResponse.error(.generalInternal).http }
+    guard case .found(let found, let routed) = match else { return APIResponse.error(.generalInternal).http }
     do {
-      if route.changesSession { return try change(request, token: token) }
-      return try read(request, route: route, token: token)
+      if found.changesSession { return try change(found, routed, token: token) }
+      return try read(request, route: found, routed: routed, token: token)
     } catch is SessionLock.Busy {
       return busy()
     } catch {
@@ -214,19 +214,21 @@ package final class SessionService: Sendable {
     return request.method + " " + request.target + "\n" + body
   }
 
-  private func read(_ request: HTTPRequest, route: Route, token: Authentication.Token?) throws -> HTTPResponse {
+  private func read(
+    _ request: HTTPRequest, route: Route, routed: RouteRequest, token: Authentication.Token?
+  ) throws -> HTTPResponse {
     guard let (store, generation) = try currentStore(needs: route.needs.contains(.notifications)) else {
       return APIResponse.error(.generalInternal).http
     }
     if let failure = token?.refusal(for: store.state.bundleID) { return APIResponse.unauthenticated(failure).http }
     let key = Self.cacheKey(request)
     if let hit = cache?.answer(key, generation: generation) { return hit }
-    let response = ServerAPI.handle(request, store: store, now: now(), trusted: true).http
+    let response = ServerAPI.answer(route, routed, store: store).http
     cache?.keep(key, generation: generation, response, needs: route.needs)
     return response
   }
 
-  private func change(_ request: HTTPRequest, token: Authentication.Token?) throws -> HTTPResponse {
+  private func change(_ route: Route, _ routed: RouteRequest, token: Authentication.Token?) throws -> HTTPResponse {
     var response = APIResponse(status: 500, body: "")
     var planned: [PlannedDelivery] = []
     let deadline = deadline
@@ -236,7 +238,7 @@ package final class SessionService: Sendable {
           response = .unauthenticated(failure)
           return store
         }
-        response = ServerAPI.handle(request, store: store, now: now(), trusted: true)
+        response = ServerAPI.answer(route, routed, store: store)
         guard let changed = response.changed else { return store }
         planned = Self.plannedDeliveries(changed, since: store.notifications.count)
         return changed
