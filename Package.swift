@@ -15,20 +15,24 @@ let package = Package(
   ],
   dependencies: [],
   targets: [
-    // Mutex: a lock that owns the state it guards (shared by the core and the HTTP module).
+    // Mutex and Condition: locks that own the state they guard (for every module that shares state
+    // between threads; the pure core takes no locks).
     .target(name: "StoreSimSync"),
     // The pure core: configuration, state, engine, virtual clock, Apple's wire shapes.
-    .target(name: "StoreSim", dependencies: ["StoreSimSync"]),
+    .target(name: "StoreSim"),
     // The session file: its codec, integrity, atomic saves and locking.
-    .target(name: "StoreSimSession", dependencies: ["StoreSim"]),
+    .target(name: "StoreSimSession", dependencies: ["StoreSim", "StoreSimSync"]),
     // HTTP/1.1 server and client on POSIX sockets; knows nothing of StoreKit.
     .target(name: "StoreSimHTTP", dependencies: ["StoreSimSync"]),
     // The App Store Server API as a route table, and notification delivery.
-    .target(name: "StoreSimServer", dependencies: ["StoreSim", "StoreSimSession", "StoreSimHTTP"]),
+    .target(
+      name: "StoreSimServer", dependencies: ["StoreSim", "StoreSimSession", "StoreSimHTTP", "StoreSimSync"]),
     // The command line: commands, scenarios, the shell, the terminal.
-    .target(name: "StoreSimCLI", dependencies: ["StoreSim", "StoreSimSession", "StoreSimServer"]),
+    .target(
+      name: "StoreSimCLI",
+      dependencies: ["StoreSim", "StoreSimSession", "StoreSimHTTP", "StoreSimServer", "StoreSimSync"]),
     // StoreKit 2's API over a session.
-    .target(name: "StoreSimKit", dependencies: ["StoreSim", "StoreSimSession"]),
+    .target(name: "StoreSimKit", dependencies: ["StoreSim", "StoreSimSession", "StoreSimSync"]),
     // The Swift Testing trait that gives each test its own StoreSimKit device.
     .target(name: "StoreSimKitTesting", dependencies: ["StoreSimKit"]),
     // StoreSimKit under Apple's module names, for code that says `import StoreKit` unchanged.
@@ -38,9 +42,11 @@ let package = Package(
     .executableTarget(name: "storesim-bench", dependencies: ["StoreSim", "StoreSimSession"]),
     .testTarget(
       name: "StoreSimTests",
-      dependencies: ["StoreSim", "StoreSimSession", "StoreSimHTTP", "StoreSimServer", "StoreSimCLI"],
+      dependencies: ["StoreSim", "StoreSimSync", "StoreSimSession", "StoreSimHTTP", "StoreSimServer", "StoreSimCLI"],
       exclude: ["Golden"]
     ),
-    .testTarget(name: "StoreSimKitTests", dependencies: ["StoreSimKit", "StoreSimKitTesting", "StoreSimCLI"]),
+    .testTarget(
+      name: "StoreSimKitTests",
+      dependencies: ["StoreSim", "StoreSimSync", "StoreSimKit", "StoreSimKitTesting", "StoreSimCLI"]),
   ]
 )

@@ -1,8 +1,5 @@
 import Foundation
 import StoreSim
-import StoreSimHTTP
-import StoreSimServer
-import StoreSimSession
 
 /// One run of a command: the scanned command line, the global options and the environment,
 /// with output helpers.

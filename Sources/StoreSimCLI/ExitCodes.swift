@@ -1,7 +1,4 @@
 import StoreSim
-import StoreSimHTTP
-import StoreSimServer
-import StoreSimSession
 
 /// How each refusal of the store maps onto the exit-code contract (§3 of the product spec):
 /// a command line naming something that does not exist, or a value that does not fit what it

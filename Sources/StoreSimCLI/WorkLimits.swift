@@ -1,8 +1,5 @@
 import Foundation
 import StoreSim
-import StoreSimHTTP
-import StoreSimServer
-import StoreSimSession
 
 /// Bounds on the work one command may do and the files it reads, so that a typo (`advance
 /// 99999y`) is refused at once instead of running for minutes and filling the disk. README

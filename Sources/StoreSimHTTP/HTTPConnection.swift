@@ -254,9 +254,3 @@ struct RequestHead: Sendable {
     return !HTTPHead.lists(connection, "close")
   }
 }
-
-/// Monotonic nanoseconds.
-enum Clock {
-  static var now: UInt64 { DispatchTime.now().uptimeNanoseconds }
-  static func nanoseconds(_ seconds: TimeInterval) -> UInt64 { UInt64(max(0, seconds) * 1_000_000_000) }
-}

@@ -7,7 +7,7 @@ import StoreSimSync
   import Darwin
 #endif
 
-/// A small HTTP/1.1 server on POSIX sockets: keep-alive, one poll() event loop reading
+/// A small HTTP/1.1 server on POSIX sockets: keep-alive, one poll() event loop per core reading
 /// requests from non-blocking sockets and writing answers, a bounded pool of worker threads
 /// running `handler`, limits on header and body size and on idle and slow clients. It answers
 /// every request with `handler` and knows nothing of the App Store.

@@ -1,5 +1,6 @@
 import Foundation
 import StoreSim
+import StoreSimSync
 
 /// Where StoreSimKit writes what it has to say outside the API (configuration warnings, a
 /// hint printed once): standard error, or a test's listener.

@@ -1,11 +1,15 @@
 import Foundation
 import StoreSim
 import StoreSimSession
+import StoreSimSync
 
 /// Where a session's configuration came from (the CLI session header's fields).
 struct SessionOrigin: Sendable {
   var configurationPath: String
   var configurationDigest: String
+  /// The session file this session was read from or last saved to, and that file's identity
+  /// then; nil for a session made from a configuration.
+  let file = Mutex<(path: String, identity: FileIdentity?)?>(nil)
 }
 
 /// Reads and writes the CLI's session files through the engine's `SessionFileFormat` (every
@@ -43,9 +47,17 @@ extension SKTestSession {
   /// Not in StoreKitTest: a session loaded from a storesim session file (made with the CLI, for
   /// example by a scenario); read only from the URL given.
   public convenience init(sessionFileURL url: URL) throws {
-    let data: Data
-    do { data = try Data(contentsOf: url) } catch { throw SKTestError(.fileNotFound, "cannot read \(url.path)") }
+    // The identity kept is the one of the bytes read: read again if the file was replaced
+    // while it was being read (saves replace it whole, by a rename).
+    var data = Data()
+    var identity: FileIdentity?
+    for _ in 0..<100 {
+      identity = FileIdentity(url.path)
+      do { data = try Data(contentsOf: url) } catch { throw SKTestError(.fileNotFound, "cannot read \(url.path)") }
+      if FileIdentity(url.path) == identity { break }
+    }
     let (state, origin) = try SessionFileCodec.read(data)
+    origin.file.withLock { [identity] in $0 = (url.path, identity) }
     self.init(store: Store(state: state), origin: origin)
   }
 
@@ -54,8 +66,27 @@ extension SKTestSession {
     try SessionFileCodec.write(core.read { $0.state }, origin: origin)
   }
 
-  /// Not in StoreKitTest: writes the session file to a URL (atomically).
+  /// Not in StoreKitTest: writes the session file to a URL, as the CLI saves it: under the
+  /// session's lock (`<file>.lock`), atomically, keeping the file's mode. Saving over the file
+  /// this session was read from (or last saved) refuses (`invalidAction`) when another process
+  /// changed that file since: the save would silently undo that change. Read the file again and
+  /// redo the change.
   public func save(to url: URL) throws {
-    try sessionFileData().write(to: url, options: .atomic)
+    let data = try sessionFileData()
+    do {
+      let location = try SessionLocation(shown: url.path, resolve: { $0 })
+      // The identity to find (nil inside: no file then); none to check for another file.
+      var expected: FileIdentity?? = nil
+      if let read = origin.file.current, read.path == location.file || read.path == url.path {
+        expected = .some(read.identity)
+      }
+      let written = try SessionWork(location: location, warn: { _ in }).replace(with: data, ifStill: expected) {
+        throw SKTestError(
+          .invalidAction, "the session file \(url.path) changed since this session read it; read it again")
+      }
+      origin.file.withLock { $0 = (location.file, written) }
+    } catch let error as SessionStoreError {
+      throw SKTestError(.invalidAction, error.message)
+    }
   }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import StoreSim
+import StoreSimSync
 
 /// How StoreKit calls find their session, narrowest scope first.
 ///

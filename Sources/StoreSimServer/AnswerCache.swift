@@ -1,6 +1,7 @@
 import Foundation
 import StoreSim
 import StoreSimHTTP
+import StoreSimSync
 
 /// Reading answers of one generation of the session, keyed by the whole request (method,
 /// target and body), each with what its route needs (so a request answered before can be

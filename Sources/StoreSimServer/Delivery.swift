@@ -1,7 +1,6 @@
 import Foundation
 import StoreSim
 import StoreSimHTTP
-import StoreSimSession
 
 /// POSTs notifications as Apple does: `{"signedPayload": "..."}` with a JSON content type.
 ///

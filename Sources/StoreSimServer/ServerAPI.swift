@@ -1,7 +1,6 @@
 import Foundation
 import StoreSim
 import StoreSimHTTP
-import StoreSimSession
 
 /// The App Store Server API over a session: a pure function of the request, the store and the
 /// wall clock (for the bearer token's expiry). `storesim serve` and `storesim api` both call it.
@@ -58,8 +57,20 @@ package enum ServerAPI {
     }
   }
 
-  /// Answers a request on a store. Unless `trusted`, a route that needs a bearer token gets
-  /// 401 without an acceptable one (see `Authentication`).
+  /// Answers any request `serve` answers, on a store: `/verifyReceipt` (production or sandbox,
+  /// no bearer token; `sharedSecret` as `serve --shared-secret`), then the route table
+  /// (`handle`). `storesim api` answers through this, so it answers as `serve` does.
+  package static func respond(
+    _ request: HTTPRequest, store: Store, now: Date, trusted: Bool = false, sharedSecret: String? = nil
+  ) -> APIResponse {
+    if let endpoint = VerifyReceipt.endpoint(request) {
+      return VerifyReceipt.answer(request, store: store, endpoint: endpoint, sharedSecret: sharedSecret)
+    }
+    return handle(request, store: store, now: now, trusted: trusted)
+  }
+
+  /// Answers a request of the route table on a store. Unless `trusted`, a route that needs a
+  /// bearer token gets 401 without an acceptable one (see `Authentication`).
   package static func handle(_ request: HTTPRequest, store: Store, now: Date, trusted: Bool = false) -> APIResponse {
     let match = match(request)
     let needsToken = match.route?.needs.contains(.bearerToken) ?? true
@@ -70,6 +81,13 @@ package enum ServerAPI {
     }
     if let refusal = unrouted(request, match) { return refusal }
     guard case .found(let route, let routed) = match else { return .error(.generalInternal) }
+    return answer(route, routed, store: store)
+  }
+
+  /// The answer of a request its caller has routed (and authenticated): the route's handler on
+  /// the store, an `APIError` it throws as Apple's error body. `serve` routes each request once
+  /// and answers through here.
+  package static func answer(_ route: Route, _ routed: RouteRequest, store: Store) -> APIResponse {
     do {
       return try route.handler(routed, store)
     } catch let e as APIError {

@@ -2,6 +2,7 @@ import Foundation
 import StoreSim
 import StoreSimHTTP
 import StoreSimSession
+import StoreSimSync
 
 /// The session behind the server. A request is answered in this order:
 /// 1. its bearer token is checked (shape and claims) without touching the session: no token,
@@ -16,14 +17,17 @@ import StoreSimSession
 /// Every changing part is in a `Mutex`; a request waits for the session client's with a
 /// deadline (`withLock(before:)`).
 package final class SessionService: Sendable {
-  /// Guards `client`; taken with a deadline.
-  /// The session file's client; its lock is the one every request that reads the file takes.
+  /// The session file's client; its lock is the one every request that reads the file takes,
+  /// with a deadline.
   private let client: Mutex<SessionFileClient>
-  /// Guards `snapshot` (held only to copy it).
-  /// The session as last read, answered from while the file is unchanged.
+  /// The session as last read, answered from while the file is unchanged (the lock is held
+  /// only to copy it).
   private let snapshot = Mutex<SessionFileClient.Snapshot?>(nil)
   private let location: SessionLocation
+  /// The wall clock: only for the bearer token's expiry.
   private let now: @Sendable () -> Date
+  /// The monotonic clock every lock wait is measured on.
+  private let waitClock: WaitClock
   private let load: @Sendable (SessionLocation, Bool) throws -> (SessionDocument, Bool)
   private let warning: @Sendable (String) -> Void
   /// How long a request may wait for the session's lock before it is answered 503.
@@ -33,7 +37,8 @@ package final class SessionService: Sendable {
   private let sharedSecret: String?
 
   /// - Parameters:
-  ///   - now: the wall clock (for the bearer token's expiry and the lock's deadline).
+  ///   - now: the wall clock (for the bearer token's expiry).
+  ///   - waitClock: the monotonic clock of lock waits (`lockWait`); a test may drive its own.
   ///   - load: reads the session (see `SessionFileClient.Load`).
   ///   - warning: says what went wrong beside an answer (a notification not delivered, a
   ///     session that could not be read).
@@ -42,8 +47,9 @@ package final class SessionService: Sendable {
     location: SessionLocation, now: @escaping @Sendable () -> Date,
     load: @escaping @Sendable (SessionLocation, Bool) throws -> (SessionDocument, Bool),
     warning: @escaping @Sendable (String) -> Void, lockWait: TimeInterval = 3, cacheAnswers: Bool = false,
-    sharedSecret: String? = nil
+    sharedSecret: String? = nil, waitClock: WaitClock = .system
   ) {
+    self.waitClock = waitClock
     self.sharedSecret = sharedSecret
     self.location = location
     self.now = now
@@ -117,10 +123,10 @@ package final class SessionService: Sendable {
       }
     }
     if let refusal = ServerAPI.unrouted(request, match) { return refusal.http }
-    guard let route else { return APIResponse.error(.generalInternal).http }
+    guard case .found(let found, let routed) = match else { return APIResponse.error(.generalInternal).http }
     do {
-      if route.changesSession { return try change(request, token: token) }
-      return try read(request, route: route, token: token)
+      if found.changesSession { return try change(found, routed, token: token) }
+      return try read(request, route: found, routed: routed, token: token)
     } catch is SessionLock.Busy {
       return busy()
     } catch {
@@ -142,7 +148,7 @@ package final class SessionService: Sendable {
   }
 
   /// The deadline of a lock wait that starts now.
-  private var deadline: Date { now().addingTimeInterval(lockWait) }
+  private var deadline: WaitDeadline { waitClock.deadline(after: lockWait) }
 
   /// The store to answer a reading request from: the snapshot while the file is unchanged,
   /// otherwise the file re-read under the lock (waiting at most `lockWait`).
@@ -208,19 +214,21 @@ package final class SessionService: Sendable {
     return request.method + " " + request.target + "\n" + body
   }
 
-  private func read(_ request: HTTPRequest, route: Route, token: Authentication.Token?) throws -> HTTPResponse {
+  private func read(
+    _ request: HTTPRequest, route: Route, routed: RouteRequest, token: Authentication.Token?
+  ) throws -> HTTPResponse {
     guard let (store, generation) = try currentStore(needs: route.needs.contains(.notifications)) else {
       return APIResponse.error(.generalInternal).http
     }
     if let failure = token?.refusal(for: store.state.bundleID) { return APIResponse.unauthenticated(failure).http }
     let key = Self.cacheKey(request)
     if let hit = cache?.answer(key, generation: generation) { return hit }
-    let response = ServerAPI.handle(request, store: store, now: now(), trusted: true).http
+    let response = ServerAPI.answer(route, routed, store: store).http
     cache?.keep(key, generation: generation, response, needs: route.needs)
     return response
   }
 
-  private func change(_ request: HTTPRequest, token: Authentication.Token?) throws -> HTTPResponse {
+  private func change(_ route: Route, _ routed: RouteRequest, token: Authentication.Token?) throws -> HTTPResponse {
     var response = APIResponse(status: 500, body: "")
     var planned: [PlannedDelivery] = []
     let deadline = deadline
@@ -230,7 +238,7 @@ package final class SessionService: Sendable {
           response = .unauthenticated(failure)
           return store
         }
-        response = ServerAPI.handle(request, store: store, now: now(), trusted: true)
+        response = ServerAPI.answer(route, routed, store: store)
         guard let changed = response.changed else { return store }
         planned = Self.plannedDeliveries(changed, since: store.notifications.count)
         return changed
@@ -262,7 +270,7 @@ package final class SessionService: Sendable {
     let attempts = Delivery.send(planned)
     var records: [NotificationDelivery] = []
     // Recording waits longer than a request: the attempts were made and should be kept.
-    let deadline = now().addingTimeInterval(max(lockWait, 30))
+    let deadline = waitClock.deadline(after: max(lockWait, 30))
     do {
       let done: Void? = try client.withLock(before: deadline) { client in
         _ = try client.withLock(load: load, forWriting: true, deadline: deadline) { before in

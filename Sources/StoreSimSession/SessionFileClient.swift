@@ -1,5 +1,6 @@
 import Foundation
 import StoreSim
+import StoreSimSync
 
 #if canImport(Glibc)
   import Glibc
@@ -29,7 +30,6 @@ package struct SessionFileClient {
   /// with whether its configuration was reloaded (then it is saved when the use writes).
   package typealias Load = (_ location: SessionLocation, _ partial: Bool) throws -> (SessionDocument, Bool)
 
-  /// Runs `body` on the current store under the lock; saves when it returns a different state.
   /// The store when the file is still the one this client last read (same device, inode, size
   /// and change time), without taking the lock: a session is only ever replaced whole by an
   /// atomic rename, so an unchanged file is exactly the state held in memory, and a change in
@@ -52,11 +52,12 @@ package struct SessionFileClient {
     return (store, generation, identity, partial)
   }
 
+  /// Runs `body` on the current store under the lock; saves when it returns a different state.
   /// A reader that never looks at notifications says `needsNotifications: false`: the
   /// notification outbox (most of a large session) is then not read until a use needs it.
   @discardableResult
   package mutating func withLock(
-    load: Load, forWriting: Bool, needsNotifications: Bool = true, deadline: Date? = nil,
+    load: Load, forWriting: Bool, needsNotifications: Bool = true, deadline: WaitDeadline? = nil,
     _ body: (Store) throws -> Store
   ) throws -> Store {
     let lock = try SessionLock(location, forWriting: forWriting, deadline: deadline)
@@ -96,7 +97,7 @@ package struct SessionFileClient {
 }
 
 /// What tells a file apart from its next version: device, inode, size and change time.
-package struct FileIdentity: Equatable {
+package struct FileIdentity: Equatable, Sendable {
   package var device: UInt64
   package var inode: UInt64
   package var size: Int64

@@ -25,14 +25,33 @@ package final class Mutex<Value>: @unchecked Sendable {
     return try body(&value)
   }
 
-  /// Runs `body` with the value if the lock can be taken before `deadline`, holding it; nil
-  /// when the deadline passes first (`body` is then not run).
+  /// Runs `body` with the value if the lock can be taken before `deadline` (measured on its
+  /// monotonic clock), holding it; nil when the deadline passes first (`body` is then not run).
   package func withLock<Result, Failure: Error>(
-    before deadline: Date, _ body: (inout Value) throws(Failure) -> Result
+    before deadline: WaitDeadline, _ body: (inout Value) throws(Failure) -> Result
   ) throws(Failure) -> Result? {
-    guard lock.lock(before: deadline) else { return nil }
+    guard take(before: deadline) else { return nil }
     defer { lock.unlock() }
     return try body(&value)
+  }
+
+  /// `withLock(before:_:)` with a wall-clock deadline, turned into a monotonic one now (kept for
+  /// callers written before `WaitDeadline`).
+  package func withLock<Result, Failure: Error>(
+    before date: Date, _ body: (inout Value) throws(Failure) -> Result
+  ) throws(Failure) -> Result? {
+    try withLock(before: WaitClock.system.deadline(after: date.timeIntervalSinceNow), body)
+  }
+
+  /// Takes the lock unless `deadline` passes first. The wait is cut into slices of at most
+  /// 50 ms, and the deadline is read on its own clock between slices, so a clock a test drives
+  /// decides when the wait gives up.
+  private func take(before deadline: WaitDeadline) -> Bool {
+    if lock.try() { return true }
+    while !deadline.hasPassed {
+      if lock.lock(before: Date(timeIntervalSinceNow: min(deadline.remaining, 0.05))) { return true }
+    }
+    return lock.try()
   }
 }
 

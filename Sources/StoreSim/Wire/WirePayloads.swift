@@ -240,11 +240,13 @@ extension Store {
     .object(["signedPayload": .string(JWS.sign(payload(n), bundleID: state.bundleID))])
   }
 
-  /// The App Store Server API's transaction history response (`HistoryResponse`).
+  /// The App Store Server API's transaction history response (`HistoryResponse`), of every
+  /// transaction or, with `unfinishedOnly`, of the unfinished ones (`Transaction.unfinished`).
   package func transactionHistoryResponse(
-    customer: CustomerID = .default, productID: ProductID? = nil
+    customer: CustomerID = .default, productID: ProductID? = nil, unfinishedOnly: Bool = false
   ) -> JSONOutput {
-    let list = allTransactions(customer: customer).filter { productID == nil || $0.productID == productID }
+    let all = unfinishedOnly ? unfinishedTransactions(customer: customer) : allTransactions(customer: customer)
+    let list = all.filter { productID == nil || $0.productID == productID }
     return .object([
       "revision": .string(String(list.count)),
       "bundleId": .string(state.bundleID),

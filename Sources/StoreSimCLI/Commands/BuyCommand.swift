@@ -1,8 +1,6 @@
 import Foundation
 import StoreSim
-import StoreSimHTTP
 import StoreSimServer
-import StoreSimSession
 
 /// `storesim buy PRODUCT`: a purchase, with StoreKit's purchase options.
 struct BuyCommand: CommandLineCommand {

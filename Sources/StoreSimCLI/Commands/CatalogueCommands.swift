@@ -1,8 +1,5 @@
 import Foundation
 import StoreSim
-import StoreSimHTTP
-import StoreSimServer
-import StoreSimSession
 
 /// `storesim validate FILE...`.
 struct ValidateCommand: CommandLineCommand {

@@ -1,4 +1,5 @@
 import StoreSim
+import StoreSimSync
 
 /// A command of the command line, declared as a struct: its options and arguments are
 /// properties (`@Option`, `@Flag`, `@Arguments`), named after the property (`appAccountToken`

@@ -1,8 +1,5 @@
 import Foundation
 import StoreSim
-import StoreSimHTTP
-import StoreSimServer
-import StoreSimSession
 
 let signedOptionHelp = "print compact JWS (HS256, storesim's key; see 'help notifications')"
 let formatOptionHelp = "api: the App Store Server API response shape"
@@ -94,7 +91,8 @@ struct TransactionsCommand: CommandLineCommand {
         list = list.filter { $0.productID == p }
       }
       if api {
-        inv.printJSON(store.transactionHistoryResponse(customer: customer, productID: product))
+        inv.printJSON(
+          store.transactionHistoryResponse(customer: customer, productID: product, unfinishedOnly: unfinished))
       } else if signed {
         let jws = list.map { store.signed($0, customer: customer) }
         if inv.json { inv.printJSON(.array(jws.map(JSONOutput.string))) } else { jws.forEach { inv.out($0) } }

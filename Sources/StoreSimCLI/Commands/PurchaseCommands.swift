@@ -1,8 +1,5 @@
 import Foundation
 import StoreSim
-import StoreSimHTTP
-import StoreSimServer
-import StoreSimSession
 
 let purchaseCommands: [CommandSpec] = [
   CommandSpec(BuyCommand.self), CommandSpec(ApproveCommand.self), CommandSpec(DeclineCommand.self),

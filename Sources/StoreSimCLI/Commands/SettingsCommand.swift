@@ -1,8 +1,6 @@
 import Foundation
 import StoreSim
-import StoreSimHTTP
 import StoreSimServer
-import StoreSimSession
 
 /// `storesim settings [KEY [VALUE]]`.
 struct SettingsCommand: CommandLineCommand {

@@ -1,8 +1,5 @@
 import Foundation
 import StoreSim
-import StoreSimHTTP
-import StoreSimServer
-import StoreSimSession
 
 let subscriptionCommands: [CommandSpec] = [
   CommandSpec(CancelCommand.self), CommandSpec(ResumeCommand.self), CommandSpec(ExpireCommand.self),

@@ -1,7 +1,4 @@
 import StoreSim
-import StoreSimHTTP
-import StoreSimServer
-import StoreSimSession
 
 // What people type for the core's vocabulary: lenient spellings, accepted by the commands and
 // scenarios. The core reads only its own formats.

@@ -1,8 +1,5 @@
 import Foundation
 import StoreSim
-import StoreSimHTTP
-import StoreSimServer
-import StoreSimSession
 
 /// A span of time the user typed: seconds, or calendar months (`1mo`, `1y`, `P1M`).
 struct TypedDuration: Equatable {

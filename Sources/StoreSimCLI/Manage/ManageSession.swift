@@ -1,6 +1,7 @@
 import Foundation
 import StoreSim
 import StoreSimSession
+import StoreSimSync
 
 /// The session file as the manager sees it. Reading goes through the CLI's session client
 /// (`SessionFileClient`: the lock, the reload of an edited configuration); every change is a

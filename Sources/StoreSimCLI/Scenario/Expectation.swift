@@ -1,8 +1,6 @@
 import Foundation
 import StoreSim
-import StoreSimHTTP
 import StoreSimServer
-import StoreSimSession
 
 /// One `expect` line of a scenario or the shell, parsed once from its words
 /// (`Expectation.parse`) and checked against the session by `failure(in:)`.

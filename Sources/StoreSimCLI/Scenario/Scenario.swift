@@ -1,8 +1,6 @@
 import Foundation
 import StoreSim
-import StoreSimHTTP
-import StoreSimServer
-import StoreSimSession
+import StoreSimSync
 
 /// Splits a scenario or shell line into words: whitespace separates, single and double quotes
 /// group, `#` at the start of a word begins a comment.

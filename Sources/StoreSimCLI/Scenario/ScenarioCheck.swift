@@ -1,8 +1,5 @@
 import Foundation
 import StoreSim
-import StoreSimHTTP
-import StoreSimServer
-import StoreSimSession
 
 /// Checking a scenario before it runs: every command line goes through the command's own
 /// argument parsing on a session that stops at the point the command would touch the store.

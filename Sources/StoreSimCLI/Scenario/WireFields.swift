@@ -1,8 +1,5 @@
 import Foundation
 import StoreSim
-import StoreSimHTTP
-import StoreSimServer
-import StoreSimSession
 
 /// The field names of Apple's wire models that `expect latest` and `expect renewal` read.
 enum WireFields {

@@ -2,7 +2,6 @@ import Foundation
 import StoreSim
 import StoreSimHTTP
 import StoreSimServer
-import StoreSimSession
 
 let apiMethods: Set<String> = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD"]
 
@@ -56,7 +55,7 @@ struct APICommand: CommandLineCommand {
     let mutating = ServerAPI.match(request).route?.changesSession ?? false
     var response = APIResponse(status: 500, body: "")
     _ = try SessionContext.with(inv, mutating: mutating, needsNotifications: true) { store in
-      response = ServerAPI.handle(request, store: store, now: inv.environment.now(), trusted: trusted)
+      response = ServerAPI.respond(request, store: store, now: inv.environment.now(), trusted: trusted)
       if let changed = response.changed { store = changed }
       return .success
     }

@@ -64,7 +64,7 @@ struct ServeCommand: CommandLineCommand {
       address) is refused unless --expose-to-network is given, and then a warning says so.
       HTTP/1.1 with keep-alive; 16 KiB of header fields, 1 MiB of body, 30 s idle, 10 s per
       request; 4,096 connections at once (more wait to be accepted until one closes), read by
-      one event loop and answered by 16 worker threads. 'storesim api' answers the same
+      one event loop per core and answered by 16 worker threads. 'storesim api' answers the same
       requests without a port.
       POST /verifyReceipt (production) and POST /sandbox/verifyReceipt (sandbox) answer Apple's
       legacy receipt validation without a bearer token: the body {"receipt-data", "password",
@@ -173,7 +173,7 @@ extension SessionService {
     let warning: @Sendable (String) -> Void = { environment.writeErr(TerminalText.block("warning: \($0)") + "\n") }
     self.init(
       location: location, now: environment.now,
-      load: { try SessionContext.load($0, partial: $1, warn: warning) },
+      load: { try SessionWork.load($0, partial: $1, warn: warning) },
       warning: warning, cacheAnswers: true, sharedSecret: sharedSecret)
   }
 }

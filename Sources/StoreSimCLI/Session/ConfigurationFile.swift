@@ -1,13 +1,11 @@
 import Foundation
 import StoreSim
-import StoreSimHTTP
-import StoreSimServer
 import StoreSimSession
 
 /// Reading `.storekit` files from disk (the core never sees a path).
 enum ConfigurationFile {
   /// Largest configuration accepted; real files are a few kilobytes.
-  static let maximumSize = 32 * 1024 * 1024
+  static let maximumSize = SessionWork.maximumConfigurationSize
 
   /// The file to read for a path: the path itself, or `Configuration.storekit` inside a
   /// `.storekit` package folder.
@@ -39,20 +37,6 @@ enum ConfigurationFile {
       throw CLIError.data("\(name): file is larger than \(maximumSize / 1024 / 1024) MiB; not a StoreKit configuration")
     }
     return data
-  }
-
-  /// The bytes of a session's configuration file, to notice edits; nil (with a warning when
-  /// it is there but too large or not a file) when it cannot be read.
-  static func contentsForReload(_ path: String, warn: (String) -> Void) -> Data? {
-    var info = stat()
-    guard stat(path, &info) == 0 else { return nil }
-    guard info.st_mode & S_IFMT == S_IFREG, Int(info.st_size) <= maximumSize else {
-      warn(
-        "configuration \(path) is not a file of at most \(maximumSize / 1024 / 1024) MiB any more; using the copy saved in the session"
-      )
-      return nil
-    }
-    return try? bytes(path, shownAs: path)
   }
 
   /// Loads a configuration, printing nothing; errors carry `file:line:column`.

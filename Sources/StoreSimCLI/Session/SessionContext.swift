@@ -1,6 +1,5 @@
 import Foundation
 import StoreSim
-import StoreSimHTTP
 import StoreSimServer
 import StoreSimSession
 
@@ -28,9 +27,7 @@ enum SessionContext {
   }
 
   /// Loads the session under its lock, runs `body`, and saves when `mutating` and the state
-  /// changed. Nothing is saved when `body` throws.
-  /// Runs `body` on the session's store, saving it afterwards when `mutating` and it changed.
-  /// A reading command that never looks at notifications says `needsNotifications: false`, and
+  /// changed. Nothing is saved when `body` throws. A reading command that never looks at notifications says `needsNotifications: false`, and
   /// the outbox is then not decoded (on a large session it is most of the file).
   static func with(
     _ inv: Invocation, mutating: Bool, needsNotifications: Bool = true, _ body: (inout Store) throws -> ExitCode
@@ -69,8 +66,9 @@ enum SessionContext {
     return code
   }
 
-  /// The load–act–save cycle under the session's lock. Deliveries the command causes are
-  /// planned here and made after the lock is let go.
+  /// The load–act–save cycle under the session's lock (`SessionWork`), with the command line's
+  /// refusals: no session file, a store error as the command's. Deliveries the command causes
+  /// are planned under the lock and made after it is let go.
   private static func locked(
     _ inv: Invocation, _ location: SessionLocation, mutating: Bool, needsNotifications: Bool,
     planned: inout [PlannedDelivery], _ body: (inout Store) throws -> ExitCode
@@ -78,70 +76,34 @@ enum SessionContext {
     guard FileManager.default.fileExists(atPath: location.file) else {
       throw CLIError.noInput("no session at \(location.shown); start one with 'storesim init CONFIG.storekit'")
     }
-    if mutating { try AtomicFile.checkWritable(location) }
-    let lock = try SessionLock(location, forWriting: mutating)
-    defer { withExtendedLifetime(lock) {} }
-    let partial = !mutating && !needsNotifications
-    var (document, reloaded) = try load(inv, location, partial: partial)
-    var store = Store(state: document.state)
-    try ensureCustomer(inv, &store, mutating: mutating)
-    let before = store.state
-    let code: ExitCode
-    do {
-      code = try body(&store)
-    } catch let error as StoreError {
-      throw CLIError(error)
-    }
-    if mutating { planned = plannedDeliveries(inv, store, since: before.notifications.count) }
-    if mutating && store.state != before {
-      document.state = store.state
-      try SessionFile.write(document, to: location)
-    } else if reloaded {
-      // A reading command saves the reloaded configuration when it can; a session it may only
-      // read (a read-only file or place) keeps answering from the reloaded copy.
-      document.state = store.state
-      do {
-        try SessionFile.write(document, to: location)
-      } catch let error as SessionStoreError where !mutating {
-        inv.warning("the reloaded configuration was not saved: \(error.message)")
-      }
-    }
+    let work = SessionWork(location: location, warn: inv.warning)
+    let (code, plan) = try work.perform(
+      mutating: mutating, needsNotifications: needsNotifications,
+      prepare: { try ensureCustomer(inv, &$0, mutating: mutating) },
+      { store in
+        do {
+          return try body(&store)
+        } catch let error as StoreError {
+          throw CLIError(error)
+        }
+      },
+      plan: { store, count in mutating ? plannedDeliveries(inv, store, since: count) : [] })
+    planned = plan
     return code
   }
 
-  /// Reads the session and reloads its configuration when the file changed since it was saved.
-  /// Returns the document (with the reloaded configuration) and whether it was reloaded.
+  /// Reads the session and reloads its configuration when the file changed since it was saved
+  /// (`SessionWork.load`). Returns the document (with the reloaded configuration) and whether
+  /// it was reloaded.
   static func load(_ inv: Invocation, _ location: SessionLocation, partial: Bool) throws -> (SessionDocument, Bool) {
-    try load(location, partial: partial, warn: inv.warning)
+    try SessionWork.load(location, partial: partial, warn: inv.warning)
   }
 
   /// `load(_:_:partial:)` with its warnings (without the `warning: ` prefix) going to `warn`.
   static func load(
     _ location: SessionLocation, partial: Bool, warn: (String) -> Void
   ) throws -> (SessionDocument, Bool) {
-    var document = try SessionFile.read(location.file, shownAs: location.shown, skippingNotifications: partial)
-    guard let data = ConfigurationFile.contentsForReload(document.configurationPath, warn: warn) else {
-      return (document, false)
-    }
-    let digest = SessionFileFormat.digest(data)
-    guard digest != document.configurationDigest else { return (document, false) }
-    if partial {
-      // The reloaded configuration is saved: that needs the whole state.
-      document = try SessionFile.read(location.file, shownAs: location.shown)
-    }
-    guard let loaded = try? ConfigurationReader.read(data) else {
-      warn(
-        "configuration \(document.configurationPath) changed and no longer loads; using the copy saved in the session")
-      return (document, false)
-    }
-    var store = Store(state: document.state)
-    store.replaceConfiguration(loaded.configuration)
-    document.state = store.state
-    document.configurationDigest = digest
-    warn(
-      "configuration \(document.configurationPath) changed since the session was made; reloaded it (settings changed with 'settings' are kept)"
-    )
-    return (document, true)
+    try SessionWork.load(location, partial: partial, warn: warn)
   }
 }
 
@@ -177,25 +139,22 @@ extension SessionContext {
     _ inv: Invocation, _ location: SessionLocation, _ planned: [PlannedDelivery]
   ) throws -> [NotificationDelivery] {
     let attempts = Delivery.send(planned)
-    let lock = try SessionLock(location, forWriting: true)
-    defer { withExtendedLifetime(lock) {} }
-    var (document, _) = try load(inv, location, partial: false)
-    var store = Store(state: document.state)
-    var records: [NotificationDelivery] = []
-    for (plan, attempt) in zip(planned, attempts) {
-      let record = NotificationDelivery(
-        index: plan.index, url: plan.url, httpStatus: attempt.status, error: attempt.error, date: store.now)
-      records.append(record)
-      guard plan.index < store.notifications.count, store.notifications[plan.index] == plan.notification else {
-        continue
+    let work = SessionWork(location: location, warn: inv.warning)
+    return try work.perform(mutating: true) { store in
+      var records: [NotificationDelivery] = []
+      for (plan, attempt) in zip(planned, attempts) {
+        let record = NotificationDelivery(
+          index: plan.index, url: plan.url, httpStatus: attempt.status, error: attempt.error, date: store.now)
+        records.append(record)
+        guard plan.index < store.notifications.count, store.notifications[plan.index] == plan.notification else {
+          continue
+        }
+        store.recordDelivery(record)
       }
-      store.recordDelivery(record)
-    }
-    if store.state != document.state {
-      document.state = store.state
-      try SessionFile.write(document, to: location)
-    }
-    return records
+      return records
+    } plan: { _, _ in
+      ()
+    }.value
   }
 
   /// Mutating commands create an unknown `--customer`; reading ones refuse it.

@@ -35,14 +35,15 @@ extension SessionLocation {
 }
 
 extension SessionFileClient {
-  /// `withLock(load:...)` with the CLI's load (which reloads a changed configuration and warns).
+  /// `withLock(load:...)` with the session store's load (`SessionWork.load`, which reloads a
+  /// changed configuration), warning on the invocation's standard error.
   @discardableResult
   mutating func withLock(
     _ inv: Invocation, forWriting: Bool, needsNotifications: Bool = true, _ body: (Store) throws -> Store
   ) throws -> Store {
     try reportingSessionErrors {
       try withLock(
-        load: { try SessionContext.load(inv, $0, partial: $1) }, forWriting: forWriting,
+        load: { try SessionWork.load($0, partial: $1, warn: inv.warning) }, forWriting: forWriting,
         needsNotifications: needsNotifications, body)
     }
   }

@@ -1,8 +1,5 @@
 import Foundation
 import StoreSim
-import StoreSimHTTP
-import StoreSimServer
-import StoreSimSession
 
 /// `storesim completions bash|zsh|fish`: a completion script generated from the command table.
 /// Product and transaction ids come from the current session when the script runs, through

@@ -1,5 +1,6 @@
 import Foundation
 import StoreSim
+import StoreSimSync
 
 #if canImport(Glibc)
   import Glibc
@@ -12,18 +13,38 @@ import StoreSim
 /// A closed pipe or a full device is an error to report (exit 74), never a crash: `main`
 /// ignores SIGPIPE, and the first failure is kept (later writes are dropped) so it is reported
 /// once.
+///
+/// No lock is held across a `write(2)`: a write joins a queue under the lock, and the thread
+/// that found nobody writing writes the queue out, in order, with the lock let go. So a slow
+/// reader (a stderr pipe nobody drains) holds up only that one thread, never every server
+/// thread that logs; a thread alone (the CLI) writes its own text before `write` returns.
+/// Past `backlogLimit` queued bytes a writer waits for room, so memory stays bounded.
 final class StandardStream: Sendable {
   static let output = StandardStream(descriptor: STDOUT_FILENO)
   static let error = StandardStream(descriptor: STDERR_FILENO)
+  /// Bytes that may wait in the queue before writers wait for room.
+  static let backlogLimit = 1 << 20
 
   let descriptor: Int32
-  /// The `errno` of the first failed write.
-  private let failedErrno = Mutex<Int32?>(nil)
+
+  /// The text waiting to be written, whether a thread is writing it out, and the `errno` of
+  /// the first failed write.
+  private struct Queue {
+    var chunks: [[UInt8]] = []
+    var bytes = 0
+    var writing = false
+    var failedErrno: Int32?
+  }
+  private let queue = Condition(Queue())
 
   init(descriptor: Int32) { self.descriptor = descriptor }
 
-  /// The operating system's reason for the first failed write, if one failed.
-  var failure: String? { failedErrno.current.map(SystemError.reason) }
+  /// The operating system's reason for the first failed write, if one failed (after what is
+  /// queued has been written).
+  var failure: String? {
+    let failed = queue.wait(for: { q -> Int32?? in q.writing ? nil : .some(q.failedErrno) })
+    return failed.map(SystemError.reason)
+  }
 
   func write(_ text: String) {
     var text = text
@@ -31,18 +52,58 @@ final class StandardStream: Sendable {
   }
 
   func write(_ bytes: UnsafeRawBufferPointer) {
-    failedErrno.withLock { failedErrno in
-      guard failedErrno == nil, let base = bytes.baseAddress else { return }
+    guard !bytes.isEmpty else { return }
+    let chunk = [UInt8](bytes)
+    let mustWrite = queue.wait(for: { q -> Bool? in
+      guard q.failedErrno == nil else { return false }
+      guard !q.writing || q.bytes < Self.backlogLimit else { return nil }
+      q.chunks.append(chunk)
+      q.bytes += chunk.count
+      guard !q.writing else { return false }
+      q.writing = true
+      return true
+    })
+    if mustWrite { writeQueue() }
+  }
+
+  /// Writes the queue out until it is empty, taking the lock only to take each batch.
+  private func writeQueue() {
+    while true {
+      let batch: [[UInt8]]? = queue.withLock(waking: .all) { q in
+        guard !q.chunks.isEmpty, q.failedErrno == nil else {
+          q.writing = false
+          q.chunks = []
+          q.bytes = 0
+          return nil
+        }
+        defer {
+          q.chunks = []
+          q.bytes = 0
+        }
+        return q.chunks
+      }
+      guard let batch else { return }
+      for chunk in batch {
+        if let failed = writeAll(chunk) {
+          queue.withLock { $0.failedErrno = failed }
+          break
+        }
+      }
+    }
+  }
+
+  /// Writes all of `chunk`; the `errno` of a failed write (EIO for a write of nothing).
+  private func writeAll(_ chunk: [UInt8]) -> Int32? {
+    chunk.withUnsafeBytes { bytes in
+      guard let base = bytes.baseAddress else { return nil }
       var offset = 0
       while offset < bytes.count {
         let n = systemWrite(descriptor, base + offset, bytes.count - offset)
         if n < 0 && errno == EINTR { continue }
-        if n <= 0 {
-          failedErrno = n < 0 ? errno : EIO
-          return
-        }
+        if n <= 0 { return n < 0 ? errno : EIO }
         offset += n
       }
+      return nil
     }
   }
 }

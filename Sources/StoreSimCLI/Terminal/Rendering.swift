@@ -1,8 +1,6 @@
 import Foundation
 import StoreSim
-import StoreSimHTTP
 import StoreSimServer
-import StoreSimSession
 
 /// Text for people: aligned columns, ISO 8601 UTC dates, one line per event.
 enum Render {

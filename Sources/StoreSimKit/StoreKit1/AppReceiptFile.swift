@@ -1,5 +1,6 @@
 import Foundation
 import StoreSim
+import StoreSimSync
 
 /// The app receipt of a session, as a file the app reads (`SKTestSession.appStoreReceiptURL`,
 /// where the app reads `Bundle.main.appStoreReceiptURL`).

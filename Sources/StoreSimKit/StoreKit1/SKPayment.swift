@@ -1,5 +1,6 @@
 import Foundation
 import StoreSim
+import StoreSimSync
 
 // Unchecked only because the class is open to `SKMutablePayment`, as in StoreKit; its fields
 // live in a Mutex.

@@ -1,5 +1,6 @@
 import Foundation
 import StoreSim
+import StoreSimSync
 
 /// The payment queue, as StoreKit 1's `SKPaymentQueue`, over the same store as StoreKit 2: a
 /// purchase made with either API is seen by the other, as on a device.

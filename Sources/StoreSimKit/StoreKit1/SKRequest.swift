@@ -1,5 +1,6 @@
 import Foundation
 import StoreSim
+import StoreSimSync
 
 /// What a request tells its delegate when it ends, as `SKRequestDelegate` (both optional).
 public protocol SKRequestDelegate: NSObjectProtocol {

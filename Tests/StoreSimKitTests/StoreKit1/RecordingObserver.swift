@@ -1,6 +1,7 @@
 import Foundation
 import StoreSim
 import StoreSimKit
+import StoreSimSync
 
 /// A payment queue observer that records what it is told and finishes only when asked; usable
 /// from any task. Each callback asserts it runs on the main actor (it traps otherwise).

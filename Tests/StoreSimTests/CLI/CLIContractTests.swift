@@ -106,6 +106,23 @@ import Testing
     #expect(r.stdout.contains("transaction 2000000000000001 for consumable.fuel.octane87 revoked"))
   }
 
+  // transactions --unfinished --format api lists only unfinished transactions (it listed all)
+  @Test func unfinishedTransactionsInTheAPIFormatLeaveOutFinishedOnes() throws {
+    let cli = try CLIHarness()
+    cli.run("init AppleSample.storekit --start 2026-01-01T00:00:00Z")
+    cli.run("buy nonconsumable.car")
+    cli.run("finish 2000000000000001")
+    cli.run("buy consumable.fuel.octane89")
+    func signedCount(_ line: String) throws -> Int? {
+      let r = cli.run(line)
+      #expect(r.code == 0, "\(r.stderr)")
+      let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+      return (json?["signedTransactions"] as? [String])?.count
+    }
+    #expect(try signedCount("transactions --format api") == 2)
+    #expect(try signedCount("transactions --unfinished --format api") == 1)
+  }
+
   // refund-requests-wait-for-an-answer (they show in 'pending')
   @Test func pendingRefundRequestsShowInPendingAndItsJSON() throws {
     let cli = try CLIHarness()

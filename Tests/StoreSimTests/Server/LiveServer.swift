@@ -1,4 +1,5 @@
 import Foundation
+import StoreSimSync
 import Testing
 
 @testable import StoreSim
@@ -29,7 +30,9 @@ final class LiveServer: @unchecked Sendable {
   }
 
   /// Serves a copy of the session file at `session` (its configuration stays where it is).
-  init(copying session: String, lockWait: TimeInterval = 3, cacheAnswers: Bool = false) throws {
+  init(
+    copying session: String, lockWait: TimeInterval = 3, cacheAnswers: Bool = false, waitClock: WaitClock = .system
+  ) throws {
     folder = NSTemporaryDirectory() + "storesim-live-" + UUID().uuidString
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     let file = folder + "/session.json"
@@ -40,7 +43,8 @@ final class LiveServer: @unchecked Sendable {
       location: location, now: { LiveServer.wallClock },
       load: { location, partial in
         (try SessionFile.read(location.file, shownAs: location.shown, skippingNotifications: partial), false)
-      }, warning: { warnings.append($0) }, lockWait: lockWait, cacheAnswers: cacheAnswers)
+      }, warning: { warnings.append($0) }, lockWait: lockWait, cacheAnswers: cacheAnswers,
+      waitClock: waitClock)
     let service = self.service
     // As `storesim serve`: kept answers are given on the event loop.
     let quick: HTTPServer.QuickHandler? = cacheAnswers ? { @Sendable in service.quickAnswer($0) } : nil

@@ -1,4 +1,5 @@
 import Foundation
+import StoreSimSync
 import Testing
 
 @testable import StoreSim
@@ -141,6 +142,40 @@ import Testing
     #expect(write.errorCode == nil && write.json?["errorMessage"] != nil)
     // Notification history needs the outbox, not read yet: it waits for the lock too.
     #expect(try server.request("POST", "/inApps/v1/notifications/history", body: C.notes()).status == 503)
+  }
+
+  /// Lock waits are measured on the monotonic clock, not on the session's wall clock (which
+  /// the tests freeze): a write behind a held lock really waits its `lockWait`, then gets 503.
+  @Test func aWriteBehindAHeldLockWaitsItsLockWaitBeforeThe503() throws {
+    let server = try LiveServer(copying: ContractFixture.session, lockWait: 0.2)
+    let lock = try SessionLock(server.location, forWriting: true)
+    defer { withExtendedLifetime(lock) {} }
+    let start = ContinuousClock.now
+    let write = try server.request("POST", "/inApps/v1/transactions/\(C.coins)/finish", body: "")
+    #expect(write.status == 503)
+    #expect(ContinuousClock.now - start >= .milliseconds(200), "the 503 came without the wait")
+  }
+
+  /// The lock wait's deadline is read on the clock the service is given: while a test's clock
+  /// stands still the write keeps waiting, and once the clock passes `lockWait` it gets 503.
+  @Test func aLockWaitGivesUpWhenItsClockPassesTheDeadline() throws {
+    let reading = Mutex<UInt64>(0)
+    let server = try LiveServer(
+      copying: ContractFixture.session, lockWait: 5, waitClock: WaitClock { reading.withLock { $0 } })
+    let lock = try SessionLock(server.location, forWriting: true)
+    defer { withExtendedLifetime(lock) {} }
+    let status = Mutex<Int?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+      let answer = try? server.request("POST", "/inApps/v1/transactions/\(C.coins)/finish", body: "")
+      status.withLock { $0 = answer?.status }
+      done.signal()
+    }
+    let waited = done.wait(timeout: .now() + 0.2) == .timedOut
+    #expect(waited, "the write gave up with its clock standing still")
+    reading.withLock { $0 = WaitClock.nanoseconds(6) }
+    if waited { done.wait() }
+    #expect(status.current == 503)
   }
 
   /// Item 15: a good token on a missing session answers 500 with no path of the machine.

@@ -1,4 +1,5 @@
 import Foundation
+import StoreSim
 
 /// An object's members by key. Strict: a duplicate or unknown key is refused; otherwise the
 /// first of duplicates is read and unknown keys are ignored, as `JSONDecoder` does.

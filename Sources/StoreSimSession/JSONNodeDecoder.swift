@@ -1,4 +1,5 @@
 import Foundation
+import StoreSim
 
 /// Decodes `Decodable` values from a parsed `JSONNode`, as `JSONDecoder` decodes them from
 /// text with dates as milliseconds since 1970: numbers convert as `JSONDecoder` converts them,

@@ -1,7 +1,4 @@
 import StoreSim
-import StoreSimHTTP
-import StoreSimServer
-import StoreSimSession
 
 /// An option a command accepts.
 struct OptionSpec: Sendable {

@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+
+@testable import StoreSimCLI
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// `StandardStream` holds no lock across a blocking `write(2)`.
+@Suite struct StandardStreamTests {
+  /// A thread blocked writing to a pipe nobody reads does not hold up a second writer: the
+  /// second write returns while the first is still blocked, and once the pipe is read, both
+  /// texts arrive whole and in order.
+  @Test func aBlockedWriteDoesNotHoldUpAnotherThreadsWrite() throws {
+    var fds: [Int32] = [0, 0]
+    #expect(pipe(&fds) == 0)
+    defer { close(fds[0]) }
+    let stream = StandardStream(descriptor: fds[1])
+    let first = String(repeating: "a", count: 256 * 1024)  // more than a pipe holds
+    let firstStarted = DispatchSemaphore(value: 0)
+    let firstDone = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+      firstStarted.signal()
+      stream.write(first)
+      firstDone.signal()
+    }
+    firstStarted.wait()
+    // The first write is blocked on the full pipe (nothing reads it yet) or about to be.
+    let secondDone = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+      stream.write("b\n")
+      secondDone.signal()
+    }
+    let returned = secondDone.wait(timeout: .now() + 2) == .success
+    #expect(returned, "the second write waited for the blocked one")
+    #expect(firstDone.wait(timeout: .now()) == .timedOut, "the pipe was never full")
+    var received: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65_536)
+    while received.count < first.utf8.count + 2 {
+      let n = read(fds[0], &buffer, buffer.count)
+      if n <= 0 { break }
+      received += buffer[0..<n]
+    }
+    firstDone.wait()
+    if !returned { secondDone.wait() }
+    close(fds[1])
+    #expect(String(decoding: received, as: UTF8.self) == first + "b\n")
+    #expect(stream.failure == nil)
+  }
+
+  /// A failed write (here to a descriptor that is not open) is kept as the stream's failure.
+  @Test func aFailedWriteIsKeptAsTheFailure() {
+    let stream = StandardStream(descriptor: -1)
+    #expect(stream.failure == nil)
+    stream.write("lost\n")
+    stream.write("also lost\n")
+    #expect(stream.failure != nil)
+  }
+}
