@@ -1,5 +1,6 @@
 import Foundation
 import StoreSim
+import StoreSimSync
 
 /// Lives as long as an iterator of a live sequence (and its copies).
 final class IterationToken: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import StoreSim
+import StoreSimSync
 
 /// storesim's commands as MCP tools: each tool is the command of the same name, its input
 /// schema made from the command's declarations (the ones `--help` and the completions read),

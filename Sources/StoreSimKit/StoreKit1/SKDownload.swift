@@ -1,5 +1,6 @@
 import Foundation
 import StoreSim
+import StoreSimSync
 
 /// The states of hosted content, as StoreKit's `SKDownloadState`.
 public enum SKDownloadState: Int, Sendable, Hashable {

@@ -1,5 +1,6 @@
 import Foundation
 import StoreSim
+import StoreSimSync
 import Testing
 
 @testable import StoreSimCLI
