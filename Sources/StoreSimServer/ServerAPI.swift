@@ -43,7 +43,7 @@ package enum ServerAPI {
     .reads("GET", "/inApps/v1/notifications/test/{testNotificationToken}", needs: [.bearerToken, .notifications]) {
       r, s in try testNotificationStatus(r["testNotificationToken"], s)
     },
-  ]
+  ] + messagingRoutes
 
   /// The route a request selects (`.notFound` or `.methodNotAllowed` when none).
   package static func match(_ request: HTTPRequest) -> RouteMatch { RouteMatch(request, in: routes) }
