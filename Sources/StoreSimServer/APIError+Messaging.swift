@@ -4,12 +4,14 @@ import Foundation
 /// messages Apple's where its error pages give them).
 extension APIError {
   // 400
-  package static let invalidImage = APIError(status: 400, code: 4_000_161, message: "Invalid request. The image is invalid.")
+  package static let invalidImage = APIError(
+    status: 400, code: 4_000_161, message: "Invalid request. The image is invalid.")
   package static let headerTooLong = APIError(
     status: 400, code: 4_000_162, message: "Invalid request. The header text is too long (at most 66 characters).")
   package static let bodyTooLong = APIError(
     status: 400, code: 4_000_163, message: "Invalid request. The body text is too long (at most 144 characters).")
-  package static let invalidLocale = APIError(status: 400, code: 4_000_164, message: "Invalid request. The locale is invalid.")
+  package static let invalidLocale = APIError(
+    status: 400, code: 4_000_164, message: "Invalid request. The locale is invalid.")
   package static let altTextTooLong = APIError(
     status: 400, code: 4_000_175, message: "Invalid request. The alt text is too long (at most 150 characters).")
   package static let invalidPerformanceTestRequest = APIError(
@@ -25,7 +27,8 @@ extension APIError {
   package static let tooManyBulletPoints = APIError(
     status: 400, code: 4_000_218, message: "Invalid request. The number of bullet points is too many.")
   package static let bulletPointTextTooLong = APIError(
-    status: 400, code: 4_000_219, message: "Invalid request. The bullet point text is too long (at most 66 characters).")
+    status: 400, code: 4_000_219, message: "Invalid request. The bullet point text is too long (at most 66 characters)."
+  )
   package static let aboveImageRequiresAnImage = APIError(
     status: 400, code: 4_000_224, message: "Invalid request. headerPosition ABOVE_IMAGE requires an image.")
 

@@ -24,7 +24,9 @@ package enum RetentionRealtime {
       return (why.hasPrefix("timed out") ? .timeout : .failed(why), ms)
     }
     if !attempt.complete {
-      return (Double(ms) >= timeout * 1000 ? .timeout : .failed("the connection closed in the middle of the answer"), ms)
+      return (
+        Double(ms) >= timeout * 1000 ? .timeout : .failed("the connection closed in the middle of the answer"), ms
+      )
     }
     return (.response(status: status, body: attempt.body), ms)
   }
@@ -65,7 +67,8 @@ extension ServerAPI {
     guard t.productType == .autoRenewable, let group = store.configuration.product(t.productID)?.subscription?.groupID
     else {
       throw APIError.invalidPerformanceTestRequest.saying(
-        "Invalid request. The performance test request is invalid: the transaction is not an auto-renewable subscription.")
+        "Invalid request. The performance test request is invalid: the transaction is not an auto-renewable subscription."
+      )
     }
     guard let url = store.retentionMessaging.realtimeURL else {
       throw APIError.invalidPerformanceTestRequest.saying(

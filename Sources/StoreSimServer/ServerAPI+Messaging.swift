@@ -60,7 +60,9 @@ extension ServerAPI {
       throw APIError.invalidImage.saying("Invalid request. The image must be sent as Content-Type: image/png.")
     }
     let png = try PNGHeader(r.body)
-    let fits = size == "FULL_SIZE" ? png.width == 3840 && (160...2160).contains(png.height) : png.width == 1024 && png.height == 1024
+    let fits =
+      size == "FULL_SIZE"
+      ? png.width == 3840 && (160...2160).contains(png.height) : png.width == 1024 && png.height == 1024
     guard fits else {
       throw APIError.invalidImage.saying(
         "Invalid request. A \(size) image must be "
@@ -199,7 +201,8 @@ extension ServerAPI {
   /// `en-US`, `fr`, `zh-Hans-CN`: a language of 2–3 letters and subtags of 2–8 letters or digits.
   package static func isLocale(_ text: String) -> Bool {
     let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-    guard let language = parts.first, (2...3).contains(language.count), language.allSatisfy({ $0.isASCII && $0.isLetter })
+    guard let language = parts.first, (2...3).contains(language.count),
+      language.allSatisfy({ $0.isASCII && $0.isLetter })
     else { return false }
     return parts.dropFirst().allSatisfy { p in
       (2...8).contains(p.count) && p.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
@@ -210,7 +213,8 @@ extension ServerAPI {
   package static func configureDefaultMessage(_ r: RouteRequest, _ store: Store) throws -> APIResponse {
     let (product, locale) = try productAndLocale(r, store)
     let body = try RequestBody(r.body)
-    guard let text = try body.string("messageIdentifier", .messageNotFound, required: true), UUID(uuidString: text) != nil
+    guard let text = try body.string("messageIdentifier", .messageNotFound, required: true),
+      UUID(uuidString: text) != nil
     else {
       throw APIError.generalBadRequest.saying("Invalid request. messageIdentifier must be a UUID.")
     }
@@ -268,7 +272,9 @@ extension ServerAPI {
     if let problem = realtimeURLProblem(url) {
       throw APIError.badRequestRealtimeURL.saying("Invalid request. The url is invalid: \(problem).")
     }
-    if store.state.environment == .production && !store.retentionMessaging.performanceTests.contains(where: { $0.result == "PASS" }) {
+    if store.state.environment == .production
+      && !store.retentionMessaging.performanceTests.contains(where: { $0.result == "PASS" })
+    {
       throw APIError.forbiddenNoPassingTest
     }
     return changing(store) { $0.realtimeURL = url }

@@ -68,12 +68,14 @@ package struct RetentionAnswerCheck {
           throw RetentionAnswerRefusal("billingPlanType must be BILLED_UPFRONT or MONTHLY")
         }
       }
-      return RetentionShown(kind: "alternateProduct", messageIdentifier: message.identifier, alternateProductID: product)
+      return RetentionShown(
+        kind: "alternateProduct", messageIdentifier: message.identifier, alternateProductID: product)
     case "promotionalOffer":
       if message.image != nil { throw RetentionAnswerRefusal("a promotional offer message must have no image") }
       let (product, offer) = try promotionalOffer(node)
       return RetentionShown(
-        kind: "promotionalOffer", messageIdentifier: message.identifier, offerProductID: product, offerIdentifier: offer)
+        kind: "promotionalOffer", messageIdentifier: message.identifier, offerProductID: product, offerIdentifier: offer
+      )
     default:
       throw RetentionAnswerRefusal("advancedCommerceInfo for a subscription that is not an Advanced Commerce one")
     }
@@ -90,7 +92,9 @@ package struct RetentionAnswerCheck {
     let id = try string(node, "messageIdentifier", in: "the answer")
     guard UUID(uuidString: id) != nil else { throw RetentionAnswerRefusal("messageIdentifier '\(id)' is not a UUID") }
     let messaging = store.retentionMessaging
-    guard let message = messaging.message(id) else { throw RetentionAnswerRefusal("unknown message \(id.lowercased())") }
+    guard let message = messaging.message(id) else {
+      throw RetentionAnswerRefusal("unknown message \(id.lowercased())")
+    }
     guard message.state == .approved else {
       throw RetentionAnswerRefusal("message \(message.identifier) is \(message.state.rawValue), not APPROVED")
     }
@@ -155,7 +159,8 @@ package struct RetentionAnswerCheck {
       throw RetentionAnswerRefusal("promotionalOffer needs promotionalOfferSignatureV2 or V1")
     }
     try sameGroup(product)
-    guard store.configuration.product(product)?.subscription?.promotionalOffers.contains(where: { $0.id == offer }) == true
+    guard
+      store.configuration.product(product)?.subscription?.promotionalOffers.contains(where: { $0.id == offer }) == true
     else {
       throw RetentionAnswerRefusal("'\(offer)' is not a promotional offer of '\(product)'")
     }

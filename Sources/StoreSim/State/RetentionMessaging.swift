@@ -107,7 +107,9 @@ package struct RetentionMessage: Sendable, Hashable, Codable {
   }
 
   /// The images the message shows (its own and its bullet points').
-  package var imageIdentifiers: [String] { (image.map { [$0.imageIdentifier] } ?? []) + bulletPoints.map(\.image.imageIdentifier) }
+  package var imageIdentifiers: [String] {
+    (image.map { [$0.imageIdentifier] } ?? []) + bulletPoints.map(\.image.imageIdentifier)
+  }
 }
 
 /// The message shown for a product and locale when the realtime request fails.

@@ -7,6 +7,7 @@ import StoreSimSession
 let subscriptionCommands: [CommandSpec] = [
   CommandSpec(CancelCommand.self), CommandSpec(ResumeCommand.self), CommandSpec(ExpireCommand.self),
   CommandSpec(RenewCommand.self), CommandSpec(PriceIncreaseCommand.self), CommandSpec(AdvanceCommand.self),
+  CommandSpec(RetentionCommand.self),
 ]
 
 extension CommandConfiguration {
