@@ -153,6 +153,13 @@ struct ScenarioRunner {
           "kind": .string("notification"), "json": store.payload(n), "signed": store.signedBody(n)["signedPayload"]!,
         ]))
     }
+    for call in store.retentionMessaging.calls where call.url != nil {
+      items.append(
+        .object([
+          "kind": .string("realtimeRequest"), "json": store.realtimeRequestPayload(call),
+          "signed": store.realtimeRequestBody(call)["signedPayload"]!,
+        ]))
+    }
     return .object([
       "bundleId": .string(store.state.bundleID), "environment": .string(store.state.environment.rawValue),
       "artifacts": .array(items),
