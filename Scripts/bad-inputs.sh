@@ -101,6 +101,14 @@ row "fractional years" advance P1.5Y
 row "a unit given twice" advance 1mo1mo
 row "delivery URL with a bad port" settings deliver-url http://127.0.0.1:99999/
 row "delivery URL that is not http" settings deliver-url ftp://example.com/
+row "retention without a product" retention
+row "retention --accept and --decline together" retention subscription.pro --accept --decline
+row "retention --list with a product" retention --list subscription.pro
+row "retention deadline out of range" retention subscription.pro --timeout 0ms
+row "retention locale that is not one" retention subscription.pro --locale english
+row "retention of a consumable" retention consumable.fuel.octane87
+row "retention without a subscription" retention subscription.pro
+row "api with both --body and --data" api PUT /inApps/v1/messaging/realtime/url --body a.json --data '{}'
 chmod 444 .storesim/session.json
 row "a read-only session file" buy nonconsumable.car
 chmod 644 .storesim/session.json
