@@ -95,12 +95,14 @@ def main():
             ["restore"], ["expire", "subscription.pro"], ["advance", "--next"], ["advance", "1d"],
             ["buy", "subscription.pro"], ["extend", "2000000000000014", "--days", "3"],
             ["extend-all", "subscription.pro", "--days", "2"], ["consumption"],
+            ["retention", "subscription.pro"], ["retention", "subscription.pro", "--decline"], ["retention", "--list"],
             ["notifications", "--since", "0"], ["notifications", "--decoded", "--since", "0"],
             ["delete", "2000000000000002"], ["reset", "--settings"], ["reset", "--transactions"],
         ]
         for args in story:
             check(binary, args, work)
-        for args in (["buy", "nonconsumable.cra"], ["refund", "42"], ["frobnicate"], ["advance", "1m"], ["decline"]):
+        for args in (["buy", "nonconsumable.cra"], ["refund", "42"], ["frobnicate"], ["advance", "1m"], ["decline"],
+                     ["retention", "subscription.pro"]):
             check(binary, args, work, expect_error=True)
         scenarios = sorted(glob.glob(os.path.join(ROOT, "Scripts", "*.storesim")))
         check(binary, ["run"] + scenarios, work)
