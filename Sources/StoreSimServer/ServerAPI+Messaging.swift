@@ -56,9 +56,6 @@ extension ServerAPI {
     guard size == "FULL_SIZE" || size == "BULLET_POINT" else {
       throw APIError.badRequestImageSize.saying("Invalid request. imageSize must be FULL_SIZE or BULLET_POINT.")
     }
-    if let type = r.http.headers["content-type"], !type.lowercased().hasPrefix("image/png") {
-      throw APIError.invalidImage.saying("Invalid request. The image must be sent as Content-Type: image/png.")
-    }
     let png = try PNGHeader(r.body)
     let fits =
       size == "FULL_SIZE"
