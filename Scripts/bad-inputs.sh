@@ -109,6 +109,11 @@ row "retention locale that is not one" retention subscription.pro --locale engli
 row "retention of a consumable" retention consumable.fuel.octane87
 row "retention without a subscription" retention subscription.pro
 row "api with both --body and --data" api PUT /inApps/v1/messaging/realtime/url --body a.json --data '{}'
+row "an SVG timeline asked for as JSON" timeline --svg --json
+row "report without its file" report
+row "a report in a folder that does not exist" report --html nofolder/report.html
+row "one report for two scenarios" run failing.storesim failing.storesim --report r.html
+row "mcp given a word" mcp now
 chmod 444 .storesim/session.json
 row "a read-only session file" buy nonconsumable.car
 chmod 644 .storesim/session.json

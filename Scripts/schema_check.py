@@ -22,7 +22,7 @@ from referencing import Registry, Resource
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCHEMAS = os.path.join(ROOT, "docs", "schema")
 # manage is a full-screen terminal program; serve and api answer with Apple's own response shapes (checked by serve_interop.py), not storesim JSON.
-NO_JSON = {"shell", "completions", "serve", "api", "manage"}
+NO_JSON = {"shell", "completions", "serve", "api", "manage", "mcp"}
 SCHEMA_OF = {
     "buy": "buy", "approve": "buy", "entitlements": "transactions", "restore": "transactions",
     "advance": "events", "cancel": "events", "resume": "events", "expire": "events", "renew": "events",
@@ -81,7 +81,7 @@ def main():
             ["settings", "error", "purchase", "networkError"], ["buy", "nonconsumable.utilityvehicle"],
             ["settings", "error", "purchase", "none"], ["finish", "2000000000000002"], ["finish", "--all"],
             ["settings", "billing-retry", "on"], ["settings", "grace-period", "on"], ["advance", "2mo"],
-            ["status"], ["status", "--signed"], ["status", "--format", "api"], ["timeline"],
+            ["status"], ["status", "--signed"], ["status", "--format", "api"], ["timeline"], ["report", "--html", "r.html"],
             ["settings", "billing-retry", "off"], ["resolve", "subscription.pro"],
             ["cancel", "subscription.pro"], ["resume", "subscription.pro"],
             ["price-increase", "subscription.pro", "request", "--price", "5.99"], ["price-increase", "subscription.pro", "accept"],

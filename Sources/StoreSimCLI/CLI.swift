@@ -185,8 +185,10 @@ extension CommandTable {
       CommandSpec(InitCommand.self), CommandSpec(ValidateCommand.self), CommandSpec(ProductsCommand.self),
       CommandSpec(SettingsCommand.self), CommandSpec(ResetCommand.self), CommandSpec(FamilyCommand.self),
     ] + purchaseCommands + subscriptionCommands + [CommandSpec(NowCommand.self)] + inspectCommands + [
-      CommandSpec(DeleteCommand.self), CommandSpec(TimelineCommand.self), CommandSpec(RunCommand.self),
-      CommandSpec(ShellCommand.self), CommandSpec(ManageCommand.self), CommandSpec(ServeCommand.self),
+      CommandSpec(DeleteCommand.self), CommandSpec(TimelineCommand.self), CommandSpec(ReportCommand.self),
+      CommandSpec(RunCommand.self),
+      CommandSpec(ShellCommand.self), CommandSpec(MCPCommand.self), CommandSpec(ManageCommand.self),
+      CommandSpec(ServeCommand.self),
       CommandSpec(APICommand.self), CommandSpec(ConsumptionCommand.self),
       CommandSpec(ExtendCommand.self), CommandSpec(ExtendAllCommand.self), CommandSpec(CompletionsCommand.self),
       CommandSpec(VersionCommand.self),

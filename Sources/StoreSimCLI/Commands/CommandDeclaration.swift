@@ -276,6 +276,7 @@ extension CommandSpec {
       name: configuration.name, group: configuration.group, abstract: configuration.abstract,
       arguments: configuration.arguments, options: CommandDeclarations.options(of: C()),
       discussion: configuration.discussion, example: configuration.example,
+      positionals: Mirror(reflecting: C()).children.lazy.compactMap { ($0.value as? Arguments)?.count }.first,
       run: { inv in
         let (command, parameters) = CommandDeclarations.make { C() }
         let current = inv

@@ -16,6 +16,8 @@ struct CommandSpec: Sendable {
   var discussion: String = ""
   /// An example command line.
   var example: String
+  /// How many positional arguments the declaration takes (nil: none declared).
+  var positionals: ClosedRange<Int>? = nil
   /// The action.
   var run: @Sendable (inout Invocation) throws -> ExitCode
 

@@ -37,8 +37,18 @@ struct RunCommand: CommandLineCommand {
   var environment: String?
   @Option("<dir>", help: "write each scenario's transactions, renewal infos and notifications (JSON and JWS) there")
   var artifacts: String?
+  @Option("<file>", help: "write the scenario's session as a self-contained HTML page (one scenario file)")
+  var report: String?
+  @Option("<file>", help: "write the scenario's subscription timeline as an SVG drawing (one scenario file)")
+  var timeline: String?
   @Arguments(1...Int.max, "scenario file")
   var arguments: [String]
+
+  func validate() throws {
+    if report != nil || timeline != nil, arguments.count > 1 {
+      throw CLIError.usage("--report and --timeline take one scenario file, not \(arguments.count)", command: "run")
+    }
+  }
 
   func run(_ inv: Invocation) throws -> ExitCode {
     try ScenarioRun(inv, self).run()
@@ -67,11 +77,13 @@ struct ScenarioRun {
     let checked = try files.map(check)
     let artifactsFolder = try createArtifactsFolder()
     var results: [ScenarioResult] = []
+    var last: Store?
     for var r in checked {
-      if r.errors.isEmpty { run(&r, runner: runner, environment: forced, artifacts: artifactsFolder) }
+      if r.errors.isEmpty { last = run(&r, runner: runner, environment: forced, artifacts: artifactsFolder) }
       results.append(r)
       if !inv.json { inv.out(r.summary) }
     }
+    try writePictures(of: last, scenario: files[0])
     report(results)
     if let junit = options.junit {
       do {
@@ -138,8 +150,25 @@ struct ScenarioRun {
     return folder
   }
 
-  /// Runs a checked file, writing its artifacts when asked.
-  func run(_ r: inout ScenarioResult, runner: ScenarioRunner, environment: StoreEnvironment?, artifacts: String?) {
+  /// `--report` and `--timeline`: the page and the drawing of the scenario's session (nothing
+  /// when it did not run or made no session).
+  func writePictures(of store: Store?, scenario: String) throws {
+    if let file = options.report, let store {
+      try ReportPage.write(
+        ReportPage.html(store: store, title: scenario), to: inv.environment.resolve(file), shown: file)
+    }
+    if let file = options.timeline, let store {
+      try ReportPage.write(
+        TimelinePicture.svg(store: store, groups: store.configuration.subscriptionGroups),
+        to: inv.environment.resolve(file), shown: file)
+    }
+  }
+
+  /// Runs a checked file, writing its artifacts when asked; returns the session it left.
+  @discardableResult
+  func run(
+    _ r: inout ScenarioResult, runner: ScenarioRunner, environment: StoreEnvironment?, artifacts: String?
+  ) -> Store? {
     let started = Date()
     let (failures, count, memory) = runner.run(r.lines, file: r.file, folder: r.folder, environment: environment)
     if let out = artifacts, let store = memory.store {
@@ -150,6 +179,7 @@ struct ScenarioRun {
     r.failures = failures
     r.expectations = count
     r.elapsed = Date().timeIntervalSince(started)
+    return memory.store
   }
 
   /// The last line (`N passed, M failed`) or the JSON report.

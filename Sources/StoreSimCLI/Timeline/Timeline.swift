@@ -43,7 +43,7 @@ enum Timeline {
         }
         // Grace and retry spans from the notifications of this customer and group.
         var failingSince: (Date, Character)?
-        for n in store.notifications where n.customer == name && n.transaction?.subscriptionGroupID == group.id {
+        for n in notifications(store: store, group: group, customer: name) {
           switch (n.notificationType, n.subtype) {
           case (.didFailToRenew, let sub): failingSince = (n.signedDate, sub == .gracePeriod ? "g" : "r")
           case (.gracePeriodExpired, _):
@@ -65,6 +65,56 @@ enum Timeline {
     return out.joined(separator: "\n")
   }
 
+  /// One stretch of a customer's subscription: a transaction's period (`paid`, `trial`,
+  /// `offer`, `refunded`) or a failing renewal's (`grace`, `billingRetry`).
+  struct Period {
+    var kind: String
+    var transaction: Transaction?
+    var start: Date
+    var end: Date
+  }
+
+  /// A customer's periods in one group: every transaction's, in purchase order (an upgraded one
+  /// ends where the next begins), then the grace and retry spans the notifications tell.
+  static func periods(store: Store, group: SubscriptionGroup, customer name: CustomerID) -> [Period] {
+    let sorted = store.allTransactions(customer: name).filter { $0.subscriptionGroupID == group.id }.sorted {
+      $0.purchaseDate < $1.purchaseDate
+    }
+    guard !sorted.isEmpty else { return [] }
+    var periods: [Period] = []
+    for (i, t) in sorted.enumerated() {
+      var stop = t.expirationDate ?? store.now
+      if t.isUpgraded, i + 1 < sorted.count { stop = min(stop, sorted[i + 1].purchaseDate) }
+      let kind =
+        t.isRevoked ? "refunded" : t.offer?.paymentMode == .freeTrial ? "trial" : t.offer != nil ? "offer" : "paid"
+      periods.append(Period(kind: kind, transaction: t, start: t.purchaseDate, end: stop))
+    }
+    var failingSince: (Date, String)?
+    func close(_ end: Date) {
+      if let (from, kind) = failingSince { periods.append(Period(kind: kind, start: from, end: end)) }
+    }
+    for n in notifications(store: store, group: group, customer: name) {
+      switch (n.notificationType, n.subtype) {
+      case (.didFailToRenew, let sub):
+        failingSince = (n.signedDate, sub == .gracePeriod ? "grace" : "billingRetry")
+      case (.gracePeriodExpired, _):
+        close(n.signedDate)
+        failingSince = (n.signedDate, "billingRetry")
+      case (.didRenew, _), (.expired, _), (.refund, _):
+        close(n.signedDate)
+        failingSince = nil
+      default: break
+      }
+    }
+    close(store.now)
+    return periods
+  }
+
+  /// The notifications about a customer's subscriptions in one group, in the order sent.
+  static func notifications(store: Store, group: SubscriptionGroup, customer name: CustomerID) -> [ServerNotification] {
+    store.notifications.filter { $0.customer == name && $0.transaction?.subscriptionGroupID == group.id }
+  }
+
   /// The same periods as data: per group and customer, each period's kind, product,
   /// transaction and start and end (epoch milliseconds, like the wire shapes).
   static func json(store: Store, groups: [SubscriptionGroup]) -> JSONOutput {
@@ -73,43 +123,15 @@ enum Timeline {
     for group in groups {
       var customers: [JSONOutput] = []
       for name in store.customerIDs {
-        let sorted = store.allTransactions(customer: name).filter { $0.subscriptionGroupID == group.id }.sorted {
-          $0.purchaseDate < $1.purchaseDate
+        let periods = Self.periods(store: store, group: group, customer: name)
+        guard !periods.isEmpty else { continue }
+        let rows: [JSONOutput] = periods.map { p in
+          .object([
+            "kind": .string(p.kind), "productId": p.transaction.map { .string($0.productID) },
+            "transactionId": p.transaction.map { .string(String($0.id)) }, "start": ms(p.start), "end": ms(p.end),
+          ])
         }
-        guard !sorted.isEmpty else { continue }
-        var periods: [JSONOutput] = []
-        for (i, t) in sorted.enumerated() {
-          var stop = t.expirationDate ?? store.now
-          if t.isUpgraded, i + 1 < sorted.count { stop = min(stop, sorted[i + 1].purchaseDate) }
-          let kind =
-            t.isRevoked ? "refunded" : t.offer?.paymentMode == .freeTrial ? "trial" : t.offer != nil ? "offer" : "paid"
-          periods.append(
-            .object([
-              "kind": .string(kind), "productId": .string(t.productID), "transactionId": .string(String(t.id)),
-              "start": ms(t.purchaseDate), "end": ms(stop),
-            ]))
-        }
-        var failingSince: (Date, String)?
-        func close(_ end: Date) {
-          if let (from, kind) = failingSince {
-            periods.append(.object(["kind": .string(kind), "start": ms(from), "end": ms(end)]))
-          }
-        }
-        for n in store.notifications where n.customer == name && n.transaction?.subscriptionGroupID == group.id {
-          switch (n.notificationType, n.subtype) {
-          case (.didFailToRenew, let sub):
-            failingSince = (n.signedDate, sub == .gracePeriod ? "grace" : "billingRetry")
-          case (.gracePeriodExpired, _):
-            close(n.signedDate)
-            failingSince = (n.signedDate, "billingRetry")
-          case (.didRenew, _), (.expired, _), (.refund, _):
-            close(n.signedDate)
-            failingSince = nil
-          default: break
-          }
-        }
-        close(store.now)
-        customers.append(.object(["customer": .string(name.rawValue), "periods": .array(periods)]))
+        customers.append(.object(["customer": .string(name.rawValue), "periods": .array(rows)]))
       }
       items.append(
         .object([

@@ -1,0 +1,240 @@
+import Foundation
+import StoreSim
+
+/// storesim's commands as MCP tools: each tool is the command of the same name, its input
+/// schema made from the command's declarations (the ones `--help` and the completions read),
+/// and a call is the command line run through `CLI.run` in-process.
+struct MCPTools {
+  /// Commands that are no tool: they take over the terminal or standard input, or run forever.
+  static let excluded: Set<String> = ["shell", "manage", "serve", "completions", "mcp"]
+  /// Commands that never change the session: run twice, for the text and for the JSON.
+  static let readOnly: Set<String> = [
+    "validate", "products", "now", "entitlements", "transactions", "latest", "status", "pending", "receipt",
+    "timeline", "restore", "consumption", "version",
+  ]
+  /// Commands that only read when given no more than this many words.
+  static let readOnlyUpTo: [String: Int] = ["settings": 1, "family": 0, "notifications": 0]
+
+  let table: CommandTable
+  /// What `storesim mcp` itself was given: the session, the customer, the folder.
+  let environment: CLIEnvironment
+  let session: String?
+  let customer: String?
+  let resources = MCPResources()
+
+  var specs: [CommandSpec] { table.commands.filter { !Self.excluded.contains($0.name) } }
+  var names: [String] { specs.map(\.name) + ["expect"] }
+
+  /// `tools/list`.
+  var descriptions: [JSONOutput] {
+    specs.map { spec in
+      let readOnly = Self.readOnly.contains(spec.name)
+      return .object([
+        "name": .string(spec.name),
+        "title": .string(spec.abstract),
+        "description": .string(description(spec)),
+        "inputSchema": Self.inputSchema(spec),
+        "annotations": .object(["readOnlyHint": .bool(readOnly), "openWorldHint": .bool(false)]),
+      ])
+    } + [expectDescription]
+  }
+
+  private func description(_ spec: CommandSpec) -> String {
+    var text = spec.abstract + "."
+    if !spec.discussion.isEmpty { text += " " + spec.discussion.split(separator: "\n").joined(separator: " ") }
+    text += " Command line: " + spec.usage + ". Example: " + spec.example.split(separator: "\n").joined(separator: "; ")
+    return text
+  }
+
+  /// The JSON Schema of a command's input: `arguments` for its positional words, one property
+  /// per option (a flag is a boolean, a repeatable option an array), and the global `customer`.
+  static func inputSchema(_ spec: CommandSpec) -> JSONOutput {
+    var properties: [String: JSONOutput] = [:]
+    var required: [JSONOutput] = []
+    if let count = spec.positionals {
+      var words: [String: JSONOutput] = [
+        "type": .string("array"), "items": .object(["type": .string("string")]),
+        "description": .string("the positional words: \(spec.arguments.isEmpty ? "none" : spec.arguments)"),
+      ]
+      if count.lowerBound > 0 {
+        words["minItems"] = .int(Int64(count.lowerBound))
+        required.append(.string("arguments"))
+      }
+      if count.upperBound < Int.max { words["maxItems"] = .int(Int64(count.upperBound)) }
+      properties["arguments"] = .object(words)
+    }
+    for option in spec.options {
+      properties[option.name] = optionSchema(option)
+    }
+    properties["customer"] = .object([
+      "type": .string("string"), "description": .string("act as this customer (default 'default')"),
+    ])
+    return .object([
+      "type": .string("object"), "properties": .object(properties),
+      "required": required.isEmpty ? nil : .array(required), "additionalProperties": .bool(false),
+    ])
+  }
+
+  static func optionSchema(_ option: OptionSpec) -> JSONOutput {
+    guard let placeholder = option.value else {
+      return .object(["type": .string("boolean"), "description": .string(option.help)])
+    }
+    return .object(["type": .string("string"), "description": .string("\(placeholder): \(option.help)")])
+  }
+
+  /// The command line of a call, or the message refusing its arguments.
+  func commandLine(
+    _ name: String, _ arguments: [JSONMember]
+  ) -> Result<(words: [String], options: [String]), ToolRefusal> {
+    guard let spec = table.spec(named: name) else { return .failure(ToolRefusal("unknown tool '\(name)'")) }
+    var words: [String] = []
+    var options: [String] = []
+    for member in arguments {
+      let key = member.key
+      if key == "arguments", spec.positionals != nil {
+        guard let texts = Self.texts(member.value) else {
+          return .failure(ToolRefusal("'arguments' is an array of strings"))
+        }
+        words = texts
+      } else if key == "customer" {
+        guard let text = Self.text(member.value) else { return .failure(ToolRefusal("'customer' is a string")) }
+        options.append("--customer=\(text)")
+      } else if let option = spec.options.first(where: { $0.name == key }) {
+        guard let given = Self.optionWords(option, member.value) else {
+          return .failure(
+            ToolRefusal("'\(key)' is \(option.value == nil ? "a boolean" : "a string (or an array of strings)")"))
+        }
+        options += given
+      } else {
+        let known = (spec.positionals == nil ? [] : ["arguments"]) + spec.options.map(\.name) + ["customer"]
+        return .failure(
+          ToolRefusal(
+            Suggest.appending(to: "\(name) takes no argument '\(key)'", for: key, in: known)
+              + "; it takes \(known.joined(separator: ", "))"))
+      }
+    }
+    return .success((words, options))
+  }
+
+  /// `--name=value` words of one option's JSON value (nil when the type is wrong).
+  static func optionWords(_ option: OptionSpec, _ node: JSONNode) -> [String]? {
+    guard option.value != nil else {
+      guard case .bool(let on) = node.value else { return nil }
+      return on ? ["--\(option.name)"] : []
+    }
+    if case .array = node.value { return texts(node)?.map { "--\(option.name)=\($0)" } }
+    return text(node).map { ["--\(option.name)=\($0)"] }
+  }
+
+  /// The strings (or numbers) of an array; nil when it is no array or holds anything else.
+  static func texts(_ node: JSONNode) -> [String]? {
+    guard case .array(let items) = node.value else { return nil }
+    let texts = items.compactMap(text)
+    return texts.count == items.count ? texts : nil
+  }
+
+  /// A string, or a number as written (`"quantity": 2`).
+  static func text(_ node: JSONNode) -> String? {
+    switch node.value {
+    case .string(let s): return s
+    case .number(let n): return n
+    default: return nil
+    }
+  }
+
+  /// `tools/call`: the command's result, or a tool error with its one-line message.
+  func call(_ name: String, arguments: [JSONMember]) -> JSONOutput {
+    if name == "expect" { return expect(arguments) }
+    let line: (words: [String], options: [String])
+    switch commandLine(name, arguments) {
+    case .success(let given): line = given
+    case .failure(let refusal): return Self.toolError(refusal.message)
+    }
+    let argv = [name] + line.options + sessionOptions(line.options) + ["--"] + line.words
+    let readOnly =
+      Self.readOnly.contains(name) || Self.readOnlyUpTo[name].map { line.words.count <= $0 } == true
+    guard readOnly else {
+      // Run once: a purchase is never made twice to print it two ways.
+      let json = run(argv, json: true)
+      return Self.result(json, text: json.stdout, structured: Self.structured(json.stdout))
+    }
+    let text = run(argv, json: false)
+    guard text.code == 0 else { return Self.result(text, text: text.stdout, structured: nil) }
+    // The JSON of a reading command (none when an option excludes it, as `timeline --svg`).
+    let json = run(argv, json: true)
+    return Self.result(text, text: text.stdout, structured: json.code == 0 ? Self.structured(json.stdout) : nil)
+  }
+
+  /// A tool result: the text and any warnings, or the one-line refusal when the command failed.
+  static func result(_ run: Run, text: String, structured: JSONOutput?) -> JSONOutput {
+    guard run.code == 0 else {
+      return .object([
+        "content": .array([textItem(errorLine(run))]), "structuredContent": structured, "isError": .bool(true),
+      ])
+    }
+    var content = [textItem(text)]
+    if !run.stderr.isEmpty { content.append(textItem(run.stderr)) }
+    return .object(["content": .array(content), "structuredContent": structured, "isError": .bool(false)])
+  }
+
+  /// `--session` and `--customer` as `storesim mcp` was given them (a call's own customer wins).
+  func sessionOptions(_ given: [String]) -> [String] {
+    var words: [String] = []
+    if let session { words.append("--session=\(session)") }
+    if let customer, !given.contains(where: { $0.hasPrefix("--customer=") }) { words.append("--customer=\(customer)") }
+    return words
+  }
+
+  /// What one in-process run of the command line printed, and its exit code.
+  struct Run {
+    var stdout: String
+    var stderr: String
+    var code: Int32
+  }
+
+  /// Runs a command line in-process with its output captured; `readLine` feeds a shell.
+  func run(_ argv: [String], json: Bool, input: [String] = []) -> Run {
+    let out = Mutex(""), err = Mutex(""), lines = Mutex(input)
+    var captured = environment
+    captured.writeOut = { text in out.withLock { $0 += text } }
+    captured.writeErr = { text in err.withLock { $0 += text } }
+    captured.readLine = { lines.withLock { $0.isEmpty ? nil : $0.removeFirst() } }
+    captured.isTerminal = false
+    captured.columns = HelpText.width
+    var words = argv
+    if json, let end = words.firstIndex(of: "--") { words.insert("--json", at: end) }
+    let code = CLI.run(words, environment: captured)
+    return Run(stdout: out.withLock { $0 }, stderr: err.withLock { $0 }, code: code)
+  }
+
+  /// The `--json` output as structured content: an object as printed, anything else wrapped
+  /// as `{"result": ...}`; nil when it is not JSON.
+  static func structured(_ stdout: String) -> JSONOutput? {
+    guard !stdout.isEmpty, let node = try? JSONParser.parse(Array(stdout.utf8)) else { return nil }
+    let value = JSONOutput(node: node)
+    if case .object = value { return value }
+    return .object(["result": value])
+  }
+
+  /// The command's one-line refusal (`error: ...` on stderr), else what it printed.
+  static func errorLine(_ run: Run) -> String {
+    let lines = run.stderr.split(separator: "\n").map(String.init)
+    if let line = lines.first(where: { $0.hasPrefix("error: ") }) { return String(line.dropFirst(7)) }
+    let text = (run.stderr + run.stdout).trimmingCharacters(in: .whitespacesAndNewlines)
+    return text.isEmpty ? "the command failed (exit code \(run.code))" : text
+  }
+
+  static func textItem(_ text: String) -> JSONOutput {
+    .object(["type": .string("text"), "text": .string(text)])
+  }
+
+  static func toolError(_ message: String) -> JSONOutput {
+    .object(["content": .array([textItem(message)]), "isError": .bool(true)])
+  }
+}
+
+/// Why a tool call's arguments are refused (a tool error, so the agent can correct them).
+struct ToolRefusal: Error {
+  var message: String
+  init(_ message: String) { self.message = message }
+}
