@@ -95,11 +95,16 @@ def main():
             ["restore"], ["expire", "subscription.pro"], ["advance", "--next"], ["advance", "1d"],
             ["buy", "subscription.pro"], ["extend", "2000000000000014", "--days", "3"],
             ["extend-all", "subscription.pro", "--days", "2"], ["consumption"],
+            ["api", "PUT", "/inApps/v1/messaging/message/6f1c2b9e-0d4a-4c1e-9b1f-3a2d5e7c8b01", "--data", '{"header":"h","body":"b"}'],
+            ["retention", "--review", "6f1c2b9e-0d4a-4c1e-9b1f-3a2d5e7c8b01", "--state", "PENDING"],
             ["retention", "subscription.pro"], ["retention", "subscription.pro", "--decline"], ["retention", "--list"],
             ["notifications", "--since", "0"], ["notifications", "--decoded", "--since", "0"],
             ["delete", "2000000000000002"], ["reset", "--settings"], ["reset", "--transactions"],
         ]
         for args in story:
+            if args[0] == "api":  # a setup step: api answers with Apple's shapes, not storesim JSON
+                subprocess.run([binary] + args, cwd=work, capture_output=True, check=True)
+                continue
             check(binary, args, work)
         for args in (["buy", "nonconsumable.cra"], ["refund", "42"], ["frobnicate"], ["advance", "1m"], ["decline"],
                      ["retention", "subscription.pro"]):

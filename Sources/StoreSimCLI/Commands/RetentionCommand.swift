@@ -9,7 +9,7 @@ struct RetentionCommand: CommandLineCommand {
   static let configuration = CommandConfiguration(
     name: "retention", group: "Subscriptions and time",
     abstract: "Open a subscription's cancel flow: the Retention Messaging realtime request and the message shown",
-    arguments: "<product-id> | --list",
+    arguments: "<product-id> | --list | --review <id> --state <state>",
     discussion: """
       The customer selects Cancel Subscription: storesim signs a realtime request
       (DecodedRealtimeRequestBody: originalTransactionId, appAppleId 0, productId, userLocale,
@@ -27,7 +27,9 @@ struct RetentionCommand: CommandLineCommand {
       subscription as it is); --decline cancels as 'cancel' does (DID_CHANGE_RENEWAL_STATUS
       AUTO_RENEW_DISABLED). Every request and its outcome is recorded: --list shows them and a
       scenario checks the last one with 'expect retention'. The request is made while the session
-      is locked, for at most --timeout.
+      is locked, for at most --timeout. storesim approves uploaded messages and images at once, as the
+      sandbox does; --review ID --state PENDING|APPROVED|REJECTED gives one of them another review
+      state, to see what an unapproved message does.
       """,
     example: "storesim retention subscription.pro --decline\nstoresim retention --list")
 
@@ -43,6 +45,10 @@ struct RetentionCommand: CommandLineCommand {
   var decline: Bool
   @Flag(help: "list every realtime request made and its outcome")
   var list: Bool
+  @Option("<id>", help: "an uploaded message or image whose review state --state sets")
+  var review: String?
+  @Option("<state>", help: "with --review: PENDING, APPROVED or REJECTED")
+  var state: String?
 
   var configurationReferences: [ConfigurationReference] { arguments.map { .product($0) } }
 
@@ -64,6 +70,22 @@ struct RetentionCommand: CommandLineCommand {
   }
 
   func validate() throws {
+    if review != nil || state != nil {
+      guard let review, let state else {
+        throw CLIError.usage("--review and --state go together", command: "retention")
+      }
+      guard arguments.isEmpty, !list, !accept, !decline, locale == nil, timeout == nil else {
+        throw CLIError.usage("--review takes no product and no other option but --state", command: "retention")
+      }
+      guard UUID(uuidString: review) != nil else {
+        throw CLIError.usage(
+          "--review needs a message or image identifier (a UUID), not '\(review)'", command: "retention")
+      }
+      guard RetentionReviewState(rawValue: state.uppercased()) != nil else {
+        throw CLIError.usage("--state must be PENDING, APPROVED or REJECTED, not '\(state)'", command: "retention")
+      }
+      return
+    }
     if list {
       guard arguments.isEmpty, !accept, !decline, locale == nil, timeout == nil else {
         throw CLIError.usage("--list takes no product and no other option", command: "retention")
@@ -78,6 +100,34 @@ struct RetentionCommand: CommandLineCommand {
   }
 
   func run(_ inv: Invocation) throws -> ExitCode {
+    if let review, let text = state, let state = RetentionReviewState(rawValue: text.uppercased()) {
+      return try SessionContext.with(inv, mutating: true) { store in
+        let messaging = store.retentionMessaging
+        let kind: String
+        if messaging.message(review) != nil {
+          kind = "message"
+          store.updateRetentionMessaging { m in
+            for i in m.messages.indices where m.messages[i].identifier == review.lowercased() {
+              m.messages[i].state = state
+            }
+          }
+        } else if messaging.image(review) != nil {
+          kind = "image"
+          store.updateRetentionMessaging { m in
+            for i in m.images.indices where m.images[i].identifier == review.lowercased() { m.images[i].state = state }
+          }
+        } else {
+          throw CLIError.refusedArgument("no uploaded message or image has the identifier \(review.lowercased())")
+        }
+        if inv.json {
+          inv.printJSON(
+            .object(["\(kind)Identifier": .string(review.lowercased()), "\(kind)State": .string(state.rawValue)]))
+        } else {
+          inv.out("\(kind) \(review.lowercased()) is \(state.rawValue)")
+        }
+        return .success
+      }
+    }
     if list {
       return try SessionContext.with(inv, mutating: false, needsNotifications: false) { store in
         let calls = store.retentionMessaging.calls

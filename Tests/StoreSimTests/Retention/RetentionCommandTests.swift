@@ -155,4 +155,21 @@ import Testing
     let result = cli.run("api GET /inApps/v1/messaging/performanceTest/result/\(id)").stdout
     #expect(result.contains(#""result":"FAIL""#) && result.contains(#""UNSUCCESSFUL_HTTP_RESPONSE_CODE":10"#))
   }
+
+  @Test func aMessageReviewedAsRejectedIsNeitherAnswerNorDefault() throws {
+    let server = try TestHTTPServer(
+      .ipv4, [.respond(status: 200, body: #"{"message":{"messageIdentifier":"\#(Self.message)"}}"#)])
+    defer { server.stop() }
+    let cli = try CLIHarness()
+    Self.session(cli, url: server.base + "/")
+    let review = cli.run("retention --review \(Self.message.uppercased()) --state rejected")
+    #expect(review.code == 0 && review.stdout == "message \(Self.message) is REJECTED\n", "\(review.stderr)")
+    #expect(cli.run("api GET /inApps/v1/messaging/message/list").stdout.contains(#""messageState":"REJECTED""#))
+    let r = cli.run("retention com.example.premium.monthly --json").stdout
+    #expect(r.contains("is REJECTED, not APPROVED") && r.contains(#""fallback": "none""#), "\(r)")
+    let unknown = cli.run("retention --review \(UUID().uuidString) --state PENDING")
+    #expect(unknown.code == 64 && unknown.stderr.contains("no uploaded message or image"))
+    #expect(cli.run("retention --state PENDING").stderr.contains("--review and --state go together"))
+    #expect(cli.run("retention --review \(Self.message) --state LATER").stderr.contains("--state must be"))
+  }
 }
