@@ -62,6 +62,13 @@ row "unknown promotional offer" buy subscription.pro --offer promotional:nope
 row "purchase date in the future" buy nonconsumable.car --at 2030-01-01T00:00:00Z
 row "unknown transaction id" refund 42
 row "transaction id that is not a number" refund abc
+row "refund percentage of 100 (a whole refund takes none)" refund 42 --percent 100
+row "refund percentage that is not a number" refund 42 --percent forty
+row "refund percentage with four decimals" refund 42 --percent 12.3456
+row "refund percentage on a reversal" refund reverse 42 --percent 40
+row "unknown billing plan" buy subscription.pro --billing-plan weekly
+row "consent without an action" consent
+row "unknown consent action" consent revok
 row "approve with nothing pending" approve
 row "unknown setting" settings ask-to-by on
 row "bad setting value" settings ask-to-buy maybe

@@ -8,8 +8,11 @@ Usage: interop.py STORESIM_BINARY
    transaction, renewal info, notification and Retention Messaging realtime request with
    SignedDataVerifier (verify_and_decode_realtime_request for the last) and checks that each
    decoded value equals storesim's own JSON, that a printed notification is exactly the signed
-   one, and that no payload (notification, its `data`, transaction, renewal info) holds a key
-   outside Apple's models (the library's model class attributes).
+   one, and that no payload (notification, its `data` or `appData`, transaction, renewal info,
+   app transaction, either `commitmentInfo`) holds a key outside Apple's models (the library's
+   model class attributes). A RESCIND_CONSENT (decoded by verify_and_decode_notification, its
+   app transaction by verify_and_decode_app_transaction) and both commitmentInfo models must
+   have been decoded at least once.
 2. Delivery: a server on 127.0.0.1 answers 500 to the first POST and 200 afterwards; after
    `notifications deliver` and `notifications deliver --retry` every notification must have
    arrived exactly as signed, decode with the library, hold only Apple's keys, and nothing may
@@ -23,12 +26,16 @@ import subprocess
 import sys
 import tempfile
 
+from appstoreserverlibrary.models.AppData import AppData
+from appstoreserverlibrary.models.AppTransaction import AppTransaction
 from appstoreserverlibrary.models.Data import Data
 from appstoreserverlibrary.models.DecodedRealtimeRequestBody import DecodedRealtimeRequestBody
 from appstoreserverlibrary.models.Environment import Environment
 from appstoreserverlibrary.models.JWSRenewalInfoDecodedPayload import JWSRenewalInfoDecodedPayload
 from appstoreserverlibrary.models.JWSTransactionDecodedPayload import JWSTransactionDecodedPayload
+from appstoreserverlibrary.models.RenewalCommitmentInfo import RenewalCommitmentInfo
 from appstoreserverlibrary.models.ResponseBodyV2DecodedPayload import ResponseBodyV2DecodedPayload
+from appstoreserverlibrary.models.TransactionCommitmentInfo import TransactionCommitmentInfo
 from appstoreserverlibrary.signed_data_verifier import SignedDataVerifier
 
 import interop_support
@@ -48,7 +55,13 @@ ALLOWED = {
     "notification.data": allowed_keys(Data),
     "transaction": allowed_keys(JWSTransactionDecodedPayload),
     "renewalInfo": allowed_keys(JWSRenewalInfoDecodedPayload),
+    "notification.appData": allowed_keys(AppData),
+    "appTransaction": allowed_keys(AppTransaction),
+    "transaction.commitmentInfo": allowed_keys(TransactionCommitmentInfo),
+    "renewalInfo.commitmentInfo": allowed_keys(RenewalCommitmentInfo),
 }
+# What the new models decoded (RESCIND_CONSENT's appData, the commitment plan's commitmentInfo), by kind: CI fails when a kind a scenario produces was never seen.
+seen = set()
 
 
 def jws_payload(jws):
@@ -58,6 +71,9 @@ def jws_payload(jws):
 
 
 def check_keys(kind, payload, where):
+    if kind in ("transaction", "renewalInfo") and "commitmentInfo" in payload:
+        check_keys(f"{kind}.commitmentInfo", payload["commitmentInfo"], where)
+        seen.add(f"{kind}.commitmentInfo")
     extra = sorted(set(payload) - ALLOWED[kind])
     if extra:
         failures.append(f"{where}: {kind} holds keys outside Apple's model: {extra}")
@@ -72,8 +88,19 @@ def check_notification(verifier, signed, where, printed=None):
     check_keys("notification", body, where)
     data = body.get("data", {})
     check_keys("notification.data", data, where)
-    compare("notification", {k: v for k, v in body.items() if k != "data"}, decoded, where)
+    compare("notification", {k: v for k, v in body.items() if k not in ("data", "appData")}, decoded, where)
     compare("notification.data", data, decoded.data, where)
+    if "appData" in body:
+        # RESCIND_CONSENT: appData instead of data, with the customer's signed app transaction.
+        app_data = body["appData"]
+        check_keys("notification.appData", app_data, where)
+        compare("notification.appData", app_data, decoded.appData, where)
+        app = jws_payload(app_data["signedAppTransactionInfo"])
+        check_keys("appTransaction", app, where)
+        compare("notification.appTransaction", app, verifier.verify_and_decode_app_transaction(decoded.appData.signedAppTransactionInfo), where)
+        if body.get("notificationType") != "RESCIND_CONSENT" or "data" in body:
+            failures.append(f"{where}: appData on {body.get('notificationType')} or next to data")
+        seen.add("RESCIND_CONSENT")
     if "signedTransactionInfo" in data:
         transaction = jws_payload(data["signedTransactionInfo"])
         check_keys("transaction", transaction, where)
@@ -185,6 +212,12 @@ def main():
             print(f"{environment.value}: {n} artifacts decoded with SignedDataVerifier")
             total += n
     delivery_test()
+    # The scenarios hold a consent revocation, a prorated refund and a commitment plan: each new
+    # model must have decoded something.
+    for kind in ("RESCIND_CONSENT", "transaction.commitmentInfo", "renewalInfo.commitmentInfo"):
+        if kind not in seen:
+            failures.append(f"no {kind} was decoded: a scenario must produce one")
+    print(f"decoded new models: {sorted(seen)}")
     for f in failures[:50]:
         print("FAIL", f)
     print(f"interop: {total - len([f for f in failures if 'did not decode' in f])} of {total} artifacts decoded; {len(failures)} problems")

@@ -26,7 +26,7 @@ NO_JSON = {"shell", "completions", "serve", "api", "manage", "mcp"}
 SCHEMA_OF = {
     "buy": "buy", "approve": "buy", "entitlements": "transactions", "restore": "transactions",
     "advance": "events", "cancel": "events", "resume": "events", "expire": "events", "renew": "events",
-    "resolve": "events", "price-increase": "events",
+    "resolve": "events", "price-increase": "events", "consent": "events",
 }
 
 schemas = {}
@@ -67,7 +67,7 @@ def main():
     binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build", "debug", "storesim"))
     work = tempfile.mkdtemp()
     try:
-        for name in ("AppleSample.storekit", "Premium.storekit"):
+        for name in ("AppleSample.storekit", "Premium.storekit", "CommitmentPlan.storekit"):
             shutil.copy(os.path.join(ROOT, "Configurations", name), work)
         story = [
             ["version"], ["validate", "AppleSample.storekit", "Premium.storekit"],
@@ -98,8 +98,15 @@ def main():
             ["api", "PUT", "/inApps/v1/messaging/message/6f1c2b9e-0d4a-4c1e-9b1f-3a2d5e7c8b01", "--data", '{"header":"h","body":"b"}'],
             ["retention", "--review", "6f1c2b9e-0d4a-4c1e-9b1f-3a2d5e7c8b01", "--state", "PENDING"],
             ["retention", "subscription.pro"], ["retention", "subscription.pro", "--decline"], ["retention", "--list"],
+            ["buy", "nonconsumable.racecar"], ["refund", "--product", "nonconsumable.racecar", "--percent", "40"],
+            ["consent", "revoke", "--customer", "kid"],
             ["notifications", "--since", "0"], ["notifications", "--decoded", "--since", "0"],
             ["delete", "2000000000000002"], ["reset", "--settings"], ["reset", "--transactions"],
+            # A commitment plan: commitmentInfo on the transaction and the renewal info.
+            ["init", "CommitmentPlan.storekit", "--start", "2026-01-15T00:00:00Z", "--force"],
+            ["buy", "com.example.studio.pro.yearly", "--billing-plan", "monthly"], ["advance", "--next"],
+            ["cancel", "com.example.studio.pro.yearly"], ["latest", "com.example.studio.pro.yearly"], ["status"],
+            ["transactions"], ["notifications", "--decoded", "--since", "0"], ["timeline"],
         ]
         for args in story:
             if args[0] == "api":  # a setup step: api answers with Apple's shapes, not storesim JSON

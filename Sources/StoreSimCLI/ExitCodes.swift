@@ -11,7 +11,7 @@ extension StoreError {
   var exitCode: ExitCode {
     switch self {
     case .productNotFound, .transactionNotFound, .customerNotFound, .noRefundRequest, .invalidProductType,
-      .invalidPrice:
+      .invalidPrice, .invalidRefundPercentage:
       return .usage
     case .noPendingRequest(let id):
       return id == nil ? .failure : .usage

@@ -6,7 +6,8 @@ import StoreSim
 /// As `storesim serve`'s Get App Transaction Info: the app was bought when the session's store
 /// began (`originalPurchaseDate` is the session's start date), on iOS, in the session's
 /// environment, with the customer's `appTransactionID`. The versions are "1" unless the test
-/// sets `SKTestSession.appVersion` / `originalAppVersion`.
+/// sets `SKTestSession.appVersion` / `originalAppVersion`; in the sandbox `originalAppVersion`
+/// is always "1.0" (rule sandbox-original-application-version-is-1-0).
 public struct AppTransaction: Sendable, Hashable, JWSRepresentable {
   /// Nil outside production, as in Xcode and the sandbox.
   public let appID: UInt64?
@@ -34,7 +35,9 @@ public struct AppTransaction: Sendable, Hashable, JWSRepresentable {
     appVersionID = nil
     bundleID = store.state.bundleID
     environment = AppStore.Environment(store.state.environment)
-    originalAppVersion = versions.original
+    originalAppVersion =
+      store.state.environment == .sandbox
+      ? AppTransactionPayload.originalApplicationVersion(.sandbox) : versions.original
     originalPurchaseDate = store.state.startDate
     originalPlatform = .iOS
     preorderDate = nil

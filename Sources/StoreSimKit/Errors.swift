@@ -86,7 +86,7 @@ extension SKTestSession {
     case .noSubscriptionFound, .subscriptionNotActive: code = .noSubscriptionFound
     case .noPendingRequest, .noIssueToResolve, .clockCannotMoveBackward, .purchaseDateInFuture, .customerNotFound,
       .customerExists, .noPriceIncreasePending, .invalidPrice, .duplicateRefundRequest, .noRefundRequest,
-      .purchaseNotCompleted:
+      .purchaseNotCompleted, .invalidRefundPercentage:
       code = .invalidAction
     }
     return SKTestError(code, error.description)

@@ -156,6 +156,7 @@ public struct Product: Identifiable, Sendable, Hashable {
       case purchaseDate(Date)
       case simulatesAskToBuyInSandbox(Bool)
       case custom(String, String)
+      case billingPlanType(String)
     }
     let kind: Kind
 
@@ -187,6 +188,10 @@ public struct Product: Identifiable, Sendable, Hashable {
     public static func simulatesAskToBuyInSandbox(_ value: Bool) -> PurchaseOption {
       .init(kind: .simulatesAskToBuyInSandbox(value))
     }
+    /// Buys the product on a billing plan: `.monthly` is the commitment plan.
+    public static func billingPlanType(_ type: Product.SubscriptionInfo.BillingPlanType) -> PurchaseOption {
+      .init(kind: .billingPlanType(type.rawValue))
+    }
     /// A custom key and value; no effect.
     public static func custom(key: String, value: String) -> PurchaseOption { .init(kind: .custom(key, value)) }
 
@@ -202,6 +207,8 @@ public struct Product: Identifiable, Sendable, Hashable {
         case .codeOffer(let id): result.offer = .code(id); offers += 1
         case .winBackOffer(let id): result.offer = .winBack(id); offers += 1
         case .purchaseDate(let d): date = d
+        case .billingPlanType(let raw):
+          result.billingPlanType = raw == BillingPlanType.monthly.rawValue ? .monthly : nil
         case .simulatesAskToBuyInSandbox, .custom: break
         }
       }

@@ -11,6 +11,8 @@ extension Product {
     public let introductoryOffer: Product.SubscriptionOffer?
     public let promotionalOffers: [Product.SubscriptionOffer]
     public let winBackOffers: [Product.SubscriptionOffer]
+    /// The ways to pay: up front, and monthly inside a commitment when the product has the plan.
+    public let pricingTerms: [PricingTerms]
     let core: SessionCore
 
     init(_ s: StoreSim.SubscriptionInfo, store: Store, currency: String, core: SessionCore) {
@@ -21,6 +23,12 @@ extension Product {
       introductoryOffer = s.introductoryOffer.map { .init($0, currency: currency) }
       promotionalOffers = s.promotionalOffers.map { .init($0, currency: currency) }
       winBackOffers = s.winBackOffers.map { .init($0, currency: currency) }
+      let offers = (s.introductoryOffer.map { [$0] } ?? []) + s.promotionalOffers + s.winBackOffers
+      let product = store.configuration.products.first { $0.subscription == s }
+      pricingTerms =
+        product.map {
+          Self.pricingTerms($0, offers: offers.map { .init($0, currency: currency) }, currency: currency)
+        } ?? []
       self.core = core
     }
 
@@ -161,6 +169,10 @@ extension Product {
       public let currencyCode: String?
       public let eligibleWinBackOfferIDs: [String]
       public let appAccountToken: UUID?
+      /// The billing plan of the next billing period.
+      public let renewalBillingPlanType: Product.SubscriptionInfo.BillingPlanType?
+      /// What renews when the commitment ends, while inside one.
+      public let commitmentInfo: CommitmentInfo?
       public let jwsRepresentation: String
 
       init(_ r: StoreSim.RenewalInfo, store: Store, customer: CustomerID) {
@@ -187,6 +199,8 @@ extension Product {
         currencyCode = r.currency
         eligibleWinBackOfferIDs = r.eligibleWinBackOfferIDs
         appAccountToken = r.appAccountToken
+        renewalBillingPlanType = .init(r.renewalBillingPlanType)
+        commitmentInfo = r.commitment.map(CommitmentInfo.init)
         jwsRepresentation = store.signed(r, customer: customer)
       }
 

@@ -18,6 +18,16 @@ public struct Transaction: Identifiable, Sendable, Hashable, JWSRepresentable {
   public let signedDate: Date
   public let revocationDate: Date?
   public let revocationReason: RevocationReason?
+  /// How the transaction was revoked: a full or prorated refund or a Family Sharing
+  /// revocation; nil while it is not revoked.
+  public let revocationType: RevocationType?
+  /// The refunded share, 0.0 to 100.0 (`40` for a 40 % prorated refund, `100` for a full
+  /// refund); nil for a Family Sharing revocation and when not refunded.
+  public let revocationPercentage: Decimal?
+  /// How the period was billed (auto-renewables only).
+  public let billingPlanType: Product.SubscriptionInfo.BillingPlanType?
+  /// A commitment plan's billing period; nil up front.
+  public let commitmentInfo: CommitmentInfo?
   public let productType: Product.ProductType
   public let appAccountToken: UUID?
   public let environment: AppStore.Environment
@@ -53,6 +63,10 @@ public struct Transaction: Identifiable, Sendable, Hashable, JWSRepresentable {
     signedDate = store.now
     revocationDate = t.revocationDate
     revocationReason = t.revocationReason.map { $0 == .developerIssue ? .developerIssue : .other }
+    revocationType = t.revocationType.map { RevocationType(rawValue: $0.rawValue) }
+    revocationPercentage = t.revocationPercentage.map { Decimal($0) / 1000 }
+    billingPlanType = t.billingPlanType.map(Product.SubscriptionInfo.BillingPlanType.init)
+    commitmentInfo = t.commitmentInfo.map(CommitmentInfo.init)
     productType = Product.ProductType(t.productType)
     appAccountToken = t.appAccountToken
     environment = AppStore.Environment(store.state.environment)
@@ -102,6 +116,15 @@ public struct Transaction: Identifiable, Sendable, Hashable, JWSRepresentable {
     public init(rawValue: Int) { self.rawValue = rawValue }
     public static let developerIssue = RevocationReason(rawValue: 1)
     public static let other = RevocationReason(rawValue: 0)
+  }
+
+  /// How the App Store revoked a transaction (raw values are the App Store Server API's).
+  public struct RevocationType: RawRepresentable, Hashable, Sendable {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public static let fullRefund = RevocationType(rawValue: "REFUND_FULL")
+    public static let proratedRefund = RevocationType(rawValue: "REFUND_PRORATED")
+    public static let familyRevocation = RevocationType(rawValue: "FAMILY_REVOKE")
   }
 
   /// Purchase or renewal.

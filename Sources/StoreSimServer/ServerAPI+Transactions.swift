@@ -58,22 +58,14 @@ extension ServerAPI {
     return .json(.object(["signedTransactions": .array(recent.map { .string(store.signed($0, customer: customer)) })]))
   }
 
-  /// Get App Transaction Info: the app transaction of the customer of any transaction id.
-  /// storesim models the app download only by its id, bundle id, environment and the session's
-  /// start (as the original purchase date); versions are "1" and the platform iOS.
+  /// Get App Transaction Info: the app transaction of the customer of any transaction id
+  /// (`AppTransactionPayload`: no device verification; "1.0" as the original application
+  /// version in the sandbox).
   package static func appTransaction(_ text: String, _ store: Store) throws -> APIResponse {
     let customer = try customer(text, store)
-    guard let c = store.customer(customer) else { throw APIError.appTransactionDoesNotExist }
-    let payload = JSONOutput.object([
-      "receiptType": .string(store.state.environment.rawValue),
-      "bundleId": .string(store.state.bundleID),
-      "appTransactionId": .string(c.appTransactionID),
-      "applicationVersion": .string("1"),
-      "originalApplicationVersion": .string("1"),
-      "originalPurchaseDate": .int(store.state.startDate.epochMilliseconds),
-      "receiptCreationDate": .int(store.now.epochMilliseconds),
-      "originalPlatform": .string("iOS"),
-    ])
+    guard let payload = store.appTransactionPayload(customer: customer) else {
+      throw APIError.appTransactionDoesNotExist
+    }
     return .json(.object(["signedAppTransactionInfo": .string(JWS.sign(payload, bundleID: store.state.bundleID))]))
   }
 }

@@ -102,9 +102,17 @@ extension StateCodec.Reader {
       // Optional trailing fields (older files end before them).
       var anniversary: Date?
       var increased: Decimal?
+      var commitment: SubscriptionCommitment?
       if r.more() {
         anniversary = try r.optDate()
         increased = try r.optDecimal()
+      }
+      if r.more() {
+        commitment = try r.row { (r: inout StateCodec.Reader) throws(StateCodec.DecodingError) in
+          SubscriptionCommitment(
+            billingPeriodNumber: try r.smallInt(), expirationDate: try r.date(), willAutoRenew: try r.bool(),
+            autoRenewProductID: try r.string(), monthlyPrice: try r.decimal(), price: try r.decimal())
+        }
       }
       return SubscriptionState(
         groupID: group, originalID: original, currentProductID: current, autoRenewProductID: autoRenew,
@@ -112,7 +120,7 @@ extension StateCodec.Reader {
         expirationReason: reason, isExpired: expired, isRevoked: revoked, priceIncreaseStatus: price,
         pendingOffer: pending, runningOffer: running, runningOfferPeriodsLeft: left,
         recentSubscriptionStartDate: recent, renewalCount: renewals, appAccountToken: token,
-        anniversaryDate: anniversary, increasedPrice: increased)
+        anniversaryDate: anniversary, increasedPrice: increased, commitment: commitment)
     }
   }
 
@@ -151,12 +159,21 @@ extension StateCodec.Reader {
       let winBack = try r.list { (r: inout StateCodec.Reader) throws(StateCodec.DecodingError) in try r.string() }
       let token = try r.uuid()
       let signed = try r.date()
+      // Optional trailing field (older files end before it).
+      let commitment =
+        r.more()
+        ? try r.row { (r: inout StateCodec.Reader) throws(StateCodec.DecodingError) in
+          RenewalCommitment(
+            autoRenewProductID: try r.string(), willAutoRenew: try r.bool(),
+            renewalBillingPlanType: try r.raw(BillingPlanType.self), renewalDate: try r.date(),
+            renewalPrice: try r.decimal())
+        } : nil
       return RenewalInfo(
         originalTransactionID: original, currentProductID: current, autoRenewProductID: autoRenew,
         willAutoRenew: will, expirationReason: reason, isInBillingRetry: retry, gracePeriodExpirationDate: grace,
         priceIncreaseStatus: price, offer: offer, renewalDate: renewal, recentSubscriptionStartDate: recent,
         renewalPrice: renewalPrice, currency: currency, eligibleWinBackOfferIDs: winBack, appAccountToken: token,
-        signedDate: signed)
+        signedDate: signed, commitment: commitment)
     }
   }
 }

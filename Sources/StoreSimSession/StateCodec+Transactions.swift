@@ -10,6 +10,7 @@ extension StateCodec.Writer: TransactionFieldVisitor {
   /// A transaction row: every field of `visitRow`.
   mutating func transaction(_ t: Transaction) {
     var fields = t.fields
+    skippedTrailing = 0
     array { w in fields.visitRow(&w) }
   }
 
@@ -17,6 +18,7 @@ extension StateCodec.Writer: TransactionFieldVisitor {
   /// transaction plus the fields that may have changed since (`visitStatus`).
   mutating func reference(_ t: Transaction) {
     var fields = t.fields
+    skippedTrailing = 0
     array { w in
       w.string("ref")
       w.uint(t.id)
@@ -27,9 +29,12 @@ extension StateCodec.Writer: TransactionFieldVisitor {
   mutating func visit(_ field: TransactionField, _ value: inout UInt64) { uint(value) }
   mutating func visit(_ field: TransactionField, _ value: inout UInt64?) {
     // A trailing field is in brackets, so that a lost comma never merges it into the number
-    // before it, and only when set.
+    // before it, and only when set (or when a later one is: an unset one is then `[0]`).
     if field.isTrailing {
-      if let value, value != 0 { array { w in w.uint(value) } }
+      guard let value, value != 0 else { return skippedTrailing += 1 }
+      for _ in 0..<skippedTrailing { array { w in w.uint(0) } }
+      skippedTrailing = 0
+      array { w in w.uint(value) }
     } else {
       optUInt(value)
     }

@@ -9,6 +9,9 @@ extension StateCodec {
     var decimals: [Decimal: String] = [:]
     /// Whether the next value follows another one in the same array.
     var needsSeparator = false
+    /// Unset trailing fields of the current transaction row not written yet: a later set one
+    /// writes them first (as `[0]`, read as unset), so each keeps its place.
+    var skippedTrailing = 0
 
     /// Structure between values (an object's opening and keys): the next value starts fresh.
     mutating func raw(_ s: StaticString) {
@@ -196,9 +199,19 @@ extension StateCodec {
         w.int(s.renewalCount)
         w.optString(s.appAccountToken?.uuidString)
         // Optional trailing fields (older files end before them).
-        if s.anniversaryDate != nil || s.increasedPrice != nil {
+        if s.anniversaryDate != nil || s.increasedPrice != nil || s.commitment != nil {
           w.optDate(s.anniversaryDate)
           w.optDecimal(s.increasedPrice)
+        }
+        if let c = s.commitment {
+          w.array { w in
+            w.int(c.billingPeriodNumber)
+            w.date(c.expirationDate)
+            w.bool(c.willAutoRenew)
+            w.string(c.autoRenewProductID)
+            w.decimal(c.monthlyPrice)
+            w.decimal(c.price)
+          }
         }
       }
     }
@@ -236,6 +249,16 @@ extension StateCodec {
         w.strings(r.eligibleWinBackOfferIDs)
         w.optString(r.appAccountToken?.uuidString)
         w.date(r.signedDate)
+        // Optional trailing field (older files end before it).
+        if let c = r.commitment {
+          w.array { w in
+            w.string(c.autoRenewProductID)
+            w.bool(c.willAutoRenew)
+            w.string(c.renewalBillingPlanType.rawValue)
+            w.date(c.renewalDate)
+            w.decimal(c.renewalPrice)
+          }
+        }
       }
     }
   }

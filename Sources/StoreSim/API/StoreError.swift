@@ -39,6 +39,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
   case noRefundRequest(String)
   /// Only a refunded transaction's refund can be reversed.
   case notRefunded(TransactionID)
+  /// A prorated refund's share (milliunits of a percent) must be more than 0 and less than 100000.
+  case invalidRefundPercentage(UInt64)
   /// `buyProduct` got no transaction: the purchase is pending, was cancelled or failed (unlike
   /// the other cases, the store holds what that outcome left, e.g. a pending request).
   case purchaseNotCompleted(ProductID, PurchaseResult)
@@ -69,6 +71,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case .duplicateRefundRequest(let id): return "transaction \(id) already has a refund request waiting for an answer"
     case .noRefundRequest(let id): return "no refund request with id '\(id)'"
     case .notRefunded(let id): return "transaction \(id) was not refunded, so there is no refund to reverse"
+    case .invalidRefundPercentage(let p):
+      return "refund percentage \(p) milliunits is outside 1...99999 (a whole refund has no percentage)"
     case .purchaseNotCompleted(let id, let result):
       if case .failed(let error) = result { return "the purchase of '\(id)' failed: \(error)" }
       return "the purchase of '\(id)' did not complete: \(result.name)"

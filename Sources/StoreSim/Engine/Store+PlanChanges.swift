@@ -16,9 +16,14 @@ extension Store {
     // Plan changes never use an introductory offer (rule plan-changes-never-get-an-intro-offer).
     let offer = requested?.type == .introductory ? nil : requested
     if product.id == sub.currentProductID {
+      if sub.commitment != nil {
+        turnAutoRenewOn(ci, si)
+        return latest
+      }
       buySamePlan(ci, si, product, offer: offer, latest: latest)
       return latest  // Rule buying-what-you-own-returns-the-existing-transaction.
     }
+    if let deferred = changeCommitmentPlan(ci, si, product, latest: latest) { return deferred }
     let current = state.configuration.product(sub.currentProductID)?.subscription
     let new = product.subscription!
     let curLevel = current?.groupLevel ?? Int.max

@@ -47,6 +47,7 @@ extension Store {
     if state.settings.failTransactionsEnabled { return .failed(.skError(state.settings.failureError)) }
     if !(1...10).contains(options.quantity) { return .failed(.invalidQuantity) }
     if case .failure(let error) = resolveOffer(ci, product, options.offer) { return .failed(error) }
+    if let error = billingPlanFailure(ci, product, options) { return .failed(error) }
     if state.settings.askToBuyEnabled || state.settings.interruptedPurchasesEnabled {
       let kind: PendingRequest.Kind = state.settings.askToBuyEnabled ? .askToBuy : .interrupted
       // Rule ask-to-buy-requests-are-consolidated: asking again for a product whose request is
@@ -147,11 +148,13 @@ extension Store {
   mutating func completePurchase(
     _ ci: CustomerHandle, _ product: Product, _ options: PurchaseOptions, delivery: StoreEvent.Delivery
   ) -> Transaction {
-    let offer: SubscriptionOffer?
+    var offer: SubscriptionOffer?
     switch resolveOffer(ci, product, options.offer) {
     case .success(let o): offer = o
     case .failure: offer = nil
     }
+    // A commitment plan takes no offer (offers per billing plan are not simulated).
+    if options.billingPlanType == .monthly { offer = nil }
     switch product.type {
     case .consumable, .nonRenewable:
       let t = record(
@@ -254,7 +257,11 @@ extension Store {
     let previous = subIndex.map { self[ci, $0] }
     var t = newTransaction(product, quantity: 1, token: options.appAccountToken)
     t.webOrderLineItemID = newWebOrderLineItemID()
-    let anchor = applyPeriod(&t, product: product, offer: offer)
+    var anchor = applyPeriod(&t, product: product, offer: offer)
+    var commitment: SubscriptionCommitment?
+    if options.billingPlanType == .monthly, let plan = product.monthlyBillingPlan {
+      commitment = startCommitment(&t, product: product, plan: plan, anchor: &anchor)
+    }
     let originalDate = previous.flatMap { state.customers[ci].transaction($0.originalID)?.purchaseDate }
     t = record(ci, consume t, delivery: delivery, originalID: previous?.originalID, originalPurchaseDate: originalDate)
     if offer?.type == .introductory { state.customers[ci].introductoryOfferUsedGroups.insert(group) }
@@ -269,7 +276,7 @@ extension Store {
       pendingOffer: nil, runningOffer: offer?.paymentMode == .payAsYouGo && offer!.periodCount > 1 ? offer : nil,
       runningOfferPeriodsLeft: offer?.paymentMode == .payAsYouGo ? max(offer!.periodCount - 1, 0) : 0,
       recentSubscriptionStartDate: recentStart, renewalCount: 0, appAccountToken: options.appAccountToken,
-      anniversaryDate: anchor)
+      anniversaryDate: anchor, commitment: commitment)
     if let si = subIndex {
       self[ci, si] = sub
     } else {

@@ -145,6 +145,10 @@ extension Store {
       case .payAsYouGo, .payUpFront: price = nextOffer.price
       }
     }
+    let commitment = renewalCommitment(sub)
+    if let c = sub.commitment, commitment != nil {
+      price = c.isInLastPeriod ? commitment!.renewalPrice : c.monthlyPrice
+    }
     var winBack: [String] = []
     if sub.isExpired && !sub.willAutoRenew && !sub.isRevoked {
       // Win-back offers only for churned subscribers (rule
@@ -165,7 +169,7 @@ extension Store {
       offer: nextOffer.map(TransactionOffer.init),
       renewalDate: sub.expirationDate, recentSubscriptionStartDate: sub.recentSubscriptionStartDate,
       renewalPrice: price, currency: storefront.currency, eligibleWinBackOfferIDs: winBack,
-      appAccountToken: sub.appAccountToken, signedDate: state.now)
+      appAccountToken: sub.appAccountToken, signedDate: state.now, commitment: commitment)
   }
 
   /// Records an App Store Server Notification V2 (rule notification-type-follows-the-event).

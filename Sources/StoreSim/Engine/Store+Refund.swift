@@ -23,27 +23,35 @@ extension Store {
   /// refund-of-the-current-period-revokes-the-subscription). Family copies are revoked (rule
   /// family-shared-copies-are-the-members-own).
   /// A refund request waiting for the same transaction is answered by it.
+  /// `percentage` (milliunits of a percent, 1…99999) makes it a prorated refund
+  /// (`REFUND_PRORATED` with that `revocationPercentage`); without it the refund is full
+  /// (rule refund-carries-revocation-percentage). A prorated refund revokes like a full one.
   @discardableResult
   public mutating func refund(
-    _ id: TransactionID, reason: RevocationReason = .other, customer: CustomerID = .default
+    _ id: TransactionID, reason: RevocationReason = .other, percentage: UInt64? = nil,
+    customer: CustomerID = .default
   ) throws(StoreError) -> Outcome<Void> {
     try atomically { (store: inout Store) throws(StoreError) -> Void in
       let acting = try store.index(of: customer)
       guard let found = store.locate(id, preferring: acting) else { throw .transactionNotFound(id) }
-      try store.grantRefund(found, reason: reason)
+      try store.grantRefund(found, reason: reason, percentage: percentage)
     }
   }
 
-  mutating func grantRefund(_ found: TransactionHandle, reason: RevocationReason) throws(StoreError) {
+  mutating func grantRefund(
+    _ found: TransactionHandle, reason: RevocationReason, percentage: UInt64? = nil
+  ) throws(StoreError) {
     let ci = found.customer, ti = found.index
     let t = state[found]
     let id = t.id
     if t.ownershipType == .familyShared { throw .cannotRefundFamilyShared(id) }
     if t.isRevoked { throw .alreadyRefunded(id) }
+    if let percentage, !(1..<100_000).contains(percentage) { throw .invalidRefundPercentage(percentage) }
     state.refundRequests?.removeAll { $0.transactionID == id }
     if state.refundRequests?.isEmpty == true { state.refundRequests = nil }
     state.customers[ci].transactions[ti].revocationDate = state.now
     state.customers[ci].transactions[ti].revocationReason = reason
+    state.customers[ci].transactions[ti].setProratedPercentage(percentage)
     markModified(found)
     emit(ci, .transactionRevoked(id, t.productID))
     var group: SubscriptionGroupID?
@@ -55,6 +63,9 @@ extension Store {
         losesAccess = true
         self[ci, si].isRevoked = true
         self[ci, si].willAutoRenew = false
+        // A refund of a commitment's current period ends the commitment (rule
+        // commitment-refund-of-the-current-period-ends-it).
+        self[ci, si].commitment = nil
         clearPendingPriceIncrease(ci, si)
       }
     }
@@ -124,11 +135,11 @@ extension Store {
   /// The App Store grants a refund request: `REFUND`, as `refund` does at once.
   @discardableResult
   public mutating func approveRefundRequest(
-    _ id: String, reason: RevocationReason = .other
+    _ id: String, reason: RevocationReason = .other, percentage: UInt64? = nil
   ) throws(StoreError) -> Outcome<TransactionID> {
     try atomically { (store: inout Store) throws(StoreError) -> TransactionID in
       let (request, found) = try store.refundRequest(id)
-      try store.grantRefund(found, reason: reason)
+      try store.grantRefund(found, reason: reason, percentage: percentage)
       return request.transactionID
     }
   }
@@ -165,6 +176,7 @@ extension Store {
       guard t.isRevoked, !t.isFamilyRevocation, t.ownershipType == .purchased else { throw .notRefunded(id) }
       store.state[found].revocationDate = nil
       store.state[found].revocationReason = nil
+      store.state[found].setProratedPercentage(nil)
       store.markModified(found)
       store.emit(ci, .refundReversed(id, t.productID))
       if let g = t.subscriptionGroupID,

@@ -31,6 +31,7 @@ extension Store {
   mutating func periodEnded(_ ci: CustomerHandle, _ si: Int) {
     let willAutoRenew = self[ci, si].willAutoRenew
     let priceIncrease = self[ci, si].priceIncreaseStatus
+    if willAutoRenew, !commitmentRenews(ci, si) { return }
     if !willAutoRenew {
       expire(ci, si, reason: .autoRenewDisabled, subtype: .voluntary)
     } else if priceIncrease == .pending {
@@ -95,13 +96,15 @@ extension Store {
     // (Read into locals first: an argument that reads `state` makes the call copy the store.)
     let previousAnchor = self[ci, si].anniversaryDate
     let increased = self[ci, si].increasedPrice
-    let anchor = applyPeriod(&t, product: product, offer: offer, anchor: previousAnchor)
+    var anchor = applyPeriod(&t, product: product, offer: offer, anchor: previousAnchor)
     // An accepted price increase is charged from the next renewal on (rule
     // price-increase-changes-the-renewal-price).
     if offer == nil, let increased { t.price = increased }
+    let commitment = renewedCommitment(ci, si, &t, product: product, start: start, recovery: recovery, anchor: &anchor)
     t = record(ci, consume t, delivery: .updates, originalID: originalID, originalPurchaseDate: originalDate)
     let group = updateSubscription(ci, si) { sub in
       sub.anniversaryDate = anchor
+      sub.commitment = commitment
       sub.cachedOriginalPurchaseDate = t.originalPurchaseDate
       sub.currentProductID = t.productID
       sub.expirationDate = t.expirationDate!
@@ -126,9 +129,13 @@ extension Store {
       state.configuration.product(current)?.subscription?.period ?? SubscriptionPeriod(value: 1, unit: .month)
     let rate = state.settings.timeRate
     let expiration = self[ci, si].expirationDate
-    let retryEnd = expiration.addingTimeInterval(TimeRules.billingRetryPeriod(for: period, rate: rate))
+    // A commitment plan retries for 90 days (60 × 1.5) and has no grace period (rule
+    // commitment-billing-retry-has-no-grace-and-lasts-90-days).
+    let inCommitment = self[ci, si].commitment != nil
+    let retryEnd = expiration.addingTimeInterval(
+      TimeRules.billingRetryPeriod(for: period, rate: rate) * (inCommitment ? 1.5 : 1))
     var graceEnd: Date?
-    if state.settings.billingGracePeriodIsEnabled {
+    if state.settings.billingGracePeriodIsEnabled, !inCommitment {
       let g = expiration.addingTimeInterval(TimeRules.gracePeriod(for: period, rate: rate))
       graceEnd = g
       self[ci, si].billing = .gracePeriod(gracePeriodExpirationDate: g, retryEndDate: retryEnd)
@@ -159,6 +166,7 @@ extension Store {
   mutating func expire(_ ci: CustomerHandle, _ si: Int, reason: ExpirationReason, subtype: Subtype) {
     let (group, product) = updateSubscription(ci, si) { sub in
       sub.isExpired = true
+      sub.commitment = nil
       sub.expirationReason = reason
       sub.willAutoRenew = false
       sub.priceIncreaseStatus = .noIncreasePending

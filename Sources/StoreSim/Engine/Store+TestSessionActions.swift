@@ -28,6 +28,9 @@ extension Store {
   }
 
   mutating func turnAutoRenewOff(_ ci: CustomerHandle, _ si: Int) {
+    // Inside a commitment only the commitment's renewal turns off (rule
+    // cancelling-a-commitment-stops-only-its-renewal).
+    if setCommitmentRenewal(ci, si, on: false) { return }
     guard self[ci, si].willAutoRenew else { return }
     self[ci, si].willAutoRenew = false
     clearPendingPriceIncrease(ci, si)
@@ -40,6 +43,7 @@ extension Store {
   }
 
   mutating func turnAutoRenewOn(_ ci: CustomerHandle, _ si: Int) {
+    if setCommitmentRenewal(ci, si, on: true) { return }
     guard !self[ci, si].willAutoRenew else { return }
     self[ci, si].willAutoRenew = true
     let sub = self[ci, si]

@@ -8,12 +8,18 @@ public struct PurchaseOptions: Sendable, Hashable, Codable {
   public var appAccountToken: UUID?
   /// An offer to redeem.
   public var offer: OfferRequest?
+  /// The billing plan (`billingPlanType(_:)`); nil is up front.
+  public var billingPlanType: BillingPlanType?
 
   /// Creates options.
-  public init(quantity: Int = 1, appAccountToken: UUID? = nil, offer: OfferRequest? = nil) {
+  public init(
+    quantity: Int = 1, appAccountToken: UUID? = nil, offer: OfferRequest? = nil,
+    billingPlanType: BillingPlanType? = nil
+  ) {
     self.quantity = quantity
     self.appAccountToken = appAccountToken
     self.offer = offer
+    self.billingPlanType = billingPlanType
   }
 }
 

@@ -34,6 +34,11 @@ public struct RenewalInfo: Sendable, Hashable, Codable {
   public package(set) var appAccountToken: UUID?
   /// When this value was produced (`signedDate`).
   public package(set) var signedDate: Date
+  /// The commitment, while the subscription is inside one (`commitmentInfo`).
+  public package(set) var commitment: RenewalCommitment?
+
+  /// The billing plan of the next billing period (`renewalBillingPlanType`).
+  public var renewalBillingPlanType: BillingPlanType { commitment == nil ? .billedUpfront : .monthly }
 
   /// StoreKit's `autoRenewPreference`: nil when the subscription will not renew [doc].
   public var autoRenewPreference: ProductID? { willAutoRenew ? autoRenewProductID : nil }
@@ -44,8 +49,9 @@ public struct RenewalInfo: Sendable, Hashable, Codable {
     willAutoRenew: Bool, expirationReason: ExpirationReason?, isInBillingRetry: Bool, gracePeriodExpirationDate: Date?,
     priceIncreaseStatus: PriceIncreaseStatus, offer: TransactionOffer?, renewalDate: Date,
     recentSubscriptionStartDate: Date, renewalPrice: Decimal, currency: String, eligibleWinBackOfferIDs: [String],
-    appAccountToken: UUID?, signedDate: Date
+    appAccountToken: UUID?, signedDate: Date, commitment: RenewalCommitment? = nil
   ) {
+    self.commitment = commitment
     self.originalTransactionID = originalTransactionID
     self.currentProductID = currentProductID
     self.autoRenewProductID = autoRenewProductID

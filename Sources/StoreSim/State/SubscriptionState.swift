@@ -29,6 +29,7 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
     // Absent in sessions written before they existed (decoded as nil).
     var anniversaryDate: Date?
     var increasedPrice: Decimal?
+    var commitment: SubscriptionCommitment? = nil
   }
 
   private var storage: CopyOnWrite<Fields>
@@ -58,7 +59,8 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
     renewalCount: Int,
     appAccountToken: UUID?,
     anniversaryDate: Date? = nil,
-    increasedPrice: Decimal? = nil
+    increasedPrice: Decimal? = nil,
+    commitment: SubscriptionCommitment? = nil
   ) {
     storage = CopyOnWrite(
       Fields(
@@ -81,7 +83,13 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
         renewalCount: renewalCount,
         appAccountToken: appAccountToken,
         anniversaryDate: anniversaryDate,
-        increasedPrice: increasedPrice))
+        increasedPrice: increasedPrice, commitment: commitment))
+  }
+
+  /// The commitment plan running, if any (rule commitment-plan-bills-monthly-inside-twelve-months).
+  public package(set) var commitment: SubscriptionCommitment? {
+    _read { yield storage.fields.commitment }
+    _modify { yield &storage.fields.commitment }
   }
 
   /// The group.

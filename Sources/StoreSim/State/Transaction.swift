@@ -32,7 +32,7 @@ public enum RevocationReason: Int, Sendable, Hashable, Codable {
 public enum RevocationType: String, Sendable, Hashable, Codable, CaseIterable {
   /// The whole purchase was refunded.
   case refundFull = "REFUND_FULL"
-  /// Part of the purchase was refunded (storesim refunds in full).
+  /// Part of the purchase was refunded (`refund TXN --percent P`).
   case refundProrated = "REFUND_PRORATED"
   /// Family Sharing access ended.
   case familyRevoke = "FAMILY_REVOKE"
@@ -214,11 +214,59 @@ public struct Transaction: Sendable, Hashable, Codable, Identifiable {
   /// Whether refunded or revoked.
   public var isRevoked: Bool { revocationDate != nil }
 
-  /// How it was revoked (`revocationType` on the wire), nil while it is not: a refund is always
-  /// full; family access ends with `.familyRevoke`.
+  /// How it was revoked (`revocationType` on the wire), nil while it is not: a refund with a
+  /// percentage is prorated, one without is full; family access ends with `.familyRevoke`
+  /// (rule refund-carries-revocation-percentage).
   public var revocationType: RevocationType? {
     guard isRevoked else { return nil }
-    return isFamilyRevocation ? .familyRevoke : .refundFull
+    if isFamilyRevocation { return .familyRevoke }
+    return storage.fields.status.revocationPercentage == nil ? .refundFull : .refundProrated
+  }
+
+  /// The refunded share in milliunits of a percent (`revocationPercentage` on the wire):
+  /// 100000 for a full refund, the given share for a prorated one, nil for a family revocation
+  /// and while not refunded (a reversal removes it).
+  public var revocationPercentage: UInt64? {
+    switch revocationType {
+    case .refundFull: 100_000
+    case .refundProrated: storage.fields.status.revocationPercentage
+    case .familyRevoke, nil: nil
+    }
+  }
+
+  /// The commitment of a commitment plan's billing period (`commitmentInfo`), nil otherwise.
+  public var commitmentInfo: TransactionCommitment? {
+    let p = storage.fields.purchase
+    guard let n = p.billingPeriodNumber, let end = p.commitmentExpiresDate, let price = p.commitmentPrice else {
+      return nil
+    }
+    return TransactionCommitment(
+      billingPeriodNumber: Int(n), totalBillingPeriods: SubscriptionCommitment.totalBillingPeriods,
+      expirationDate: Date(epochMilliseconds: Int64(end)), price: Decimal(price) / 1000)
+  }
+
+  /// How the period was billed (`billingPlanType`): monthly inside a commitment, else up front;
+  /// nil for what is not an auto-renewable subscription.
+  public var billingPlanType: BillingPlanType? {
+    guard productType == .autoRenewable else { return nil }
+    return storage.fields.purchase.billingPeriodNumber == nil ? .billedUpfront : .monthly
+  }
+
+  /// Records the commitment of this billing period.
+  package mutating func setCommitment(_ c: TransactionCommitment?) {
+    storage.fields.purchase.billingPeriodNumber = c.map { UInt64($0.billingPeriodNumber) }
+    storage.fields.purchase.commitmentExpiresDate = c.map { UInt64(max($0.expirationDate.epochMilliseconds, 0)) }
+    storage.fields.purchase.commitmentPrice = c.map {
+      var value = $0.price * 1000
+      var rounded = Decimal()
+      NSDecimalRound(&rounded, &value, 0, .plain)
+      return NSDecimalNumber(decimal: rounded).uint64Value
+    }
+  }
+
+  /// Sets or clears the share a prorated refund returned.
+  package mutating func setProratedPercentage(_ milliunits: UInt64?) {
+    storage.fields.status.revocationPercentage = milliunits
   }
 
   /// The transaction's place in the store's order of changes to transactions: set when it is

@@ -114,7 +114,7 @@ extension Transaction {
         storefrontID: "", sharedFrom: nil, sharedTransactionID: nil),
       status: Status(
         expirationDate: nil, revocationDate: nil, revocationReason: nil, isFamilyRevocation: false,
-        isUpgraded: false, isFinished: false, modificationOrder: nil))
+        isUpgraded: false, isFinished: false, modificationOrder: nil, revocationPercentage: nil))
 
     /// What the purchase recorded (the app account token can also be set later through the
     /// server API; a notification then carries the whole transaction).
@@ -138,6 +138,11 @@ extension Transaction {
       var storefrontID: String
       var sharedFrom: CustomerID?
       var sharedTransactionID: TransactionID?
+      /// A commitment plan's billing period (1...12), the commitment's end (epoch ms) and price
+      /// (milliunits); nil on other transactions (absent in older sessions).
+      var billingPeriodNumber: UInt64? = nil
+      var commitmentExpiresDate: UInt64? = nil
+      var commitmentPrice: UInt64? = nil
     }
 
     /// What can change after the purchase.
@@ -150,6 +155,9 @@ extension Transaction {
       var isFinished: Bool
       /// See `modificationOrder` (absent in older sessions).
       var modificationOrder: UInt64?
+      /// A prorated refund's share in milliunits of a percent (`40000` is 40 %); nil for a full
+      /// refund and while not refunded (absent in older sessions).
+      var revocationPercentage: UInt64?
     }
 
     /// Every field, in the order of a session row.
@@ -182,6 +190,12 @@ extension Transaction {
       try v.visit(TransactionField("sharedFrom", wire: nil), &purchase.sharedFrom)
       try v.visit(TransactionField("sharedTransactionID", wire: nil), &purchase.sharedTransactionID)
       try v.visit(.modificationOrder, &status.modificationOrder)
+      try v.visit(.revocationPercentage, &status.revocationPercentage)
+      // On the wire inside `commitmentInfo` (`TransactionPayload`).
+      try v.visit(TransactionField("billingPeriodNumber", wire: nil, trailing: true), &purchase.billingPeriodNumber)
+      try v.visit(
+        TransactionField("commitmentExpiresDate", wire: nil, trailing: true), &purchase.commitmentExpiresDate)
+      try v.visit(TransactionField("commitmentPrice", wire: nil, trailing: true), &purchase.commitmentPrice)
     }
 
     /// The fields of `status`, in the order of a reference row.
@@ -193,6 +207,7 @@ extension Transaction {
       try v.visit(.isFamilyRevocation, &status.isFamilyRevocation)
       try v.visit(.expirationDate, &status.expirationDate)
       try v.visit(.modificationOrder, &status.modificationOrder)
+      try v.visit(.revocationPercentage, &status.revocationPercentage)
     }
   }
 }
@@ -206,4 +221,6 @@ extension TransactionField {
   static let isUpgraded = TransactionField("isUpgraded", wire: "isUpgraded")
   static let isFinished = TransactionField("isFinished", wire: nil)
   static let modificationOrder = TransactionField("modificationOrder", wire: nil, trailing: true)
+  // On the wire with `revocationType` (`TransactionPayload`), as a number.
+  static let revocationPercentage = TransactionField("revocationPercentage", wire: nil, trailing: true)
 }

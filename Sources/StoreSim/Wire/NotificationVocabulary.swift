@@ -21,6 +21,9 @@ public enum NotificationTypeV2: String, Sendable, Hashable, Codable, CaseIterabl
   case refundReversed = "REFUND_REVERSED"
   case externalPurchaseToken = "EXTERNAL_PURCHASE_TOKEN"
   case oneTimeCharge = "ONE_TIME_CHARGE"
+  /// A parent or guardian withdrew consent for a child's use of the app: the payload carries
+  /// `appData` instead of `data` (rule rescind-consent-carries-app-data).
+  case rescindConsent = "RESCIND_CONSENT"
 }
 
 /// The `subtype` of an App Store Server Notification V2, with Apple's raw values (the name of
@@ -43,6 +46,12 @@ public enum Subtype: String, Sendable, Hashable, Codable, CaseIterable {
   case summary = "SUMMARY"
   case failure = "FAILURE"
   case unreported = "UNREPORTED"
+  /// `EXTERNAL_PURCHASE_TOKEN`: Apple created a custom link token (known name; storesim sends
+  /// no external purchase notifications).
+  case created = "CREATED"
+  /// `EXTERNAL_PURCHASE_TOKEN`: the monthly reminder while a custom link token is active
+  /// (known name; storesim sends no external purchase notifications).
+  case activeTokenReminder = "ACTIVE_TOKEN_REMINDER"
 }
 
 extension ServerNotification {

@@ -106,13 +106,16 @@ extension Store {
       "auto_renew_product_id": .string(sub.autoRenewProductID),
       "auto_renew_status": .string(sub.willAutoRenew ? "1" : "0"),
     ]
-    if sub.isExpired, let reason = sub.expirationReason {
+    // Rule receipt-pending-renewal-info-follows-renewal-info: during billing retry the entry
+    // says why the subscription expired (2, a billing error), as the renewal info does; once
+    // it has ended another way (a cancel during grace) the grace and retry fields go.
+    if sub.isExpired || sub.isInBillingRetry, let reason = sub.expirationReason {
       d["expiration_intent"] = .string(String(reason.rawValue))
     }
     if sub.expirationReason == .billingError {
       d["is_in_billing_retry_period"] = .string(sub.isInBillingRetry ? "1" : "0")
     }
-    if case .gracePeriod(let grace, _) = sub.billing {
+    if let grace = sub.gracePeriodExpirationDate {
       ReceiptDates.add("grace_period_expires_date", grace, to: &d)
     }
     switch sub.priceIncreaseStatus {

@@ -38,6 +38,7 @@ public struct TransactionPayload {
   /// The names that are not a transaction's own fields.
   static let contextNames = [
     "bundleId", "signedDate", "environment", "revocationType", "revocationPercentage", "appTransactionId",
+    "billingPlanType", "commitmentInfo",
   ]
 
   /// Builds the payload of a transaction for a bundle and environment, signed at `signedDate`.
@@ -53,10 +54,22 @@ public struct TransactionPayload {
     d["environment"] = .string(environment.rawValue)
     if let type = t.revocationType {
       d["revocationType"] = .string(type.rawValue)
-      // Rule refund-carries-revocation-percentage: a full refund is 100000 milliunits (100 %).
-      if type == .refundFull { d["revocationPercentage"] = .int(100_000) }
+      // Rule refund-carries-revocation-percentage: a full refund is 100000 milliunits (100 %),
+      // a prorated one its share, a family revocation none.
+      if let p = t.revocationPercentage { d["revocationPercentage"] = .int(Int64(p)) }
     }
     if let v = appTransactionID { d["appTransactionId"] = .string(v) }
+    // Rule commitment-plan-bills-monthly-inside-twelve-months: every auto-renewable carries its
+    // billing plan; a commitment plan's period carries its commitment.
+    if let plan = t.billingPlanType { d["billingPlanType"] = .string(plan.rawValue) }
+    if let c = t.commitmentInfo {
+      d["commitmentInfo"] = .object([
+        "billingPeriodNumber": .int(Int64(c.billingPeriodNumber)),
+        "totalBillingPeriods": .int(Int64(c.totalBillingPeriods)),
+        "commitmentExpiresDate": milliseconds(c.expirationDate),
+        "commitmentPrice": milliunits(c.price),
+      ])
+    }
     json = .object(d)
   }
 }
@@ -94,6 +107,16 @@ public struct RenewalInfoPayload {
     }
     if let v = r.appAccountToken { d["appAccountToken"] = .string(v.uuidString.lowercased()) }
     if let v = appTransactionID { d["appTransactionId"] = .string(v) }
+    d["renewalBillingPlanType"] = .string(r.renewalBillingPlanType.rawValue)
+    if let c = r.commitment {
+      d["commitmentInfo"] = .object([
+        "commitmentAutoRenewProductId": .string(c.autoRenewProductID),
+        "commitmentAutoRenewStatus": .int(c.willAutoRenew ? 1 : 0),
+        "commitmentRenewalBillingPlanType": .string(c.renewalBillingPlanType.rawValue),
+        "commitmentRenewalDate": milliseconds(c.renewalDate),
+        "commitmentRenewalPrice": milliunits(c.renewalPrice),
+      ])
+    }
     json = .object(d)
   }
 }
@@ -170,17 +193,19 @@ extension Store {
     }
     if let s = n.status { data["status"] = .int(Int64(s.serverStatus)) }
     if let reason = n.consumptionRequestReason { data["consumptionRequestReason"] = .string(reason.rawValue) }
-    // RENEWAL_EXTENSION/SUMMARY carries `summary` instead of `data`.
+    // RENEWAL_EXTENSION/SUMMARY carries `summary` instead of `data`; RESCIND_CONSENT `appData`.
     let summary = n.massExtensionRequestIdentifier.flatMap { request in
       serverRecords.massExtensions.first { $0.requestIdentifier == request }
     }
+    let appData = n.notificationType == .rescindConsent ? appDataPayload(n, decoded: decoded) : nil
     return .object([
       "notificationType": .string(n.notificationType.rawValue),
       "subtype": n.subtype.map { .string($0.rawValue) },
       "notificationUUID": .string(n.notificationUUID),
       "version": .string("2.0"),
       "signedDate": milliseconds(n.signedDate),
-      "data": summary == nil ? .object(data) : nil,
+      "data": summary == nil && appData == nil ? .object(data) : nil,
+      "appData": appData,
       "summary": summary.map { m in
         .object([
           "requestIdentifier": .string(m.requestIdentifier),
@@ -193,6 +218,21 @@ extension Store {
         ])
       },
     ])
+  }
+
+  /// A `RESCIND_CONSENT`'s `appData` (rule rescind-consent-carries-app-data): the bundle id,
+  /// the environment and the customer's signed app transaction; `appAppleId`, absent in the
+  /// sandbox, has no source in a `.storekit` file and is left out everywhere.
+  func appDataPayload(_ n: ServerNotification, decoded: Bool) -> JSONOutput {
+    var appData: [String: JSONOutput] = [
+      "bundleId": .string(state.bundleID),
+      "environment": .string(state.environment.rawValue),
+    ]
+    if let json = appTransactionPayload(customer: n.customer, signedDate: n.signedDate) {
+      if decoded { appData["appTransactionInfo"] = json }
+      appData["signedAppTransactionInfo"] = .string(JWS.sign(json, bundleID: state.bundleID))
+    }
+    return .object(appData)
   }
 
   /// What Apple POSTs for a notification: `{"signedPayload": "<JWS>"}`.

@@ -17,6 +17,11 @@ struct BuyCommand: CommandLineCommand {
       purchased', 'already subscribed'). Buying another plan of a subscribed group is an upgrade
       (now), or a downgrade or different-duration crossgrade at the next renewal ('scheduled NEW
       from DATE'). --quantity is refused for non-consumables and auto-renewables.
+      --billing-plan monthly buys a one-year subscription's commitment plan (its enabled MONTHLY
+      billing plan): twelve monthly billing periods, each its own transaction (billingPeriodNumber
+      1 to 12 in commitmentInfo); cancel then turns off only the commitment's renewal. It fails
+      (productUnavailable) on a product without the plan or while subscribed in the group, and
+      takes no --offer.
       """,
     example: "storesim buy subscription.pro --offer intro")
 
@@ -32,6 +37,10 @@ struct BuyCommand: CommandLineCommand {
   var cancel: Bool
   @Option("<date>", help: "back-date the purchase; renewals are filled in up to now", parse: ValueParsing.dateOption)
   var at: Date?
+  @Option(
+    "<plan>", help: "upfront (default) or monthly: a 12-month commitment billed monthly",
+    parse: BuyCommand.billingPlan)
+  var billingPlan: BillingPlanType?
 
   init() {}
 
@@ -46,7 +55,20 @@ struct BuyCommand: CommandLineCommand {
     if let quantity { options.quantity = quantity }
     options.appAccountToken = appAccountToken
     options.offer = offer
+    options.billingPlanType = billingPlan == .monthly ? .monthly : nil
     return options
+  }
+
+  static let billingPlans = ["upfront", "monthly"]
+
+  static func billingPlan(_ text: String, _ context: ParseContext) throws -> BillingPlanType {
+    switch text {
+    case "upfront": return .billedUpfront
+    case "monthly": return .monthly
+    default:
+      throw CLIError.usage(
+        Suggest.orValues("unknown billing plan '\(text)'", for: text, in: billingPlans), command: "buy")
+    }
   }
 
   func run(_ inv: Invocation) throws -> ExitCode {

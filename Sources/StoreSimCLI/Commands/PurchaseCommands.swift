@@ -7,7 +7,7 @@ import StoreSimSession
 let purchaseCommands: [CommandSpec] = [
   CommandSpec(BuyCommand.self), CommandSpec(ApproveCommand.self), CommandSpec(DeclineCommand.self),
   CommandSpec(ResolveCommand.self), CommandSpec(FinishCommand.self), CommandSpec(RefundCommand.self),
-  CommandSpec(RestoreCommand.self),
+  CommandSpec(RestoreCommand.self), CommandSpec(ConsentCommand.self),
 ]
 
 /// Prints events as text lines (nothing under --json; the caller prints its own JSON).

@@ -15,8 +15,11 @@ struct RefundCommand: CommandLineCommand {
       "<transaction-id> | --product <id> | request <transaction-id|product-id> | approve <request-id> | decline <request-id> | reverse <transaction-id>",
     discussion: """
       refund TXN (refundTransaction) is approved at once: revocationDate and revocationReason are
-      set and the transaction leaves the entitlements (REFUND). Refunding the current period of a
-      subscription revokes it; family members who lose access get REVOKE.
+      set and the transaction leaves the entitlements (REFUND). A whole refund carries
+      revocationType REFUND_FULL and revocationPercentage 100000; --percent P makes it
+      REFUND_PRORATED with revocationPercentage P x 1000 (access ends all the same). Refunding the
+      current period of a subscription revokes it; family members who lose access get REVOKE
+      (revocationType FAMILY_REVOKE).
       request: the customer asks; the request waits (see 'pending'). A consumable or
       auto-renewable sends CONSUMPTION_REQUEST with consumptionRequestReason; for an
       auto-renewable the App Store also turns auto-renew off (DID_CHANGE_RENEWAL_STATUS).
@@ -26,6 +29,7 @@ struct RefundCommand: CommandLineCommand {
       """,
     example: """
       storesim refund 2000000000000001 --reason developer-issue
+        storesim refund 2000000000000001 --percent 40
         storesim refund request consumable.fuel.octane87 --reason unintended-purchase
         storesim refund approve 3
         storesim refund decline 3
@@ -42,6 +46,33 @@ struct RefundCommand: CommandLineCommand {
   var reason: String?
   @Option("<id>", help: "refund the latest transaction of this product, finished or not")
   var product: String?
+  @Option(
+    "<percent>",
+    help:
+      "refund and approve: a prorated refund of this share, more than 0 and less than 100, up to three decimals (REFUND_PRORATED; revocationPercentage P x 1000)",
+    parse: RefundCommand.percentage)
+  var percent: UInt64?
+
+  /// `--percent P` as milliunits of a percent (`40` → 40000, `67.932` → 67932).
+  static func percentage(_ text: String, _ context: ParseContext) throws -> UInt64 {
+    let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+    let digits = parts.allSatisfy { !$0.isEmpty && $0.allSatisfy { $0 >= "0" && $0 <= "9" } }
+    guard digits, parts.count <= 2, parts[0].count <= 3, parts.count == 1 || parts[1].count <= 3,
+      let whole = UInt64(parts[0])
+    else {
+      throw CLIError.usage(
+        "refund percentage must be a number like 40 or 67.932 (at most three decimals), not '\(text)'",
+        command: "refund")
+    }
+    let fraction = parts.count == 2 ? UInt64(parts[1].padding(toLength: 3, withPad: "0", startingAt: 0)) ?? 0 : 0
+    let milliunits = whole * 1000 + fraction
+    guard milliunits > 0, milliunits < 100_000 else {
+      throw CLIError.usage(
+        "refund percentage must be more than 0 and less than 100, not '\(text)' (a whole refund needs no --percent)",
+        command: "refund")
+    }
+    return milliunits
+  }
 
   var configurationReferences: [ConfigurationReference] {
     var names: [ConfigurationReference] = []
@@ -80,7 +111,8 @@ struct RefundCommand: CommandLineCommand {
       } else {
         id = try latestRefundable(byProduct!, store: store, customer: customer)
       }
-      return RefundChange(id: id, events: try store.refund(id, reason: reason, customer: customer).events)
+      return RefundChange(
+        id: id, events: try store.refund(id, reason: reason, percentage: percent, customer: customer).events)
     }
   }
 
@@ -105,6 +137,9 @@ struct RefundCommand: CommandLineCommand {
     }
     if product != nil {
       throw CLIError.usage("--product is not an option of 'refund \(action)'", command: "refund")
+    }
+    if percent != nil, action != "approve" {
+      throw CLIError.usage("--percent is not an option of 'refund \(action)'", command: "refund")
     }
     switch action {
     case "request": return try requestRefund(inv, rest[0])
@@ -156,7 +191,9 @@ struct RefundCommand: CommandLineCommand {
     let reason = try revocationReason()
     return try refunding(inv) { store, _ in
       let answered =
-        approve ? try store.approveRefundRequest(requestID, reason: reason) : try store.declineRefundRequest(requestID)
+        approve
+        ? try store.approveRefundRequest(requestID, reason: reason, percentage: percent)
+        : try store.declineRefundRequest(requestID)
       return RefundChange(
         id: answered.value, events: answered.events,
         extra: ["requestId": .string(requestID), "result": .string(approve ? "refunded" : "declined")])

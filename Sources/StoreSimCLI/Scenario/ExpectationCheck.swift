@@ -109,6 +109,10 @@ extension Expectation {
 enum WireValue {
   /// The field's value as text: `absent` when omitted, arrays comma-separated.
   static func field(_ json: JSONOutput?, _ name: String) -> String {
+    // `commitmentInfo.billingPeriodNumber`: a field of a nested object.
+    if let dot = name.firstIndex(of: ".") {
+      return field(json?[String(name[..<dot])], String(name[name.index(after: dot)...]))
+    }
     switch json?[name] {
     case nil: return "absent"
     case .string(let s)?: return s

@@ -8,16 +8,26 @@ import StoreSimSession
 enum WireFields {
   /// `JWSTransactionDecodedPayload`: the names a transaction's payload can hold, from its
   /// declaration.
-  static let transaction = TransactionPayload.wireNames
-  /// `JWSRenewalInfoDecodedPayload`.
-  static let renewalInfo = [
-    "autoRenewStatus", "autoRenewProductId", "productId", "expirationIntent", "gracePeriodExpiresDate",
-    "isInBillingRetryPeriod", "priceIncreaseStatus", "renewalDate", "recentSubscriptionStartDate",
-    "originalTransactionId",
-    "offerType", "offerIdentifier", "offerDiscountType", "offerPeriod", "eligibleWinBackOfferIds", "renewalPrice",
-    "currency",
-    "signedDate", "environment", "appAccountToken", "appTransactionId",
+  static let transaction = TransactionPayload.wireNames + transactionCommitment.map { "commitmentInfo." + $0 }
+  /// `TransactionCommitmentInfo`, read as `commitmentInfo.NAME`.
+  static let transactionCommitment = [
+    "billingPeriodNumber", "totalBillingPeriods", "commitmentExpiresDate", "commitmentPrice",
   ]
+  /// `RenewalCommitmentInfo`, read as `commitmentInfo.NAME`.
+  static let renewalCommitment = [
+    "commitmentAutoRenewProductId", "commitmentAutoRenewStatus", "commitmentRenewalBillingPlanType",
+    "commitmentRenewalDate", "commitmentRenewalPrice",
+  ]
+  /// `JWSRenewalInfoDecodedPayload`.
+  static let renewalInfo =
+    [
+      "autoRenewStatus", "autoRenewProductId", "productId", "expirationIntent", "gracePeriodExpiresDate",
+      "isInBillingRetryPeriod", "priceIncreaseStatus", "renewalDate", "recentSubscriptionStartDate",
+      "originalTransactionId",
+      "offerType", "offerIdentifier", "offerDiscountType", "offerPeriod", "eligibleWinBackOfferIds", "renewalPrice",
+      "currency",
+      "signedDate", "environment", "appAccountToken", "appTransactionId", "renewalBillingPlanType", "commitmentInfo",
+    ] + renewalCommitment.map { "commitmentInfo." + $0 }
   /// Apple's `NotificationTypeV2` and `Subtype` values.
   static let notificationTypes = NotificationTypeV2.allCases.map(\.rawValue)
   static let notificationSubtypes = Subtype.allCases.map(\.rawValue)
@@ -28,6 +38,7 @@ enum WireFields {
   static let dates = Set(
     TransactionPayload.dateNames + [
       "gracePeriodExpiresDate", "renewalDate", "recentSubscriptionStartDate", "signedDate",
+      "commitmentInfo.commitmentExpiresDate", "commitmentInfo.commitmentRenewalDate",
     ])
 
   /// Checks that `name` is one of `fields` (of the model `what`) and that a date field's value

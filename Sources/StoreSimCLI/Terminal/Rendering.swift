@@ -20,10 +20,21 @@ enum Render {
     if let r = t.revocationDate {
       f.append(
         (t.isFamilyRevocation ? "family revoked " : "refunded ") + ISO8601.string(r)
-          + (t.revocationReason == .developerIssue ? " (developer issue)" : ""))
+          + (t.revocationReason == .developerIssue ? " (developer issue)" : "")
+          + (t.revocationType == .refundProrated ? " (prorated \(percentText(t.revocationPercentage ?? 0)))" : ""))
     }
     if !t.isFinished { f.append("unfinished") }
     return f.joined(separator: ", ")
+  }
+
+  /// Milliunits of a percent as a percentage (`40000` → `40%`, `67932` → `67.932%`).
+  static func percentText(_ milliunits: UInt64) -> String {
+    let fraction = milliunits % 1000
+    guard fraction != 0 else { return "\(milliunits / 1000)%" }
+    var decimals = String(fraction)
+    decimals = String(repeating: "0", count: 3 - decimals.count) + decimals
+    while decimals.hasSuffix("0") { decimals.removeLast() }
+    return "\(milliunits / 1000).\(decimals)%"
   }
 
   /// A table of transactions; `orders` adds each purchase's order id (Look Up Order ID).

@@ -11,6 +11,7 @@ enum Timeline {
 
   static func render(store: Store, groups: [SubscriptionGroup], width: Int, colour: Bool) -> String {
     var out: [String] = []
+    var drewCommitment = false
     for group in groups {
       var rows: [(CustomerID, [Transaction])] = []
       for name in store.customerIDs {
@@ -58,10 +59,22 @@ enum Timeline {
         if let (from, ch) = failingSince { paint(&cells, column(from), column(store.now), ch) }
         let row = colour ? colourise(cells) : String(cells)
         out.append(TerminalText.field(name.rawValue).padding(toLength: label, withPad: " ", startingAt: 0) + row)
+        // The second clock of a commitment plan: each commitment from its period 1 to its end.
+        var commitment = [Character](repeating: " ", count: width)
+        for t in sorted where t.commitmentInfo?.billingPeriodNumber == 1 {
+          let a = column(t.purchaseDate), b = max(a, column(t.commitmentInfo!.expirationDate) - 1)
+          paint(&commitment, a, b, "c")
+          commitment[a] = "|"
+        }
+        if commitment.contains("c") {
+          drewCommitment = true
+          out.append(String(repeating: " ", count: label) + String(commitment))
+        }
       }
       out.append("")
     }
     out.append(legend)
+    if drewCommitment { out.append("c commitment (12 monthly billing periods, one row under the customer's)") }
     return out.joined(separator: "\n")
   }
 

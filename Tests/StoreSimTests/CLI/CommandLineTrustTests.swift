@@ -162,10 +162,17 @@ import Testing
   }
 
   @Test func expectationFieldNamesAreTheSchemasFields() throws {
+    // Names and the names of nested objects' fields (`commitmentInfo.billingPeriodNumber`).
     func properties(_ name: String) throws -> Set<String> {
       let url = CLIHarness.projectRoot.appendingPathComponent("docs/schema/\(name).schema.json")
       let schema = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any]
-      return Set((schema?["properties"] as? [String: Any])?.keys.map { $0 } ?? [])
+      let top = (schema?["properties"] as? [String: Any]) ?? [:]
+      var names = Set(top.keys)
+      for (key, value) in top {
+        let nested = ((value as? [String: Any])?["properties"] as? [String: Any]) ?? [:]
+        for field in nested.keys { names.insert("\(key).\(field)") }
+      }
+      return names
     }
     #expect(try properties("transaction") == Set(WireFields.transaction))
     #expect(try properties("renewal-info") == Set(WireFields.renewalInfo))

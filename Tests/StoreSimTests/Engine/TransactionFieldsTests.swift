@@ -57,6 +57,9 @@ import Testing
     fields.status.isUpgraded = true
     fields.status.isFinished = true
     fields.status.modificationOrder = 4
+    fields.purchase.billingPeriodNumber = 2
+    fields.purchase.commitmentExpiresDate = 3_000_000
+    fields.purchase.commitmentPrice = 119_880
     return Transaction(fields: fields)
   }
 
