@@ -108,6 +108,16 @@ row "fractional years" advance P1.5Y
 row "a unit given twice" advance 1mo1mo
 row "delivery URL with a bad port" settings deliver-url http://127.0.0.1:99999/
 row "delivery URL that is not http" settings deliver-url ftp://example.com/
+row "retention without a product" retention
+row "retention --accept and --decline together" retention subscription.pro --accept --decline
+row "retention --list with a product" retention --list subscription.pro
+row "retention deadline out of range" retention subscription.pro --timeout 0ms
+row "retention locale that is not one" retention subscription.pro --locale english
+row "retention of a consumable" retention consumable.fuel.octane87
+row "retention without a subscription" retention subscription.pro
+row "retention --state without --review" retention --state REJECTED
+row "retention review of an unknown item" retention --review 6f1c2b9e-0d4a-4c1e-9b1f-3a2d5e7c8b01 --state REJECTED
+row "api with both --body and --data" api PUT /inApps/v1/messaging/realtime/url --body a.json --data '{}'
 row "an SVG timeline asked for as JSON" timeline --svg --json
 row "report without its file" report
 row "a report in a folder that does not exist" report --html nofolder/report.html

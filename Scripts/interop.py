@@ -5,7 +5,8 @@ Usage: interop.py STORESIM_BINARY
 
 1. For each environment whose signatures the library skips (Xcode, LocalTesting), runs every
    scenario in Scripts/ with `run --environment ENV --artifacts DIR`, then decodes every signed
-   transaction, renewal info and notification with SignedDataVerifier and checks that each
+   transaction, renewal info, notification and Retention Messaging realtime request with
+   SignedDataVerifier (verify_and_decode_realtime_request for the last) and checks that each
    decoded value equals storesim's own JSON, that a printed notification is exactly the signed
    one, and that no payload (notification, its `data` or `appData`, transaction, renewal info,
    app transaction, either `commitmentInfo`) holds a key outside Apple's models (the library's
@@ -28,6 +29,7 @@ import tempfile
 from appstoreserverlibrary.models.AppData import AppData
 from appstoreserverlibrary.models.AppTransaction import AppTransaction
 from appstoreserverlibrary.models.Data import Data
+from appstoreserverlibrary.models.DecodedRealtimeRequestBody import DecodedRealtimeRequestBody
 from appstoreserverlibrary.models.Environment import Environment
 from appstoreserverlibrary.models.JWSRenewalInfoDecodedPayload import JWSRenewalInfoDecodedPayload
 from appstoreserverlibrary.models.JWSTransactionDecodedPayload import JWSTransactionDecodedPayload
@@ -132,12 +134,30 @@ def check_artifacts(folder, environment):
                 elif item["kind"] == "renewalInfo":
                     check_keys("renewalInfo", item["json"], where)
                     compare("renewalInfo", item["json"], verifier.verify_and_decode_renewal_info(item["signed"]), where)
+                elif item["kind"] == "realtimeRequest":
+                    check_realtime_request(verifier, item, where)
                 else:
                     check_notification(verifier, item["signed"], where, printed=item["json"])
                 count += 1
             except Exception as error:  # a decoding failure is a finding, not a crash
                 failures.append(f"{where}: {item['kind']} did not decode: {error!r}")
     return count
+
+
+def check_realtime_request(verifier, item, where):
+    """A Retention Messaging realtime request: verify_and_decode_realtime_request must give back
+    every field storesim signed, and the payload must hold only DecodedRealtimeRequestBody's keys."""
+    decoded = verifier.verify_and_decode_realtime_request(item["signed"])
+    extra = sorted(set(item["json"]) - allowed_keys(DecodedRealtimeRequestBody))
+    if extra:
+        failures.append(f"{where}: realtimeRequest holds keys outside Apple's model: {extra}")
+    for key, want in item["json"].items():
+        got = getattr(decoded, "raw" + key[0].upper() + key[1:], None)
+        if got is None:
+            got = getattr(decoded, key, None)
+        got = str(got) if key == "requestIdentifier" else interop_support.plain(got)
+        if got != want:
+            failures.append(f"{where}: realtimeRequest.{key}: storesim {want!r}, decoded {got!r}")
 
 
 def run(*args, cwd):

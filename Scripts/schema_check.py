@@ -95,6 +95,9 @@ def main():
             ["restore"], ["expire", "subscription.pro"], ["advance", "--next"], ["advance", "1d"],
             ["buy", "subscription.pro"], ["extend", "2000000000000014", "--days", "3"],
             ["extend-all", "subscription.pro", "--days", "2"], ["consumption"],
+            ["api", "PUT", "/inApps/v1/messaging/message/6f1c2b9e-0d4a-4c1e-9b1f-3a2d5e7c8b01", "--data", '{"header":"h","body":"b"}'],
+            ["retention", "--review", "6f1c2b9e-0d4a-4c1e-9b1f-3a2d5e7c8b01", "--state", "PENDING"],
+            ["retention", "subscription.pro"], ["retention", "subscription.pro", "--decline"], ["retention", "--list"],
             ["buy", "nonconsumable.racecar"], ["refund", "--product", "nonconsumable.racecar", "--percent", "40"],
             ["consent", "revoke", "--customer", "kid"],
             ["notifications", "--since", "0"], ["notifications", "--decoded", "--since", "0"],
@@ -106,8 +109,12 @@ def main():
             ["transactions"], ["notifications", "--decoded", "--since", "0"], ["timeline"],
         ]
         for args in story:
+            if args[0] == "api":  # a setup step: api answers with Apple's shapes, not storesim JSON
+                subprocess.run([binary] + args, cwd=work, capture_output=True, check=True)
+                continue
             check(binary, args, work)
-        for args in (["buy", "nonconsumable.cra"], ["refund", "42"], ["frobnicate"], ["advance", "1m"], ["decline"]):
+        for args in (["buy", "nonconsumable.cra"], ["refund", "42"], ["frobnicate"], ["advance", "1m"], ["decline"],
+                     ["retention", "subscription.pro"]):
             check(binary, args, work, expect_error=True)
         scenarios = sorted(glob.glob(os.path.join(ROOT, "Scripts", "*.storesim")))
         check(binary, ["run"] + scenarios, work)

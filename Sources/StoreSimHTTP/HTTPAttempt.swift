@@ -7,6 +7,12 @@ package struct HTTPAttempt: Sendable, Equatable {
   package var error: String?
   /// Response body bytes read (never more than the body limit).
   package var bodyBytesRead: Int = 0
+  /// The response body read (at most the body limit; de-chunked), for callers that read the
+  /// answer (a Retention Messaging realtime request).
+  package var body: [UInt8] = []
+  /// False when the deadline passed or the connection failed after the status line: `body`
+  /// is then only part of the answer.
+  package var complete = true
 
   package init(status: Int?, error: String?, bodyBytesRead: Int = 0) {
     self.status = status

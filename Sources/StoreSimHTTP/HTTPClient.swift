@@ -49,6 +49,8 @@ package enum HTTPClient {
     let outcome = response.read(from: fd, deadline: deadline)
     if let status = response.status {
       var attempt = HTTPAttempt(status: status, error: nil, bodyBytesRead: response.bodyBytesRead)
+      attempt.body = response.body
+      if case .done = outcome {} else { attempt.complete = false }
       if (300..<400).contains(status) {
         let to = response.location.map { " to \(HTTPText.printable($0, limit: 100))" } ?? ""
         attempt.error = "redirect (HTTP \(status)\(to)) not followed"
@@ -152,6 +154,8 @@ package enum HTTPClient {
     package var status: Int?
     package var location: String?
     package var bodyBytesRead = 0
+    /// The body bytes read as they came (chunk framing included; see `body`).
+    private var raw: [UInt8] = []
     private var head: [UInt8] = []
     private var contentLength: Int?
     private var chunked = false
@@ -205,6 +209,7 @@ package enum HTTPClient {
     }
 
     private mutating func countBody(_ bytes: ArraySlice<UInt8>) {
+      raw += bytes.prefix(max(0, bodyLimit - bodyBytesRead))
       bodyBytesRead = min(bodyLimit, bodyBytesRead + bytes.count)
       tail = Array((tail + bytes).suffix(7))
     }
@@ -234,6 +239,24 @@ package enum HTTPClient {
         countBody(rest[...])
       }
       return nil
+    }
+
+    /// The body read, without chunk framing when it was chunked.
+    package var body: [UInt8] {
+      guard chunked else { return raw }
+      var out: [UInt8] = []
+      var i = 0
+      while i < raw.count {
+        guard let lineEnd = (i..<raw.count - 1).first(where: { raw[$0] == 13 && raw[$0 + 1] == 10 }),
+          let size = Int(String(String(decoding: raw[i..<lineEnd], as: UTF8.self).prefix { $0 != ";" }), radix: 16),
+          size > 0
+        else { break }
+        let start = lineEnd + 2
+        let end = min(start + size, raw.count)
+        out += raw[start..<end]
+        i = end + 2
+      }
+      return out
     }
 
     private func notHTTP() -> String {

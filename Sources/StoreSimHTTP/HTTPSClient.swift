@@ -48,6 +48,8 @@ package enum HTTPSClient {
     let state = monitor.snapshot()
     if let status = state.status {
       var attempt = HTTPAttempt(status: status, error: nil, bodyBytesRead: min(state.bodyBytes, bodyLimit))
+      attempt.body = state.body
+      attempt.complete = finished && state.error == nil
       if (300..<400).contains(status) {
         let to = state.location.map { " to \(HTTPText.printable($0, limit: 100))" } ?? ""
         attempt.error = "redirect (HTTP \(status)\(to)) not followed"
@@ -81,6 +83,8 @@ package enum HTTPSClient {
       package var status: Int?
       package var location: String?
       package var bodyBytes = 0
+      /// The body bytes, up to the limit.
+      package var body: [UInt8] = []
       package var error: Error?
     }
 
@@ -123,6 +127,7 @@ package enum HTTPSClient {
     package func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
       var over = false
       update {
+        $0.body += data.prefix(max(0, bodyLimit - $0.bodyBytes))
         $0.bodyBytes += data.count
         over = $0.bodyBytes >= bodyLimit
       }

@@ -9,6 +9,7 @@ package enum HTTPStatus {
     case 401: return "Unauthorized"
     case 403: return "Forbidden"
     case 404: return "Not Found"
+    case 409: return "Conflict"
     case 405: return "Method Not Allowed"
     case 408: return "Request Timeout"
     case 413: return "Content Too Large"

@@ -11,38 +11,39 @@ package enum ServerAPI {
   package static let notificationPageSize = 20
 
   /// Every endpoint served, one route each (see `Route`). Adding an endpoint is one line here.
-  package static let routes: [Route] = [
-    .reads("GET", "/inApps/v1/transactions/{transactionId}") { r, s in try transactionInfo(r["transactionId"], s) },
-    .reads("GET", "/inApps/v1/history/{transactionId}") { r, s in try history(r, s, version: 1) },
-    .reads("GET", "/inApps/v2/history/{transactionId}") { r, s in try history(r, s, version: 2) },
-    .reads("GET", "/inApps/v1/subscriptions/{transactionId}") { r, s in try subscriptionStatuses(r, s) },
-    .reads("GET", "/inApps/v1/lookup/{orderId}") { r, s in orderLookup(r["orderId"], s) },
-    .reads("GET", "/inApps/v2/refund/lookup/{transactionId}") { r, s in try refundHistory(r, s) },
-    .reads("GET", "/inApps/v1/refund/lookup/{originalTransactionId}") { r, s in try refundHistoryV1(r, s) },
-    .reads("POST", "/inApps/v1/notifications/history", needs: [.bearerToken, .notifications]) { r, s in
-      try notificationHistory(r, s)
-    },
-    .reads("GET", "/inApps/v1/transactions/appTransactions/{transactionId}") { r, s in
-      try appTransaction(r["transactionId"], s)
-    },
-    .changes("PUT", "/inApps/v1/transactions/{originalTransactionId}/appAccountToken") { r, s in
-      try setAppAccountToken(r, s)
-    },
-    .changes("POST", "/inApps/v1/transactions/{transactionId}/finish") { r, s in try finish(r["transactionId"], s) },
-    .changes("PUT", "/inApps/v1/transactions/consumption/{transactionId}") { r, s in try consumption(r, s, version: 1)
-    },
-    .changes("PUT", "/inApps/v2/transactions/consumption/{transactionId}") { r, s in try consumption(r, s, version: 2)
-    },
-    .changes("POST", "/inApps/v1/subscriptions/extend/mass") { r, s in try massExtend(r, s) },
-    .changes("PUT", "/inApps/v1/subscriptions/extend/{originalTransactionId}") { r, s in try extend(r, s) },
-    .reads("GET", "/inApps/v1/subscriptions/extend/mass/{productId}/{requestIdentifier}") { r, s in
-      try massExtendStatus(productID: r["productId"], requestIdentifier: r["requestIdentifier"], s)
-    },
-    .changes("POST", "/inApps/v1/notifications/test") { _, s in try requestTestNotification(s) },
-    .reads("GET", "/inApps/v1/notifications/test/{testNotificationToken}", needs: [.bearerToken, .notifications]) {
-      r, s in try testNotificationStatus(r["testNotificationToken"], s)
-    },
-  ]
+  package static let routes: [Route] =
+    [
+      .reads("GET", "/inApps/v1/transactions/{transactionId}") { r, s in try transactionInfo(r["transactionId"], s) },
+      .reads("GET", "/inApps/v1/history/{transactionId}") { r, s in try history(r, s, version: 1) },
+      .reads("GET", "/inApps/v2/history/{transactionId}") { r, s in try history(r, s, version: 2) },
+      .reads("GET", "/inApps/v1/subscriptions/{transactionId}") { r, s in try subscriptionStatuses(r, s) },
+      .reads("GET", "/inApps/v1/lookup/{orderId}") { r, s in orderLookup(r["orderId"], s) },
+      .reads("GET", "/inApps/v2/refund/lookup/{transactionId}") { r, s in try refundHistory(r, s) },
+      .reads("GET", "/inApps/v1/refund/lookup/{originalTransactionId}") { r, s in try refundHistoryV1(r, s) },
+      .reads("POST", "/inApps/v1/notifications/history", needs: [.bearerToken, .notifications]) { r, s in
+        try notificationHistory(r, s)
+      },
+      .reads("GET", "/inApps/v1/transactions/appTransactions/{transactionId}") { r, s in
+        try appTransaction(r["transactionId"], s)
+      },
+      .changes("PUT", "/inApps/v1/transactions/{originalTransactionId}/appAccountToken") { r, s in
+        try setAppAccountToken(r, s)
+      },
+      .changes("POST", "/inApps/v1/transactions/{transactionId}/finish") { r, s in try finish(r["transactionId"], s) },
+      .changes("PUT", "/inApps/v1/transactions/consumption/{transactionId}") { r, s in try consumption(r, s, version: 1)
+      },
+      .changes("PUT", "/inApps/v2/transactions/consumption/{transactionId}") { r, s in try consumption(r, s, version: 2)
+      },
+      .changes("POST", "/inApps/v1/subscriptions/extend/mass") { r, s in try massExtend(r, s) },
+      .changes("PUT", "/inApps/v1/subscriptions/extend/{originalTransactionId}") { r, s in try extend(r, s) },
+      .reads("GET", "/inApps/v1/subscriptions/extend/mass/{productId}/{requestIdentifier}") { r, s in
+        try massExtendStatus(productID: r["productId"], requestIdentifier: r["requestIdentifier"], s)
+      },
+      .changes("POST", "/inApps/v1/notifications/test") { _, s in try requestTestNotification(s) },
+      .reads("GET", "/inApps/v1/notifications/test/{testNotificationToken}", needs: [.bearerToken, .notifications]) {
+        r, s in try testNotificationStatus(r["testNotificationToken"], s)
+      },
+    ] + messagingRoutes
 
   /// The route a request selects (`.notFound` or `.methodNotAllowed` when none).
   package static func match(_ request: HTTPRequest) -> RouteMatch { RouteMatch(request, in: routes) }

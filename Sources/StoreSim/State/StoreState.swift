@@ -36,4 +36,6 @@ public struct StoreState: Sendable, Hashable, Codable {
   package var serverRecords: ServerRecords?
   /// The last `Transaction.modificationOrder` given (absent until one is).
   package var lastModificationOrder: UInt64?
+  /// Retention Messaging: messages, images, defaults, realtime URL, calls (absent until used).
+  package var retentionMessaging: RetentionMessaging?
 }

@@ -23,12 +23,13 @@ struct VersionCommand: CommandLineCommand {
 
 /// Help for the lines that exist only in scenarios and the shell.
 enum ScenarioOnlyHelp {
-  static let names = ["expect", "echo"]
+  static let names = ["expect", "echo", "respond"]
 
   static func text(_ name: String, width: Int = HelpText.width) -> String? {
     switch name {
     case "expect": return expectHelp(width: width)
     case "echo": return HelpText.reflow(echoHelp, width: width)
+    case "respond": return HelpText.reflow(respondHelp, width: width)
     default: return nil
     }
   }
@@ -75,6 +76,21 @@ enum ScenarioOnlyHelp {
 
     EXAMPLE:
       echo Billing fails from here on
+
+    """
+
+  static let respondHelp = """
+    OVERVIEW: Start a developer server that answers Retention Messaging realtime requests (scenarios and the shell only)
+
+    USAGE: respond BODY [--delay DURATION] [--status N]
+
+    Listens on 127.0.0.1 (a free port) and answers every request with BODY (JSON; quote it) and
+    HTTP status N (default 200) after DURATION (default none, e.g. 900ms), then sets the session's
+    realtime URL to it, as PUT /inApps/v1/messaging/realtime/url does. A later respond replaces it;
+    it stops when the scenario or shell ends. 'retention PRODUCT' then POSTs to it.
+
+    EXAMPLE:
+      respond '{"message":{"messageIdentifier":"0c2a5b1e-58c4-4d6e-9d3e-3f6b1a2c4d5e"}}' --delay 900ms
 
     """
 }

@@ -4,6 +4,7 @@ import StoreSim
 let subscriptionCommands: [CommandSpec] = [
   CommandSpec(CancelCommand.self), CommandSpec(ResumeCommand.self), CommandSpec(ExpireCommand.self),
   CommandSpec(RenewCommand.self), CommandSpec(PriceIncreaseCommand.self), CommandSpec(AdvanceCommand.self),
+  CommandSpec(RetentionCommand.self),
 ]
 
 extension CommandConfiguration {

@@ -29,13 +29,15 @@ enum Expectation {
   case now(Written<Date>)
   /// `expect receipt STATUS [ENDPOINT]`: the verifyReceipt status.
   case receipt(Written<Int>, endpoint: StoreEnvironment?)
+  /// `expect retention FIELD VALUE`: the customer's last Retention Messaging request.
+  case retention(field: RetentionField, value: String)
 
   /// The forms without their values: each one's name, arguments, help and word count, the one
   /// place `help expect`, completions, errors and the README check read them from.
   enum Kind: String, CaseIterable {
     case result, entitled
     case notEntitled = "not-entitled"
-    case state, pending, transactions, latest, renewal, notification, error, now, receipt
+    case state, pending, transactions, latest, renewal, notification, error, now, receipt, retention
 
     var name: String { rawValue }
 
@@ -52,6 +54,7 @@ enum Expectation {
       case .error: return "TEXT"
       case .now: return "DATE"
       case .receipt: return "STATUS [ENDPOINT]"
+      case .retention: return "FIELD VALUE"
       }
     }
 
@@ -71,6 +74,8 @@ enum Expectation {
       case .error: return "the previous command failed with a message containing TEXT"
       case .now: return "the virtual clock reads DATE"
       case .receipt: return "the verifyReceipt status (asked at Production or Sandbox)"
+      case .retention:
+        return "the last 'retention' request: " + RetentionField.allCases.map(\.help).joined(separator: "; ")
       }
     }
 
@@ -80,6 +85,7 @@ enum Expectation {
       case .state: return 2...2
       case .transactions: return 1...3
       case .latest, .renewal: return 3...3
+      case .retention: return 2...2
       case .error: return 1...Int.max
       case .receipt: return 1...2
       case .result, .entitled, .notEntitled, .pending, .notification, .now: return 1...1
@@ -129,6 +135,7 @@ enum Expectation {
     case .error: return .error
     case .now: return .now
     case .receipt: return .receipt
+    case .retention: return .retention
     }
   }
 
@@ -228,6 +235,16 @@ extension Expectation {
       return .now(try date(args[0]))
     case .receipt:
       return .receipt(try status(args[0]), endpoint: try args.count == 2 ? endpoint(args[1]) : nil)
+    case .retention:
+      guard let field = RetentionField(rawValue: args[0]) else {
+        throw ScenarioProblem(
+          Suggest.orValues(
+            "unknown retention field '\(args[0])'", for: args[0], in: RetentionField.allCases.map(\.rawValue)))
+      }
+      if field == .requests, Int(args[1]) == nil {
+        throw ScenarioProblem("expect retention requests takes a count, not '\(args[1])'")
+      }
+      return .retention(field: field, value: args[1])
     }
   }
 

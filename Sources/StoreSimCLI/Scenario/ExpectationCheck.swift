@@ -68,6 +68,17 @@ extension Expectation {
         return "expected receipt status \(status.text)\(of), got none"
       }
       return got == status.value ? nil : "expected receipt status \(status.text)\(of), got \(got)"
+    case .retention(let field, let value):
+      let calls = store.retentionMessaging.calls.filter { $0.customer == customer }
+      if field == .requests {
+        return String(calls.count) == value ? nil : "expected retention requests \(value)\(of), got \(calls.count)"
+      }
+      guard let call = calls.last else {
+        return "expected retention \(field.rawValue) \(value)\(of), got no retention request"
+      }
+      let got = field.value(call)
+      return field.matches(value, got)
+        ? nil : "expected retention \(field.rawValue) \(value)\(of), got \(got ?? "none")"
     case .now(let date):
       return date.value == store.now ? nil : "expected now \(date.text), got \(ISO8601.string(store.now))"
     case .error:

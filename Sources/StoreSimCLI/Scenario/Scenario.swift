@@ -77,6 +77,7 @@ struct ScenarioRunner {
     case "storesim": throw ScenarioProblem("write commands without 'storesim'")
     case "expect": (line.expectation, line.customer) = try Expectation.parseLine(words, store: store)
     case "echo": break
+    case "respond": _ = try RespondLine.parse(words)
     case "run", "shell": throw ScenarioProblem("'\(words[0])' cannot be used inside a scenario")
     default:
       do {
@@ -150,6 +151,13 @@ struct ScenarioRunner {
           "kind": .string("notification"), "json": store.payload(n), "signed": store.signedBody(n)["signedPayload"]!,
         ]))
     }
+    for call in store.retentionMessaging.calls where call.url != nil {
+      items.append(
+        .object([
+          "kind": .string("realtimeRequest"), "json": store.realtimeRequestPayload(call),
+          "signed": store.realtimeRequestBody(call)["signedPayload"]!,
+        ]))
+    }
     return .object([
       "bundleId": .string(store.state.bundleID), "environment": .string(store.state.environment.rawValue),
       "artifacts": .array(items),
@@ -197,6 +205,18 @@ struct ScenarioRunner {
       if words[0] == "echo" {
         environment.writeOut(TerminalText.field(words.dropFirst().joined(separator: " ")) + "\n")
         memory.lastError = nil
+        continue
+      }
+      if words[0] == "respond" {
+        do {
+          let url = try RespondLine.parse(words).start(in: memory)
+          if verbose { environment.writeOut("realtime URL \(url)\n") }
+          memory.lastError = nil
+        } catch let problem as ScenarioProblem {
+          fail(line.number, problem.message, command: true)
+        } catch {
+          fail(line.number, "respond: \(error)", command: true)
+        }
         continue
       }
       // A refused purchase is a failed one for `expect result`.

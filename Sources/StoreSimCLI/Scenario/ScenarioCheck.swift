@@ -49,7 +49,7 @@ enum ScenarioCheck {
     for (number, raw) in ScenarioRunner.numberedLines(text) {
       guard let words = try? ScriptLineSplitter.split(String(raw)), let first = words.first else { continue }
       guard first == "expect" else {
-        lastCommand = first == "echo" ? nil : number
+        lastCommand = first == "echo" || first == "respond" ? nil : number
         continue
       }
       let form = words.dropFirst().first
@@ -85,7 +85,9 @@ enum ScenarioCheck {
       }
       result.lines.append(line)
       let words = line.words
-      if words[0] == "expect" || words[0] == "echo" || expectingRefusal.contains(number) { continue }
+      if words[0] == "expect" || words[0] == "echo" || words[0] == "respond" || expectingRefusal.contains(number) {
+        continue
+      }
       do {
         let parsed = try ArgumentScanner.scan(words, commands: table)
         _ = try CLI.dispatch(parsed, environment: quiet, table: table, memory: memory)

@@ -27,6 +27,8 @@ struct APICommand: CommandLineCommand {
   var arguments: [String]
   @Option("<file>", help: "the request body (JSON; '-' reads standard input)")
   var body: String?
+  @Option("<json>", help: "the request body given inline (instead of --body)")
+  var data: String?
   @Option("<value>", help: "check this Authorization header as 'serve' does (default: trusted, no check)")
   var authorization: String?
 
@@ -38,7 +40,10 @@ struct APICommand: CommandLineCommand {
     }
     guard p[1].hasPrefix("/") else { throw CLIError.usage("the path must start with '/': \(p[1])", command: "api") }
     var body: [UInt8] = []
-    if let file = self.body {
+    if let data {
+      guard self.body == nil else { throw CLIError.usage("give --body or --data, not both", command: "api") }
+      body = Array(data.utf8)
+    } else if let file = self.body {
       if file == "-" {
         body = Array(FileHandle.standardInput.readDataToEndOfFile())
       } else {

@@ -47,8 +47,10 @@ struct ServeCommand: CommandLineCommand {
       lookup/{orderId}, v1 and v2 refund/lookup/{id}, notifications/history, notifications/test
       (delivered to 'settings deliver-url') and notifications/test/{token},
       subscriptions/extend/{id}, subscriptions/extend/mass and its status, v1 and v2
-      transactions/consumption/{id}, transactions/{id}/appAccountToken and
-      transactions/appTransactions/{id}. Another path answers 404, another method 405. The
+      transactions/consumption/{id}, transactions/{id}/appAccountToken,
+      transactions/appTransactions/{id} and the Retention Messaging API under /inApps/v1/messaging
+      (image, message, default, realtime/url, performanceTest; see docs/retention-messaging.md).
+      Another path answers 404, another method 405. The
       session file stays the database: a read of an unchanged file answers from memory without
       its lock, a changed file is re-read under its lock, so 'storesim buy' in another terminal
       shows in the next answer; requests that change it take the lock and save it. A request

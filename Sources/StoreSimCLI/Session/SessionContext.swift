@@ -188,4 +188,8 @@ final class MemorySession {
   var environmentOverride: StoreEnvironment?
   /// Set by an `init` without `--start`: the session started on the wall clock.
   var startedOnWallClock = false
+  /// The developer server of a `respond` line, stopped when the session ends.
+  var responder: HTTPServer?
+
+  deinit { responder?.stop() }
 }

@@ -73,8 +73,9 @@ import Testing
 
     deinit { close(fd) }
 
-    func send(_ text: String) {
-      let bytes = Array(text.utf8)
+    func send(_ text: String) { send(bytes: Array(text.utf8)) }
+
+    func send(bytes: [UInt8]) {
       _ = bytes.withUnsafeBytes { Glue.send(fd, $0.baseAddress!, bytes.count, HTTPClient.sendFlags) }
     }
 

@@ -71,14 +71,21 @@ final class LiveServer: @unchecked Sendable {
   }
 
   /// One request on a new connection; `auth` nil sends no Authorization header.
+  /// `png`, when given, is sent as the body with `Content-Type: image/png` instead of `body`.
   func request(
-    _ method: String, _ target: String, body: String? = nil, auth: String? = LiveServer.token
+    _ method: String, _ target: String, body: String? = nil, png: [UInt8]? = nil, auth: String? = LiveServer.token
   ) throws
     -> Answer
   {
     let client = try HTTPServerTests.Client(port: port)
     var text = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
     if let auth { text += "Authorization: \(auth)\r\n" }
+    if let png {
+      text += "Content-Type: image/png\r\nContent-Length: \(png.count)\r\n\r\n"
+      client.send(bytes: Array(text.utf8) + png)
+      guard let r = client.response() else { throw CLIError.failed("no answer to \(method) \(target)") }
+      return Answer(status: r.status, headers: r.headers, body: r.body)
+    }
     if let body { text += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n" }
     text += "\r\n" + (body ?? "")
     client.send(text)

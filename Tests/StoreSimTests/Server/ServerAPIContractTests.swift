@@ -15,6 +15,8 @@ struct ContractRow: Sendable, CustomTestStringConvertible {
   var method: String
   var target: String
   var body: String?
+  /// A binary body sent as `image/png` (Upload Image) instead of `body`.
+  var png: [UInt8]? = nil
   /// Requests made first (method, target, body), each expected to succeed.
   var setup: [(String, String, String?)] = []
   var status: Int
@@ -79,7 +81,7 @@ struct ContractRow: Sendable, CustomTestStringConvertible {
   }
 
   static let rows: [ContractRow] =
-    transactionRows + historyRows + notificationRows + extensionRows + writingRows
+    transactionRows + historyRows + notificationRows + extensionRows + writingRows + messagingRows
 }
 
 extension ServerAPIContractTests {
@@ -95,7 +97,7 @@ extension ServerAPIContractTests {
       #expect((200...299).contains(a.status), "setup \(method) \(target): \(a.status) \(a.body)")
       answers.append(a)
     }
-    let answer = try server.request(row.method, row.resolve?(answers) ?? row.target, body: row.body)
+    let answer = try server.request(row.method, row.resolve?(answers) ?? row.target, body: row.body, png: row.png)
     #expect(answer.status == row.status, "\(answer.body)")
     #expect(answer.errorCode == row.errorCode, "\(answer.body)")
     if answer.status >= 400, answer.status != 401 {

@@ -21,7 +21,7 @@ import Testing
   @Test func unknownPathsAndMethodsAnswerWithoutAnErrorCode() throws {
     let server = try LiveServer(copying: ContractFixture.session)
     for (method, target, status) in [
-      ("GET", "/inApps/v1/nothing/1", 404), ("GET", "/inApps/v1/messaging/image/list", 404), ("GET", "/", 404),
+      ("GET", "/inApps/v1/nothing/1", 404), ("GET", "/inApps/v1/messaging/nothing", 404), ("GET", "/", 404),
       ("DELETE", "/inApps/v1/transactions/\(C.any)", 405), ("GET", "/inApps/v1/notifications/history", 405),
     ] {
       let a = try server.request(method, target)
