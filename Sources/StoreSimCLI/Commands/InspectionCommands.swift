@@ -97,11 +97,11 @@ struct TransactionsCommand: CommandLineCommand {
         inv.printJSON(store.transactionHistoryResponse(customer: customer, productID: product))
       } else if signed {
         let jws = list.map { store.signed($0, customer: customer) }
-        if inv.json { inv.printJSON(.array(jws.map(JSONOutput.string))) } else { jws.forEach { inv.out($0) } }
-      } else if inv.json {
-        inv.printJSON(.array(list.map { store.payload($0, customer: customer) }))
+        inv.emit(json: .array(jws.map(JSONOutput.string))) { jws.forEach { inv.out($0) } }
       } else {
-        inv.out(Render.transactions(list, orders: true))
+        inv.emit(
+          json: .array(list.map { store.payload($0, customer: customer) }),
+          line: Render.transactions(list, orders: true))
       }
       return .success
     }
@@ -210,10 +210,10 @@ struct StatusCommand: CommandLineCommand {
             }))
         return .success
       }
-      if inv.json {
-        inv.printJSON(.array(statuses.map { store.payload($0, customer: customer) }))
-        return .success
+      if inv.printsJSON {
+        inv.writeJSON(JSONOutput.array(statuses.map { store.payload($0, customer: customer) }).rendered(pretty: true))
       }
+      guard inv.printsText else { return .success }
       if statuses.isEmpty { inv.out("(no subscriptions)"); return .success }
       inv.out(
         Table.render(

@@ -7,7 +7,7 @@ import StoreSim
 struct MCPTools {
   /// Commands that are no tool: they take over the terminal or standard input, or run forever.
   static let excluded: Set<String> = ["shell", "manage", "serve", "completions", "mcp"]
-  /// Commands that never change the session: run twice, for the text and for the JSON.
+  /// Commands that never change the session (`readOnlyHint`).
   static let readOnly: Set<String> = [
     "validate", "products", "now", "entitlements", "transactions", "latest", "status", "pending", "receipt",
     "timeline", "restore", "consumption", "version",
@@ -153,16 +153,16 @@ struct MCPTools {
     let argv = [name] + line.options + sessionOptions(line.options) + ["--"] + line.words
     let readOnly =
       Self.readOnly.contains(name) || Self.readOnlyUpTo[name].map { line.words.count <= $0 } == true
-    guard readOnly else {
-      // Run once: a purchase is never made twice to print it two ways.
+    // One run in dual mode: the text and the JSON of the same change (or the error object).
+    let both = run(argv, dual: true)
+    var structured = Self.structured(both.json)
+    if structured == nil, readOnly, both.code == 0 {
+      // A reading command that printed no JSON beside its text (its printing has no dual mode,
+      // or an option excludes JSON, as `timeline --svg`): its JSON from a second run.
       let json = run(argv, json: true)
-      return Self.result(json, text: json.stdout, structured: Self.structured(json.stdout))
+      structured = json.code == 0 ? Self.structured(json.stdout) : nil
     }
-    let text = run(argv, json: false)
-    guard text.code == 0 else { return Self.result(text, text: text.stdout, structured: nil) }
-    // The JSON of a reading command (none when an option excludes it, as `timeline --svg`).
-    let json = run(argv, json: true)
-    return Self.result(text, text: text.stdout, structured: json.code == 0 ? Self.structured(json.stdout) : nil)
+    return Self.result(both, text: both.stdout, structured: structured)
   }
 
   /// A tool result: the text and any warnings, or the one-line refusal when the command failed.
@@ -190,21 +190,25 @@ struct MCPTools {
     var stdout: String
     var stderr: String
     var code: Int32
+    /// In dual mode, the `--json` output written beside the text.
+    var json = ""
   }
 
   /// Runs a command line in-process with its output captured; `readLine` feeds a shell.
-  func run(_ argv: [String], json: Bool, input: [String] = []) -> Run {
-    let out = Mutex(""), err = Mutex(""), lines = Mutex(input)
+  /// `dual`: the text on stdout and the `--json` output in `Run.json`, from one run.
+  func run(_ argv: [String], json: Bool = false, dual: Bool = false, input: [String] = []) -> Run {
+    let out = Mutex(""), err = Mutex(""), lines = Mutex(input), document = Mutex("")
     var captured = environment
     captured.writeOut = { text in out.withLock { $0 += text } }
     captured.writeErr = { text in err.withLock { $0 += text } }
+    if dual { captured.writeJSON = { text in document.withLock { $0 += text } } }
     captured.readLine = { lines.withLock { $0.isEmpty ? nil : $0.removeFirst() } }
     captured.isTerminal = false
     captured.columns = HelpText.width
     var words = argv
     if json, let end = words.firstIndex(of: "--") { words.insert("--json", at: end) }
     let code = CLI.run(words, environment: captured)
-    return Run(stdout: out.withLock { $0 }, stderr: err.withLock { $0 }, code: code)
+    return Run(stdout: out.withLock { $0 }, stderr: err.withLock { $0 }, code: code, json: document.withLock { $0 })
   }
 
   /// The `--json` output as structured content: an object as printed, anything else wrapped
