@@ -37,6 +37,12 @@ import Testing
       setup: [start, "buy \(monthly) --session s.json"], tool: "refund",
       arguments: #"{"arguments":["request","\#(monthly)"]}"#, line: "refund request \(monthly) --session s.json"),
     Case(
+      setup: [start, "settings ask-to-buy on --session s.json", "buy \(monthly) --session s.json"], tool: "approve",
+      arguments: "{}", line: "approve --session s.json"),
+    Case(
+      setup: [start, "buy com.example.coins.100 --session s.json"], tool: "finish", arguments: #"{"all":true}"#,
+      line: "finish --all --session s.json"),
+    Case(
       setup: [start], tool: "settings", arguments: #"{"arguments":["billing-retry","on"]}"#,
       line: "settings billing-retry on --session s.json"),
   ]
