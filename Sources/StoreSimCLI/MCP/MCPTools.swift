@@ -12,8 +12,6 @@ struct MCPTools {
     "validate", "products", "now", "entitlements", "transactions", "latest", "status", "pending", "receipt",
     "timeline", "restore", "consumption", "version",
   ]
-  /// Commands that only read when given no more than this many words.
-  static let readOnlyUpTo: [String: Int] = ["settings": 1, "family": 0, "notifications": 0]
 
   let table: CommandTable
   /// What `storesim mcp` itself was given: the session, the customer, the folder.
@@ -151,18 +149,10 @@ struct MCPTools {
     case .failure(let refusal): return Self.toolError(refusal.message)
     }
     let argv = [name] + line.options + sessionOptions(line.options) + ["--"] + line.words
-    let readOnly =
-      Self.readOnly.contains(name) || Self.readOnlyUpTo[name].map { line.words.count <= $0 } == true
     // One run in dual mode: the text and the JSON of the same change (or the error object).
+    // None when the command has no JSON (`timeline --svg`, `api`).
     let both = run(argv, dual: true)
-    var structured = Self.structured(both.json)
-    if structured == nil, readOnly, both.code == 0 {
-      // A reading command that printed no JSON beside its text (its printing has no dual mode,
-      // or an option excludes JSON, as `timeline --svg`): its JSON from a second run.
-      let json = run(argv, json: true)
-      structured = json.code == 0 ? Self.structured(json.stdout) : nil
-    }
-    return Self.result(both, text: both.stdout, structured: structured)
+    return Self.result(both, text: both.stdout, structured: Self.structured(both.json))
   }
 
   /// A tool result: the text and any warnings, or the one-line refusal when the command failed.

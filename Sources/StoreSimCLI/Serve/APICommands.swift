@@ -251,21 +251,19 @@ struct ConsumptionCommand: CommandLineCommand {
   func run(_ inv: Invocation) throws -> ExitCode {
     try inspecting(inv, needsNotifications: false) { store, _ in
       let list = store.serverRecords.consumption
-      if inv.json {
-        inv.printJSON(
-          .array(
-            list.map { c in
-              .object([
-                "transactionId": .string(String(c.transactionID)), "customer": .string(c.customer.rawValue),
-                "version": .int(Int64(c.version)),
-                "date": .int(c.date.epochMilliseconds),
-                "refundRequestId": c.refundRequestID.map(JSONOutput.string),
-                "fields": .object(c.fields.mapValues { JSONOutput.number($0) }),
-              ])
-            }))
-      } else if list.isEmpty {
-        inv.out("(none)")
-      } else {
+      inv.emit(
+        json: .array(
+          list.map { c in
+            .object([
+              "transactionId": .string(String(c.transactionID)), "customer": .string(c.customer.rawValue),
+              "version": .int(Int64(c.version)),
+              "date": .int(c.date.epochMilliseconds),
+              "refundRequestId": c.refundRequestID.map(JSONOutput.string),
+              "fields": .object(c.fields.mapValues { JSONOutput.number($0) }),
+            ])
+          })
+      ) {
+        guard !list.isEmpty else { return inv.out("(none)") }
         inv.out(
           Table.render(
             [["TRANSACTION", "CUSTOMER", "SENT", "VERSION", "ANSWERS", "FIELDS"]]
