@@ -45,9 +45,13 @@ async def agent(binary, work, session):
         bought = await client.call_tool("buy", {"arguments": [PRODUCT]})
         check(not bought.is_error, "buy: " + text_of(bought)[:60].replace("\n", " "))
         check((bought.structured_content or {}).get("result") == "purchased", "buy's structured content")
+        # The text item is what a person reads (`purchased ...`), not the JSON again.
+        check(bought.content[0].text.startswith("purchased"), "buy's text is human text: " + bought.content[0].text[:40])
 
         advanced = await client.call_tool("advance", {"arguments": ["1mo"]})
         check(not advanced.is_error, "advance 1mo")
+        check(advanced.content[0].text.splitlines()[-1].startswith("now 2026-"), "advance's text ends with the new now")
+        check(isinstance((advanced.structured_content or {}).get("events"), list), "advance's structured events")
 
         status = await client.call_tool("status", {})
         check("subscribed" in text_of(status), "status as text: " + text_of(status).splitlines()[-1])

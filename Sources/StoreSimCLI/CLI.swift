@@ -39,6 +39,34 @@ struct Invocation {
   func warning(_ text: String) { err("warning: \(text)") }
   var json: Bool { globals.json }
   func printJSON(_ value: JSONOutput) { out(value.rendered(pretty: true)) }
+
+  /// Whether the text for people is printed: always but under --json.
+  var printsText: Bool { !globals.json }
+  /// Whether JSON is written: under --json (to standard output), and in the MCP server's dual
+  /// mode (to its JSON sink, next to the text).
+  var printsJSON: Bool { globals.json || environment.writeJSON != nil }
+
+  /// One result in both renderings, made from the same values after the change: the JSON under
+  /// --json, else the text; in dual mode the text on standard output and the JSON in the sink.
+  func emit(json: @autoclosure () -> JSONOutput, text: () -> Void) {
+    if printsJSON { writeJSON(json().rendered(pretty: true)) }
+    if printsText { text() }
+  }
+  /// `emit` of a text that is one line.
+  func emit(json: @autoclosure () -> JSONOutput, line: @autoclosure () -> String) {
+    emit(json: json()) { out(line()) }
+  }
+  /// Writes rendered JSON where JSON goes (see `printsJSON`), as `out` would print it; a
+  /// streamed document is written in pieces with `terminated: false`.
+  func writeJSON(_ text: String, terminated: Bool = true) {
+    let safe = terminated ? TerminalText.block(text) : text
+    let line = !terminated || safe.hasSuffix("\n") ? safe : safe + "\n"
+    if globals.json {
+      environment.writeOut(line)
+    } else if let sink = environment.writeJSON {
+      sink(line)
+    }
+  }
 }
 
 /// The command-line front end: argv in, text and an exit code out.
@@ -49,12 +77,22 @@ public enum CLI {
   /// can never stop a command between its change and its save.
   public static func run(_ argv: [String], environment: CLIEnvironment) -> Int32 {
     let spool = OutputSpool(sink: environment.writeOut)
+    // Dual mode: the JSON is held and dropped with the text.
+    let jsonSpool = environment.writeJSON.map { OutputSpool(sink: $0) }
     var held = environment
     held.writeOut = { spool.append($0) }
-    held.flushOut = { spool.flush() }
-    held.discardOut = { spool.discard() }
+    held.flushOut = {
+      spool.flush()
+      jsonSpool?.flush()
+    }
+    held.discardOut = {
+      spool.discard()
+      jsonSpool?.discard()
+    }
+    if let jsonSpool { held.writeJSON = { jsonSpool.append($0) } }
     let code = run(argv, environment: held, memory: nil)
     spool.flush()
+    jsonSpool?.flush()
     return code
   }
 
@@ -78,13 +116,21 @@ public enum CLI {
       // only thing on stdout.
       environment.discardOut()
       report(error, environment: environment, table: table)
-      if wantsJSON(argv) { environment.writeOut(errorJSON(error)) }
+      if wantsJSON(argv) {
+        environment.writeOut(errorJSON(error))
+      } else if let sink = environment.writeJSON {
+        sink(errorJSON(error))
+      }
       return error.code.rawValue
     } catch {
       environment.discardOut()
       let failure = CLIError(code: .failure, message: String(describing: error))
       report(failure, environment: environment, table: table)
-      if wantsJSON(argv) { environment.writeOut(errorJSON(failure)) }
+      if wantsJSON(argv) {
+        environment.writeOut(errorJSON(failure))
+      } else if let sink = environment.writeJSON {
+        sink(errorJSON(failure))
+      }
       return ExitCode.failure.rawValue
     }
   }

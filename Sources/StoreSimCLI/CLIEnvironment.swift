@@ -26,6 +26,9 @@ public struct CLIEnvironment: Sendable {
   /// Drops output held since the last flush: a command that fails after printing (its save
   /// failed) must not claim what it did not keep. Set by `CLI.run`.
   var discardOut: @Sendable () -> Void = {}
+  /// The MCP server's dual mode: a command prints its text to `writeOut` and writes its
+  /// `--json` output here, from one run. Nil everywhere else.
+  var writeJSON: (@Sendable (String) -> Void)? = nil
 
   /// Creates an environment.
   public init(

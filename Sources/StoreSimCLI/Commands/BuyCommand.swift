@@ -77,9 +77,7 @@ struct BuyCommand: CommandLineCommand {
       let outcome = try store.purchase(productID, options: options, customer: customer, cancel: cancel, at: at)
       inv.memory?.lastPurchaseResult = outcome.value.name
       let report = PurchaseReport(outcome, productID: productID, store: store, customer: customer)
-      if inv.json {
-        inv.printJSON(.object(report.json))
-      } else {
+      inv.emit(json: .object(report.json)) {
         inv.out(TerminalText.field(report.line))
         let other = outcome.events.filter {
           if case .transactionCreated(_, _, .purchaseResult) = $0.kind { return false }

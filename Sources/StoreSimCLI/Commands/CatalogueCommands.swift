@@ -30,7 +30,7 @@ struct ValidateCommand: CommandLineCommand {
           "\(c.products.count) product\(c.products.count == 1 ? "" : "s"), \(c.subscriptionGroups.count) "
           + "group\(c.subscriptionGroups.count == 1 ? "" : "s"), \(loaded.warnings.count) "
           + "warning\(loaded.warnings.count == 1 ? "" : "s")"
-        if inv.json {
+        if inv.printsJSON {
           reports.append(
             .object([
               "file": .string(file), "valid": .bool(true),
@@ -39,18 +39,19 @@ struct ValidateCommand: CommandLineCommand {
               "subscriptionGroups": .int(Int64(c.subscriptionGroups.count)),
               "warnings": .array(loaded.warnings.map(ConfigurationFile.json)),
             ]))
-        } else {
+        }
+        if inv.printsText {
           inv.out("ok     \(file): format \(c.formatVersion?.description ?? "unknown"), \(summary)")
         }
       } catch let error as CLIError {
         if worst != .noInput { worst = error.code }
         inv.err("error: \(error.message)")
-        if inv.json {
+        if inv.printsJSON {
           reports.append(.object(["file": .string(file), "valid": .bool(false), "error": .string(error.message)]))
         }
       }
     }
-    if inv.json { inv.printJSON(.object(["files": .array(reports)])) }
+    if inv.printsJSON { inv.writeJSON(JSONOutput.object(["files": .array(reports)]).rendered(pretty: true)) }
     return worst
   }
 }
@@ -91,14 +92,14 @@ struct ProductsCommand: CommandLineCommand {
       throw CLIError.failed("Load Products failed with simulated error \(error)")
     }
     let storefront = Storefront.named(settings.storefront) ?? .usa
-    if inv.json {
-      inv.printJSON(
-        .object([
+    if inv.printsJSON {
+      inv.writeJSON(
+        JSONOutput.object([
           "products": .array(products.map { $0.jsonRepresentation(locale: settings.locale, storefront: storefront) }),
           "invalidProductIdentifiers": .array(invalid.map(JSONOutput.string)),
-        ]))
-      return .success
+        ]).rendered(pretty: true))
     }
+    guard inv.printsText else { return .success }
     inv.out(
       Table.render(
         [["PRODUCT", "TYPE", "PRICE", "NAME", "GROUP", "LEVEL", "PERIOD", "OFFERS"]]

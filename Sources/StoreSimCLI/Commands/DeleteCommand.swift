@@ -26,13 +26,10 @@ struct DeleteCommand: CommandLineCommand {
       try store.deleteTransaction(id, customer: customer)
       let after = Set(store.customer(customer)?.transactions.map(\.id) ?? [])
       let deleted = before.subtracting(after).sorted()
-      if inv.json {
-        inv.printJSON(.object(["deleted": .array(deleted.map { .string(String($0)) })]))
-      } else {
-        let others = deleted.count - 1
-        inv.out(
-          "deleted transaction \(id)" + (others > 0 ? " and its \(others) renewal\(others == 1 ? "" : "s")" : ""))
-      }
+      let others = deleted.count - 1
+      inv.emit(
+        json: .object(["deleted": .array(deleted.map { .string(String($0)) })]),
+        line: "deleted transaction \(id)" + (others > 0 ? " and its \(others) renewal\(others == 1 ? "" : "s")" : ""))
       return .success
     }
   }

@@ -12,11 +12,7 @@ struct VersionCommand: CommandLineCommand {
   var arguments: [String]
 
   func run(_ inv: Invocation) throws -> ExitCode {
-    if inv.json {
-      inv.printJSON(.object(["version": .string(storesimVersion)]))
-    } else {
-      inv.out("storesim \(storesimVersion)")
-    }
+    inv.emit(json: .object(["version": .string(storesimVersion)]), line: "storesim \(storesimVersion)")
     return .success
   }
 }

@@ -91,15 +91,17 @@ struct TransactionsCommand: CommandLineCommand {
         list = list.filter { $0.productID == p }
       }
       if api {
-        inv.printJSON(
-          store.transactionHistoryResponse(customer: customer, productID: product, unfinishedOnly: unfinished))
+        // JSON on the terminal too.
+        let response = store.transactionHistoryResponse(
+          customer: customer, productID: product, unfinishedOnly: unfinished)
+        inv.emit(json: response) { inv.printJSON(response) }
       } else if signed {
         let jws = list.map { store.signed($0, customer: customer) }
-        if inv.json { inv.printJSON(.array(jws.map(JSONOutput.string))) } else { jws.forEach { inv.out($0) } }
-      } else if inv.json {
-        inv.printJSON(.array(list.map { store.payload($0, customer: customer) }))
+        inv.emit(json: .array(jws.map(JSONOutput.string))) { jws.forEach { inv.out($0) } }
       } else {
-        inv.out(Render.transactions(list, orders: true))
+        inv.emit(
+          json: .array(list.map { store.payload($0, customer: customer) }),
+          line: Render.transactions(list, orders: true))
       }
       return .success
     }
@@ -134,18 +136,17 @@ struct LatestCommand: CommandLineCommand {
       _ = try store.checkedProduct(p)
       let t = store.latestTransaction(for: p, customer: customer)
       if api {
-        inv.printJSON(.object(["signedTransactionInfo": t.map { .string(store.signed($0, customer: customer)) }]))
+        let response = JSONOutput.object([
+          "signedTransactionInfo": t.map { .string(store.signed($0, customer: customer)) }
+        ])
+        inv.emit(json: response) { inv.printJSON(response) }
       } else if signed {
-        inv.out(
-          t.map {
-            inv.json
-              ? JSONOutput.string(store.signed($0, customer: customer)).rendered()
-              : store.signed($0, customer: customer)
-          } ?? (inv.json ? "null" : "(none)"))
-      } else if inv.json {
-        inv.out(t.map { store.payload($0, customer: customer).rendered() } ?? "null")
+        let jws = t.map { store.signed($0, customer: customer) }
+        inv.emit(json: jws.map(JSONOutput.string) ?? .null, line: jws ?? "(none)")
       } else {
-        inv.out(t.map { Render.transactions([$0]) } ?? "(none)")
+        inv.emit(
+          json: t.map { store.payload($0, customer: customer) } ?? .null,
+          line: t.map { Render.transactions([$0]) } ?? "(none)")
       }
       return .success
     }
@@ -192,26 +193,27 @@ struct StatusCommand: CommandLineCommand {
       }
       let statuses = groups.flatMap { store.statuses(forGroup: $0, customer: customer) }
       if api {
-        inv.printJSON(store.allSubscriptionStatusesResponse(customer: customer, groups: groups))
+        let response = store.allSubscriptionStatusesResponse(customer: customer, groups: groups)
+        inv.emit(json: response) { inv.printJSON(response) }
         return .success
       }
       if signed {
-        inv.printJSON(
-          .array(
-            statuses.map { s in
-              .object([
-                "subscriptionGroupIdentifier": .string(s.groupID), "state": .string(s.state.rawValue),
-                "status": .int(Int64(s.state.serverStatus)),
-                "signedTransactionInfo": .string(store.signed(s.transaction, customer: customer)),
-                "signedRenewalInfo": .string(store.signed(s.renewalInfo, customer: customer)),
-              ])
-            }))
+        let response = JSONOutput.array(
+          statuses.map { s in
+            .object([
+              "subscriptionGroupIdentifier": .string(s.groupID), "state": .string(s.state.rawValue),
+              "status": .int(Int64(s.state.serverStatus)),
+              "signedTransactionInfo": .string(store.signed(s.transaction, customer: customer)),
+              "signedRenewalInfo": .string(store.signed(s.renewalInfo, customer: customer)),
+            ])
+          })
+        inv.emit(json: response) { inv.printJSON(response) }
         return .success
       }
-      if inv.json {
-        inv.printJSON(.array(statuses.map { store.payload($0, customer: customer) }))
-        return .success
+      if inv.printsJSON {
+        inv.writeJSON(JSONOutput.array(statuses.map { store.payload($0, customer: customer) }).rendered(pretty: true))
       }
+      guard inv.printsText else { return .success }
       if statuses.isEmpty { inv.out("(no subscriptions)"); return .success }
       inv.out(
         Table.render(
@@ -262,26 +264,24 @@ struct PendingCommand: CommandLineCommand {
       let list = store.pendingRequests(customer: customer)
       let refunds = store.refundRequests(customer: customer)
       func ms(_ d: Date) -> JSONOutput { .int(d.epochMilliseconds) }
-      if inv.json {
-        inv.printJSON(
-          .array(
-            list.map {
+      inv.emit(
+        json: .array(
+          list.map {
+            .object([
+              "requestId": .string($0.id), "kind": .string($0.kind.rawValue), "productId": .string($0.productID),
+              "customer": .string($0.customer.rawValue), "date": ms($0.date),
+            ])
+          }
+            + refunds.map {
               .object([
-                "requestId": .string($0.id), "kind": .string($0.kind.rawValue), "productId": .string($0.productID),
-                "customer": .string($0.customer.rawValue), "date": ms($0.date),
+                "requestId": .string($0.id), "kind": .string("refund"), "productId": .string($0.productID),
+                "customer": .string($0.customer.rawValue),
+                "date": ms($0.date), "transactionId": .string(String($0.transactionID)),
+                "consumptionRequestReason": .string($0.reason.rawValue),
               ])
-            }
-              + refunds.map {
-                .object([
-                  "requestId": .string($0.id), "kind": .string("refund"), "productId": .string($0.productID),
-                  "customer": .string($0.customer.rawValue),
-                  "date": ms($0.date), "transactionId": .string(String($0.transactionID)),
-                  "consumptionRequestReason": .string($0.reason.rawValue),
-                ])
-              }))
-      } else if list.isEmpty && refunds.isEmpty {
-        inv.out("(none)")
-      } else {
+            })
+      ) {
+        guard !list.isEmpty || !refunds.isEmpty else { return inv.out("(none)") }
         inv.out(
           Table.render(
             [["REQUEST", "KIND", "PRODUCT", "ASKED"]]
@@ -336,9 +336,7 @@ struct ReceiptCommand: CommandLineCommand {
     let forced = status
     return try SessionContext.with(inv, mutating: false) { store in
       let response = store.receipt(customer: SessionContext.customer(inv), askedAs: endpoint, forcedStatus: forced)
-      if inv.json {
-        inv.printJSON(response)
-      } else {
+      inv.emit(json: response) {
         if case .int(let status)? = response["status"] {
           inv.out("status \(status)" + (Store.receiptStatusCodes[Int(status)].map { ": \($0)" } ?? ""))
         }

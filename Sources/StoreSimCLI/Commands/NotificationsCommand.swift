@@ -93,19 +93,17 @@ struct NotificationsCommand: CommandLineCommand {
         guard !signed else {
           throw CLIError.usage("give --signed or --decoded, not both", command: "notifications")
         }
-        inv.printJSON(.array(list.map { store.decodedPayload($0.element) }))
+        // JSON on the terminal too.
+        let payloads = JSONOutput.array(list.map { store.decodedPayload($0.element) })
+        inv.emit(json: payloads) { inv.printJSON(payloads) }
       } else if signed {
-        if inv.json {
-          inv.printJSON(.array(list.map { store.signedBody($0.element) }))
-        } else {
+        inv.emit(json: .array(list.map { store.signedBody($0.element) })) {
           for (_, n) in list { inv.out(store.signedBody(n).rendered(pretty: false)) }
         }
-      } else if inv.json {
-        inv.printJSON(.array(list.map { store.payload($0.element) }))
-      } else if list.isEmpty {
-        inv.out("(none)")
       } else {
-        inv.out(notificationsTable(list, log: store.state.deliveryLog ?? []))
+        inv.emit(json: .array(list.map { store.payload($0.element) })) {
+          inv.out(list.isEmpty ? "(none)" : notificationsTable(list, log: store.state.deliveryLog ?? []))
+        }
       }
       return .success
     }
@@ -133,16 +131,15 @@ private func plannedDeliveries(_ store: Store, to url: String?, retry: Bool, sin
 
 private func reportDeliveries(_ inv: Invocation, _ attempts: [NotificationDelivery]) -> ExitCode {
   let failed = attempts.filter { !$0.succeeded }.count
-  if inv.json {
-    inv.printJSON(
-      .array(
-        attempts.map { a in
-          .object([
-            "index": .int(Int64(a.index)), "url": .string(a.url),
-            "httpStatus": a.httpStatus.map { .int(Int64($0)) }, "error": a.error.map(JSONOutput.string),
-          ])
-        }))
-  } else {
+  inv.emit(
+    json: .array(
+      attempts.map { a in
+        .object([
+          "index": .int(Int64(a.index)), "url": .string(a.url),
+          "httpStatus": a.httpStatus.map { .int(Int64($0)) }, "error": a.error.map(JSONOutput.string),
+        ])
+      })
+  ) {
     for a in attempts {
       inv.out("#\(a.index) -> \(a.url): " + (a.httpStatus != nil ? a.outcome : "failed (\(a.outcome))"))
     }

@@ -9,18 +9,18 @@ let purchaseCommands: [CommandSpec] = [
 
 /// Prints events as text lines (nothing under --json; the caller prints its own JSON).
 func reportEvents(_ inv: Invocation, _ events: [StoreEvent], store: Store) {
-  if !inv.json, !events.isEmpty { inv.out(Render.events(events)) }
+  if inv.printsText, !events.isEmpty { inv.out(Render.events(events)) }
 }
 
 /// Prints events as text lines, or as `{"events": [...]}` under --json; `ifNone` is the text
 /// line for no events.
 func printEvents(_ inv: Invocation, _ events: [StoreEvent], store: Store, ifNone: String? = nil) {
-  if inv.json {
-    inv.printJSON(.object(["events": .array(events.map(Render.eventJSON))]))
-  } else if events.isEmpty, let ifNone {
-    inv.out(ifNone)
-  } else {
-    reportEvents(inv, events, store: store)
+  inv.emit(json: .object(["events": .array(events.map(Render.eventJSON))])) {
+    if events.isEmpty, let ifNone {
+      inv.out(ifNone)
+    } else {
+      reportEvents(inv, events, store: store)
+    }
   }
 }
 
@@ -73,11 +73,7 @@ let transactionOptionHelp = "name the product by one of its transactions"
 
 /// Transactions as JSON payloads or a text table.
 func printTransactions(_ inv: Invocation, _ list: [Transaction], store: Store, customer: CustomerID) {
-  if inv.json {
-    inv.printJSON(.array(list.map { store.payload($0, customer: customer) }))
-  } else {
-    inv.out(Render.transactions(list))
-  }
+  inv.emit(json: .array(list.map { store.payload($0, customer: customer) }), line: Render.transactions(list))
 }
 
 /// `approve` and `decline`: the answer to an Ask to Buy request.
@@ -117,25 +113,21 @@ extension AskToBuyAnswerCommand {
       if approve {
         let approved = try store.approveAskToBuyTransaction(identifier: id)
         let (t, events) = (approved.value, approved.events)
-        if inv.json {
-          inv.printJSON(
-            .object([
-              "result": .string("purchased"), "requestId": .string(requestID), "productId": .string(product),
-              "transaction": store.payload(t, customer: t.sharedFrom ?? SessionContext.customer(inv)),
-            ]))
-        } else {
+        inv.emit(
+          json: .object([
+            "result": .string("purchased"), "requestId": .string(requestID), "productId": .string(product),
+            "transaction": store.payload(t, customer: t.sharedFrom ?? SessionContext.customer(inv)),
+          ])
+        ) {
           inv.out("approved   request \(requestID) for \(product): transaction \(t.id)")
           reportEvents(inv, events, store: store)
         }
       } else {
         let events = try store.declineAskToBuyTransaction(identifier: id).events
-        if inv.json {
-          inv.printJSON(
-            .object(["result": .string("declined"), "requestId": .string(requestID), "productId": .string(product)]))
-        } else {
-          // The event line names the request and product: "Ask to Buy request 1 for P declined".
-          reportEvents(inv, events, store: store)
-        }
+        // The event line names the request and product: "Ask to Buy request 1 for P declined".
+        inv.emit(
+          json: .object(["result": .string("declined"), "requestId": .string(requestID), "productId": .string(product)])
+        ) { reportEvents(inv, events, store: store) }
       }
       return .success
     }
@@ -230,14 +222,11 @@ struct FinishCommand: CommandLineCommand {
       let customer = SessionContext.customer(inv)
       if all {
         let n = try store.finishAll(customer: customer).value
-        inv.out(
-          inv.json
-            ? JSONOutput.object(["finished": .int(Int64(n))]).rendered()
-            : "finished \(n) transaction\(n == 1 ? "" : "s")")
+        inv.emit(json: .object(["finished": .int(Int64(n))]), line: "finished \(n) transaction\(n == 1 ? "" : "s")")
       } else {
         let id = try ValueParsing.transactionID(args[0])
         try store.finish(id, customer: customer)
-        inv.out(inv.json ? JSONOutput.object(["finished": .int(1)]).rendered() : "finished transaction \(id)")
+        inv.emit(json: .object(["finished": .int(1)]), line: "finished transaction \(id)")
       }
       return .success
     }

@@ -168,15 +168,15 @@ struct RefundCommand: CommandLineCommand {
       }
       let requested = try store.requestRefund(id, reason: requestReason, customer: customer)
       let (request, events) = (requested.value, requested.events)
-      if !inv.json {
-        inv.out("refund request \(request.id) for transaction \(id) (\(request.productID)): waiting for the App Store")
-      }
+      // The text's first line stands for the request's event.
       return RefundChange(
-        id: id,
-        events: events.filter {
-          if case .refundRequested = $0.kind { return inv.json }
+        id: id, events: events,
+        extra: ["requestId": .string(request.id), "consumptionRequestReason": .string(requestReason.rawValue)],
+        line: "refund request \(request.id) for transaction \(id) (\(request.productID)): waiting for the App Store",
+        textEvents: events.filter {
+          if case .refundRequested = $0.kind { return false }
           return true
-        }, extra: ["requestId": .string(request.id), "consumptionRequestReason": .string(requestReason.rawValue)])
+        })
     }
   }
 
@@ -223,6 +223,18 @@ struct RefundChange {
   var id: TransactionID
   var events: [StoreEvent]
   var extra: [String: JSONOutput] = [:]
+  /// The text's first line, if any, and the events the text shows (all, when nil).
+  var line: String? = nil
+  var textEvents: [StoreEvent]? = nil
+
+  /// The `--json` output: the transaction from whichever customer holds it, and the events.
+  func json(_ store: Store, customer: CustomerID) -> JSONOutput {
+    let owner = store.customerIDs.first { store.customer($0)?.transaction(id) != nil } ?? customer
+    var json = extra
+    if let t = store.customer(owner)?.transaction(id) { json["transaction"] = store.payload(t, customer: owner) }
+    json["events"] = .array(events.map(Render.eventJSON))
+    return .object(json)
+  }
 }
 
 /// Runs a refund change on the session and prints it: the transaction (under --json, from
@@ -233,14 +245,9 @@ func refunding(
   try SessionContext.with(inv, mutating: true) { store in
     let customer = SessionContext.customer(inv)
     let done = try change(&store, customer)
-    if inv.json {
-      let owner = store.customerIDs.first { store.customer($0)?.transaction(done.id) != nil } ?? customer
-      var json = done.extra
-      if let t = store.customer(owner)?.transaction(done.id) { json["transaction"] = store.payload(t, customer: owner) }
-      json["events"] = .array(done.events.map(Render.eventJSON))
-      inv.printJSON(.object(json))
-    } else {
-      reportEvents(inv, done.events, store: store)
+    inv.emit(json: done.json(store, customer: customer)) {
+      if let line = done.line { inv.out(line) }
+      reportEvents(inv, done.textEvents ?? done.events, store: store)
     }
     return .success
   }

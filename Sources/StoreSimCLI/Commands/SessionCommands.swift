@@ -106,19 +106,16 @@ private struct InitReport {
   var now: Date
 
   func print(_ inv: Invocation) {
-    if inv.json {
-      inv.printJSON(
-        .object([
-          "session": .string(session ?? "memory"), "configuration": .string(configuration),
-          "products": .int(Int64(products)), "now": .int(now.epochMilliseconds),
-          "environment": .string(environment.rawValue), "bundleId": .string(bundleID),
-          "warnings": .int(Int64(warnings)),
-        ]))
-    } else {
-      let summary =
-        "\(configuration), \(products) products, starts \(ISO8601.string(now)), environment \(environment.rawValue)"
-      inv.out(session.map { "session \($0): \(summary), bundle \(bundleID)" } ?? "session in memory: \(summary)")
-    }
+    let summary =
+      "\(configuration), \(products) products, starts \(ISO8601.string(now)), environment \(environment.rawValue)"
+    inv.emit(
+      json: .object([
+        "session": .string(session ?? "memory"), "configuration": .string(configuration),
+        "products": .int(Int64(products)), "now": .int(now.epochMilliseconds),
+        "environment": .string(environment.rawValue), "bundleId": .string(bundleID),
+        "warnings": .int(Int64(warnings)),
+      ]),
+      line: session.map { "session \($0): \(summary), bundle \(bundleID)" } ?? "session in memory: \(summary)")
   }
 }
 
@@ -142,11 +139,10 @@ struct ResetCommand: CommandLineCommand {
     return try SessionContext.with(inv, mutating: true) { store in
       if both || transactions { store.clearTransactions() }
       if both || settings { store.resetToDefaultState() }
-      inv.out(
-        inv.json
-          ? #"{"reset": true}"#
-          : "reset "
-            + (both ? "transactions and settings" : transactions ? "transactions" : "settings"))
+      if inv.printsJSON { inv.writeJSON(#"{"reset": true}"#) }
+      if inv.printsText {
+        inv.out("reset " + (both ? "transactions and settings" : transactions ? "transactions" : "settings"))
+      }
       return .success
     }
   }
@@ -189,10 +185,11 @@ struct FamilyCommand: CommandLineCommand {
       }
       let family = store.customer(me)?.familyID
       let members = store.customerIDs.filter { family != nil && store.customer($0)?.familyID == family }.map(\.rawValue)
-      if inv.json {
-        inv.printJSON(
-          .object(["members": .array(members.map(JSONOutput.string)), "events": .array(events.map(Render.eventJSON))]))
-      } else {
+      inv.emit(
+        json: .object([
+          "members": .array(members.map(JSONOutput.string)), "events": .array(events.map(Render.eventJSON)),
+        ])
+      ) {
         if !events.isEmpty { inv.out(Render.events(events)) }
         inv.out(members.isEmpty ? "\(me) has no family" : "family: " + members.joined(separator: ", "))
       }
@@ -213,15 +210,9 @@ struct NowCommand: CommandLineCommand {
 
   func run(_ inv: Invocation) throws -> ExitCode {
     try inspecting(inv) { store, _ in
-      if inv.json {
-        inv.printJSON(
-          .object([
-            "now": .int(store.now.epochMilliseconds),
-            "date": .string(ISO8601.string(store.now)),
-          ]))
-      } else {
-        inv.out(ISO8601.string(store.now))
-      }
+      inv.emit(
+        json: .object(["now": .int(store.now.epochMilliseconds), "date": .string(ISO8601.string(store.now))]),
+        line: ISO8601.string(store.now))
       return .success
     }
   }

@@ -38,18 +38,14 @@ struct SettingsCommand: CommandLineCommand {
     }
     return try SessionContext.with(inv, mutating: mutating) { store in
       guard let keyText = args.first else {
-        if inv.json {
-          var d: [String: JSONOutput] = [:]
-          for key in SettingKey.allCases { d[key.rawValue] = key.json(store) }
-          inv.printJSON(.object(d))
-        } else {
-          inv.out(Table.render(SettingKey.allCases.map { [$0.rawValue, $0.value(store)] }))
-        }
+        var d: [String: JSONOutput] = [:]
+        for key in SettingKey.allCases { d[key.rawValue] = key.json(store) }
+        inv.emit(json: .object(d), line: Table.render(SettingKey.allCases.map { [$0.rawValue, $0.value(store)] }))
         return .success
       }
       let key = try settingKey(keyText)
       if args.count == 1 {
-        inv.out(inv.json ? JSONOutput.object([key.rawValue: key.json(store)]).rendered() : key.value(store))
+        inv.emit(json: .object([key.rawValue: key.json(store)]), line: key.value(store))
         return .success
       }
       var s = store.settings
@@ -57,16 +53,12 @@ struct SettingsCommand: CommandLineCommand {
       if key == .deliverURL {
         guard args.count == 2 else { throw CLIError.usage("unexpected argument '\(args[2])'", command: "settings") }
         store.setDeliveryURL(value.lowercased() == "off" ? nil : try Delivery.validate(value, command: "settings"))
-        inv.out(
-          inv.json
-            ? JSONOutput.object([key.rawValue: key.json(store)]).rendered() : "\(key.rawValue) = \(key.value(store))")
+        inv.emit(json: .object([key.rawValue: key.json(store)]), line: "\(key.rawValue) = \(key.value(store))")
         return .success
       }
       try applySetting(key, args, to: &s)
       store.settings = s
-      inv.out(
-        inv.json
-          ? JSONOutput.object([key.rawValue: key.json(store)]).rendered() : "\(key.rawValue) = \(key.value(store))")
+      inv.emit(json: .object([key.rawValue: key.json(store)]), line: "\(key.rawValue) = \(key.value(store))")
       return .success
     }
   }

@@ -207,10 +207,7 @@ struct AdvanceCommand: CommandLineCommand {
       } else if let next = store.nextEventDate {
         target = max(next, store.now)
       } else {
-        if inv.json {
-          inv.printJSON(
-            .object(["now": .int(store.now.epochMilliseconds), "events": .array([])]))
-        } else {
+        inv.emit(json: .object(["now": .int(store.now.epochMilliseconds), "events": .array([])])) {
           inv.out("nothing is scheduled")
           inv.out("now \(ISO8601.string(store.now))")
         }
@@ -227,25 +224,21 @@ struct AdvanceCommand: CommandLineCommand {
 /// megabytes, not in memory), and stops when Ctrl-C asks the shell to.
 func streamAdvance(_ inv: Invocation, _ store: inout Store, to target: Date) throws {
   var first = true
-  if inv.json { inv.environment.writeOut("{\n  \"events\": [") }
+  if inv.printsJSON { inv.writeJSON("{\n  \"events\": [", terminated: false) }
   let finished = try store.advance(to: target) { (events: inout [StoreEvent]) -> Bool in
     for event in events {
-      if inv.json {
-        inv.environment.writeOut(
-          (first ? "\n    " : ",\n    ") + Render.eventJSON(event).rendered(pretty: true, indent: 2))
+      if inv.printsJSON {
+        inv.writeJSON(
+          (first ? "\n    " : ",\n    ") + Render.eventJSON(event).rendered(pretty: true, indent: 2), terminated: false)
         first = false
-      } else if let line = Render.event(event) {
-        inv.environment.writeOut(line + "\n")
       }
+      if inv.printsText, let line = Render.event(event) { inv.environment.writeOut(line + "\n") }
     }
     events.removeAll(keepingCapacity: true)
     return !Interrupt.requested
   }
   guard finished else { throw CLIError.failed("interrupted") }
   let now = store.now.epochMilliseconds
-  if inv.json {
-    inv.environment.writeOut((first ? "]" : "\n  ]") + ",\n  \"now\": \(now)\n}\n")
-  } else {
-    inv.out("now \(ISO8601.string(store.now))")
-  }
+  if inv.printsJSON { inv.writeJSON((first ? "]" : "\n  ]") + ",\n  \"now\": \(now)\n}\n", terminated: false) }
+  if inv.printsText { inv.out("now \(ISO8601.string(store.now))") }
 }

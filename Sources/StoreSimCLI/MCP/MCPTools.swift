@@ -8,13 +8,11 @@ import StoreSimSync
 struct MCPTools {
   /// Commands that are no tool: they take over the terminal or standard input, or run forever.
   static let excluded: Set<String> = ["shell", "manage", "serve", "completions", "mcp"]
-  /// Commands that never change the session: run twice, for the text and for the JSON.
+  /// Commands that never change the session (`readOnlyHint`).
   static let readOnly: Set<String> = [
     "validate", "products", "now", "entitlements", "transactions", "latest", "status", "pending", "receipt",
     "timeline", "restore", "consumption", "version",
   ]
-  /// Commands that only read when given no more than this many words.
-  static let readOnlyUpTo: [String: Int] = ["settings": 1, "family": 0, "notifications": 0]
 
   let table: CommandTable
   /// What `storesim mcp` itself was given: the session, the customer, the folder.
@@ -152,18 +150,10 @@ struct MCPTools {
     case .failure(let refusal): return Self.toolError(refusal.message)
     }
     let argv = [name] + line.options + sessionOptions(line.options) + ["--"] + line.words
-    let readOnly =
-      Self.readOnly.contains(name) || Self.readOnlyUpTo[name].map { line.words.count <= $0 } == true
-    guard readOnly else {
-      // Run once: a purchase is never made twice to print it two ways.
-      let json = run(argv, json: true)
-      return Self.result(json, text: json.stdout, structured: Self.structured(json.stdout))
-    }
-    let text = run(argv, json: false)
-    guard text.code == 0 else { return Self.result(text, text: text.stdout, structured: nil) }
-    // The JSON of a reading command (none when an option excludes it, as `timeline --svg`).
-    let json = run(argv, json: true)
-    return Self.result(text, text: text.stdout, structured: json.code == 0 ? Self.structured(json.stdout) : nil)
+    // One run in dual mode: the text and the JSON of the same change (or the error object).
+    // None when the command has no JSON (`timeline --svg`, `api`).
+    let both = run(argv, dual: true)
+    return Self.result(both, text: both.stdout, structured: Self.structured(both.json))
   }
 
   /// A tool result: the text and any warnings, or the one-line refusal when the command failed.
@@ -191,21 +181,25 @@ struct MCPTools {
     var stdout: String
     var stderr: String
     var code: Int32
+    /// In dual mode, the `--json` output written beside the text.
+    var json = ""
   }
 
   /// Runs a command line in-process with its output captured; `readLine` feeds a shell.
-  func run(_ argv: [String], json: Bool, input: [String] = []) -> Run {
-    let out = Mutex(""), err = Mutex(""), lines = Mutex(input)
+  /// `dual`: the text on stdout and the `--json` output in `Run.json`, from one run.
+  func run(_ argv: [String], json: Bool = false, dual: Bool = false, input: [String] = []) -> Run {
+    let out = Mutex(""), err = Mutex(""), lines = Mutex(input), document = Mutex("")
     var captured = environment
     captured.writeOut = { text in out.withLock { $0 += text } }
     captured.writeErr = { text in err.withLock { $0 += text } }
+    if dual { captured.writeJSON = { text in document.withLock { $0 += text } } }
     captured.readLine = { lines.withLock { $0.isEmpty ? nil : $0.removeFirst() } }
     captured.isTerminal = false
     captured.columns = HelpText.width
     var words = argv
     if json, let end = words.firstIndex(of: "--") { words.insert("--json", at: end) }
     let code = CLI.run(words, environment: captured)
-    return Run(stdout: out.withLock { $0 }, stderr: err.withLock { $0 }, code: code)
+    return Run(stdout: out.withLock { $0 }, stderr: err.withLock { $0 }, code: code, json: document.withLock { $0 })
   }
 
   /// The `--json` output as structured content: an object as printed, anything else wrapped

@@ -67,6 +67,7 @@ struct ScenarioRun {
     let files = options.arguments
     // Under --json stdout holds the report only: what the scenarios print goes to stderr.
     var scenarioEnvironment = inv.environment
+    scenarioEnvironment.writeJSON = nil  // the steps print text; the run's summary is the JSON
     if inv.json { scenarioEnvironment.writeOut = inv.environment.writeErr }
     let runner = ScenarioRunner(environment: scenarioEnvironment, verbose: options.verbose)
     let forced = try forcedEnvironment()
@@ -79,7 +80,7 @@ struct ScenarioRun {
     for var r in checked {
       if r.errors.isEmpty { last = run(&r, runner: runner, environment: forced, artifacts: artifactsFolder) }
       results.append(r)
-      if !inv.json { inv.out(r.summary) }
+      if inv.printsText { inv.out(r.summary) }
     }
     try writePictures(of: last, scenario: files[0])
     report(results)
@@ -184,17 +185,13 @@ struct ScenarioRun {
   func report(_ results: [ScenarioResult]) {
     let erroneous = results.filter { !$0.errors.isEmpty }.count
     let failed = results.filter { !$0.passed }.count
-    if inv.json {
-      inv.printJSON(
-        .object([
-          "scenarios": .array(results.map(\.json)),
-          "passed": .int(Int64(results.count - failed)), "failed": .int(Int64(failed)),
-        ]))
-    } else {
-      inv.out(
-        "\(results.count - failed) passed, \(failed) failed"
-          + (erroneous > 0 ? " (\(erroneous) with errors, not run)" : ""))
-    }
+    inv.emit(
+      json: .object([
+        "scenarios": .array(results.map(\.json)),
+        "passed": .int(Int64(results.count - failed)), "failed": .int(Int64(failed)),
+      ]),
+      line: "\(results.count - failed) passed, \(failed) failed"
+        + (erroneous > 0 ? " (\(erroneous) with errors, not run)" : ""))
   }
 
   /// A JUnit XML report: one test case per file.

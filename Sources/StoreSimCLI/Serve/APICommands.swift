@@ -158,18 +158,15 @@ struct ExtendCommand: RenewalExtensionCommand {
         let record = try store.extendRenewalDate(
           originalTransactionID: id!, days: days, reason: reason, requestIdentifier: request
         ).value
-        if inv.json {
-          inv.printJSON(
-            .object([
-              "originalTransactionId": .string(String(record.originalTransactionID)), "success": .bool(true),
-              "effectiveDate": .int(record.effectiveDate.epochMilliseconds),
-              "requestIdentifier": .string(record.requestIdentifier),
-            ]))
-        } else {
-          inv.out(
+        inv.emit(
+          json: .object([
+            "originalTransactionId": .string(String(record.originalTransactionID)), "success": .bool(true),
+            "effectiveDate": .int(record.effectiveDate.epochMilliseconds),
+            "requestIdentifier": .string(record.requestIdentifier),
+          ]),
+          line:
             "extended \(record.originalTransactionID) by \(record.days) days: renews \(ISO8601.string(record.effectiveDate))  (request \(record.requestIdentifier))"
-          )
-        }
+        )
         return .success
       } catch let refusal as ExtensionRefusal {
         switch refusal {
@@ -227,17 +224,14 @@ struct ExtendAllCommand: RenewalExtensionCommand {
       let m = store.massExtendRenewalDate(
         productID: product, days: days, reason: reason, requestIdentifier: request, storefronts: storefronts
       ).value
-      if inv.json {
-        inv.printJSON(
-          .object([
-            "requestIdentifier": .string(m.requestIdentifier), "complete": .bool(true),
-            "succeededCount": .int(Int64(m.succeeded)), "failedCount": .int(Int64(m.failed)),
-          ]))
-      } else {
-        inv.out(
+      inv.emit(
+        json: .object([
+          "requestIdentifier": .string(m.requestIdentifier), "complete": .bool(true),
+          "succeededCount": .int(Int64(m.succeeded)), "failedCount": .int(Int64(m.failed)),
+        ]),
+        line:
           "extended \(m.succeeded) subscription\(m.succeeded == 1 ? "" : "s") of \(product) by \(m.days) days; \(m.failed) failed  (request \(m.requestIdentifier))"
-        )
-      }
+      )
       return .success
     }
   }
@@ -261,21 +255,19 @@ struct ConsumptionCommand: CommandLineCommand {
   func run(_ inv: Invocation) throws -> ExitCode {
     try inspecting(inv, needsNotifications: false) { store, _ in
       let list = store.serverRecords.consumption
-      if inv.json {
-        inv.printJSON(
-          .array(
-            list.map { c in
-              .object([
-                "transactionId": .string(String(c.transactionID)), "customer": .string(c.customer.rawValue),
-                "version": .int(Int64(c.version)),
-                "date": .int(c.date.epochMilliseconds),
-                "refundRequestId": c.refundRequestID.map(JSONOutput.string),
-                "fields": .object(c.fields.mapValues { JSONOutput.number($0) }),
-              ])
-            }))
-      } else if list.isEmpty {
-        inv.out("(none)")
-      } else {
+      inv.emit(
+        json: .array(
+          list.map { c in
+            .object([
+              "transactionId": .string(String(c.transactionID)), "customer": .string(c.customer.rawValue),
+              "version": .int(Int64(c.version)),
+              "date": .int(c.date.epochMilliseconds),
+              "refundRequestId": c.refundRequestID.map(JSONOutput.string),
+              "fields": .object(c.fields.mapValues { JSONOutput.number($0) }),
+            ])
+          })
+      ) {
+        guard !list.isEmpty else { return inv.out("(none)") }
         inv.out(
           Table.render(
             [["TRANSACTION", "CUSTOMER", "SENT", "VERSION", "ANSWERS", "FIELDS"]]

@@ -142,11 +142,7 @@ struct ReportCommand: CommandLineCommand {
       try ReportPage.write(
         ReportPage.html(store: store, title: SessionContext.path(inv)), to: inv.environment.resolve(file),
         shown: file)
-      if inv.json {
-        inv.printJSON(.object(["report": .string(file)]))
-      } else {
-        inv.out("wrote \(file)")
-      }
+      inv.emit(json: .object(["report": .string(file)]), line: "wrote \(file)")
       return .success
     }
   }

@@ -56,12 +56,8 @@ struct TimelineCommand: CommandLineCommand {
         return .success
       }
       let text = Timeline.render(store: store, groups: groups, width: width, colour: inv.environment.isTerminal)
-      if inv.json {
-        inv.printJSON(Timeline.json(store: store, groups: groups))
-      } else {
-        // Names are escaped where they are drawn; the colours are ours.
-        inv.environment.writeOut(text + "\n")
-      }
+      // Names are escaped where they are drawn; the colours are ours.
+      inv.emit(json: Timeline.json(store: store, groups: groups)) { inv.environment.writeOut(text + "\n") }
       return .success
     }
   }
