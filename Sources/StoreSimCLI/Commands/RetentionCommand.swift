@@ -119,25 +119,19 @@ struct RetentionCommand: CommandLineCommand {
         } else {
           throw CLIError.refusedArgument("no uploaded message or image has the identifier \(review.lowercased())")
         }
-        if inv.json {
-          inv.printJSON(
-            .object(["\(kind)Identifier": .string(review.lowercased()), "\(kind)State": .string(state.rawValue)]))
-        } else {
-          inv.out("\(kind) \(review.lowercased()) is \(state.rawValue)")
-        }
+        inv.emit(
+          json: .object(["\(kind)Identifier": .string(review.lowercased()), "\(kind)State": .string(state.rawValue)]),
+          line: "\(kind) \(review.lowercased()) is \(state.rawValue)")
         return .success
       }
     }
     if list {
       return try SessionContext.with(inv, mutating: false, needsNotifications: false) { store in
         let calls = store.retentionMessaging.calls
-        if inv.json {
-          inv.printJSON(.array(calls.map { RetentionOutput.json($0, store) }))
-        } else if calls.isEmpty {
-          inv.out("no retention requests yet ('storesim retention PRODUCT' makes one)")
-        } else {
-          inv.out(RetentionOutput.table(calls))
-        }
+        inv.emit(
+          json: .array(calls.map { RetentionOutput.json($0, store) }),
+          line: calls.isEmpty
+            ? "no retention requests yet ('storesim retention PRODUCT' makes one)" : RetentionOutput.table(calls))
         return .success
       }
     }
@@ -171,11 +165,9 @@ struct RetentionCommand: CommandLineCommand {
         call.action = "accepted"
       }
       store.recordRetentionCall(call)
-      if inv.json {
-        var object = RetentionOutput.fields(call, before)
-        object["events"] = .array(events.map(Render.eventJSON))
-        inv.printJSON(.object(object))
-      } else {
+      var object = RetentionOutput.fields(call, before)
+      object["events"] = .array(events.map(Render.eventJSON))
+      inv.emit(json: .object(object)) {
         inv.out(RetentionOutput.lines(call, before).joined(separator: "\n"))
         reportEvents(inv, events, store: store)
       }
