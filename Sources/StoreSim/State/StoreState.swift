@@ -36,4 +36,7 @@ public struct StoreState: Sendable, Hashable, Codable {
   package var serverRecords: ServerRecords?
   /// The last `Transaction.modificationOrder` given (absent until one is).
   package var lastModificationOrder: UInt64?
+  /// The receipts' `download_id`: what ties this session's app receipts to it, as Apple's are
+  /// tied to a device (absent in older session files and in sessions made without one: 0).
+  package var downloadID: Int64?
 }

@@ -5,12 +5,17 @@ import Foundation
 /// newline that forges an output line) are shown escaped, as `\e`, `\n`, `\u{9B}`. JSON output
 /// escapes them already.
 enum TerminalText {
-  /// Escapes every control character (C0, DEL and C1), newlines included: for one field or line.
+  /// The one escaping function for text that reaches a terminal (CLI output, errors that echo
+  /// input, every line `manage` draws): each character `isControl` names is shown as a
+  /// visible escape (`\e`, `\r`, `\u{202E}`), so no name can move the cursor, retitle the
+  /// terminal, write the clipboard, reorder a row or hide a column. Ordinary text is unchanged.
+  ///
+  /// Escapes every such character, newlines included: for one field or line.
   static func field(_ text: String) -> String {
     escape(text, keepingLineBreaks: false)
   }
 
-  /// Escapes control characters but keeps newlines and tabs: for whole blocks of output.
+  /// Escapes the same characters but keeps newlines and tabs: for whole blocks of output.
   static func block(_ text: String) -> String {
     escape(text, keepingLineBreaks: true)
   }
@@ -37,7 +42,15 @@ enum TerminalText {
     return out
   }
 
-  private static func isControl(_ s: Unicode.Scalar) -> Bool {
-    s.value < 0x20 || (0x7F...0x9F).contains(s.value)
+  /// What must not reach a terminal raw: C0 (ESC, so CSI and OSC, included), DEL and C1
+  /// controls; bidirectional controls (U+061C, U+200E, U+200F, U+202A–202E, U+2066–2069),
+  /// which reorder what follows them; zero-width characters (U+200B–200D, U+2060, U+FEFF),
+  /// which hide text or shift columns; and the line and paragraph separators (U+2028, U+2029).
+  static func isControl(_ s: Unicode.Scalar) -> Bool {
+    switch s.value {
+    case 0..<0x20, 0x7F...0x9F: return true
+    case 0x061C, 0x200B...0x200F, 0x2028...0x202E, 0x2060, 0x2066...0x2069, 0xFEFF: return true
+    default: return false
+    }
   }
 }

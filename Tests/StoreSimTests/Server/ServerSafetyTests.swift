@@ -1,4 +1,5 @@
 import Foundation
+import StoreSimSync
 import Testing
 
 @testable import StoreSim
@@ -177,7 +178,7 @@ import Testing
       sigemptyset(&set)
       sigaddset(&set, SIGUSR2)
       pthread_sigmask(SIG_BLOCK, &set, nil)
-      SignalsHeld.resend(SIGUSR2)
+      ProcessSignals.resend(SIGUSR2)
       done.signal()
     }.start()
     done.wait()
