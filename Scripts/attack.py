@@ -5,14 +5,14 @@ Usage: Scripts/attack.py BIN [ROW ...]   (rows by name; all when none are given)
 
 Each row starts its own session and server (port 0, a temporary folder) and fails the run when
 the server misbehaves. The rows of the hostile pass that broke (issue 33):
-  pipelining   0.5 MB and 32 MB of pipelined requests on one connection: throughput holds
+  pipelining   0.5 MB and 8 MB (ATTACK_LARGE_MB) of pipelined requests on one connection: throughput holds
                (no quadratic parsing), the server stays under 256 MiB, and a client asking
                beside two pipelining floods is answered within 0.5 s each time.
   flat-out     a client sending requests flat out without reading answers grows the server
-               by less than 64 MiB (a connection reads no more than one turn allows).
+               by less than 16 MiB (a connection reads no more than one turn allows).
   descriptors  under `ulimit -n 64` serve states what it can hold and holds 20 connections at
                once; accept() out of descriptors (the limit lowered under a running server)
-               backs off instead of spinning: under 20% CPU, and it serves again after.
+               backs off instead of spinning: under 10% CPU, and it serves again after.
   big-receipt  a 1.38 MB receipt of the session itself (a monthly plan renewed every 30 s for
                12 hours) is answered status 0, not 413.
   crlf         receipt-data wrapped at 64 and 76 columns with CR LF is answered status 0.
@@ -211,7 +211,8 @@ def pipelined_rate(server, megabytes, path):
 def row_pipelining():
     session = Session(("buy", "com.example.premium.monthly"))
     server = Server(session)
-    path = "/inApps/v1/subscriptions/2000000000000001"  # answered from the event loop's cache
+    path = "/inApps/v1/transactions/2000000000000001"  # answered from the event loop's cache
+    large_mb = LARGE_MB
     try:
         small, n_small = pipelined_rate(server, 0.5, path)
         peak = [server.rss_mib()]
@@ -223,14 +224,15 @@ def row_pipelining():
                 time.sleep(0.05)
 
         threading.Thread(target=watch, daemon=True).start()
-        large, n_large = pipelined_rate(server, 32, path)
+        large, n_large = pipelined_rate(server, large_mb, path)
         print(f"row pipelining: {small:,.0f} req/s at 0.5 MB ({n_small:,} requests), "
-              f"{large:,.0f} req/s at 32 MB ({n_large:,} requests), peak RSS {peak[0]:.0f} MiB", flush=True)
-        check(large >= small / 3, f"32 MB of pipelined requests ran at {large:,.0f} req/s against {small:,.0f} at 0.5 MB")
+              f"{large:,.0f} req/s at {large_mb} MB ({n_large:,} requests), peak RSS {peak[0]:.0f} MiB", flush=True)
+        check(large >= small / 3,
+              f"{large_mb} MB of pipelined requests ran at {large:,.0f} req/s against {small:,.0f} at 0.5 MB")
         # Two floods and a client beside them.
         floods = []
         for _ in range(2):
-            t = threading.Thread(target=pipelined_rate, args=(server, 32, path), daemon=True)
+            t = threading.Thread(target=pipelined_rate, args=(server, large_mb, path), daemon=True)
             t.start()
             floods.append(t)
         time.sleep(0.3)
@@ -248,7 +250,7 @@ def row_pipelining():
         for t in floods:
             t.join(60)
         stop.set()
-        print(f"row pipelining: beside two 32 MB floods, the slowest of 20 answers took {worst * 1000:.0f} ms; "
+        print(f"row pipelining: beside two {large_mb} MB floods, the slowest of 20 answers took {worst * 1000:.0f} ms; "
               f"peak RSS {peak[0]:.0f} MiB", flush=True)
         check(worst < 0.5, f"a client beside two pipelining floods waited {worst:.2f} s")
         check(peak[0] < 256, f"serve grew to {peak[0]:.0f} MiB under pipelining")
@@ -273,7 +275,7 @@ def row_flat_out():
         grown = server.rss_mib() - before
         s.close()
         print(f"row flat-out: {sent / 1e6:.1f} MB sent in 3 s without reading, serve grew {grown:.0f} MiB", flush=True)
-        check(grown < 64, f"a client sending flat out grew serve by {grown:.0f} MiB")
+        check(grown < 16, f"a client sending flat out grew serve by {grown:.0f} MiB")
         check(one_answer(server, "/inApps/v1/subscriptions/2000000000000001")[0] == 200, "serve answers after the flood")
     finally:
         server.stop()
@@ -317,7 +319,7 @@ def row_descriptors():
         waiting.close()
         print(f"row descriptors: out of descriptors with no connection open, serve used {share:.0%} CPU; "
               f"answered after the limit rose: {bool(got)}", flush=True)
-        check(share < 0.2, f"accept() out of descriptors spun at {share:.0%} CPU")
+        check(share < 0.1, f"accept() out of descriptors spun at {share:.0%} CPU")
         check(got == 1, "the waiting client was not answered once descriptors were free again")
     finally:
         server.stop()
@@ -485,6 +487,9 @@ ROWS = {
     "malformed": row_malformed, "half-closed": row_half_closed, "idle-burst": row_idle_burst,
 }
 TOKEN = token()
+# The large pipelining size: 8 MB in CI (a debug build); the figures in docs/hostile-clients.md
+# were taken at ATTACK_LARGE_MB=32 on a release build.
+LARGE_MB = float(os.environ.get("ATTACK_LARGE_MB", "8"))
 
 if __name__ == "__main__":
     chosen = sys.argv[2:] or list(ROWS)

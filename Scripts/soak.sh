@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The soak: storesim serve under floods while three kinds of writers change the same session.
 #   Scripts/soak.sh [--short] [BIN]    long form: 10 minutes of load; --short: 60 s (CI)
+#   BIN defaults to the release build (built when missing), as the targets are a release's.
 # Load, all at once for the duration:
 #   - wrk: 1,000 keep-alive connections asking GET /inApps/v1/transactions/{id} (throughput);
 #   - Scripts/soak_clients.py: two pipelining clients (batches of 2,000 requests), a slow client
@@ -18,6 +19,11 @@
 set -euo pipefail
 SECONDS_OF_LOAD=600
 if [ "${1:-}" = "--short" ]; then SECONDS_OF_LOAD=60; shift; fi
+if [ $# -eq 0 ]; then
+  # The release build, as Scripts/bench.sh uses (CI builds it once for both).
+  (cd "$(dirname "$0")/.." && swift build -c release --product storesim >/dev/null)
+  set -- "$(cd "$(dirname "$0")/.." && swift build -c release --show-bin-path)/storesim"
+fi
 . "$(dirname "$0")/lib.sh" "$@"
 for tool in wrk tmux; do
   command -v "$tool" >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq "$tool" >/dev/null; }
