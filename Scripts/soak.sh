@@ -10,7 +10,7 @@
 #   - writers of the same session file: the CLI (`storesim buy` in a loop, customer "cli"), a
 #     second process standing for StoreSimKit's writers (the CLI's session writes again, customer
 #     "kit": StoreSimKit saves through the same SessionFile/AtomicFile code), and `storesim manage`
-#     in tmux (customer "manage", buying with b and Enter every second).
+#     in tmux (customer "manage", buying coins with b, "coins" and Enter every second).
 # Then it reports throughput, the well-behaved client's p99, serve's peak memory (VmHWM) and its
 # CPU over 5 s of idle after the load, and checks that every write the CLI and the second process
 # saw acknowledged (exit 0 and a transaction id) is in the session, and that the session loads.
@@ -75,13 +75,16 @@ PIDS+=($!)
 writer kit acked-kit.txt &
 PIDS+=($!)
 
-# manage in tmux, buying as "manage" once a second: b opens "Buy as", Enter buys the first row.
+# manage in tmux, buying as "manage" once a second: b opens "Buy as", "coins" picks the consumable,
+# Enter buys it.
 T new-session -d -s manage -x 80 -y 24 "$BIN manage --customer manage"
 (
   end=$(($(date +%s) + SECONDS_OF_LOAD))
   while [ "$(date +%s)" -lt "$end" ]; do
     T send-keys -t manage b 2>/dev/null || true
-    sleep 0.3
+    sleep 0.2
+    T send-keys -t manage -l coins 2>/dev/null || true
+    sleep 0.1
     T send-keys -t manage Enter 2>/dev/null || true
     sleep 0.7
   done
@@ -118,10 +121,11 @@ print(c["p50_ms"], c["p99_ms"], c["max_ms"], c["well_behaved"], c["pipelined"], 
 
 # Nothing lost: every acknowledged id is in the session, and the session loads.
 S now >/dev/null || fail "the session does not load after the soak"
-S transactions --json > all.json || fail "transactions --json failed after the soak"
+S transactions --customer cli --json > cli.json || fail "transactions --json failed after the soak"
+S transactions --customer kit --json > kit.json || fail "transactions --json failed after the soak"
 lost=$(python3 - acked-cli.txt acked-kit.txt <<'EOF'
 import json, sys
-have = {t["transactionId"] for t in json.load(open("all.json"))}
+have = {t["transactionId"] for f in ("cli.json", "kit.json") for t in json.load(open(f))}
 acked = [line.strip() for f in sys.argv[1:] for line in open(f) if line.strip()]
 print(len(acked), len([a for a in acked if a not in have]))
 EOF
