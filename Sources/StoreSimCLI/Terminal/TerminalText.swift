@@ -1,4 +1,5 @@
 import Foundation
+import StoreSim
 
 /// Text from configuration files, ids and other input, made safe to print on a terminal:
 /// control characters (escape sequences that retitle the terminal or clear the screen, a
@@ -42,15 +43,7 @@ enum TerminalText {
     return out
   }
 
-  /// What must not reach a terminal raw: C0 (ESC, so CSI and OSC, included), DEL and C1
-  /// controls; bidirectional controls (U+061C, U+200E, U+200F, U+202A–202E, U+2066–2069),
-  /// which reorder what follows them; zero-width characters (U+200B–200D, U+2060, U+FEFF),
-  /// which hide text or shift columns; and the line and paragraph separators (U+2028, U+2029).
-  static func isControl(_ s: Unicode.Scalar) -> Bool {
-    switch s.value {
-    case 0..<0x20, 0x7F...0x9F: return true
-    case 0x061C, 0x200B...0x200F, 0x2028...0x202E, 0x2060, 0x2066...0x2069, 0xFEFF: return true
-    default: return false
-    }
-  }
+  /// What must not reach a terminal raw: `DisplaySafety.mustEscape` (controls, bidirectional
+  /// controls, zero-width characters, line and paragraph separators).
+  static func isControl(_ s: Unicode.Scalar) -> Bool { DisplaySafety.mustEscape(s) }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import StoreSim
 @testable import StoreSimCLI
 
 /// Attack rows 3 and 4 of the hostile pass: names holding terminal controls, bidirectional
@@ -30,6 +31,17 @@ import Testing
     }
     #expect(TerminalText.field("a\u{202E}b") == "a\\u{202E}b")
     #expect(TerminalText.field("a\u{200B}b") == "a\\u{200B}b")
+  }
+
+  @Test func jsonWritesTheSameCharactersAsJSONEscapes() throws {
+    let rendered = JSONOutput.string("a\u{202E}b\u{200B}c\u{1B}d\u{9B}").rendered(pretty: false)
+    #expect(rendered == #""a\u202eb\u200bc\u001bd\u009b""#)
+    guard case .string(let back) = try JSONParser.parse(Array(rendered.utf8)).value else {
+      Issue.record("not a JSON string: \(rendered)")
+      return
+    }
+    #expect(back == "a\u{202E}b\u{200B}c\u{1B}d\u{9B}")
+    #expect(JSONOutput.string("Zoë 日本").rendered(pretty: false) == "\"Zoë 日本\"")
   }
 
   @Test func ordinaryNamesAreUnchanged() {
@@ -64,6 +76,12 @@ import Testing
     ] {
       let r = cli.run(command)
       #expect(Self.raw(r.stdout + r.stderr).isEmpty, "\(command[0])")
+    }
+    // JSON printed to a terminal is as safe, and stays JSON: \u202e, not a visible escape.
+    for command in [["transactions", "--customer", name, "--json"], ["receipt", "--customer", name, "--json"]] {
+      let r = cli.run(command)
+      #expect(Self.raw(r.stdout).isEmpty, "\(command[0]) --json")
+      #expect((try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8))) != nil, "\(command[0]) --json is JSON")
     }
     let refused = cli.run(["buy", "no.such\u{202E}product\u{200B}"])
     #expect(refused.code != 0)
