@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The hostile and well-behaved clients of Scripts/soak.sh, beside wrk's keep-alive flood.
 
-Usage: soak_clients.py HOST PORT TOKEN PATH SECONDS OUT.json
+Usage: soak_clients.py ROLE HOST PORT TOKEN PATH SECONDS OUT.json
+ROLE: "hostile" (the two pipelining clients and the slow one) or "probe" (the well-behaved
+client, in a process of its own so that the others' work in Python does not delay it).
 
 For SECONDS it runs two pipelining clients (batches of 2,000 requests sent back to back, then
 their answers read), a slow client (one byte every 200 ms, so the server's 10 s request timeout
@@ -17,8 +19,8 @@ import sys
 import threading
 import time
 
-HOST, PORT, TOKEN, PATH, SECONDS, OUT = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], float(
-    sys.argv[5]), sys.argv[6]
+ROLE, HOST, PORT, TOKEN, PATH, SECONDS, OUT = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[
+    5], float(sys.argv[6]), sys.argv[7]
 END = time.monotonic() + SECONDS
 REQUEST = (f"GET {PATH} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer {TOKEN}\r\n\r\n").encode()
 stats = {"well_behaved": 0, "pipelined": 0, "slow_408": 0, "errors": []}
@@ -117,7 +119,8 @@ def well_behaved():
     s.close()
 
 
-threads = [threading.Thread(target=f, daemon=True) for f in (pipelining, pipelining, slow, well_behaved)]
+roles = {"hostile": (pipelining, pipelining, slow), "probe": (well_behaved,)}
+threads = [threading.Thread(target=f, daemon=True) for f in roles[ROLE]]
 for t in threads:
     t.start()
 for t in threads:
