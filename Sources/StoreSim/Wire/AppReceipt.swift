@@ -54,7 +54,7 @@ extension Store {
   /// Ties the session's app receipts to it (`download_id`, rule verify-receipt-tied-to-session):
   /// a receipt another session issued, even of the same app with the same transaction ids,
   /// then cannot be authenticated. The caller picks the value (the core draws no random numbers).
-  public mutating func tieReceipts(toDownload id: Int64) {
+  package mutating func tieReceipts(toDownload id: Int64) {
     state.downloadID = id
   }
 
