@@ -3,10 +3,12 @@ folder, `storesim serve` on an ephemeral port, raw HTTP/1.1 requests and answers
 Python 3 standard library only.
 """
 
+import atexit
 import base64
 import json
 import os
 import resource
+import shutil
 import signal
 import socket
 import subprocess
@@ -43,6 +45,7 @@ class Session:
 
     def __init__(self, *commands):
         self.folder = tempfile.mkdtemp(prefix="storesim-attack-")
+        atexit.register(shutil.rmtree, self.folder, True)
         self.run("init", PREMIUM, "--start", "2026-01-01T00:00:00Z", "--bundle-id", "com.example.app")
         for c in commands:
             self.run(*c)
