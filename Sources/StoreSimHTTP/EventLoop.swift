@@ -25,8 +25,15 @@ final class EventLoop: @unchecked Sendable {
   private var open = 0
   private var withWorkers = 0
   private let maxConnections: Int
-  /// accept() ran out of file descriptors: wait for a connection to close before trying again.
+  /// accept() ran out of file descriptors: the listener is not polled until a connection of
+  /// this loop closes or `acceptRetry` (monotonic nanoseconds) passes, so a loop that holds no
+  /// connection backs off instead of spinning on a listener that stays readable.
   private var acceptBlocked = false
+  private var acceptRetry: UInt64 = 0
+  private var acceptBackoff: UInt64 = 0
+  /// Connections that used their share of a turn and have requests left (settled again next
+  /// turn without waiting for their socket).
+  private var yielded = 0
   private var scratch = [UInt8](repeating: 0, count: 64 * 1024)
   private let pool: WorkerPool
   /// This loop's index among the server's loops.
@@ -35,6 +42,9 @@ final class EventLoop: @unchecked Sendable {
   private var nextSweep: UInt64 = 0
 
   private static let fixedSlots = 3
+  /// The most requests of one connection a turn answers before the loop turns to the others:
+  /// a client pipelining thousands of requests delays another by at most this many answers.
+  static let requestsPerTurn = 64
 
   /// - Parameter maxConnections: this loop's share of the connections the server holds.
   init(server: HTTPServer, listener: Int32, stopPipe: Int32, pool: WorkerPool, index: Int, maxConnections: Int) {
@@ -61,21 +71,25 @@ final class EventLoop: @unchecked Sendable {
         sweep(now)
         nextSweep = now &+ tick
       }
+      if acceptBlocked && now >= acceptRetry { acceptBlocked = false }
       fds[2].fd = open < maxConnections && !acceptBlocked ? listener : -1
-      let timeout = Int32(min(UInt64(Int32.max), (nextSweep &- min(nextSweep, Clock.now) + 999_999) / 1_000_000))
+      let wake = acceptBlocked ? min(nextSweep, acceptRetry) : nextSweep
+      let timeout =
+        yielded > 0 ? 0 : Int32(min(UInt64(Int32.max), (wake &- min(wake, Clock.now) + 999_999) / 1_000_000))
       let rc = poll(&fds, nfds_t(fds.count), timeout)
       if rc < 0 && errno != EINTR { break }
-      guard rc > 0 else { continue }
+      if rc < 0 || rc == 0 && yielded == 0 { continue }
       if fds[0].revents != 0 { break }
-      // Connections first: every readable one is read before any request is answered (what
-      // a quick answer checks once then covers all of them), then each is settled from the
-      // last (a removed slot takes the last one's place).
+      // Connections first: every readable one is read (once: one turn's share) before any
+      // request is answered (what a quick answer checks once then covers all of them), then
+      // each is settled from the last (a removed slot takes the last one's place).
       for i in Self.fixedSlots..<fds.count where fds[i].revents != 0 && fds[i].events == Int16(POLLIN) {
-        if !watched[i - Self.fixedSlots].read(into: &scratch) { fds[i].events = 0 }
+        _ = watched[i - Self.fixedSlots].read(into: &scratch)
       }
+      yielded = 0
       var i = fds.count - 1
       while i >= Self.fixedSlots {
-        if fds[i].revents != 0 { ready(i) }
+        if fds[i].revents != 0 || watched[i - Self.fixedSlots].yielded { ready(i) }
         i -= 1
       }
       if fds[1].revents != 0 { takeBack() }
@@ -111,22 +125,34 @@ final class EventLoop: @unchecked Sendable {
     acceptBlocked = false
   }
 
-  /// Slot `i` was readable (and has been read: no events left means the peer closed or the
-  /// read failed) or writable (or hung up).
+  /// Slot `i` was readable (and has been read), writable (or hung up), or has requests left
+  /// from the last turn.
   private func ready(_ i: Int) {
-    guard fds[i].events != 0 else {
+    let connection = watched[i - Self.fixedSlots]
+    guard !connection.ended else {
       close(unwatch(i))
       return
     }
-    settle(watched[i - Self.fixedSlots], at: i)
+    settle(connection, at: i)
   }
 
   /// Applies what the connection needs next to the one in slot `i` (nil: not watched yet).
   /// A request the quick handler answers is answered here, with no hand-off to a worker.
+  /// At most `requestsPerTurn` requests are answered; a connection with more left yields (it is
+  /// not read meanwhile, so its backlog stays bounded) and is settled again next turn.
   private func settle(_ connection: HTTPConnection, at i: Int?) {
+    connection.yielded = false
+    var answered = 0
     var next = connection.advance()
     while next == .handle, let quick = server.quickHandler, let pending = connection.pending {
+      if answered == Self.requestsPerTurn, let i {
+        connection.yielded = true
+        yielded += 1
+        fds[i].events = 0
+        return
+      }
       guard let answer = quick(pending.request) else { break }
+      answered += 1
       connection.pending = nil
       connection.respond(answer, keepAlive: pending.head.keepAlive, head: pending.head)
       next = connection.advance()
@@ -171,9 +197,15 @@ final class EventLoop: @unchecked Sendable {
       }
       if fd < 0 {
         if errno == EINTR || errno == ECONNABORTED { continue }
-        if errno == EMFILE || errno == ENFILE { acceptBlocked = open > 0 }
+        if errno == EMFILE || errno == ENFILE {
+          // Out of descriptors: wait for a close or, doubling from 10 ms to 1 s, a retry.
+          acceptBackoff = min(1_000_000_000, max(10_000_000, acceptBackoff &* 2))
+          acceptRetry = Clock.now &+ acceptBackoff
+          acceptBlocked = true
+        }
         return
       }
+      acceptBackoff = 0
       _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
       _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
       var one: Int32 = 1

@@ -26,4 +26,20 @@ package enum FileLimit {
     }
     return Int(min(limit.rlim_cur, 1 << 30))
   }
+
+  /// How many file descriptors the process has open (counted in /proc/self/fd or /dev/fd; 16
+  /// when neither can be read).
+  package static func inUse() -> Int {
+    for folder in ["/proc/self/fd", "/dev/fd"] {
+      guard let dir = opendir(folder) else { continue }
+      var count = 0
+      while let entry = readdir(dir) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { $0.first }
+        if name != UInt8(ascii: ".") { count += 1 }
+      }
+      closedir(dir)
+      return max(0, count - 1)  // the folder's own descriptor
+    }
+    return 16
+  }
 }

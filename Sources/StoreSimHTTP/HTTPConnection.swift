@@ -16,8 +16,21 @@ final class HTTPConnection: @unchecked Sendable {
   let server: HTTPServer
   /// The event loop that watches it (its index in the server's loops).
   let loop: Int
+  /// Bytes read; those from `start` on are not yet taken by a request. Requests are parsed
+  /// where they lie and taking one only moves `start`: the bytes before it are dropped when
+  /// all are taken, or before a read once they are at least half of the buffer (so each byte
+  /// is moved at most once on average, whatever the pipelining).
+  private(set) var buffer: [UInt8] = []
+  private(set) var start = 0
   /// Bytes read and not yet taken by a request.
-  var buffer: [UInt8] = []
+  var backlog: Int { buffer.count - start }
+  /// Requests answered in the event loop's current turn (see `EventLoop.requestsPerTurn`).
+  var answeredThisTurn = 0
+  /// The event loop stopped answering its requests for this turn (its share is used): it is
+  /// settled again next turn without waiting for the socket.
+  var yielded = false
+  /// The peer closed its end (or the socket failed) with nothing left to read.
+  var ended = false
   /// The answer (or refusal, or `100 Continue`) being written, from `written` on.
   var output: [UInt8] = []
   var written = 0
@@ -70,6 +83,7 @@ final class HTTPConnection: @unchecked Sendable {
         }
       }
       if closeAfterWrite { return .close }
+      if pending != nil { return .handle }
       switch step() {
       case .request(let request, let head):
         pending = (request, head)
@@ -86,29 +100,43 @@ final class HTTPConnection: @unchecked Sendable {
   /// Answers an error and closes the connection after it.
   func refuse(_ status: Int, _ message: String, _ head: RequestHead?) {
     buffer = []
+    start = 0
     self.head = nil
     respond(HTTPResponse(status: status, body: server.refusalBody(status, message)), keepAlive: false, head: head)
   }
 
-  /// Reads what the socket has; false at end of stream or on an error with nothing read (an
-  /// end of stream after bytes is seen by the next read, once the requests before it are answered).
+  /// Reads once from the socket, at most `scratch.count` bytes (one turn's share: a client
+  /// sending flat out gets no more than that per turn, and the buffer keeps no more than the
+  /// request being read plus one read); false at end of stream or on an error with nothing
+  /// read (an end of stream after bytes is seen by the next read, once the requests before it
+  /// are answered).
   func read(into scratch: inout [UInt8]) -> Bool {
-    var got = false
     while true {
       let n = scratch.withUnsafeMutableBytes { Glue.recv(fd, $0.baseAddress!, $0.count, 0) }
       if n > 0 {
-        if buffer.isEmpty && requestStart == nil && head == nil { requestStart = Clock.now }
-        buffer.append(contentsOf: scratch[0..<n])
-        got = true
-        if n < scratch.count {
-          lastRead = Clock.now
-          return true
+        if backlog == 0 && requestStart == nil && head == nil { requestStart = Clock.now }
+        if start > 0 && start >= buffer.count / 2 {
+          buffer.removeFirst(start)
+          start = 0
         }
-        continue
+        buffer.append(contentsOf: scratch[0..<n])
+        lastRead = Clock.now
+        return true
       }
       if n < 0 && errno == EINTR { continue }
       lastRead = Clock.now
-      return got || n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)
+      if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return true }
+      ended = true
+      return false
+    }
+  }
+
+  /// Takes `count` bytes off the front of the backlog.
+  private func take(_ count: Int) {
+    start += count
+    if start == buffer.count {
+      buffer.removeAll(keepingCapacity: buffer.capacity <= 64 * 1024)
+      start = 0
     }
   }
 
@@ -134,35 +162,35 @@ final class HTTPConnection: @unchecked Sendable {
   private func step() -> Step {
     let limits = server.limits
     if head == nil {
-      let blank = HTTPHead.leadingEmptyLines(buffer)
-      if blank > 0 { buffer.removeFirst(blank) }
-      guard !buffer.isEmpty else {
+      let blank = HTTPHead.leadingEmptyLines(buffer, from: start)
+      if blank > 0 { take(blank) }
+      guard backlog > 0 else {
         requestStart = nil
         return .needMore
       }
       if requestStart == nil { requestStart = Clock.now }
       let tooLarge = "Request header fields too large (limit \(limits.headerBytes) bytes)."
-      guard let (end, body) = HTTPHead.end(in: buffer) else {
-        return buffer.count > limits.headerBytes ? .refuse(431, tooLarge, nil) : .needMore
+      guard let (end, body) = HTTPHead.end(in: buffer, from: start) else {
+        return backlog > limits.headerBytes ? .refuse(431, tooLarge, nil) : .needMore
       }
-      if end > limits.headerBytes { return .refuse(431, tooLarge, nil) }
-      guard let parsed = HTTPHead(buffer[0..<end]), let request = RequestHead(parsed) else {
+      if end - start > limits.headerBytes { return .refuse(431, tooLarge, nil) }
+      guard let parsed = HTTPHead(buffer[start..<end]), let request = RequestHead(parsed) else {
         return .refuse(400, "Malformed HTTP request.", nil)
       }
-      buffer.removeFirst(body)
+      take(body - start)
       if let refusal = bodyLength(request) { return refusal }
       head = request
     }
     guard let head else { return .needMore }
-    if buffer.count < bodyLength {
+    if backlog < bodyLength {
       if !sentContinue, head.fields["expect"]?.lowercased() == "100-continue" {
         sentContinue = true
         setOutput(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
       }
       return .needMore
     }
-    let body = Array(buffer[0..<bodyLength])
-    buffer.removeFirst(bodyLength)
+    let body = Array(buffer[start..<start + bodyLength])
+    take(bodyLength)
     self.head = nil
     sentContinue = false
     var request = HTTPRequest(method: head.method, target: head.target, headers: head.fields, body: body)
@@ -182,8 +210,9 @@ final class HTTPConnection: @unchecked Sendable {
       }
       bodyLength = n
     }
-    if bodyLength > server.limits.bodyBytes {
-      return .refuse(413, "Request body too large (limit \(server.limits.bodyBytes) bytes).", head)
+    let limit = server.limits.bodyBytesFor?(head.method, head.target) ?? server.limits.bodyBytes
+    if bodyLength > limit {
+      return .refuse(413, "Request body too large (limit \(limit) bytes).", head)
     }
     return nil
   }
@@ -230,7 +259,7 @@ final class HTTPConnection: @unchecked Sendable {
     }
     output = []
     written = 0
-    if buffer.isEmpty && head == nil { idleSince = Clock.now }
+    if backlog == 0 && head == nil { idleSince = Clock.now }
     return .done
   }
 }

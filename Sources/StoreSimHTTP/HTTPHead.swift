@@ -26,10 +26,10 @@ package struct HTTPHead: Sendable {
     return nil
   }
 
-  /// How many empty lines (CRLF or LF) start `bytes`: a server ignores them before a request
+  /// How many bytes of empty lines (CRLF or LF) start `bytes` at `start`: a server ignores them before a request
   /// line (RFC 9112 §2.2), as some clients send one after a request body.
-  package static func leadingEmptyLines(_ bytes: [UInt8]) -> Int {
-    var i = 0
+  package static func leadingEmptyLines(_ bytes: [UInt8], from start: Int = 0) -> Int {
+    var i = start
     while i < bytes.count {
       if bytes[i] == 10 {
         i += 1
@@ -39,7 +39,7 @@ package struct HTTPHead: Sendable {
         break
       }
     }
-    return i
+    return i - start
   }
 
   /// Parses a head without its closing empty line: the start line, then one field per line

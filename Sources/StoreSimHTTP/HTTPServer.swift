@@ -16,6 +16,12 @@ package final class HTTPServer: Sendable {
     /// Request line and header fields together.
     package var headerBytes = 16 * 1024
     package var bodyBytes = 1 << 20
+    /// The body limit of one request by method and target, when it is not `bodyBytes` (nil:
+    /// `bodyBytes` for every request). Asked by the event loop once the head has arrived: it
+    /// must not wait.
+    package var bodyBytesFor: (@Sendable (_ method: String, _ target: String) -> Int?)?
+
+    package init() {}
     /// How long a kept-alive connection may wait for its next request.
     package var idleSeconds: TimeInterval = 30
     /// How long a request may take to arrive once its first byte has.
@@ -63,6 +69,12 @@ package final class HTTPServer: Sendable {
   private let listener: Int32
   /// The bound port (the one picked when asked for port 0).
   package let port: Int
+  /// The connections the server holds at once: `limits.connections`, or fewer when the file
+  /// limit (`fileLimit`) leaves less once the descriptors already open and those kept for
+  /// answering (reading the session, saving it, delivering notifications) are counted.
+  package let connectionBudget: Int
+  /// The process's limit on open files when the server started (after raising it).
+  package let fileLimit: Int
   package let host: String
   /// Readable once `stop()` was called: every poll of the server watches it.
   private let wakeRead: Int32
@@ -171,6 +183,17 @@ package final class HTTPServer: Sendable {
     self.host = address
     wakeRead = pipeEnds[0]
     wakeWrite = pipeEnds[1]
+    (connectionBudget, fileLimit) = Self.budget(limits)
+  }
+
+  /// The connections the file limit leaves room for (at least 1), and the limit: each event
+  /// loop's wake pipe takes two descriptors, answering keeps a reserve of a quarter of the limit
+  /// (16 to 64).
+  static func budget(_ limits: Limits) -> (connections: Int, fileLimit: Int) {
+    let fileLimit = FileLimit.raise()
+    let reserve = min(64, max(16, fileLimit / 4))
+    let room = fileLimit - FileLimit.inUse() - 2 * max(1, limits.eventLoops) - reserve
+    return (max(1, min(limits.connections, room)), fileLimit)
   }
 
   deinit {
@@ -192,7 +215,7 @@ package final class HTTPServer: Sendable {
   /// requests and write answers, `limits.workers` threads run the handler. Returns once every connection is closed (a
   /// request being answered is answered first, with `Connection: close`).
   package func run() {
-    let connections = max(1, min(limits.connections, FileLimit.raise() - 64))
+    let connections = connectionBudget
     let count = max(1, min(limits.eventLoops, connections))
     let pool = WorkerPool(server: self, count: max(1, limits.workers), loops: count)
     let loops = (0..<count).map { i in
@@ -204,7 +227,7 @@ package final class HTTPServer: Sendable {
     let done = Condition(0)
     for loop in loops.dropFirst() {
       let thread = Thread {
-        HTTPServer.blockStopSignals()
+        ProcessSignals.blockStopping()
         loop.run()
         done.withLock(waking: .all) { $0 += 1 }
       }
@@ -215,15 +238,6 @@ package final class HTTPServer: Sendable {
     done.wait(for: { $0 == count - 1 ? () : nil })
     pool.finish()
     close(listener)
-  }
-
-  /// Worker threads leave SIGINT and SIGTERM to the thread that runs the accept loop.
-  package static func blockStopSignals() {
-    var set = sigset_t()
-    sigemptyset(&set)
-    sigaddset(&set, SIGINT)
-    sigaddset(&set, SIGTERM)
-    pthread_sigmask(SIG_BLOCK, &set, nil)
   }
 
   static func describe(_ peer: inout sockaddr_storage) -> String {

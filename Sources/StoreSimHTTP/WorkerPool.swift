@@ -82,7 +82,7 @@ final class WorkerPool: Sendable {
     jobs.withLock { $0.running = count }
     for _ in 0..<count {
       let thread = Thread { [self] in
-        HTTPServer.blockStopSignals()
+        ProcessSignals.blockStopping()
         work()
         jobs.withLock(waking: .all) { $0.running -= 1 }
       }
@@ -136,14 +136,17 @@ final class WorkerPool: Sendable {
     while let connection = next() {
       var next = HTTPConnection.Next.handle
       let lingerEnd = Clock.now &+ Self.lingerNanoseconds
+      var answered = 0
       while true {
-        while next == .handle, let (request, head) = connection.pending {
+        while next == .handle, answered < EventLoop.requestsPerTurn, let (request, head) = connection.pending {
           connection.pending = nil
           let answer = server.handler(request)
           let keepAlive = head.keepAlive && !isStopping.withLock({ $0 })
           connection.respond(answer, keepAlive: keepAlive, head: head)
+          answered += 1
           next = connection.advance()
         }
+        // Its share used, a pipelining connection goes back to the end of the queue.
         guard next == .wait(.read), mayLinger(), connection.awaitBytes(until: lingerEnd) else { break }
         next = connection.read(into: &scratch) ? connection.advance() : .close
       }

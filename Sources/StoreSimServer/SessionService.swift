@@ -147,6 +147,17 @@ package final class SessionService: Sendable {
     }
   }
 
+  /// The body limit of a `/verifyReceipt` request (nil for other requests: the server's
+  /// default): every receipt the session issues fits, so it follows the session's size, 1 MiB
+  /// plus 4 KiB per transaction (a receipt holds at most every transaction, each under 1 KiB
+  /// of JSON, a third more in base64, twice that if a client escapes every `/`). Read from
+  /// the last snapshot, without waiting (rule verify-receipt-takes-every-receipt-it-issued).
+  package func bodyLimit(method: String, target: String) -> Int? {
+    guard VerifyReceipt.endpoint(HTTPRequest(method: method, target: target)) != nil else { return nil }
+    let transactions = snapshot.current?.store.state.customers.reduce(0) { $0 + $1.transactions.count } ?? 0
+    return VerifyReceipt.bodyLimit(transactions: transactions)
+  }
+
   /// The deadline of a lock wait that starts now.
   private var deadline: WaitDeadline { waitClock.deadline(after: lockWait) }
 

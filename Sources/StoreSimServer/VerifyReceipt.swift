@@ -32,6 +32,12 @@ package enum VerifyReceipt {
     return APIResponse(status: 200, body: response.rendered(pretty: false))
   }
 
+  /// The largest request body taken for a session of `transactions` transactions: 1 MiB plus
+  /// 4 KiB per transaction (rule verify-receipt-takes-every-receipt-it-issued).
+  package static func bodyLimit(transactions: Int) -> Int {
+    (1 << 20) + 4096 * max(0, transactions)
+  }
+
   /// A verifyReceipt status other than 0.
   package struct Status: Error, Equatable {
     package var code: Int
@@ -39,7 +45,7 @@ package enum VerifyReceipt {
     package static let badRequest = Status(code: 21000)
     /// 21002: `receipt-data` missing or not a storesim receipt.
     package static let malformed = Status(code: 21002)
-    /// 21003: the receipt is another app's, or the shared secret is missing.
+    /// 21003: the receipt is another app's or another session's, or the shared secret is missing.
     package static let notAuthenticated = Status(code: 21003)
     /// 21004: the shared secret is not the app's.
     package static let wrongSecret = Status(code: 21004)
@@ -64,7 +70,10 @@ package enum VerifyReceipt {
     }
     if !receipt.isProduction && endpoint == .production { return .failure(.sandboxAtProduction) }
     if receipt.isProduction && endpoint != .production { return .failure(.productionAtSandbox) }
-    guard receipt.bundleID == store.state.bundleID else { return .failure(.notAuthenticated) }
+    // Another app's receipt, or another session's (rule verify-receipt-tied-to-session).
+    guard receipt.bundleID == store.state.bundleID, receipt.downloadID == store.state.downloadID ?? 0 else {
+      return .failure(.notAuthenticated)
+    }
     if let sharedSecret {
       guard case .string(let password)? = body["password"]?.value, !password.isEmpty else {
         return .failure(.notAuthenticated)

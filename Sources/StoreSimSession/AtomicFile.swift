@@ -117,60 +117,6 @@ package final class SessionLock {
   }
 }
 
-/// Signals that end the process, held back while a save is under way: a handler (process-wide,
-/// so whichever thread the kernel picks runs it; a per-thread signal mask would not do) notes
-/// the signal, and the last `end` sends it again to the process under the handler that was
-/// there before.
-/// Saves on several threads at once (the shell beside `serve`, parallel tests) nest: the
-/// handlers are installed by the first `begin` and restored by the last `end`.
-package enum SignalsHeld {
-  package static let signals = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
-  nonisolated(unsafe) static var pending: sig_atomic_t = 0
-  #if canImport(Darwin)
-    package typealias Handler = sig_t
-  #else
-    package typealias Handler = sighandler_t
-  #endif
-  /// The saves under way in this process and the handlers the first one replaced, under one
-  /// lock (never taken by the handler, which only sets `pending`).
-  package struct Nesting {
-    package var saves = 0
-    var previous: [Int32: Handler?] = [:]
-  }
-  package static let nesting = Mutex(Nesting())
-
-  package static func begin() {
-    nesting.withLock { n in
-      n.saves += 1
-      guard n.saves == 1 else { return }
-      pending = 0
-      for s in signals {
-        n.previous[s] = signal(s) { code in SignalsHeld.pending = code }
-      }
-    }
-  }
-
-  /// Sends a held signal again to the process, so a thread that does not block it takes it.
-  package static func resend(_ code: Int32) { kill(getpid(), code) }
-
-  package static func end() {
-    let code: sig_atomic_t = nesting.withLock { n in
-      n.saves -= 1
-      guard n.saves == 0 else { return 0 }
-      for s in signals {
-        if let handler = n.previous[s] { signal(s, handler) }
-      }
-      n.previous = [:]
-      let code = pending
-      pending = 0
-      return code
-    }
-    // To the process, not to this thread: a thread that blocks the signal (the server's
-    // workers block SIGINT and SIGTERM) would keep a raised signal pending forever.
-    if code != 0 { resend(code) }
-  }
-}
-
 /// Atomic replacement of a file: a temporary file beside it, flushed, renamed over it, the
 /// folder flushed. Signals that end the process (SIGINT, SIGTERM, SIGHUP, SIGQUIT) are held
 /// from the temporary file's creation to the rename, so they leave the old or the new file and
@@ -204,8 +150,8 @@ package enum AtomicFile {
     let mode = exists ? mode_t(existing.st_mode & 0o7777) : 0o644
     removeStaleTemporaries(of: path)
 
-    SignalsHeld.begin()
-    defer { SignalsHeld.end() }
+    ProcessSignals.hold()
+    defer { ProcessSignals.release() }
 
     let temporary = path + temporaryMarker + String(getpid())
     let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)

@@ -1,5 +1,6 @@
 import Foundation
 import StoreSimCLI
+import StoreSimSync
 
 #if canImport(Glibc)
   import Glibc
@@ -7,9 +8,7 @@ import StoreSimCLI
   import Darwin
 #endif
 
-// A closed pipe is an error the CLI reports (exit 74), not a signal that kills it mid-save.
-signal(SIGPIPE, SIG_IGN)
-// A file-size limit (ulimit -f) is an error a save reports (exit 74), not a signal mid-write.
-signal(SIGXFSZ, SIG_IGN)
+// Every signal the process handles, in one place (see ProcessSignals.start).
+ProcessSignals.start()
 let code = CLI.run(Array(CommandLine.arguments.dropFirst()), environment: .live())
 exit(CLI.processExitCode(code))

@@ -38,4 +38,7 @@ public struct StoreState: Sendable, Hashable, Codable {
   package var lastModificationOrder: UInt64?
   /// Retention Messaging: messages, images, defaults, realtime URL, calls (absent until used).
   package var retentionMessaging: RetentionMessaging?
+  /// The receipts' `download_id`: what ties this session's app receipts to it, as Apple's are
+  /// tied to a device (absent in older session files and in sessions made without one: 0).
+  package var downloadID: Int64?
 }

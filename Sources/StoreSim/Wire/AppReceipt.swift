@@ -15,12 +15,19 @@ public struct AppReceipt: Sendable, Equatable {
   public var isProduction: Bool
   /// The transaction ids of `in_app`, in order.
   public var transactionIDs: [TransactionID]
+  /// `download_id`: the session that issued the receipt (0 when absent). Rule
+  /// verify-receipt-tied-to-session.
+  public var downloadID: Int64
 
   /// Reads `receipt-data`: base64 (line breaks ignored, padding optional) of a JSON object
   /// with a string `bundle_id`, a string `receipt_type` and an array `in_app` of objects whose
-  /// `transaction_id` is a string of digits. nil when it is anything else.
+  /// `transaction_id` is a string of digits. nil when it is anything else. Line breaks are
+  /// dropped as Unicode scalars: CR LF is one `Character`, so a `Character` filter would keep it
+  /// (Foundation's `lineLength64Characters` with `endLineWithCarriageReturn` writes CR LF).
   public init?(data: String) {
-    var text = data.filter { $0 != "\r" && $0 != "\n" }
+    var scalars = String.UnicodeScalarView()
+    scalars.append(contentsOf: data.unicodeScalars.lazy.filter { $0 != "\r" && $0 != "\n" })
+    var text = String(scalars)
     if text.utf8.count % 4 != 0 { text += String(repeating: "=", count: 4 - text.utf8.count % 4) }
     guard let bytes = Data(base64Encoded: text), let node = try? JSONParser.parse(Array(bytes)),
       case .string(let bundle)? = node["bundle_id"]?.value, !bundle.isEmpty,
@@ -35,10 +42,22 @@ public struct AppReceipt: Sendable, Equatable {
     bundleID = bundle
     isProduction = type == "Production"
     transactionIDs = ids
+    switch node["download_id"]?.value {
+    case .number(let digits)?: downloadID = Int64(digits) ?? -1
+    case nil: downloadID = 0
+    default: downloadID = -1
+    }
   }
 }
 
 extension Store {
+  /// Ties the session's app receipts to it (`download_id`, rule verify-receipt-tied-to-session):
+  /// a receipt another session issued, even of the same app with the same transaction ids,
+  /// then cannot be authenticated. The caller picks the value (the core draws no random numbers).
+  package mutating func tieReceipts(toDownload id: Int64) {
+    state.downloadID = id
+  }
+
   /// A customer's app receipt as an app holds it (`receipt-data`, see `AppReceipt`).
   public func appReceiptData(customer: CustomerID = .default) -> String {
     let receipt = self.receipt(customer: customer)["receipt"] ?? .object([:])

@@ -56,7 +56,7 @@ extension Store {
       "bundle_id": .string(state.bundleID),
       "application_version": .string("1"),
       "original_application_version": .string("1.0"),
-      "download_id": .int(0), "version_external_identifier": .int(0),
+      "download_id": .int(state.downloadID ?? 0), "version_external_identifier": .int(0),
       "in_app": .array(list.map { Self.receiptEntry($0, latest: false) }),
     ]
     ReceiptDates.add("receipt_creation_date", state.now, to: &receipt)

@@ -55,7 +55,8 @@ struct InitCommand: CommandLineCommand {
     if let memory = inv.memory {
       if let forced = memory.environmentOverride { environment = forced }
       if self.start == nil { memory.startedOnWallClock = true }
-      let store = Store(configuration: loaded.configuration, start: start, bundleID: bundleID, environment: environment)
+      var store = Store(configuration: loaded.configuration, start: start, bundleID: bundleID, environment: environment)
+      store.tieReceipts(toDownload: Int64.random(in: 1...Int64.max))
       memory.store = store
       report.environment = environment
       report.now = store.now
@@ -63,7 +64,9 @@ struct InitCommand: CommandLineCommand {
       return .success
     }
     let location = try SessionLocation(shown: SessionContext.path(inv), environment: inv.environment)
-    let store = Store(configuration: loaded.configuration, start: start, bundleID: bundleID, environment: environment)
+    var store = Store(configuration: loaded.configuration, start: start, bundleID: bundleID, environment: environment)
+    // A receipt of this session, and no other, is authenticated (rule verify-receipt-tied-to-session).
+    store.tieReceipts(toDownload: Int64.random(in: 1...Int64.max))
     try reportingSessionErrors {
       try AtomicFile.makeFolder((location.file as NSString).deletingLastPathComponent)
       let lock = try SessionLock(location, forWriting: true)

@@ -161,7 +161,8 @@ enum ManageActions {
             action: .run(["buy", p.id, "--offer", option] + customer)))
       }
     }
-    return ManagePicker(title: "Buy as \(acting) (Enter buys, Esc closes)", entries: entries)
+    return ManagePicker(
+      title: "Buy as \(TerminalText.field(acting.rawValue)) (Enter buys, Esc closes)", entries: entries)
   }
 
   /// `p`: the price-increase actions on the selected subscription.

@@ -31,13 +31,11 @@ enum ManageApp {
     var full = true
     func draw() {
       // Back from a stop (fg after ^Z or kill -TSTP): raw mode and the screen again, whole.
-      if ManageTerminal.continued != 0 {
-        ManageTerminal.continued = 0
+      if ManageTerminal.continued() {
         ManageTerminal.enter()
         full = true
       }
-      if ManageTerminal.resized != 0 {
-        ManageTerminal.resized = 0
+      if ManageTerminal.resized() {
         full = true
       }
       let size = ManageTerminal.size()
@@ -59,7 +57,7 @@ enum ManageApp {
         case .quit: return .success
         case .suspend:
           ManageTerminal.suspend()
-          ManageTerminal.continued = 0
+          _ = ManageTerminal.continued()
           full = true
         case .redraw: full = true
         case .none, .run: break

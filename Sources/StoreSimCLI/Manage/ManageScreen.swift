@@ -38,9 +38,12 @@ enum ManageScreen {
       lines += listBody(m)
     }
     if let overlay = m.overlay { ManageOverlays.draw(overlay, over: &lines, model: m) }
-    lines.append(ManageLine(text: fit(m.message, m.width), style: m.message.hasPrefix("error:") ? .error : .plain))
+    lines.append(
+      ManageLine(
+        text: fit(TerminalText.field(m.message), m.width), style: m.message.hasPrefix("error:") ? .error : .plain))
     lines.append(ManageLine(text: fit(hints(m), m.width)))
-    return lines
+    // The last gate: whatever a line holds reaches the terminal through the one escaping function.
+    return lines.map { ManageLine(text: fit(TerminalText.field($0.text), m.width), style: $0.style) }
   }
 
   /// The screen as text, trailing spaces trimmed: what golden files and tmux captures compare.
@@ -62,7 +65,7 @@ enum ManageScreen {
   }
 
   private static func titleLine(_ m: ManageModel) -> ManageLine {
-    let right = "customer \(m.acting)  rate \(m.store.settings.timeRate.name)"
+    let right = "customer \(TerminalText.field(m.acting.rawValue))  rate \(m.store.settings.timeRate.name)"
     let room = m.width - right.count - 20
     var session = TerminalText.field(m.sessionName)
     if session.count > room { session = "~" + String(session.suffix(max(1, room - 1))) }

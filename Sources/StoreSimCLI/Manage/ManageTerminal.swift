@@ -1,4 +1,5 @@
 import Foundation
+import StoreSimSync
 
 #if canImport(Glibc)
   import Glibc
@@ -12,8 +13,6 @@ import Foundation
 enum ManageTerminal {
   nonisolated(unsafe) private static var saved = termios()
   nonisolated(unsafe) private static var active: sig_atomic_t = 0
-  nonisolated(unsafe) static var resized: sig_atomic_t = 0
-  nonisolated(unsafe) static var continued: sig_atomic_t = 0
   /// `ESC[0m ESC[?25h ESC[?1049l`: attributes off, cursor shown, main screen back. A fixed
   /// buffer, so a signal handler can write it without allocating.
   nonisolated(unsafe) private static var leaveBytes:
@@ -47,7 +46,7 @@ enum ManageTerminal {
   static func leave() {
     guard active != 0 else { return }
     restore()
-    for s in [SIGWINCH, SIGCONT, SIGTSTP, SIGTERM, SIGHUP, SIGINT, SIGQUIT] { signal(s, SIG_DFL) }
+    ProcessSignals.forgetTerminal()
   }
 
   /// Async-signal-safe: the terminal settings and screen back, nothing else.
@@ -58,23 +57,16 @@ enum ManageTerminal {
     withUnsafeBytes(of: &leaveBytes) { _ = systemWrite(STDOUT_FILENO, $0.baseAddress!, $0.count) }
   }
 
+  /// Stopping signals, ^Z from outside and crashes put the terminal back first; a resize and
+  /// SIGCONT are noted (`resized`, `continued`).
   private static func installHandlers() {
-    signal(SIGWINCH) { _ in ManageTerminal.resized = 1 }
-    signal(SIGCONT) { _ in ManageTerminal.continued = 1 }
-    // Stopped from outside (kill -TSTP): restore, then stop for real once the handler returns.
-    signal(SIGTSTP) { _ in
-      ManageTerminal.restore()
-      signal(SIGTSTP, SIG_DFL)
-      raise(SIGTSTP)
-    }
-    for s in [SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE] {
-      signal(s) { code in
-        ManageTerminal.restore()
-        signal(code, SIG_DFL)
-        raise(code)
-      }
-    }
+    ProcessSignals.restoreTerminal(with: { ManageTerminal.restore() })
   }
+
+  /// Whether the window was resized since the last call.
+  static func resized() -> Bool { ProcessSignals.take(SIGWINCH) }
+  /// Whether the process was continued (after ^Z and fg) since the last call.
+  static func continued() -> Bool { ProcessSignals.take(SIGCONT) }
 
   /// ^Z: the terminal back, the process stopped; on `fg` raw mode and the screen return.
   static func suspend() {

@@ -3,34 +3,13 @@ import StoreSim
 import StoreSimHTTP
 import StoreSimServer
 import StoreSimSession
+import StoreSimSync
 
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
   import Darwin
 #endif
-
-/// SIGINT and SIGTERM stop the server: the handler writes to the server's wake pipe.
-enum ServeSignals {
-  nonisolated(unsafe) static var wakeFD: Int32 = -1
-
-  static func install(_ server: HTTPServer) {
-    wakeFD = server.wakeWrite
-    signal(SIGINT, serveSignalHandler)
-    signal(SIGTERM, serveSignalHandler)
-  }
-
-  static func restore() {
-    signal(SIGINT, SIG_DFL)
-    signal(SIGTERM, SIG_DFL)
-  }
-}
-
-/// Async-signal-safe: one write to the server's wake pipe.
-private func serveSignalHandler(_ code: Int32) {
-  var byte: UInt8 = 1
-  _ = write(ServeSignals.wakeFD, &byte, 1)
-}
 
 /// `storesim serve`.
 struct ServeCommand: CommandLineCommand {
@@ -40,7 +19,8 @@ struct ServeCommand: CommandLineCommand {
     discussion: """
       Prints the base URL (http://127.0.0.1:PORT) on the first line of standard output and answers
       Apple's App Store Server API paths with Apple's response shapes and error codes, until
-      SIGINT or SIGTERM (a signal during a save stops the server once that save is done). The
+      SIGINT, SIGTERM, SIGHUP or SIGQUIT (a signal during a save stops the server once that save is
+      done; startup states how many connections the file limit lets it hold at once). The
       endpoints, their parameters and every error code are listed in docs/server-api.md:
       transactions/{id} and its /finish, history/{id} (v1 and v2, every query parameter, pages of
       20, revisions over the order transactions last changed in), subscriptions/{id},
@@ -64,9 +44,12 @@ struct ServeCommand: CommandLineCommand {
       public key, which only the App Store has (the same reason storesim's own JWS are HS256).
       That is why serve listens on loopback only: --host beyond loopback (0.0.0.0, ::, a LAN
       address) is refused unless --expose-to-network is given, and then a warning says so.
-      HTTP/1.1 with keep-alive; 16 KiB of header fields, 1 MiB of body, 30 s idle, 10 s per
-      request; 4,096 connections at once (more wait to be accepted until one closes), read by
-      one event loop per core and answered by 16 worker threads. 'storesim api' answers the same
+      HTTP/1.1 with keep-alive and pipelining; 16 KiB of header fields, 1 MiB of body (for
+      /verifyReceipt 1 MiB plus 4 KiB per transaction of the session, so every receipt it issued
+      fits), 30 s idle, 10 s per request; 4,096 connections at once, or fewer when the file limit
+      leaves less (the startup line says how many; more wait to be accepted until one closes),
+      read by one event loop per core taking turns (at most 64 requests of one connection a turn)
+      and answered by 16 worker threads. 'storesim api' answers the same
       requests without a port.
       POST /verifyReceipt (production) and POST /sandbox/verifyReceipt (sandbox) answer Apple's
       legacy receipt validation without a bearer token: the body {"receipt-data", "password",
@@ -145,15 +128,24 @@ func runServe(
     quiet ? nil : { @Sendable entry in environment.writeErr(logLine(entry)) }
   let server: HTTPServer
   do {
+    var limits = HTTPServer.Limits()
+    limits.bodyBytesFor = { service.bodyLimit(method: $0, target: $1) }
     server = try HTTPServer(
-      host: host, port: port, log: log, refusalBody: appStoreRefusal, quickHandler: { service.quickAnswer($0) }
+      host: host, port: port, limits: limits, log: log, refusalBody: appStoreRefusal,
+      quickHandler: { service.quickAnswer($0) }
     ) { service.answer($0) }
   } catch let error as HTTPServer.StartError {
     if case .address = error { throw CLIError.usage(error.description, command: "serve") }
     throw CLIError.failed(error.description)
   }
-  ServeSignals.install(server)
-  defer { ServeSignals.restore() }
+  // SIGINT, SIGTERM, SIGHUP and SIGQUIT stop the server cleanly (after the save under way),
+  // from before the URL is printed.
+  ProcessSignals.serving(wake: server.wakeWrite) { serve(inv, server, location, exposed: exposed) }
+  inv.err("stopped")
+  return .success
+}
+
+private func serve(_ inv: Invocation, _ server: HTTPServer, _ location: SessionLocation, exposed: Bool) {
   inv.out(server.baseURL)
   inv.environment.flushOut()
   if exposed {
@@ -161,10 +153,10 @@ func runServe(
       "serving beyond loopback at \(server.baseURL): anyone who can reach it can read and change this session; bearer tokens are checked for shape and claims only, their signatures are not verified"
     )
   }
-  inv.err("serving \(location.shown) at \(server.baseURL); Ctrl-C stops")
+  inv.err(
+    "serving \(location.shown) at \(server.baseURL) (up to \(server.connectionBudget) connections at once, file limit \(server.fileLimit)); Ctrl-C stops"
+  )
   server.run()
-  inv.err("stopped")
-  return .success
 }
 
 extension SessionService {

@@ -1,6 +1,7 @@
 import Foundation
 import StoreSim
 import StoreSimSession
+import StoreSimSync
 
 #if canImport(Glibc)
   import Glibc
@@ -55,7 +56,13 @@ struct Shell {
     }
   }
 
+  /// Reads and runs lines until the end of input or `exit`; Ctrl-C interrupts the running
+  /// command (the other stopping signals restore the terminal and end the shell).
   mutating func run() throws -> ExitCode {
+    try ProcessSignals.catchingInterrupts(restoring: { LineEditor.restoreTerminal() }) { try readAndRun() }
+  }
+
+  private mutating func readAndRun() throws -> ExitCode {
     let interactive = inv.environment.isTerminal
     if interactive {
       inv.out(
@@ -67,8 +74,6 @@ struct Shell {
     var number = 0
     var failed = false
     let editor = interactive && LineEditor.isAvailable ? lineEditor() : nil
-    Interrupt.installForShell()
-    defer { Interrupt.restoreDefaults() }
     while let raw = nextLine(editor, interactive: interactive) {
       number += 1
       let words: [String]

@@ -1,16 +1,22 @@
 import Foundation
+import StoreSim
 
 /// Text from configuration files, ids and other input, made safe to print on a terminal:
 /// control characters (escape sequences that retitle the terminal or clear the screen, a
 /// newline that forges an output line) are shown escaped, as `\e`, `\n`, `\u{9B}`. JSON output
 /// escapes them already.
 enum TerminalText {
-  /// Escapes every control character (C0, DEL and C1), newlines included: for one field or line.
+  /// The one escaping function for text that reaches a terminal (CLI output, errors that echo
+  /// input, every line `manage` draws): each character `isControl` names is shown as a
+  /// visible escape (`\e`, `\r`, `\u{202E}`), so no name can move the cursor, retitle the
+  /// terminal, write the clipboard, reorder a row or hide a column. Ordinary text is unchanged.
+  ///
+  /// Escapes every such character, newlines included: for one field or line.
   static func field(_ text: String) -> String {
     escape(text, keepingLineBreaks: false)
   }
 
-  /// Escapes control characters but keeps newlines and tabs: for whole blocks of output.
+  /// Escapes the same characters but keeps newlines and tabs: for whole blocks of output.
   static func block(_ text: String) -> String {
     escape(text, keepingLineBreaks: true)
   }
@@ -37,7 +43,7 @@ enum TerminalText {
     return out
   }
 
-  private static func isControl(_ s: Unicode.Scalar) -> Bool {
-    s.value < 0x20 || (0x7F...0x9F).contains(s.value)
-  }
+  /// What must not reach a terminal raw: `DisplaySafety.mustEscape` (controls, bidirectional
+  /// controls, zero-width characters, line and paragraph separators).
+  static func isControl(_ s: Unicode.Scalar) -> Bool { DisplaySafety.mustEscape(s) }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import StoreSimSync
 import Testing
 
 @testable import StoreSim
@@ -103,8 +104,8 @@ import Testing
   /// parallel), read by swapping it out and back under the saves' lock.
   func handlerBetweenSaves() -> Int? {
     for _ in 0..<5000 {
-      let handler: Int? = SignalsHeld.nesting.withLock { n in
-        guard n.saves == 0 else { return nil }
+      let handler: Int? = ProcessSignals.registry.withLock { n in
+        guard n.users == 0 else { return nil }
         let handler = signal(SIGTERM, SIG_IGN)
         signal(SIGTERM, handler)
         return handler.map { unsafeBitCast($0, to: Int.self) } ?? 0

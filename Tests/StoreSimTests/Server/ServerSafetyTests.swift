@@ -212,7 +212,7 @@ import Testing
       sigemptyset(&set)
       sigaddset(&set, SIGUSR2)
       pthread_sigmask(SIG_BLOCK, &set, nil)
-      SignalsHeld.resend(SIGUSR2)
+      ProcessSignals.resend(SIGUSR2)
       done.signal()
     }.start()
     done.wait()
