@@ -38,7 +38,7 @@ let package = Package(
     // StoreSimKit under Apple's module names, for code that says `import StoreKit` unchanged.
     .target(name: "StoreKit", dependencies: ["StoreSimKit"]),
     .target(name: "StoreKitTest", dependencies: ["StoreKit"]),
-    .executableTarget(name: "storesim", dependencies: ["StoreSimCLI"]),
+    .executableTarget(name: "storesim", dependencies: ["StoreSimCLI", "StoreSimSync"]),
     .executableTarget(name: "storesim-bench", dependencies: ["StoreSim", "StoreSimSession"]),
     .testTarget(
       name: "StoreSimTests",
