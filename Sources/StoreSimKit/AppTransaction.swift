@@ -55,7 +55,7 @@ public struct AppTransaction: Sendable, Hashable, JWSRepresentable {
       "deviceVerification": .string(deviceVerification.base64EncodedString()),
       "deviceVerificationNonce": .string(deviceVerificationNonce.uuidString.lowercased()),
     ])
-    jwsRepresentation = JWS.sign(payload, bundleID: bundleID)
+    jwsRepresentation = JWS.sign(payload, signer: store.state.signer)
   }
 
   public static func == (a: AppTransaction, b: AppTransaction) -> Bool {
@@ -86,6 +86,9 @@ public struct AppTransaction: Sendable, Hashable, JWSRepresentable {
       let value = AppTransaction(core: core, store: store, versions: versions)
       if let error = store.settings.simulatedError(forAPI: .verification) {
         return .unverified(value, VerificationResult<AppTransaction>.VerificationError(simulated: error.name))
+      }
+      guard JWS.verify(value.jwsRepresentation, signer: store.state.signer) != nil else {
+        return .unverified(value, .invalidSignature)
       }
       return .verified(value)
     }

@@ -74,6 +74,6 @@ extension ServerAPI {
       "receiptCreationDate": .int(store.now.epochMilliseconds),
       "originalPlatform": .string("iOS"),
     ])
-    return .json(.object(["signedAppTransactionInfo": .string(JWS.sign(payload, bundleID: store.state.bundleID))]))
+    return .json(.object(["signedAppTransactionInfo": .string(JWS.sign(payload, signer: store.state.signer))]))
   }
 }

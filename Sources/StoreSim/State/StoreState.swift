@@ -36,4 +36,14 @@ public struct StoreState: Sendable, Hashable, Codable {
   package var serverRecords: ServerRecords?
   /// The last `Transaction.modificationOrder` given (absent until one is).
   package var lastModificationOrder: UInt64?
+  /// The key and certificates the session signs with, made from random bytes at `init` (absent
+  /// in older session files and in sessions made without random bytes: `signer` derives one).
+  package var signing: SigningIdentity?
+  /// The app's Apple id, carried in Production data (`init --app-apple-id`).
+  public package(set) var appAppleID: Int64?
+
+  /// What the session signs with.
+  package var signer: SigningIdentity {
+    signing ?? SigningIdentity.derived(bundleID: bundleID, environment: environment)
+  }
 }
