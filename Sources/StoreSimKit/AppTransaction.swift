@@ -45,6 +45,7 @@ public struct AppTransaction: Sendable, Hashable, JWSRepresentable {
     let payload = JSONOutput.object([
       "receiptType": .string(store.state.environment.rawValue),
       "bundleId": .string(bundleID),
+      "appAppleId": store.state.productionAppAppleID,
       "appTransactionId": .string(appTransactionID),
       "applicationVersion": .string(appVersion),
       "originalApplicationVersion": .string(originalAppVersion),

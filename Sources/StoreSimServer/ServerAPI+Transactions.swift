@@ -67,6 +67,7 @@ extension ServerAPI {
     let payload = JSONOutput.object([
       "receiptType": .string(store.state.environment.rawValue),
       "bundleId": .string(store.state.bundleID),
+      "appAppleId": store.state.productionAppAppleID,
       "appTransactionId": .string(c.appTransactionID),
       "applicationVersion": .string("1"),
       "originalApplicationVersion": .string("1"),

@@ -60,11 +60,14 @@ package enum ServerAPI {
 
   /// Answers a request on a store. Unless `trusted`, a route that needs a bearer token gets
   /// 401 without an acceptable one (see `Authentication`).
-  package static func handle(_ request: HTTPRequest, store: Store, now: Date, trusted: Bool = false) -> APIResponse {
+  package static func handle(
+    _ request: HTTPRequest, store: Store, now: Date, trusted: Bool = false, key: Authentication.Key? = nil
+  ) -> APIResponse {
     let match = match(request)
     let needsToken = match.route?.needs.contains(.bearerToken) ?? true
     if !trusted, needsToken,
-      let failure = Authentication.check(request.headers["authorization"], bundleID: store.state.bundleID, now: now)
+      let failure = Authentication.check(
+        request.headers["authorization"], bundleID: store.state.bundleID, now: now, key: key)
     {
       return .unauthenticated(failure)
     }

@@ -4,10 +4,12 @@ import Foundation
 ///
 /// Everything is derived from one root key, so the same key (`init --signing-key`) always gives
 /// the same root certificate. Sandbox and Production sessions sign as the App Store does: `x5c`
-/// holds a leaf (Receipt Signing OID), an intermediate (WWDR OID) and the root, no `kid`. Xcode
-/// and LocalTesting sessions sign as Xcode does: `kid` `Apple_Xcode_Key` and one self-signed
-/// certificate. Every certificate is valid from 1970 to 9999, so every date a virtual clock can
-/// reach is inside it. The keys are test material.
+/// holds a leaf (Receipt Signing OID), an intermediate (WWDR OID) and the root, no `kid` (rule
+/// signed-data-carries-a-chain-of-three-with-apples-oids). Xcode and LocalTesting sessions sign
+/// as Xcode does: `kid` `Apple_Xcode_Key` and one self-signed certificate (rule
+/// xcode-sessions-sign-as-xcode-does). Every certificate is valid from 1970 to 9999, so every
+/// date a virtual clock can reach is inside it (rule signing-certificates-cover-every-virtual-date).
+/// The keys are test material.
 public struct SigningIdentity: Sendable, Hashable {
   /// The key the chain's root is made from (and signed with).
   package let rootKey: P256.PrivateKey
@@ -163,4 +165,12 @@ private struct DerivedKey: Hashable {
 
 private enum DerivedIdentities {
   static let cache = Mutex<[DerivedKey: SigningIdentity]>([:])
+}
+
+extension Store {
+  /// Sets what the session signs with and the app's Apple id (`init --signing-key`, `--app-apple-id`).
+  package mutating func useSigning(_ identity: SigningIdentity?, appAppleID: Int64?) {
+    state.signing = identity
+    state.appAppleID = appAppleID
+  }
 }

@@ -42,6 +42,12 @@ public struct StoreState: Sendable, Hashable, Codable {
   /// The app's Apple id, carried in Production data (`init --app-apple-id`).
   public package(set) var appAppleID: Int64?
 
+  /// `appAppleId` as Production data carries it (absent in other environments, as Apple's are).
+  package var productionAppAppleID: JSONOutput? {
+    guard environment == .production, let appAppleID else { return nil }
+    return .int(appAppleID)
+  }
+
   /// What the session signs with.
   package var signer: SigningIdentity {
     signing ?? SigningIdentity.derived(bundleID: bundleID, environment: environment)

@@ -155,6 +155,7 @@ extension Store {
       "bundleId": .string(state.bundleID),
       "environment": .string(state.environment.rawValue),
     ]
+    if let appAppleID = state.productionAppAppleID { data["appAppleId"] = appAppleID }
     if let t = n.transaction {
       let json = TransactionPayload(
         t, bundleID: state.bundleID, environment: state.environment, signedDate: n.signedDate,
@@ -186,6 +187,7 @@ extension Store {
           "requestIdentifier": .string(m.requestIdentifier),
           "environment": .string(state.environment.rawValue),
           "bundleId": .string(state.bundleID),
+          "appAppleId": state.productionAppAppleID,
           "productId": .string(m.productID),
           "storefrontCountryCodes": m.storefronts.map { .array($0.map { .string($0) }) },
           "succeededCount": .int(Int64(m.succeeded)),
