@@ -14,6 +14,12 @@ package enum P256 {
       publicKey = PublicKey(x: point.x, y: point.y)
     }
 
+    /// Whether 32 bytes are a valid private scalar (1 ≤ d < n), without making the public key.
+    package static func isValidScalar(_ bytes: [UInt8]) -> Bool {
+      guard bytes.count == 32, let d = U256(bigEndian: bytes) else { return false }
+      return !d.isZero && d.isLess(than: Modulus.n.m)
+    }
+
     /// A key derived from seed material (HMAC-SHA256 counter until the value is a valid scalar).
     package init(deriving seed: [UInt8], label: String) {
       var counter: UInt8 = 0
