@@ -8,6 +8,8 @@ public struct PurchaseOptions: Sendable, Hashable, Codable {
   public var appAccountToken: UUID?
   /// An offer to redeem.
   public var offer: OfferRequest?
+  /// The developer's signature on a promotional offer (checked when given).
+  public var offerSignature: OfferSignature?
 
   /// Creates options.
   public init(quantity: Int = 1, appAccountToken: UUID? = nil, offer: OfferRequest? = nil) {

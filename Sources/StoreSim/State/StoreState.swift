@@ -39,6 +39,8 @@ public struct StoreState: Sendable, Hashable, Codable {
   /// The key and certificates the session signs with, made from random bytes at `init` (absent
   /// in older session files and in sessions made without random bytes: `signer` derives one).
   package var signing: SigningIdentity?
+  /// Nonces of signed offers already redeemed, lower case (absent until one is).
+  package var usedOfferNonces: [String]?
   /// The app's Apple id, carried in Production data (`init --app-apple-id`).
   public package(set) var appAppleID: Int64?
 
