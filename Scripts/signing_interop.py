@@ -15,6 +15,9 @@ Usage: signing_interop.py STORESIM_BINARY
 4. Bearer tokens: `serve --api-key AuthKey.p8 --key-id KID --issuer ISS` answers Apple's
    AppStoreServerAPIClient signing with that key (`cryptography` signs, storesim verifies), and
    answers 401 to the same client with another key or another key id; `api` does the same.
+5. Offers: with a `.storekit` file holding `subscriptionOffersKeyPair` (a key `cryptography`
+   made), `buy --offer promotional:ID --offer-signature` honours a compact JWS and a StoreKit 1
+   signature made with that key, and refuses (invalidOfferSignature) ones made with another key.
 """
 import base64
 import json
@@ -268,6 +271,51 @@ def client_token(key_pem, key_id):
     return c._generate_token()
 
 
+def check_offers():
+    import uuid
+    import time as _time
+    key = ec.generate_private_key(ec.SECP256R1())
+    stranger = ec.generate_private_key(ec.SECP256R1())
+    der = key.private_bytes(serialization.Encoding.DER, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    work = tempfile.mkdtemp(prefix="storesim-offers-")
+    with open(os.path.join(ROOT, "Configurations", "Premium.storekit")) as f:
+        document = json.load(f)
+    document["subscriptionOffersKeyPair"] = {"id": "5509FCF1", "privateKey": base64.b64encode(der).decode()}
+    config = os.path.join(work, "Offers.storekit")
+    with open(config, "w") as f:
+        json.dump(document, f)
+    start = "2026-01-01T00:00:00Z"
+    now = 1767225600
+    storesim("init", config, "--bundle-id", BUNDLE, "--start", start, cwd=work)
+    storesim("buy", "com.example.premium.yearly", cwd=work)
+    product, offer = "com.example.premium.yearly", "premium.yearly.loyalty"
+
+    def jws(signer):
+        def part(obj):
+            return base64.urlsafe_b64encode(json.dumps(obj, separators=(",", ":")).encode()).decode().rstrip("=")
+        head = part({"alg": "ES256", "kid": "5509FCF1", "typ": "JWT"})
+        body = part({"iss": "issuer", "iat": now, "aud": "promotional-offer", "bid": BUNDLE, "nonce": str(uuid.uuid4()),
+                     "productId": product, "offerIdentifier": offer})
+        from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
+        r, s_ = decode_dss_signature(signer.sign(f"{head}.{body}".encode(), ec.ECDSA(hashes.SHA256())))
+        return f"{head}.{body}." + base64.urlsafe_b64encode(r.to_bytes(32, "big") + s_.to_bytes(32, "big")).decode().rstrip("=")
+
+    def separated(signer):
+        nonce = str(uuid.uuid4())
+        timestamp = now * 1000
+        text = "\u2063".join([BUNDLE, "5509FCF1", product, offer, "", nonce, str(timestamp)])
+        signature = base64.b64encode(signer.sign(text.encode(), ec.ECDSA(hashes.SHA256()))).decode()
+        return f"5509FCF1,{nonce},{timestamp},{signature}"
+
+    for name, signature, want in (("JWS, another key", jws(stranger), 1), ("StoreKit 1, another key", separated(stranger), 1),
+                                  ("JWS, the file's key", jws(key), 0), ("StoreKit 1, the file's key", separated(key), 0)):
+        result = subprocess.run([BIN, "buy", product, "--offer", f"promotional:{offer}", "--offer-signature", signature,
+                                 "--json"], cwd=work, capture_output=True, text=True)
+        check(result.returncode == want, f"offer ({name}) exited {result.returncode}: {result.stdout} {result.stderr}")
+        if want == 1:
+            check("invalidOfferSignature" in result.stdout + result.stderr, f"offer ({name}) did not say why: {result.stdout}")
+
+
 def main():
     work, items = check_environment("Sandbox", Environment.SANDBOX, ())
     check_bearer_tokens(work)
@@ -275,6 +323,7 @@ def main():
     check_environment("Production", Environment.PRODUCTION, ("--app-apple-id", str(APP_APPLE_ID)))
     check_their_key()
     check_xcode()
+    check_offers()
     print(f"signing interop: {verified} signed items verified by Apple's SignedDataVerifier; {len(failures)} problems")
     for f in failures:
         print("FAIL:", f)

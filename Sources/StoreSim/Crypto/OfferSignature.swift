@@ -5,15 +5,17 @@ import Foundation
 public struct OfferKey: Sendable, Hashable, Codable {
   /// `keyIdentifier` (StoreKit 1) or `kid` (JWS).
   public var keyID: String
-  /// The uncompressed public point, `04 || X || Y`.
-  public var publicKey: Data
+  /// The uncompressed public point, `04 || X || Y`, in Base64 (session files keep this only).
+  public var publicKey: String
 
   package init(keyID: String, publicKey: P256.PublicKey) {
     self.keyID = keyID
-    self.publicKey = Data(publicKey.x963Representation)
+    self.publicKey = Data(publicKey.x963Representation).base64EncodedString()
   }
 
-  var key: P256.PublicKey? { P256.PublicKey(x963Representation: Array(publicKey)) }
+  var key: P256.PublicKey? {
+    Data(base64Encoded: publicKey).flatMap { P256.PublicKey(x963Representation: Array($0)) }
+  }
 }
 
 /// The developer's signature on a promotional offer, as the app hands it to StoreKit.

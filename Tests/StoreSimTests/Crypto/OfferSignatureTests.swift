@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import StoreSim
+@testable import StoreSimSession
 
 /// Offers signed by the developer, checked as the App Store checks them
 /// (rule offer-signatures-are-checked-as-the-app-store-checks-them).
@@ -82,6 +83,14 @@ import Testing
       Self.refusal(try Self.buy(&other, Self.separated(timestamp: now - 86_400_001)))
         == "the timestamp is not within 24 hours of now")
     #expect(other.state.usedOfferNonces == nil)
+  }
+
+  @Test func aSessionWithAnOfferKeyAndSpentNoncesReadsBackTheSame() throws {
+    var store = Self.store()
+    _ = try Self.buy(&store, Self.separated(timestamp: Fixtures.start.epochMilliseconds))
+    store.useSigning(SigningIdentity(randomBytes: [3], environment: .sandbox), appAppleID: 42)
+    #expect(store.state.usedOfferNonces?.count == 1)
+    #expect(try StateCodec.decode(try StateCodec.encode(store.state)) == store.state)
   }
 
   @Test func compactJWSOffersNeedTheKeyAudienceNonceAndNoExp() throws {
