@@ -137,6 +137,7 @@ case "es256":
   print("signs_per_second \(Double(n) / signing)")
   print("verifies_per_second \(Double(n) / verifying)")
 default:
-  FileHandle.standardError.write(Data("usage: storesim-bench throughput N YEARS [--one-call] | session N | es256 N\n".utf8))
+  let usage = "usage: storesim-bench throughput N YEARS [--one-call] | session N | es256 N\n"
+  FileHandle.standardError.write(Data(usage.utf8))
   exit(64)
 }
