@@ -16,10 +16,10 @@ let package = Package(
   dependencies: [],
   targets: [
     // Mutex and Condition: locks that own the state they guard (for every module that shares state
-    // between threads; the pure core takes no locks).
+    // between threads; the pure core's only lock guards the signing identity's memo of its keys).
     .target(name: "StoreSimSync"),
     // The pure core: configuration, state, engine, virtual clock, Apple's wire shapes.
-    .target(name: "StoreSim"),
+    .target(name: "StoreSim", dependencies: ["StoreSimSync"]),
     // The session file: its codec, integrity, atomic saves and locking.
     .target(name: "StoreSimSession", dependencies: ["StoreSim", "StoreSimSync"]),
     // HTTP/1.1 server and client on POSIX sockets; knows nothing of StoreKit.

@@ -291,6 +291,23 @@ else
   MISSED=1
 fi
 
+# 12. ES256 on one core, beside OpenSSL's P-256 on the same machine in the same run.
+ES_N=$([ "$QUICK" = 1 ] && echo 300 || echo 3000)
+OSSL_SECONDS=$([ "$QUICK" = 1 ] && echo 1 || echo 3)
+taskset -c 0 "$B" es256 "$ES_N" > "$WORK/es256" 2>/dev/null || "$B" es256 "$ES_N" > "$WORK/es256"
+OSSL=$( (taskset -c 0 openssl speed -seconds "$OSSL_SECONDS" ecdsap256 2>/dev/null || openssl speed -seconds "$OSSL_SECONDS" ecdsap256 2>/dev/null) | awk '/256 bits ecdsa \(nistp256\)/ {print $(NF-1), $NF}')
+OSIGN=$(echo "$OSSL" | awk '{print $1}'); OVERIFY=$(echo "$OSSL" | awk '{print $2}')
+SIGN=$(field "$WORK/es256" signs_per_second); VERIFY=$(field "$WORK/es256" verifies_per_second)
+if [ -n "$OSIGN" ] && [ -n "$OVERIFY" ]; then
+  RS=$(awk -v a="$SIGN" -v b="$OSIGN" 'BEGIN {printf "%.2f", a / b}')
+  RV=$(awk -v a="$VERIFY" -v b="$OVERIFY" 'BEGIN {printf "%.2f", a / b}')
+  verdict "12. ES256 signs/s, one core, / openssl speed ecdsap256" "$RS ($(printf '%.0f' "$SIGN")/$(printf '%.0f' "$OSIGN"))" ">= 0.1" "$(ge "$RS" 0.1)"
+  printf '%-58s %14s\n' "    ES256 verifies/s / openssl (printed, not judged)" "$RV ($(printf '%.0f' "$VERIFY")/$(printf '%.0f' "$OVERIFY"))"
+else
+  printf '%-58s %14s\n' "12. ES256 (openssl speed gave no figure)" "not measured"
+  MISSED=1
+fi
+
 if [ "$QUICK" = 1 ]; then echo "bench quick: all figures measured"; exit 0; fi
 [ "$MISSED" = 0 ] && echo "bench: every target met" || echo "bench: some targets missed"
 exit "$MISSED"

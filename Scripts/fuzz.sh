@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the four libFuzzer targets (configuration reader, scenario parser, session reader, HTTP request parser) with the toolchain's own -sanitize=fuzzer (plus address
+# Builds the five libFuzzer targets (configuration reader, scenario parser, session reader, HTTP request parser, DER and JWS readers) with the toolchain's own -sanitize=fuzzer (plus address
 # sanitizer) and runs each for a bounded time, seeded from the .storekit corpus, Scripts/ and
 # session files written here by the built storesim.
 #   Scripts/fuzz.sh [SECONDS_PER_TARGET]   (default 60)
@@ -9,7 +9,7 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 SECONDS_EACH="${1:-60}"
 OUT=.build/fuzz
-mkdir -p "$OUT/crashes" "$OUT/corpus-configuration" "$OUT/corpus-scenario" "$OUT/corpus-session" "$OUT/corpus-http"
+mkdir -p "$OUT/crashes" "$OUT/corpus-configuration" "$OUT/corpus-scenario" "$OUT/corpus-session" "$OUT/corpus-http" "$OUT/corpus-signing"
 
 # The core and the CLI library compiled into each target as one module (the fuzz entry points
 # use internal names). main.swift files are left out; libFuzzer provides main.
@@ -19,7 +19,7 @@ strip_imports() { mkdir -p "$OUT/src"; for f in "$@"; do sed -E 's/^(@testable |
 rm -rf "$OUT/src"; strip_imports $CORE $CLI
 FLAGS=(-sanitize=fuzzer,address -parse-as-library -O -module-name StoreSimFuzz -package-name storesim -swift-version 6)
 quiet() { "$@" 2> >(grep -v 'Cannot export local symbol' >&2); }
-if [ ! -x "$OUT/fuzz-configuration" ] || [ ! -x "$OUT/fuzz-session" ] || [ ! -x "$OUT/fuzz-http" ] || [ -n "$(find Sources Fuzz -newer "$OUT/fuzz-configuration" -name '*.swift' | head -1)" ]; then
+if [ ! -x "$OUT/fuzz-configuration" ] || [ ! -x "$OUT/fuzz-session" ] || [ ! -x "$OUT/fuzz-http" ] || [ ! -x "$OUT/fuzz-signing" ] || [ -n "$(find Sources Fuzz -newer "$OUT/fuzz-configuration" -name '*.swift' | head -1)" ]; then
   echo "== building the fuzz targets (a few minutes)"
   quiet swiftc "${FLAGS[@]}" "$OUT"/src/Sources_StoreSimSync_*.swift "$OUT"/src/Sources_StoreSim_*.swift Fuzz/FuzzConfiguration.swift -o "$OUT/fuzz-configuration"
   quiet swiftc "${FLAGS[@]}" "$OUT"/src/*.swift Fuzz/FuzzScenario.swift -o "$OUT/fuzz-scenario"
@@ -27,6 +27,9 @@ if [ ! -x "$OUT/fuzz-configuration" ] || [ ! -x "$OUT/fuzz-session" ] || [ ! -x 
     Fuzz/FuzzSession.swift -o "$OUT/fuzz-session"
   quiet swiftc "${FLAGS[@]}" "$OUT"/src/Sources_StoreSimSync_*.swift "$OUT"/src/Sources_StoreSimHTTP_*.swift \
     Fuzz/FuzzHTTPRequest.swift -o "$OUT/fuzz-http"
+  quiet swiftc "${FLAGS[@]}" "$OUT"/src/Sources_StoreSimSync_*.swift "$OUT"/src/Sources_StoreSim_*.swift \
+    "$OUT"/src/Sources_StoreSimHTTP_*.swift "$OUT"/src/Sources_StoreSimSession_*.swift "$OUT"/src/Sources_StoreSimServer_*.swift \
+    Fuzz/FuzzSigning.swift -o "$OUT/fuzz-signing"
 fi
 
 # HTTP seeds: requests as clients send them (CRLF and bare LF, a body, repeated fields).
@@ -60,8 +63,24 @@ session_seed sample Configurations/AppleSample.storekit "buy nonconsumable.car" 
   "refund 2000000000000001"
 session_seed premium Configurations/Premium.storekit "buy com.example.premium.monthly" "advance 3mo"
 
+# Signing seeds: a certificate, keys (PKCS #8 DER, PEM), a signature and signed JWS the built
+# storesim writes.
+export STORESIM_SESSION="$OUT/corpus-signing-session.json"
+rm -f "$STORESIM_SESSION"
+"$STORESIM" init Configurations/AppleSample.storekit --environment Sandbox --start 2026-01-01T00:00:00Z >/dev/null
+"$STORESIM" buy nonconsumable.car >/dev/null
+"$STORESIM" certificate --der > "$OUT/corpus-signing/root.der"
+"$STORESIM" certificate > "$OUT/corpus-signing/root.pem"
+"$STORESIM" transactions --signed | head -1 > "$OUT/corpus-signing/transaction.jws"
+unset STORESIM_SESSION
+if command -v openssl >/dev/null; then
+  openssl ecparam -name prime256v1 -genkey -noout 2>/dev/null > "$OUT/corpus-signing/sec1.pem" || true
+  openssl pkcs8 -topk8 -nocrypt -in "$OUT/corpus-signing/sec1.pem" -outform DER -out "$OUT/corpus-signing/key.p8.der" 2>/dev/null || true
+  printf 'x' | openssl dgst -sha256 -sign "$OUT/corpus-signing/sec1.pem" > "$OUT/corpus-signing/sig.der" 2>/dev/null || true
+fi
+
 status=0
-for target in configuration scenario session http; do
+for target in configuration scenario session http signing; do
   echo "== fuzz-$target for ${SECONDS_EACH}s"
   if ! "$OUT/fuzz-$target" "$OUT/corpus-$target" -max_total_time="$SECONDS_EACH" -max_len=65536 \
       -rss_limit_mb=2048 -timeout=10 -artifact_prefix="$OUT/crashes/$target-" -print_final_stats=1 2>"$OUT/$target.log"; then

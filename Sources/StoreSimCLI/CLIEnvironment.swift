@@ -20,6 +20,13 @@ public struct CLIEnvironment: Sendable {
   public var columns: Int = HelpText.width
   /// Reads one line of standard input (the shell); nil at end of input.
   public var readLine: @Sendable () -> String?
+  /// Writes bytes to standard output as they are (`certificate --der`).
+  public var writeOutBytes: @Sendable ([UInt8]) -> Void
+  /// Random bytes (a new session's signing key; the core has no randomness of its own).
+  public var randomBytes: @Sendable (Int) -> [UInt8] = { count in
+    var generator = SystemRandomNumberGenerator()
+    return (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+  }
   /// Sends output held so far on its way (a command's output is held until it is over; the
   /// shell and scenario runs release it as they go). Set by `CLI.run`.
   var flushOut: @Sendable () -> Void = {}
@@ -47,6 +54,7 @@ public struct CLIEnvironment: Sendable {
     self.now = now
     self.isTerminal = isTerminal
     self.readLine = readLine
+    writeOutBytes = { bytes in writeOut(String(decoding: bytes, as: UTF8.self)) }
   }
 
   /// The environment of the running process.
@@ -59,6 +67,7 @@ public struct CLIEnvironment: Sendable {
       isTerminal: isatty(STDOUT_FILENO) == 1,
       readLine: { Swift.readLine(strippingNewline: true) }
     )
+    environment.writeOutBytes = { bytes in bytes.withUnsafeBytes { StandardStream.output.write($0) } }
     if environment.isTerminal { environment.columns = terminalColumns(environment.variables) }
     return environment
   }

@@ -48,6 +48,7 @@ public struct AppTransaction: Sendable, Hashable, JWSRepresentable {
     let payload = JSONOutput.object([
       "receiptType": .string(store.state.environment.rawValue),
       "bundleId": .string(bundleID),
+      "appAppleId": store.state.productionAppAppleID,
       "appTransactionId": .string(appTransactionID),
       "applicationVersion": .string(appVersion),
       "originalApplicationVersion": .string(originalAppVersion),
@@ -58,7 +59,7 @@ public struct AppTransaction: Sendable, Hashable, JWSRepresentable {
       "deviceVerification": .string(deviceVerification.base64EncodedString()),
       "deviceVerificationNonce": .string(deviceVerificationNonce.uuidString.lowercased()),
     ])
-    jwsRepresentation = JWS.sign(payload, bundleID: bundleID)
+    jwsRepresentation = JWS.sign(payload, signer: store.state.signer)
   }
 
   public static func == (a: AppTransaction, b: AppTransaction) -> Bool {
@@ -89,6 +90,9 @@ public struct AppTransaction: Sendable, Hashable, JWSRepresentable {
       let value = AppTransaction(core: core, store: store, versions: versions)
       if let error = store.settings.simulatedError(forAPI: .verification) {
         return .unverified(value, VerificationResult<AppTransaction>.VerificationError(simulated: error.name))
+      }
+      guard JWS.verify(value.jwsRepresentation, signer: store.state.signer) != nil else {
+        return .unverified(value, .invalidSignature)
       }
       return .verified(value)
     }

@@ -103,6 +103,7 @@ public struct Product: Identifiable, Sendable, Hashable {
     case .invalidQuantity: return PurchaseError.invalidQuantity
     case .invalidOfferIdentifier: return PurchaseError.invalidOfferIdentifier
     case .ineligibleForOffer: return PurchaseError.ineligibleForOffer
+    case .invalidOfferSignature: return PurchaseError.invalidOfferSignature
     case .simulated(let error) where error.family == .purchase: return PurchaseError(simulated: error.name)
     case .simulated(let error) where error.family == .generic: return StoreKitError(simulated: error.name)
     case .simulated, .skError: return StoreKitError.unknown
@@ -161,6 +162,7 @@ public struct Product: Identifiable, Sendable, Hashable {
       case appAccountToken(UUID)
       case quantity(Int)
       case promotionalOffer(String)
+      case signedPromotionalOffer(String, OfferSignature)
       case codeOffer(String)
       case winBackOffer(String)
       case purchaseDate(Date)
@@ -174,15 +176,23 @@ public struct Product: Identifiable, Sendable, Hashable {
     public static func appAccountToken(_ token: UUID) -> PurchaseOption { .init(kind: .appAccountToken(token)) }
     /// How many to buy (consumables; 1...10).
     public static func quantity(_ quantity: Int) -> PurchaseOption { .init(kind: .quantity(quantity)) }
-    /// A signed promotional offer (the signature is not checked by the simulator).
+    /// A signed promotional offer: the signature (Base64 DER, as `signature`'s bytes or text) is
+    /// checked with the configuration's `subscriptionOffersKeyPair`; a bad one fails the
+    /// purchase with `PurchaseError.invalidOfferSignature`.
     public static func promotionalOffer(
       offerID: String, keyID: String, nonce: UUID, signature: Data, timestamp: Int
     ) -> PurchaseOption {
-      .init(kind: .promotionalOffer(offerID))
+      let text = String(data: signature, encoding: .utf8).flatMap { Data(base64Encoded: $0) == nil ? nil : $0 }
+      let base64 = text ?? signature.base64EncodedString()
+      return .init(
+        kind: .signedPromotionalOffer(
+          offerID, .separated(keyID: keyID, nonce: nonce, timestamp: Int64(timestamp), signature: base64)))
     }
-    /// A promotional offer with a compact JWS signature (not checked by the simulator).
+    /// A promotional offer with a compact JWS signature, checked with the configuration's
+    /// `subscriptionOffersKeyPair` (`kid`, `aud` promotional-offer, `bid`, `productId`,
+    /// `offerIdentifier`, a nonce used once, `iat` within 24 hours, no `exp`).
     public static func promotionalOffer(_ offerID: String, compactJWS: String) -> PurchaseOption {
-      .init(kind: .promotionalOffer(offerID))
+      .init(kind: .signedPromotionalOffer(offerID, .compactJWS(compactJWS)))
     }
     /// Test environment: a promotional offer without a signature.
     public static func promotionalOffer(id: String) -> PurchaseOption { .init(kind: .promotionalOffer(id)) }
@@ -216,6 +226,10 @@ public struct Product: Identifiable, Sendable, Hashable {
         case .appAccountToken(let t): result.appAccountToken = t
         case .quantity(let q): result.quantity = q
         case .promotionalOffer(let id): result.offer = .promotional(id); offers += 1
+        case .signedPromotionalOffer(let id, let signature):
+          result.offer = .promotional(id)
+          result.offerSignature = signature
+          offers += 1
         case .codeOffer(let id): result.offer = .code(id); offers += 1
         case .winBackOffer(let id): result.offer = .winBack(id); offers += 1
         case .purchaseDate(let d): date = d

@@ -11,7 +11,7 @@ extension SKTestSession {
         Notification(
           notificationType: n.notificationType.rawValue, subtype: n.subtype?.rawValue, name: n.name,
           signedDate: n.signedDate,
-          signedPayload: JWS.sign(store.payload(n), bundleID: store.state.bundleID),
+          signedPayload: JWS.sign(store.payload(n), signer: store.state.signer),
           payload: store.payload(n).rendered(pretty: false))
       }
     }

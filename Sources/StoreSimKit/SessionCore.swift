@@ -102,6 +102,9 @@ final class SessionCore: Sendable {
     if let error = store.settings.simulatedError(forAPI: .verification) {
       return .unverified(value, VerificationResult<Transaction>.VerificationError(simulated: error.name))
     }
+    guard JWS.verify(value.jwsRepresentation, signer: store.state.signer) != nil else {
+      return .unverified(value, .invalidSignature)
+    }
     return .verified(value)
   }
 
@@ -111,6 +114,9 @@ final class SessionCore: Sendable {
     if let error = store.settings.simulatedError(forAPI: .verification) {
       return .unverified(
         value, VerificationResult<Product.SubscriptionInfo.RenewalInfo>.VerificationError(simulated: error.name))
+    }
+    guard JWS.verify(value.jwsRepresentation, signer: store.state.signer) != nil else {
+      return .unverified(value, .invalidSignature)
     }
     return .verified(value)
   }

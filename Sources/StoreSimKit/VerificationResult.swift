@@ -3,8 +3,9 @@ import StoreSim
 
 /// Signed data: the result of verifying a JWS, as StoreKit's `VerificationResult`.
 ///
-/// storesim signs with HS256 under a key derived from the bundle id; a value is `.unverified`
-/// only when a `.verification` error is simulated (`SKTestSession.setSimulatedError`).
+/// storesim signs with ES256 under the session's key and checks each value's signature against
+/// the session's certificate; a value is `.unverified` when that check fails
+/// (`.invalidSignature`) or a `.verification` error is simulated (`SKTestSession.setSimulatedError`).
 public enum VerificationResult<SignedType: Sendable>: Sendable {
   /// The data failed verification.
   case unverified(SignedType, VerificationResult<SignedType>.VerificationError)

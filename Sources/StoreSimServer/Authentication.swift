@@ -1,12 +1,26 @@
 import Foundation
 import StoreSim
 
-/// The bearer token check: shape and claims as Apple requires. The ES256 signature cannot be
-/// checked without the team's public key, which the App Store holds and storesim does not.
+/// The bearer token check: shape and claims as Apple requires and, when the team's key is given
+/// (`serve --api-key AuthKey.p8 --key-id KID --issuer ISS`), its ES256 signature, `kid` and `iss`
+/// (rule bearer-token-signed-with-the-teams-key). Without a key the signature is not checked.
 package enum Authentication {
+  /// The team's In-App Purchase key: the one a token must be signed with, its id and the issuer.
+  package struct Key: Sendable {
+    package var publicKey: P256.PublicKey
+    package var keyID: String
+    package var issuer: String
+
+    package init(publicKey: P256.PublicKey, keyID: String, issuer: String) {
+      self.publicKey = publicKey
+      self.keyID = keyID
+      self.issuer = issuer
+    }
+  }
+
   /// nil when the header carries an acceptable token for `bundleID`, else the reason it does not.
-  package static func check(_ header: String?, bundleID: String, now: Date) -> String? {
-    switch token(header, now: now) {
+  package static func check(_ header: String?, bundleID: String, now: Date, key: Key? = nil) -> String? {
+    switch token(header, now: now, key: key) {
     case .failure(let reason): return reason.text
     case .success(let token): return token.refusal(for: bundleID)
     }
@@ -33,7 +47,7 @@ package enum Authentication {
 
   /// Reads and checks a bearer token without the session: its shape and its claims, except
   /// that `bid` names the session's app (see `Token.refusal(for:)`).
-  package static func token(_ header: String?, now: Date) -> Result<Token, Refusal> {
+  package static func token(_ header: String?, now: Date, key: Key? = nil) -> Result<Token, Refusal> {
     func refuse(_ text: String) -> Result<Token, Refusal> { .failure(Refusal(text: text)) }
     guard let header, !header.isEmpty else { return refuse("missing Authorization header") }
     guard header.utf8.count > 7,
@@ -54,6 +68,13 @@ package enum Authentication {
     guard case .string(let kid) = h["kid"]?.value, !kid.isEmpty else { return refuse("the token header has no kid") }
     if let typ = h["typ"], typ.value != .string("JWT") { return refuse("the token's typ is not JWT") }
     guard case .string(let iss) = p["iss"]?.value, !iss.isEmpty else { return refuse("the token has no iss") }
+    if let key {
+      guard kid == key.keyID else { return refuse("the token's kid is not the key id storesim was given") }
+      guard iss == key.issuer else { return refuse("the token's iss is not the issuer storesim was given") }
+      guard let raw = base64URL(parts[2]), let signature = P256.Signature(rawRepresentation: raw),
+        key.publicKey.isValidSignature(signature, for: token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
+      else { return refuse("the token's signature does not verify with the team's key") }
+    }
     guard case .string("appstoreconnect-v1") = p["aud"]?.value else {
       return refuse("the token's aud is not appstoreconnect-v1")
     }

@@ -33,7 +33,7 @@ extension ServerAPI {
     _ index: Int, attempts: [NotificationDelivery], store: Store
   ) -> [String: JSONOutput] {
     var item: [String: JSONOutput] = [
-      "signedPayload": .string(JWS.sign(store.payload(store.notifications[index]), bundleID: store.state.bundleID)),
+      "signedPayload": .string(JWS.sign(store.payload(store.notifications[index]), signer: store.state.signer)),
       "sendAttempts": .array(
         attempts.prefix(6).map { d in
           .object([

@@ -66,6 +66,6 @@ extension ServerAPI {
     guard let payload = store.appTransactionPayload(customer: customer) else {
       throw APIError.appTransactionDoesNotExist
     }
-    return .json(.object(["signedAppTransactionInfo": .string(JWS.sign(payload, bundleID: store.state.bundleID))]))
+    return .json(.object(["signedAppTransactionInfo": .string(JWS.sign(payload, signer: store.state.signer))]))
   }
 }

@@ -62,21 +62,25 @@ package enum ServerAPI {
   /// no bearer token; `sharedSecret` as `serve --shared-secret`), then the route table
   /// (`handle`). `storesim api` answers through this, so it answers as `serve` does.
   package static func respond(
-    _ request: HTTPRequest, store: Store, now: Date, trusted: Bool = false, sharedSecret: String? = nil
+    _ request: HTTPRequest, store: Store, now: Date, trusted: Bool = false, sharedSecret: String? = nil,
+    key: Authentication.Key? = nil
   ) -> APIResponse {
     if let endpoint = VerifyReceipt.endpoint(request) {
       return VerifyReceipt.answer(request, store: store, endpoint: endpoint, sharedSecret: sharedSecret)
     }
-    return handle(request, store: store, now: now, trusted: trusted)
+    return handle(request, store: store, now: now, trusted: trusted, key: key)
   }
 
   /// Answers a request of the route table on a store. Unless `trusted`, a route that needs a
   /// bearer token gets 401 without an acceptable one (see `Authentication`).
-  package static func handle(_ request: HTTPRequest, store: Store, now: Date, trusted: Bool = false) -> APIResponse {
+  package static func handle(
+    _ request: HTTPRequest, store: Store, now: Date, trusted: Bool = false, key: Authentication.Key? = nil
+  ) -> APIResponse {
     let match = match(request)
     let needsToken = match.route?.needs.contains(.bearerToken) ?? true
     if !trusted, needsToken,
-      let failure = Authentication.check(request.headers["authorization"], bundleID: store.state.bundleID, now: now)
+      let failure = Authentication.check(
+        request.headers["authorization"], bundleID: store.state.bundleID, now: now, key: key)
     {
       return .unauthenticated(failure)
     }

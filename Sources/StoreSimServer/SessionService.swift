@@ -35,6 +35,8 @@ package final class SessionService: Sendable {
   private let cache: AnswerCache?
   /// The app's shared secret that `/verifyReceipt` requires as `password` (nil: not checked).
   private let sharedSecret: String?
+  /// The team's key bearer tokens must be signed with (nil: signatures are not checked).
+  private let apiKey: Authentication.Key?
 
   /// - Parameters:
   ///   - now: the wall clock (for the bearer token's expiry).
@@ -47,10 +49,11 @@ package final class SessionService: Sendable {
     location: SessionLocation, now: @escaping @Sendable () -> Date,
     load: @escaping @Sendable (SessionLocation, Bool) throws -> (SessionDocument, Bool),
     warning: @escaping @Sendable (String) -> Void, lockWait: TimeInterval = 3, cacheAnswers: Bool = false,
-    sharedSecret: String? = nil, waitClock: WaitClock = .system
+    sharedSecret: String? = nil, apiKey: Authentication.Key? = nil, waitClock: WaitClock = .system
   ) {
     self.waitClock = waitClock
     self.sharedSecret = sharedSecret
+    self.apiKey = apiKey
     self.location = location
     self.now = now
     self.load = load
@@ -88,7 +91,7 @@ package final class SessionService: Sendable {
     {
       return .success(a.token)
     }
-    let result = Authentication.token(header, now: date)
+    let result = Authentication.token(header, now: date, key: apiKey)
     if let header, case .success(let token) = result { accepted.withLock { $0 = (header, token) } }
     return result
   }

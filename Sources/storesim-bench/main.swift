@@ -3,7 +3,7 @@ import StoreSim
 import StoreSimSession
 
 // Library benchmarks for Scripts/bench.sh. Prints `key value` lines; timing happens here, never
-// in tests. Usage: storesim-bench throughput N YEARS [--one-call] | session N
+// in tests. Usage: storesim-bench throughput N YEARS [--one-call] | session N | es256 N
 func seconds(_ body: () throws -> Void) rethrows -> Double {
   let start = DispatchTime.now().uptimeNanoseconds
   try body()
@@ -117,7 +117,27 @@ case "session":
   // A session file exactly as the CLI writes it (Scripts/bench.sh checks storesim accepts it).
   FileHandle.standardOutput.write(
     try SessionFileFormat.encode(store.state, configurationPath: "", configurationDigest: ""))
+case "es256":
+  // ES256 signs and verifies per second on one thread (a JWS signing input's size), after the
+  // base-point table is made once.
+  let n = Int(args.dropFirst().first ?? "2000") ?? 2000
+  let key = P256.PrivateKey(deriving: [1], label: "bench")
+  let message = Array(String(repeating: "eyJhbGciOiJFUzI1NiJ9.payload", count: 20).utf8)
+  _ = key.signature(for: message)
+  var signatures: [P256.Signature] = []
+  let signing = seconds { for i in 0..<n { signatures.append(key.signature(for: message + [UInt8(i & 0xFF)])) } }
+  var valid = 0
+  let verifying = seconds {
+    for i in 0..<n where key.publicKey.isValidSignature(signatures[i], for: message + [UInt8(i & 0xFF)]) { valid += 1 }
+  }
+  guard valid == n else {
+    FileHandle.standardError.write(Data("storesim-bench: \(n - valid) signatures did not verify\n".utf8))
+    exit(1)
+  }
+  print("signs_per_second \(Double(n) / signing)")
+  print("verifies_per_second \(Double(n) / verifying)")
 default:
-  FileHandle.standardError.write(Data("usage: storesim-bench throughput N YEARS [--one-call] | session N\n".utf8))
+  let usage = "usage: storesim-bench throughput N YEARS [--one-call] | session N | es256 N\n"
+  FileHandle.standardError.write(Data(usage.utf8))
   exit(64)
 }

@@ -199,10 +199,14 @@ struct Flow4LifecycleTests {
         try await yearly.purchase(options: [.promotionalOffer(id: "no.such.offer")])
       }
       let t = try #require(try await store.purchase(yearly))
-      _ = try await yearly.purchase(options: [
-        .promotionalOffer(
-          offerID: "premium.yearly.loyalty", keyID: "KEY", nonce: UUID(), signature: Data(), timestamp: 0)
-      ])
+      // A signature the configuration's key did not make is refused (this file has no key).
+      await #expect(throws: Product.PurchaseError.invalidOfferSignature) {
+        try await yearly.purchase(options: [
+          .promotionalOffer(
+            offerID: "premium.yearly.loyalty", keyID: "KEY", nonce: UUID(), signature: Data(), timestamp: 0)
+        ])
+      }
+      _ = try await yearly.purchase(options: [.promotionalOffer(id: "premium.yearly.loyalty")])
       #expect(session.notificationNames().last == "OFFER_REDEEMED")
       #expect(try await status(store).renewalInfo.payloadValue.offerID == "premium.yearly.loyalty")
 

@@ -72,6 +72,8 @@ public enum PurchaseFailure: Error, Sendable, Hashable, CustomStringConvertible 
   case invalidOfferIdentifier
   /// `Product.PurchaseError.ineligibleForOffer`: the customer may not redeem the offer.
   case ineligibleForOffer
+  /// `Product.PurchaseError.invalidOfferSignature`: the developer's signature is refused, and why.
+  case invalidOfferSignature(String)
   /// The error `setSimulatedError(_:forAPI: .purchase)` made the purchase throw.
   case simulated(SimulatedError)
   /// The legacy `SKError` every purchase fails with while failing transactions is on.
@@ -82,6 +84,8 @@ public enum PurchaseFailure: Error, Sendable, Hashable, CustomStringConvertible 
     case .invalidQuantity: return SimulatedError(family: .purchase, name: "invalidQuantity").description
     case .invalidOfferIdentifier: return SimulatedError(family: .purchase, name: "invalidOfferIdentifier").description
     case .ineligibleForOffer: return SimulatedError(family: .purchase, name: "ineligibleForOffer").description
+    case .invalidOfferSignature(let reason):
+      return SimulatedError(family: .purchase, name: "invalidOfferSignature").description + " (\(reason))"
     case .simulated(let error): return error.description
     case .skError(let code): return "SKError.\(code.rawValue)"
     }

@@ -85,7 +85,7 @@ struct Reader {
       groups[i].productIDs = groups[i].productIDs.filter { seen.insert($0).inserted }
     }
     let settings = root["settings"].map { readSettings($0, products: products) } ?? StoreKitSettings()
-    return StoreConfiguration(
+    var configuration = StoreConfiguration(
       identifier: string(root["identifier"], path: "identifier"),
       formatVersion: formatVersion,
       products: products,
@@ -93,6 +93,24 @@ struct Reader {
       settings: settings,
       unsupportedProductIDs: catalogue.unsupported
     )
+    configuration.subscriptionOffersKey = root["subscriptionOffersKeyPair"].flatMap { readOfferKey($0) }
+    return configuration
+  }
+
+  /// `subscriptionOffersKeyPair`: `id` and `privateKey` (Base64 of a PKCS #8 P-256 key).
+  mutating func readOfferKey(_ node: JSONNode) -> OfferKey? {
+    let path = "subscriptionOffersKeyPair"
+    guard let id = string(node["id"], path: "\(path).id"),
+      let text = string(node["privateKey"], path: "\(path).privateKey")
+    else { return nil }
+    do {
+      return OfferKey(keyID: id, publicKey: try P256.PrivateKey(pemOrBase64: text).publicKey)
+    } catch {
+      warn(
+        path, node.location,
+        "\(path).privateKey is not a P-256 private key (\(error.message)); signed offers cannot be checked")
+      return nil
+    }
   }
 
   /// The document's top-level object, or why the bytes are not a configuration.

@@ -24,6 +24,8 @@ public struct StoreConfiguration: Sendable, Hashable, Codable {
   public var settings: StoreKitSettings
   /// Products the file declares that storesim does not simulate (subscription suites).
   public var unsupportedProductIDs: [ProductID]
+  /// The key signed offers are checked with (`subscriptionOffersKeyPair`), if the file has one.
+  public var subscriptionOffersKey: OfferKey?
 
   private var index: [ProductID: Int]
 
@@ -85,6 +87,7 @@ public struct StoreConfiguration: Sendable, Hashable, Codable {
 
   private enum CodingKeys: String, CodingKey {
     case identifier, formatVersion, products, subscriptionGroups, settings, unsupportedProductIDs
+    case subscriptionOffersKey
   }
 
   /// Decodes a configuration snapshot: every key `encode(to:)` writes must be there (a
@@ -99,6 +102,7 @@ public struct StoreConfiguration: Sendable, Hashable, Codable {
       settings: try c.decode(StoreKitSettings.self, forKey: .settings),
       unsupportedProductIDs: try c.decode([ProductID].self, forKey: .unsupportedProductIDs)
     )
+    subscriptionOffersKey = try c.decodeIfPresent(OfferKey.self, forKey: .subscriptionOffersKey)
   }
 
   /// Encodes a configuration snapshot.
@@ -110,6 +114,7 @@ public struct StoreConfiguration: Sendable, Hashable, Codable {
     try c.encode(subscriptionGroups, forKey: .subscriptionGroups)
     try c.encode(settings, forKey: .settings)
     try c.encode(unsupportedProductIDs, forKey: .unsupportedProductIDs)
+    try c.encodeIfPresent(subscriptionOffersKey, forKey: .subscriptionOffersKey)
   }
 }
 

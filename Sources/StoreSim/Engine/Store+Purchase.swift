@@ -48,6 +48,7 @@ extension Store {
     if !(1...10).contains(options.quantity) { return .failed(.invalidQuantity) }
     if case .failure(let error) = resolveOffer(ci, product, options.offer) { return .failed(error) }
     if let error = billingPlanFailure(ci, product, options) { return .failed(error) }
+    if let failure = checkOfferSignature(options, productID: productID) { return .failed(failure) }
     if state.settings.askToBuyEnabled || state.settings.interruptedPurchasesEnabled {
       let kind: PendingRequest.Kind = state.settings.askToBuyEnabled ? .askToBuy : .interrupted
       // Rule ask-to-buy-requests-are-consolidated: asking again for a product whose request is

@@ -87,7 +87,7 @@ extension Store {
 
   /// What the App Store POSTs: `RealtimeRequestBody {"signedPayload": "<JWS>"}`.
   package func realtimeRequestBody(_ call: RetentionCall) -> JSONOutput {
-    .object(["signedPayload": .string(JWS.sign(realtimeRequestPayload(call), bundleID: state.bundleID))])
+    .object(["signedPayload": .string(JWS.sign(realtimeRequestPayload(call), signer: state.signer))])
   }
 
   /// Fills in the call's outcome and what is shown: the realtime answer when it is valid

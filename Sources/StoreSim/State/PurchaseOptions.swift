@@ -10,6 +10,8 @@ public struct PurchaseOptions: Sendable, Hashable, Codable {
   public var offer: OfferRequest?
   /// The billing plan (`billingPlanType(_:)`); nil is up front.
   public var billingPlanType: BillingPlanType?
+  /// The developer's signature on a promotional offer (checked when given).
+  public var offerSignature: OfferSignature?
 
   /// Creates options.
   public init(

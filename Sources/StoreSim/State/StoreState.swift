@@ -41,4 +41,22 @@ public struct StoreState: Sendable, Hashable, Codable {
   /// The receipts' `download_id`: what ties this session's app receipts to it, as Apple's are
   /// tied to a device (absent in older session files and in sessions made without one: 0).
   package var downloadID: Int64?
+  /// The key and certificates the session signs with, made from random bytes at `init` (absent
+  /// in older session files and in sessions made without random bytes: `signer` derives one).
+  package var signing: SigningIdentity?
+  /// Nonces of signed offers already redeemed, lower case (absent until one is).
+  package var usedOfferNonces: [String]?
+  /// The app's Apple id, carried in Production data (`init --app-apple-id`).
+  public package(set) var appAppleID: Int64?
+
+  /// `appAppleId` as Production data carries it (absent in other environments, as Apple's are).
+  package var productionAppAppleID: JSONOutput? {
+    guard environment == .production, let appAppleID else { return nil }
+    return .int(appAppleID)
+  }
+
+  /// What the session signs with.
+  package var signer: SigningIdentity {
+    signing ?? SigningIdentity.derived(bundleID: bundleID, environment: environment)
+  }
 }

@@ -63,30 +63,33 @@ extension UInt32 {
 
 /// Compact JWS in the shape Apple's libraries decode (`header.payload.signature`, base64url).
 ///
-/// storesim cannot sign as the App Store. It signs with HS256 (HMAC-SHA256) under a key derived
-/// from the session's bundle id, so a signature proves only that storesim produced the data.
-/// Apple's `SignedDataVerifier` skips signature checks in the `Xcode` and `LocalTesting`
-/// environments and then decodes and checks bundle id and environment; in `Sandbox` and
-/// `Production` it requires Apple's certificate chain, which no simulator can provide.
+/// storesim signs with ES256 (ECDSA P-256, SHA-256) under the session's `SigningIdentity`: in
+/// Sandbox and Production with a chain of three certificates in `x5c` that Apple's
+/// `SignedDataVerifier` accepts when it is given the session's root; in Xcode and LocalTesting as
+/// Xcode does (`kid` `Apple_Xcode_Key`, one self-signed certificate), which that verifier does
+/// not check at all.
 package enum JWS {
-  /// Signs a JSON payload.
-  package static func sign(_ payload: JSONOutput, bundleID: String) -> String {
-    let header = JSONOutput.object(["alg": .string("HS256"), "typ": .string("JWT"), "kid": .string("storesim")])
-    let signingInput =
-      base64URL(Array(header.rendered(pretty: false).utf8)) + "."
-      + base64URL(Array(payload.rendered(pretty: false).utf8))
-    let key = SHA256.hash(Array("storesim-signing-key:\(bundleID)".utf8))
-    return signingInput + "." + base64URL(SHA256.hmac(key: key, message: Array(signingInput.utf8)))
+  /// Signs a JSON payload with the session's identity (`state.signer`).
+  package static func sign(_ payload: JSONOutput, signer: SigningIdentity) -> String {
+    sign(payload: Array(payload.rendered(pretty: false).utf8), signer: signer)
   }
 
-  /// Checks a storesim signature and returns the payload bytes, or nil.
-  package static func verify(_ jws: String, bundleID: String) -> [UInt8]? {
+  /// Signs payload bytes.
+  package static func sign(payload: [UInt8], signer: SigningIdentity) -> String {
+    let signingInput = signer.encodedHeader + base64URL(payload)
+    let signature = signer.signingKey.signature(for: signingInput.utf8)
+    return signingInput + "." + base64URL(signature.rawRepresentation)
+  }
+
+  /// The payload bytes of a JWS that `signer` signed (its header's `x5c` is the signer's chain
+  /// and its signature verifies with the signer's key), or nil.
+  package static func verify(_ jws: String, signer: SigningIdentity) -> [UInt8]? {
     let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
-    guard parts.count == 3 else { return nil }
-    let key = SHA256.hash(Array("storesim-signing-key:\(bundleID)".utf8))
-    let expected = base64URL(SHA256.hmac(key: key, message: Array("\(parts[0]).\(parts[1])".utf8)))
-    guard expected == parts[2] else { return nil }
-    return decodeBase64URL(String(parts[1]))
+    guard parts.count == 3, signer.encodedHeader == parts[0] + ".",
+      let raw = decodeBase64URL(parts[2]), let signature = P256.Signature(rawRepresentation: raw),
+      signer.signingKey.publicKey.isValidSignature(signature, for: "\(parts[0]).\(parts[1])".utf8)
+    else { return nil }
+    return decodeBase64URL(parts[1])
   }
 
   /// The payload bytes of a compact JWS, its signature not checked (StoreKit's `payloadData`

@@ -150,12 +150,12 @@ extension Store {
 
   /// A transaction as compact JWS, signed now.
   public func signed(_ t: Transaction, customer: CustomerID = .default) -> String {
-    JWS.sign(payload(t, customer: customer), bundleID: state.bundleID)
+    JWS.sign(payload(t, customer: customer), signer: state.signer)
   }
 
   /// A renewal info as compact JWS.
   public func signed(_ r: RenewalInfo, customer: CustomerID = .default) -> String {
-    JWS.sign(payload(r, customer: customer), bundleID: state.bundleID)
+    JWS.sign(payload(r, customer: customer), signer: state.signer)
   }
 
   /// A notification as a `ResponseBodyV2DecodedPayload`, exactly Apple's shape (rule
@@ -178,18 +178,19 @@ extension Store {
       "bundleId": .string(state.bundleID),
       "environment": .string(state.environment.rawValue),
     ]
+    if let appAppleID = state.productionAppAppleID { data["appAppleId"] = appAppleID }
     if let t = n.transaction {
       let json = TransactionPayload(
         t, bundleID: state.bundleID, environment: state.environment, signedDate: n.signedDate,
         appTransactionID: appTransactionID
       ).json
       if decoded { data["transactionInfo"] = json }
-      data["signedTransactionInfo"] = .string(JWS.sign(json, bundleID: state.bundleID))
+      data["signedTransactionInfo"] = .string(JWS.sign(json, signer: state.signer))
     }
     if let r = n.renewalInfo {
       let json = RenewalInfoPayload(r, environment: state.environment, appTransactionID: appTransactionID).json
       if decoded { data["renewalInfo"] = json }
-      data["signedRenewalInfo"] = .string(JWS.sign(json, bundleID: state.bundleID))
+      data["signedRenewalInfo"] = .string(JWS.sign(json, signer: state.signer))
     }
     if let s = n.status { data["status"] = .int(Int64(s.serverStatus)) }
     if let reason = n.consumptionRequestReason { data["consumptionRequestReason"] = .string(reason.rawValue) }
@@ -211,6 +212,7 @@ extension Store {
           "requestIdentifier": .string(m.requestIdentifier),
           "environment": .string(state.environment.rawValue),
           "bundleId": .string(state.bundleID),
+          "appAppleId": state.productionAppAppleID,
           "productId": .string(m.productID),
           "storefrontCountryCodes": m.storefronts.map { .array($0.map { .string($0) }) },
           "succeededCount": .int(Int64(m.succeeded)),
@@ -230,14 +232,14 @@ extension Store {
     ]
     if let json = appTransactionPayload(customer: n.customer, signedDate: n.signedDate) {
       if decoded { appData["appTransactionInfo"] = json }
-      appData["signedAppTransactionInfo"] = .string(JWS.sign(json, bundleID: state.bundleID))
+      appData["signedAppTransactionInfo"] = .string(JWS.sign(json, signer: state.signer))
     }
     return .object(appData)
   }
 
   /// What Apple POSTs for a notification: `{"signedPayload": "<JWS>"}`.
   public func signedBody(_ n: ServerNotification) -> JSONOutput {
-    .object(["signedPayload": .string(JWS.sign(payload(n), bundleID: state.bundleID))])
+    .object(["signedPayload": .string(JWS.sign(payload(n), signer: state.signer))])
   }
 
   /// The App Store Server API's transaction history response (`HistoryResponse`), of every

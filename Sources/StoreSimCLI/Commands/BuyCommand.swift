@@ -31,6 +31,11 @@ struct BuyCommand: CommandLineCommand {
   var appAccountToken: UUID?
   @Option("<offer>", help: "intro, promotional:ID, code:REFERENCE or win-back:ID", parse: BuyCommand.offer)
   var offer: OfferRequest?
+  @Option(
+    "<signature>",
+    help: "with promotional:ID, the developer's signature: a compact JWS, or KEYID,NONCE,TIMESTAMP,BASE64 (StoreKit 1)",
+    parse: BuyCommand.offerSignature)
+  var offerSignature: OfferSignature?
   @Flag(help: "the customer dismisses the sheet (userCancelled)")
   var cancel: Bool
   @Option("<date>", help: "back-date the purchase; renewals are filled in up to now", parse: ValueParsing.dateOption)
@@ -54,7 +59,31 @@ struct BuyCommand: CommandLineCommand {
     options.appAccountToken = appAccountToken
     options.offer = offer
     options.billingPlanType = billingPlan == .monthly ? .monthly : nil
+    options.offerSignature = offerSignature
     return options
+  }
+
+  func validate() throws {
+    if offerSignature != nil, case .promotional = offer {
+    } else if offerSignature != nil {
+      throw CLIError.usage("--offer-signature goes with --offer promotional:ID", command: "buy")
+    }
+  }
+
+  /// `--offer-signature`: a compact JWS (three base64url parts), or StoreKit 1's four fields.
+  static func offerSignature(_ text: String, _ context: ParseContext) throws -> OfferSignature {
+    let dots = text.split(separator: ".", omittingEmptySubsequences: false)
+    if dots.count == 3, dots.allSatisfy({ !$0.isEmpty && JWS.decodeBase64URL($0) != nil }) {
+      return .compactJWS(text)
+    }
+    let fields = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+    guard fields.count == 4, !fields[0].isEmpty, let nonce = UUID(uuidString: fields[1]),
+      let timestamp = Int64(fields[2]), !fields[3].isEmpty
+    else {
+      throw CLIError.usage(
+        "invalid offer signature; give a compact JWS or KEYID,NONCE,TIMESTAMP,BASE64 (timestamp in ms)", command: "buy")
+    }
+    return .separated(keyID: fields[0], nonce: nonce, timestamp: timestamp, signature: fields[3])
   }
 
   static let billingPlans = ["upfront", "monthly"]

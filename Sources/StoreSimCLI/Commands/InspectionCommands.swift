@@ -1,7 +1,7 @@
 import Foundation
 import StoreSim
 
-let signedOptionHelp = "print compact JWS (HS256, storesim's key; see 'help notifications')"
+let signedOptionHelp = "print compact JWS (ES256, the session's key; see 'storesim certificate')"
 let formatOptionHelp = "api: the App Store Server API response shape"
 
 /// `--format api`: the only format there is.
@@ -33,7 +33,7 @@ func inspecting(
 let inspectCommands: [CommandSpec] = [
   CommandSpec(EntitlementsCommand.self), CommandSpec(TransactionsCommand.self), CommandSpec(LatestCommand.self),
   CommandSpec(StatusCommand.self), CommandSpec(PendingCommand.self), CommandSpec(NotificationsCommand.self),
-  CommandSpec(ReceiptCommand.self),
+  CommandSpec(ReceiptCommand.self), CommandSpec(CertificateCommand.self),
 ]
 
 /// `storesim entitlements`.

@@ -16,9 +16,9 @@ struct NotificationsCommand: CommandLineCommand {
       data.transactionInfo and data.renewalInfo, for people only. 'deliver URL' POSTs every
       notification not yet delivered to URL as {"signedPayload": ...}, records each attempt and its HTTP status, and
       keeps failed ones for 'deliver --retry'. 'settings deliver-url URL' delivers as they happen.
-      JWS are signed with HS256 under a key derived from the bundle id, not by Apple: Apple's
-      SignedDataVerifier decodes them in the Xcode and LocalTesting environments (where it skips
-      signature checks); in Sandbox and Production it cannot verify them.
+      JWS are signed with ES256 under the session's key: Apple's SignedDataVerifier verifies
+      Sandbox and Production data given 'storesim certificate' as its root (online checks off),
+      and decodes Xcode and LocalTesting data without checks, as it does Xcode's.
       """,
     example: "storesim notifications deliver http://127.0.0.1:8080/notifications")
 

@@ -26,6 +26,18 @@ struct InitCommand: CommandLineCommand {
   var environment: StoreEnvironment?
   @Flag(help: "replace an existing session (a damaged one is kept as <session>.damaged, .damaged.1, ...)")
   var force: Bool
+  @Option("<path>", help: "P-256 key (PEM or DER) the signing chain is made from (default: a new random key)")
+  var signingKey: String?
+  @Option("<n>", help: "the app's Apple id that Production data carries (appAppleId)", parse: InitCommand.appAppleID)
+  var appAppleID: Int64?
+
+  /// `--app-apple-id`: a positive integer.
+  static func appAppleID(_ text: String, _ context: ParseContext) throws -> Int64 {
+    guard let n = Int64(text), n > 0 else {
+      throw CLIError.usage("invalid app Apple id '\(text)'; expected a positive integer", command: "init")
+    }
+    return n
+  }
 
   /// `--environment`.
   static func environment(_ text: String, _ context: ParseContext) throws -> StoreEnvironment {
@@ -46,6 +58,7 @@ struct InitCommand: CommandLineCommand {
     guard !bundleID.isEmpty, !bundleID.contains(where: \.isWhitespace) else {
       throw CLIError.usage("invalid bundle id '\(bundleID)'", command: "init")
     }
+    let rootKey = try signingKey.map { try KeyFile.read($0, option: "--signing-key", inv) }
     let contentPath = try ConfigurationFile.contentPath(config, environment: inv.environment)
     let (loaded, data) = try ConfigurationFile.load(config, environment: inv.environment)
     for w in loaded.warnings { inv.err(ConfigurationFile.diagnostic(w, file: config)) }
@@ -57,6 +70,8 @@ struct InitCommand: CommandLineCommand {
       if self.start == nil { memory.startedOnWallClock = true }
       var store = Store(configuration: loaded.configuration, start: start, bundleID: bundleID, environment: environment)
       store.tieReceipts(toDownload: Int64.random(in: 1...Int64.max))
+      // A scenario's session signs reproducibly: its key is derived unless one is given.
+      store.useSigning(rootKey.map { SigningIdentity(rootKey: $0, environment: environment) }, appAppleID: appAppleID)
       memory.store = store
       report.environment = environment
       report.now = store.now
@@ -67,6 +82,7 @@ struct InitCommand: CommandLineCommand {
     var store = Store(configuration: loaded.configuration, start: start, bundleID: bundleID, environment: environment)
     // A receipt of this session, and no other, is authenticated (rule verify-receipt-tied-to-session).
     store.tieReceipts(toDownload: Int64.random(in: 1...Int64.max))
+    store.useSigning(signingIdentity(inv, rootKey, environment), appAppleID: appAppleID)
     try reportingSessionErrors {
       try AtomicFile.makeFolder((location.file as NSString).deletingLastPathComponent)
       let lock = try SessionLock(location, forWriting: true)
@@ -82,6 +98,16 @@ struct InitCommand: CommandLineCommand {
     report.print(inv)
     return .success
   }
+}
+
+/// The session's signing identity: from `--signing-key`, else from 32 random bytes.
+private func signingIdentity(
+  _ inv: Invocation, _ rootKey: P256.PrivateKey?, _ environment: StoreEnvironment
+)
+  -> SigningIdentity
+{
+  if let rootKey { return SigningIdentity(rootKey: rootKey, environment: environment) }
+  return SigningIdentity(randomBytes: inv.environment.randomBytes(32), environment: environment)
 }
 
 /// An existing session file is replaced only with --force; a damaged one is kept aside.

@@ -15,11 +15,12 @@ struct APICommand: CommandLineCommand {
       Prints the status line and the JSON body that 'storesim serve' answers for the same request
       on the same session, e.g. 'HTTP/1.1 200 OK' then '{"signedTransactionInfo":"..."}'. The
       path is Apple's, with its query (quote it in the shell). Requests that change the session
-      save it like any command. Without --authorization the caller is trusted; with it, the
-      header is checked as the server checks it (an ES256 bearer token with kid, iss, exp at
-      most an hour away, aud appstoreconnect-v1 and bid equal to the session's bundle id; the
-      signature is not checked, as storesim does not have the team's key). Exit 0 for a 2xx
-      answer, 1 for any other.
+      save it like any command. Without --authorization (and without --api-key) the caller is
+      trusted; with it, the header is checked as the server checks it (an ES256 bearer token
+      with kid, iss, exp at most an hour away, aud appstoreconnect-v1 and bid equal to the
+      session's bundle id). Its signature is checked only with --api-key AuthKey.p8 --key-id KID
+      --issuer ISS, which also require that kid and iss. Exit 0 for a 2xx answer, 1 for any
+      other.
       """,
     example: "storesim api GET '/inApps/v1/history/2000000000000001?sort=DESCENDING'")
 
@@ -31,6 +32,12 @@ struct APICommand: CommandLineCommand {
   var data: String?
   @Option("<value>", help: "check this Authorization header as 'serve' does (default: trusted, no check)")
   var authorization: String?
+  @Option("<path>", help: APIKeyOptions.keyHelp)
+  var apiKey: String?
+  @Option("<kid>", help: APIKeyOptions.keyIDHelp)
+  var keyID: String?
+  @Option("<iss>", help: APIKeyOptions.issuerHelp)
+  var issuer: String?
 
   func run(_ inv: Invocation) throws -> ExitCode {
     let p = arguments
@@ -53,14 +60,15 @@ struct APICommand: CommandLineCommand {
         body = Array(handle.readDataToEndOfFile())
       }
     }
+    let key = try APIKeyOptions.key(inv, path: apiKey, keyID: keyID, issuer: issuer, command: "api")
     var headers: [String: String] = [:]
     if let auth = authorization { headers["authorization"] = auth }
     let request = HTTPRequest(method: method, target: p[1], headers: headers, body: body)
-    let trusted = authorization == nil
+    let trusted = authorization == nil && key == nil
     let mutating = ServerAPI.match(request).route?.changesSession ?? false
     var response = APIResponse(status: 500, body: "")
     _ = try SessionContext.with(inv, mutating: mutating, needsNotifications: true) { store in
-      response = ServerAPI.respond(request, store: store, now: inv.environment.now(), trusted: trusted)
+      response = ServerAPI.respond(request, store: store, now: inv.environment.now(), trusted: trusted, key: key)
       if let changed = response.changed { store = changed }
       return .success
     }

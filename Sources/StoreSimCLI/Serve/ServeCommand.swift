@@ -40,9 +40,10 @@ struct ServeCommand: CommandLineCommand {
       with a kid; claims iss, aud appstoreconnect-v1, bid equal to the session's bundle id, exp in
       the future and at most an hour after iat (or from now when there is no iat, as Apple's
       libraries send none). A missing, expired or mismatched token answers 401 (plain text, as
-      Apple's), before the session is read. The signature is not checked: that needs the team's
-      public key, which only the App Store has (the same reason storesim's own JWS are HS256).
-      That is why serve listens on loopback only: --host beyond loopback (0.0.0.0, ::, a LAN
+      Apple's), before the session is read. The signature is checked only with --api-key
+      AuthKey.p8 --key-id KID --issuer ISS (the team's In-App Purchase key; the token's kid and
+      iss must then be those); the startup line on standard error says which.
+      Either way serve listens on loopback only: --host beyond loopback (0.0.0.0, ::, a LAN
       address) is refused unless --expose-to-network is given, and then a warning says so.
       HTTP/1.1 with keep-alive and pipelining; 16 KiB of header fields, 1 MiB of body (for
       /verifyReceipt 1 MiB plus 4 KiB per transaction of the session, so every receipt it issued
@@ -65,12 +66,18 @@ struct ServeCommand: CommandLineCommand {
   var port: Int?
   @Option("<address>", help: "the address (default 127.0.0.1; loopback unless --expose-to-network)")
   var host: String?
-  @Flag(help: "allow a --host beyond loopback (tokens are not verified)")
+  @Flag(help: "allow a --host beyond loopback (token signatures are verified only with --api-key)")
   var exposeToNetwork: Bool
   @Flag(help: "no log line per request on stderr")
   var quiet: Bool
   @Option("<secret>", help: "the app's shared secret verifyReceipt requires as 'password'")
   var sharedSecret: String?
+  @Option("<path>", help: APIKeyOptions.keyHelp)
+  var apiKey: String?
+  @Option("<kid>", help: APIKeyOptions.keyIDHelp)
+  var keyID: String?
+  @Option("<iss>", help: APIKeyOptions.issuerHelp)
+  var issuer: String?
 
   static func port(_ portText: String, _ context: ParseContext) throws -> Int {
     guard let port = Int(portText), (0...65535).contains(port) else {
@@ -80,9 +87,10 @@ struct ServeCommand: CommandLineCommand {
   }
 
   func run(_ inv: Invocation) throws -> ExitCode {
-    try runServe(
+    let key = try APIKeyOptions.key(inv, path: apiKey, keyID: keyID, issuer: issuer, command: "serve")
+    return try runServe(
       inv, port: port ?? 8080, host: host ?? "127.0.0.1", exposeToNetwork: exposeToNetwork, quiet: quiet,
-      sharedSecret: sharedSecret)
+      sharedSecret: sharedSecret, apiKey: key)
   }
 }
 
@@ -108,20 +116,21 @@ func isLoopback(_ host: String) -> Bool {
 }
 
 func runServe(
-  _ inv: Invocation, port: Int, host: String, exposeToNetwork: Bool, quiet: Bool, sharedSecret: String?
+  _ inv: Invocation, port: Int, host: String, exposeToNetwork: Bool, quiet: Bool, sharedSecret: String?,
+  apiKey: Authentication.Key? = nil
 ) throws -> ExitCode {
   // A host that is no address at all is refused by the server with its own message.
   let exposed = !isLoopback(host) && SocketAddress.isNumeric(host)
   if exposed && !exposeToNetwork {
     throw CLIError.usage(
-      "refusing to listen on \(host): it is beyond loopback, and anyone who reaches it could read and change the session (bearer tokens are not verified); add --expose-to-network to do it anyway",
+      "refusing to listen on \(host): it is beyond loopback, and anyone who reaches it could read and change the session\(apiKey == nil ? " (bearer tokens are not verified)" : ""); add --expose-to-network to do it anyway",
       command: "serve")
   }
   let location = try SessionLocation(shown: SessionContext.path(inv), environment: inv.environment)
   guard FileManager.default.fileExists(atPath: location.file) else {
     throw CLIError.noInput("no session at \(location.shown); start one with 'storesim init CONFIG.storekit'")
   }
-  let service = SessionService(inv, location: location, sharedSecret: sharedSecret)
+  let service = SessionService(inv, location: location, sharedSecret: sharedSecret, apiKey: apiKey)
   try service.check()
   let environment = inv.environment
   let log: (@Sendable (HTTPServer.LogEntry) -> Void)? =
@@ -148,13 +157,16 @@ func runServe(
 private func serve(_ inv: Invocation, _ server: HTTPServer, _ location: SessionLocation, exposed: Bool) {
   inv.out(server.baseURL)
   inv.environment.flushOut()
-  if exposed {
+  if exposed && apiKey == nil {
     inv.warning(
       "serving beyond loopback at \(server.baseURL): anyone who can reach it can read and change this session; bearer tokens are checked for shape and claims only, their signatures are not verified"
     )
   }
+  let tokens =
+    apiKey.map { "bearer tokens verified with key \($0.keyID)" }
+    ?? "bearer token signatures are not checked (give --api-key, --key-id, --issuer)"
   inv.err(
-    "serving \(location.shown) at \(server.baseURL) (up to \(server.connectionBudget) connections at once, file limit \(server.fileLimit)); Ctrl-C stops"
+    "serving \(location.shown) at \(server.baseURL) (up to \(server.connectionBudget) connections at once, file limit \(server.fileLimit)); \(tokens); Ctrl-C stops"
   )
   server.run()
 }
@@ -162,12 +174,14 @@ private func serve(_ inv: Invocation, _ server: HTTPServer, _ location: SessionL
 extension SessionService {
   /// The service over a session, loading it as commands do (a changed configuration is
   /// reloaded, with a warning) and warning on the invocation's standard error.
-  convenience init(_ inv: Invocation, location: SessionLocation, sharedSecret: String? = nil) {
+  convenience init(
+    _ inv: Invocation, location: SessionLocation, sharedSecret: String? = nil, apiKey: Authentication.Key? = nil
+  ) {
     let environment = inv.environment
     let warning: @Sendable (String) -> Void = { environment.writeErr(TerminalText.block("warning: \($0)") + "\n") }
     self.init(
       location: location, now: environment.now,
       load: { try SessionWork.load($0, partial: $1, warn: warning) },
-      warning: warning, cacheAnswers: true, sharedSecret: sharedSecret)
+      warning: warning, cacheAnswers: true, sharedSecret: sharedSecret, apiKey: apiKey)
   }
 }

@@ -11,7 +11,12 @@ extension SKPaymentQueue {
     let payment = transaction.payment
     var options = PurchaseOptions(quantity: payment.quantity)
     options.appAccountToken = payment.applicationUsername.flatMap(UUID.init(uuidString:))
-    if let discount = payment.paymentDiscount { options.offer = .promotional(discount.identifier) }
+    if let discount = payment.paymentDiscount {
+      options.offer = .promotional(discount.identifier)
+      options.offerSignature = .separated(
+        keyID: discount.keyIdentifier, nonce: discount.nonce, timestamp: discount.timestamp.int64Value,
+        signature: discount.signature)
+    }
     let cancel = core.userCancelsPurchases
     let result: PurchaseResult
     do {

@@ -104,6 +104,7 @@ extension SKError {
     case .invalidQuantity: return SKError(.paymentInvalid)
     case .invalidOfferIdentifier: return SKError(.invalidOfferIdentifier)
     case .ineligibleForOffer: return SKError(.ineligibleForOffer)
+    case .invalidOfferSignature: return SKError(.invalidSignature)
     case .skError(let code): return SKError(Code(rawValue: code.code) ?? .unknown)
     case .simulated(let error): return simulated(error.name)
     }

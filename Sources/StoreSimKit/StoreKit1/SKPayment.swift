@@ -94,7 +94,9 @@ public final class SKMutablePayment: SKPayment, @unchecked Sendable {
   }
 }
 
-/// A signed promotional offer for a payment, as `SKPaymentDiscount` (the signature is not checked).
+/// A signed promotional offer for a payment, as `SKPaymentDiscount`: the signature (Base64 DER
+/// over the U+2063-joined fields) is checked with the configuration's `subscriptionOffersKeyPair`;
+/// a bad one fails the payment with `SKError.invalidSignature`.
 public final class SKPaymentDiscount: NSObject, Sendable {
   public let identifier: String
   public let keyIdentifier: String

@@ -51,7 +51,7 @@ import Testing
         ]))
       #expect(Self.keys(payload["data"]).isSubset(of: allowed))
       // What is POSTed is exactly this payload, signed.
-      #expect(store.signedBody(n)["signedPayload"] == .string(JWS.sign(payload, bundleID: store.state.bundleID)))
+      #expect(store.signedBody(n)["signedPayload"] == .string(JWS.sign(payload, signer: store.state.signer)))
       // The decoded view for people carries the same data plus the decoded copies.
       #expect(
         Self.keys(store.decodedPayload(n)["data"])

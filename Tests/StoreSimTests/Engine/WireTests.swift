@@ -20,16 +20,17 @@ import Testing
     let t = try store.buyProduct("car")
     let jws = store.signed(t)
     #expect(jws.split(separator: ".").count == 3)
-    let payload = try #require(JWS.verify(jws, bundleID: store.state.bundleID))
+    let payload = try #require(JWS.verify(jws, signer: store.state.signer))
     #expect(String(decoding: payload, as: UTF8.self) == store.payload(t).rendered(pretty: false))
-    #expect(JWS.verify(jws, bundleID: "other.bundle") == nil)
+    let other = SigningIdentity.derived(bundleID: "other.bundle", environment: store.state.environment)
+    #expect(JWS.verify(jws, signer: other) == nil)
   }
 
   @Test func payloadOfAJWSIsReadWithoutCheckingItsSignature() throws {
     var store = Fixtures.store()
     let jws = store.signed(try store.buyProduct("car"))
     let payload = try #require(JWS.payload(of: jws))
-    #expect(payload == JWS.verify(jws, bundleID: store.state.bundleID))
+    #expect(payload == JWS.verify(jws, signer: store.state.signer))
     let parts = jws.split(separator: ".")
     #expect(JWS.payload(of: "\(parts[0]).\(parts[1]).forged") == payload)
     #expect(JWS.payload(of: "\(parts[0]).\(parts[1])") == nil)
@@ -43,7 +44,7 @@ import Testing
     guard case .string(let signed)? = store.signedBody(n)["signedPayload"] else {
       Issue.record("no signedPayload"); return
     }
-    let decoded = try #require(JWS.verify(signed, bundleID: store.state.bundleID))
+    let decoded = try #require(JWS.verify(signed, signer: store.state.signer))
     let object = try #require(try JSONSerialization.jsonObject(with: Data(decoded)) as? [String: Any])
     #expect(object["notificationType"] as? String == "SUBSCRIBED")
     let data = try #require(object["data"] as? [String: Any])

@@ -36,7 +36,7 @@ import Testing
       Issue.record("no signedPayload")
       return
     }
-    let payload = try #require(JWS.verify(jws, bundleID: store.state.bundleID))
+    let payload = try #require(JWS.verify(jws, signer: store.state.signer))
     let node = try JSONParser.parse(payload)
     #expect(
       node.members?.map(\.key).sorted()

@@ -50,6 +50,8 @@ final class CLIHarness: @unchecked Sendable {
       variables: [:], currentDirectory: folder,
       now: { Date(timeIntervalSince1970: 1_767_225_600) }, isTerminal: false)
     env.columns = columns
+    // A fixed signing key, so signed output is the same on every run.
+    env.randomBytes = { count in [UInt8](repeating: 7, count: count) }
     let code = CLI.run(argv, environment: env)
     return lock.withLock { Result(stdout: out, stderr: err, code: code) }
   }

@@ -1,0 +1,81 @@
+import Foundation
+import StoreSim
+import StoreSimServer
+import StoreSimSession
+
+/// A P-256 private key the user named: PEM (`PRIVATE KEY`, `EC PRIVATE KEY`), DER or Base64.
+enum KeyFile {
+  static let maximumSize = 64 * 1024
+
+  static func read(_ path: String, option: String, _ inv: Invocation) throws -> P256.PrivateKey {
+    let data = try ConfigurationFile.bytes(inv.environment.resolve(path), shownAs: path)
+    guard data.count <= maximumSize else { throw CLIError.data("\(option) \(path): not a P-256 private key") }
+    do {
+      if let text = String(data: data, encoding: .utf8) { return try P256.PrivateKey(pemOrBase64: text) }
+      return try P256.PrivateKey(derRepresentation: Array(data))
+    } catch {
+      if let key = try? P256.PrivateKey(derRepresentation: Array(data)) { return key }
+      throw CLIError.data("\(option) \(path): not a P-256 private key (\(error.message))")
+    }
+  }
+}
+
+/// `storesim certificate`: the root a server trusts in place of Apple's.
+struct CertificateCommand: CommandLineCommand {
+  static let configuration = CommandConfiguration(
+    name: "certificate", group: "Inspection",
+    abstract: "Print the session's root certificate (PEM, or DER with --der)",
+    discussion: """
+      Sandbox and Production sessions sign with a chain of three certificates (root,
+      intermediate with Apple's WWDR OID, leaf with the Receipt Signing OID); give this root to
+      SignedDataVerifier as its only root certificate, online checks off. Xcode and LocalTesting
+      sessions sign as Xcode does, with one self-signed certificate: this prints it. The key
+      behind it is test material (see docs/signing.md).
+      """,
+    example: "storesim certificate > storesim-root.pem")
+
+  @Flag(help: "print DER bytes instead of PEM")
+  var der: Bool
+  @Arguments(0...0, "")
+  var arguments: [String]
+
+  func run(_ inv: Invocation) throws -> ExitCode {
+    try inspecting(inv, needsNotifications: false) { store, _ in
+      let root = store.state.signer.rootCertificate
+      if der {
+        inv.environment.writeOutBytes(root.der)
+      } else if inv.json {
+        inv.printJSON(
+          .object([
+            "environment": .string(store.state.environment.rawValue),
+            "certificate": .string(Data(root.der).base64EncodedString()),
+            "chainLength": .int(Int64(store.state.signer.certificates.count)),
+          ]))
+      } else {
+        inv.out(root.pem)
+      }
+      return .success
+    }
+  }
+}
+
+/// `--api-key AuthKey.p8 --key-id KID --issuer ISS` (serve, api): the team's key bearer tokens
+/// must be signed with; nil when none of the three is given.
+enum APIKeyOptions {
+  static let keyHelp = "the team's In-App Purchase key (.p8): bearer tokens must be signed with it"
+  static let keyIDHelp = "the key id tokens must carry as kid (with --api-key)"
+  static let issuerHelp = "the issuer id tokens must carry as iss (with --api-key)"
+
+  static func key(
+    _ inv: Invocation, path: String?, keyID: String?, issuer: String?, command: String
+  ) throws
+    -> Authentication.Key?
+  {
+    guard path != nil || keyID != nil || issuer != nil else { return nil }
+    guard let path, let keyID, let issuer, !keyID.isEmpty, !issuer.isEmpty else {
+      throw CLIError.usage("--api-key, --key-id and --issuer go together; give all three", command: command)
+    }
+    let key = try KeyFile.read(path, option: "--api-key", inv)
+    return Authentication.Key(publicKey: key.publicKey, keyID: keyID, issuer: issuer)
+  }
+}
