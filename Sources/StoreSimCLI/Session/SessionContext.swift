@@ -1,5 +1,6 @@
 import Foundation
 import StoreSim
+import StoreSimHTTP
 import StoreSimServer
 import StoreSimSession
 
