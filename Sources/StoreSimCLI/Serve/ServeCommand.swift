@@ -149,12 +149,14 @@ func runServe(
   }
   // SIGINT, SIGTERM, SIGHUP and SIGQUIT stop the server cleanly (after the save under way),
   // from before the URL is printed.
-  ProcessSignals.serving(wake: server.wakeWrite) { serve(inv, server, location, exposed: exposed) }
+  ProcessSignals.serving(wake: server.wakeWrite) { serve(inv, server, location, exposed: exposed, apiKey: apiKey) }
   inv.err("stopped")
   return .success
 }
 
-private func serve(_ inv: Invocation, _ server: HTTPServer, _ location: SessionLocation, exposed: Bool) {
+private func serve(
+  _ inv: Invocation, _ server: HTTPServer, _ location: SessionLocation, exposed: Bool, apiKey: Authentication.Key?
+) {
   inv.out(server.baseURL)
   inv.environment.flushOut()
   if exposed && apiKey == nil {
