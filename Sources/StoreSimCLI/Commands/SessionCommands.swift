@@ -69,7 +69,7 @@ struct InitCommand: CommandLineCommand {
       if let forced = memory.environmentOverride { environment = forced }
       if self.start == nil { memory.startedOnWallClock = true }
       var store = Store(configuration: loaded.configuration, start: start, bundleID: bundleID, environment: environment)
-      store.tieReceipts(toDownload: Int64.random(in: 1...Int64.max))
+      store.tieReceipts(toDownload: downloadID(inv))
       // A scenario's session signs reproducibly: its key is derived unless one is given.
       store.useSigning(rootKey.map { SigningIdentity(rootKey: $0, environment: environment) }, appAppleID: appAppleID)
       memory.store = store
@@ -81,7 +81,7 @@ struct InitCommand: CommandLineCommand {
     let location = try SessionLocation(shown: SessionContext.path(inv), environment: inv.environment)
     var store = Store(configuration: loaded.configuration, start: start, bundleID: bundleID, environment: environment)
     // A receipt of this session, and no other, is authenticated (rule verify-receipt-tied-to-session).
-    store.tieReceipts(toDownload: Int64.random(in: 1...Int64.max))
+    store.tieReceipts(toDownload: downloadID(inv))
     store.useSigning(signingIdentity(inv, rootKey, environment), appAppleID: appAppleID)
     try reportingSessionErrors {
       try AtomicFile.makeFolder((location.file as NSString).deletingLastPathComponent)
@@ -98,6 +98,13 @@ struct InitCommand: CommandLineCommand {
     report.print(inv)
     return .success
   }
+}
+
+/// The session's `download_id`: 63 random bits from the environment (never 0, which means "no
+/// tie"), so a test's fixed random bytes give the same receipts.
+func downloadID(_ inv: Invocation) -> Int64 {
+  let value = inv.environment.randomBytes(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } >> 1
+  return Int64(max(value, 1))
 }
 
 /// The session's signing identity: from `--signing-key`, else from 32 random bytes.
