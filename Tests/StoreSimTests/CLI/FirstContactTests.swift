@@ -48,7 +48,7 @@ import Testing
     let forms = spans.filter { $0.contains(" ") && !$0.hasPrefix("storesim ") }.map {
       String($0.split(separator: " ")[$0.hasPrefix("expect ") ? 1 : 0])
     }
-    #expect(forms == Expectation.Kind.allCases.map(\.name) + ["echo"], "docs/scenarios.md's list of expectations: \(forms)")
+    #expect(forms == Expectation.Kind.allCases.map(\.name) + ["echo"], "docs/scenarios.md lists: \(forms)")
   }
 
   @Test func helpListsExactlyTheExpectationsInOrder() throws {
