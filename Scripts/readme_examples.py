@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs the README's runnable examples, in order, so the README cannot rot.
+"""Runs the runnable examples of the README and of the docs/ pages split from it, so none can rot.
 
 Usage: readme_examples.py STORESIM_BINARY [--no-package]
 
@@ -16,6 +16,7 @@ Which fenced blocks run is said by their info string:
                            scratch, minutes)
 Every other block (```, ```swift, ```console) is an illustration and is not run.
 
+The README runs first, then the pages of docs/ in DOC_PAGES; each page starts afresh.
 Each sh block starts in a fresh folder holding links to Configurations/ and Scripts/ (a reader
 tries each example on its own); python and storesim blocks run in the folder of the sh block
 before them (the session it made). `storesim` is on the PATH (the binary given), HOME is a
@@ -30,6 +31,10 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The pages split from the README, whose examples ran there before (other pages' blocks are
+# illustrations: an agent's configuration, a CI file).
+DOC_PAGES = ["commands.md", "scenarios.md", "manage.md", "server.md", "storesimkit.md", "fidelity.md", "performance.md",
+             "reliability.md"]
 FENCE = re.compile(r"^```(\S*)(.*)$")
 
 SWIFT_SHIM = """#!/usr/bin/env bash
@@ -73,19 +78,40 @@ def main():
     env = dict(os.environ, PATH=bin_dir + os.pathsep + os.environ["PATH"], HOME=home, STORESIM_BINARY=binary)
     env.pop("STORESIM_SESSION", None)
 
-    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
-        readme = f.read()
+    pages = ["README.md"] + [os.path.join("docs", name) for name in DOC_PAGES]
     failures, ran, package_files = [], 0, {}
-    folder = fresh_folder(work, 0)
-    for language, info, body, line in blocks(readme):
-        where = f"README.md:{line}"
+    for page in pages:
+        with open(os.path.join(ROOT, page), encoding="utf-8") as f:
+            ran += run_page(page, f.read(), work, binary, env, failures, package_files)
+
+    if package_files:
+        where = "the example package (```swift file=...)"
+        if build_package:
+            ran += 1
+            code = run_package(work, package_files)
+            print(f"{where}: {'ok' if code == 0 else f'FAILED (exit {code})'}")
+            if code != 0:
+                failures.append(where)
+        else:
+            print(f"{where}: skipped (--no-package)")
+    print(f"readme examples: {ran} run, {len(failures)} failed")
+    shutil.rmtree(work, ignore_errors=True)
+    sys.exit(1 if failures else 0)
+
+
+def run_page(page, text, work, binary, env, failures, package_files):
+    """Runs one page's blocks; returns how many ran. Package files are collected, not run."""
+    ran = 0
+    folder = fresh_folder(work, page, 0)
+    for language, info, body, line in blocks(text):
+        where = f"{page}:{line}"
         if language == "sh":
-            folder = fresh_folder(work, line)
+            folder = fresh_folder(work, page, line)
             result = run([["bash", "-e", "-c", body]], folder, env)
         elif language == "python":
             result = run([[sys.executable, "-c", body]], folder, env)
         elif language == "storesim":
-            path = os.path.join(folder, "examples", f"readme-{line}.storesim")
+            path = os.path.join(folder, "examples", f"example-{line}.storesim")
             with open(path, "w") as f:
                 f.write(body)
             result = run([[binary, "run", path]], folder, env)
@@ -101,25 +127,12 @@ def main():
             failures.append(where)
             sys.stdout.write(result.stdout[-3000:])
             sys.stdout.write(result.stderr[-3000:])
-
-    if package_files:
-        where = "README.md: the example package (```swift file=...)"
-        if build_package:
-            ran += 1
-            code = run_package(work, package_files)
-            print(f"{where}: {'ok' if code == 0 else f'FAILED (exit {code})'}")
-            if code != 0:
-                failures.append(where)
-        else:
-            print(f"{where}: skipped (--no-package)")
-    print(f"readme examples: {ran} run, {len(failures)} failed")
-    shutil.rmtree(work, ignore_errors=True)
-    sys.exit(1 if failures else 0)
+    return ran
 
 
-def fresh_folder(work, line):
-    """A folder for the examples from README line `line` on, as a checkout's root looks."""
-    folder = os.path.join(work, f"at-line-{line}")
+def fresh_folder(work, page, line):
+    """A folder for the examples from line `line` of `page` on, as a checkout's root looks."""
+    folder = os.path.join(work, page.replace("/", "-") + f"-at-line-{line}")
     os.makedirs(os.path.join(folder, "examples"))
     for name in ["Configurations", "Scripts"]:  # README paths are from the checkout's root
         os.symlink(os.path.join(ROOT, name), os.path.join(folder, name))

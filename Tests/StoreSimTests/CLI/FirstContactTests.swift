@@ -10,8 +10,10 @@ import Testing
 
   /// The README's lines from the one starting with `start` to the first that does not match
   /// `continues` (or the first blank line).
-  static func readmeBlock(from start: String, while continues: (Substring) -> Bool) -> [Substring] {
-    let lines = readme.split(separator: "\n", omittingEmptySubsequences: false)
+  static func readmeBlock(
+    from start: String, in text: String = readme, while continues: (Substring) -> Bool
+  ) -> [Substring] {
+    let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
     guard let first = lines.firstIndex(where: { $0.hasPrefix(start) }) else { return [] }
     return Array(lines[first...].prefix { !$0.isEmpty && ($0.hasPrefix(start) || continues($0)) })
   }
@@ -34,15 +36,19 @@ import Testing
     }
   }
 
-  @Test func readmeListsExactlyTheExpectationsInOrder() {
-    let paragraph = Self.readmeBlock(from: "Expectations (`storesim help expect`):") { _ in true }
+  /// The scenario language's page (the README links it).
+  static let scenarios =
+    (try? String(contentsOf: CLIHarness.projectRoot.appendingPathComponent("docs/scenarios.md"), encoding: .utf8)) ?? ""
+
+  @Test func theScenarioPageListsExactlyTheExpectationsInOrder() {
+    let paragraph = Self.readmeBlock(from: "Expectations (`storesim help expect`):", in: Self.scenarios) { _ in true }
       .joined(separator: " ")
     // Each form is a code span with its arguments (`entitled P`); the first one says `expect`.
     let spans = paragraph.split(separator: "`").enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
     let forms = spans.filter { $0.contains(" ") && !$0.hasPrefix("storesim ") }.map {
       String($0.split(separator: " ")[$0.hasPrefix("expect ") ? 1 : 0])
     }
-    #expect(forms == Expectation.Kind.allCases.map(\.name) + ["echo"], "README.md's list of expectations: \(forms)")
+    #expect(forms == Expectation.Kind.allCases.map(\.name) + ["echo"], "docs/scenarios.md lists: \(forms)")
   }
 
   @Test func helpListsExactlyTheExpectationsInOrder() throws {

@@ -174,7 +174,10 @@ import Testing
     var texts: [(String, String)] = []
     for spec in CommandTable.standard.commands { texts.append(("help \(spec.name)", spec.example + spec.discussion)) }
     let root = CLIHarness.projectRoot
-    for path in ["README.md", "docs/ci.md"] + ScenarioTests.scripts.map({ "Scripts/\($0)" }) {
+    let docs = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("docs").path)
+      .filter { $0.hasSuffix(".md") && $0 != "bad-inputs.md" }.sorted().map { "docs/\($0)" }  // bad-inputs: refusals
+    #expect(docs.contains("docs/scenarios.md") && docs.contains("docs/ci.md"))
+    for path in ["README.md"] + docs + ScenarioTests.scripts.map({ "Scripts/\($0)" }) {
       texts.append((path, try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)))
     }
     for (name, text) in texts {

@@ -68,12 +68,17 @@ import Testing
     #expect(ci.contains("Scripts/corpus_check.sh \"$BIN\" ../shared/corpus/storekit"))
   }
 
-  // MARK: - 11. The README's runnable examples are marked, and CI runs them
+  // MARK: - 11. The README's and docs' runnable examples are marked, and CI runs them
 
-  @Test func theReadmeMarksItsRunnableExamplesAndCIRunsThem() throws {
+  @Test func theReadmeAndDocsMarkTheirRunnableExamplesAndCIRunsThem() throws {
     let readme = try String(contentsOfFile: Self.root + "/README.md", encoding: .utf8)
-    let fences = readme.split(separator: "\n").filter { $0.hasPrefix("```") && $0 != "```" }.map(String.init)
+    var text = readme
+    for page in ["docs/scenarios.md", "docs/server.md", "docs/storesimkit.md"] {
+      text += try String(contentsOfFile: Self.root + "/" + page, encoding: .utf8)
+    }
+    let fences = text.split(separator: "\n").filter { $0.hasPrefix("```") && $0 != "```" }.map(String.init)
     #expect(fences.filter { $0 == "```sh" }.count >= 3, "\(fences)")
+    #expect(readme.contains("```sh"), "the README's set-up commands run")
     #expect(fences.contains("```python"))
     #expect(fences.contains("```storesim"))
     #expect(fences.contains("```swift file=Package.swift"))

@@ -152,10 +152,10 @@ import Testing
   }
 }
 
-/// README's key table and screen are the program's.
+/// docs/manage.md's key table and screen are the program's.
 @Suite struct ManageReadmeTests {
   static let readme =
-    (try? String(contentsOf: CLIHarness.projectRoot.appendingPathComponent("README.md"), encoding: .utf8)) ?? ""
+    (try? String(contentsOf: CLIHarness.projectRoot.appendingPathComponent("docs/manage.md"), encoding: .utf8)) ?? ""
 
   @Test func theReadmeKeyTableIsTheProgramsKeyTable() {
     var table = "| keys | what they do | storesim command |\n|---|---|---|\n"
@@ -163,12 +163,12 @@ import Testing
       let command = k.command.isEmpty ? "" : "`\(k.command.replacingOccurrences(of: "|", with: "\\|"))`"
       table += "| `\(k.keys)` | \(k.action) | \(command) |\n"
     }
-    #expect(Self.readme.contains(table), "README.md must hold the key table of ManageActions.keyTable:\n\(table)")
+    #expect(Self.readme.contains(table), "docs/manage.md must hold the key table of ManageActions.keyTable:\n\(table)")
   }
 
   @Test func theReadmeScreenIsACapturedScreen() throws {
     let url = CLIHarness.projectRoot.appendingPathComponent("Tests/StoreSimTests/Golden/manage-tmux/04-renewed.txt")
     let screen = try String(contentsOf: url, encoding: .utf8)
-    #expect(Self.readme.contains("```\n" + screen + "```\n"), "README.md must show manage-tmux/04-renewed.txt")
+    #expect(Self.readme.contains("```\n" + screen + "```\n"), "docs/manage.md must show manage-tmux/04-renewed.txt")
   }
 }
