@@ -15,11 +15,13 @@ public struct AppTransactionPayload {
     environment == .sandbox ? "1.0" : "1"
   }
 
-  /// Builds the payload of a customer's app transaction, created at `signedDate`.
+  /// Builds the payload of a customer's app transaction, created at `signedDate`; `appAppleID`
+  /// is carried in Production only, as Apple's is (`init --app-apple-id`).
   public init(
-    appTransactionID: String, bundleID: String, environment: StoreEnvironment, startDate: Date, signedDate: Date
+    appTransactionID: String, bundleID: String, environment: StoreEnvironment, startDate: Date, signedDate: Date,
+    appAppleID: Int64? = nil
   ) {
-    json = .object([
+    var fields: [String: JSONOutput] = [
       "receiptType": .string(environment.rawValue),
       "bundleId": .string(bundleID),
       "appTransactionId": .string(appTransactionID),
@@ -28,7 +30,9 @@ public struct AppTransactionPayload {
       "originalPurchaseDate": milliseconds(startDate),
       "receiptCreationDate": milliseconds(signedDate),
       "originalPlatform": .string("iOS"),
-    ])
+    ]
+    if environment == .production, let appAppleID { fields["appAppleId"] = .int(appAppleID) }
+    json = .object(fields)
   }
 }
 
@@ -39,7 +43,7 @@ extension Store {
     guard let c = self.customer(customer) else { return nil }
     return AppTransactionPayload(
       appTransactionID: c.appTransactionID, bundleID: state.bundleID, environment: state.environment,
-      startDate: state.startDate, signedDate: signedDate ?? state.now
+      startDate: state.startDate, signedDate: signedDate ?? state.now, appAppleID: state.appAppleID
     ).json
   }
 }

@@ -223,13 +223,14 @@ extension Store {
   }
 
   /// A `RESCIND_CONSENT`'s `appData` (rule rescind-consent-carries-app-data): the bundle id,
-  /// the environment and the customer's signed app transaction; `appAppleId`, absent in the
-  /// sandbox, has no source in a `.storekit` file and is left out everywhere.
+  /// the environment and the customer's signed app transaction; `appAppleId` only in
+  /// Production (`init --app-apple-id`), as Apple's is absent in the sandbox.
   func appDataPayload(_ n: ServerNotification, decoded: Bool) -> JSONOutput {
     var appData: [String: JSONOutput] = [
       "bundleId": .string(state.bundleID),
       "environment": .string(state.environment.rawValue),
     ]
+    if let appAppleID = state.productionAppAppleID { appData["appAppleId"] = appAppleID }
     if let json = appTransactionPayload(customer: n.customer, signedDate: n.signedDate) {
       if decoded { appData["appTransactionInfo"] = json }
       appData["signedAppTransactionInfo"] = .string(JWS.sign(json, signer: state.signer))

@@ -125,6 +125,17 @@ import Testing
     #expect(xcode.appTransactionPayload(customer: .default)?["originalApplicationVersion"] == .string("1"))
   }
 
+  // app-apple-id-only-in-production: Get App Transaction Info and appData carry the app's Apple
+  // id in Production (Apple's verifier checks it there), never in the sandbox.
+  @Test func appTransactionAndAppDataCarryAppAppleIdOnlyInProduction() throws {
+    var production = Fixtures.store(environment: .production)
+    production.useSigning(nil, appAppleID: 1_234_567_890)
+    #expect(production.appTransactionPayload(customer: .default)?["appAppleId"] == .int(1_234_567_890))
+    var sandbox = Fixtures.store(environment: .sandbox)
+    sandbox.useSigning(nil, appAppleID: 1_234_567_890)
+    #expect(sandbox.appTransactionPayload(customer: .default)?["appAppleId"] == nil)
+  }
+
   // receipt-pending-renewal-info-follows-renewal-info
   @Test func pendingRenewalInfoDuringBillingRetrySaysExpirationIntent2() throws {
     var store = Fixtures.store({ $0.shouldEnterBillingRetryOnRenewal = true }, environment: .sandbox)
