@@ -53,6 +53,24 @@ package enum Delivery {
   }
 
   /// POSTs planned deliveries in order (each URL's run a batch, see `post(bodies:to:)`).
+  /// Records what `send` attempted on the store (under the session's lock): one record per
+  /// attempt, kept on a notification still at its index (one another process removed is not).
+  package static func record(
+    _ planned: [PlannedDelivery], _ attempts: [Attempt], in store: inout Store
+  ) -> [NotificationDelivery] {
+    var records: [NotificationDelivery] = []
+    for (plan, attempt) in zip(planned, attempts) {
+      let record = NotificationDelivery(
+        index: plan.index, url: plan.url, httpStatus: attempt.status, error: attempt.error, date: store.now)
+      records.append(record)
+      guard plan.index < store.notifications.count, store.notifications[plan.index] == plan.notification else {
+        continue
+      }
+      store.recordDelivery(record)
+    }
+    return records
+  }
+
   package static func send(_ planned: [PlannedDelivery], timeout: TimeInterval = defaultTimeout) -> [Attempt] {
     var attempts: [Attempt] = []
     var start = 0

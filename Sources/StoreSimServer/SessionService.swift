@@ -289,16 +289,7 @@ package final class SessionService: Sendable {
       let done: Void? = try client.withLock(before: deadline) { client in
         _ = try client.withLock(load: load, forWriting: true, deadline: deadline) { before in
           var store = before
-          records = []
-          for (plan, attempt) in zip(planned, attempts) {
-            let record = NotificationDelivery(
-              index: plan.index, url: plan.url, httpStatus: attempt.status, error: attempt.error, date: store.now)
-            records.append(record)
-            guard plan.index < store.notifications.count, store.notifications[plan.index] == plan.notification else {
-              continue
-            }
-            store.recordDelivery(record)
-          }
+          records = Delivery.record(planned, attempts, in: &store)
           return store
         }
         keep(client.snapshot)

@@ -142,17 +142,7 @@ extension SessionContext {
     let attempts = Delivery.send(planned)
     let work = SessionWork(location: location, warn: inv.warning)
     return try work.perform(mutating: true) { store in
-      var records: [NotificationDelivery] = []
-      for (plan, attempt) in zip(planned, attempts) {
-        let record = NotificationDelivery(
-          index: plan.index, url: plan.url, httpStatus: attempt.status, error: attempt.error, date: store.now)
-        records.append(record)
-        guard plan.index < store.notifications.count, store.notifications[plan.index] == plan.notification else {
-          continue
-        }
-        store.recordDelivery(record)
-      }
-      return records
+      Delivery.record(planned, attempts, in: &store)
     } plan: { _, _ in
       ()
     }.value
