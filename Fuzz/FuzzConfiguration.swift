@@ -1,8 +1,7 @@
 // libFuzzer target: the .storekit reader, then a short run of a store on what it read.
-// Built by Scripts/fuzz.sh with `swiftc -sanitize=fuzzer,address`.
+// Built by Scripts/fuzz.sh into the one fuzz binary (FuzzMain.swift picks the target).
 import Foundation
 
-@_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzConfiguration(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   let bytes = UnsafeBufferPointer(start: data, count: size)
   guard let loaded = try? ConfigurationReader.read(bytes) else { return 0 }

@@ -1,8 +1,7 @@
 // libFuzzer target: the HTTP request parser (the one header grammar, `HTTPHead`, then the
 // request line, then the request target's path and query). Whatever the bytes, parsing ends
 // without a crash, and a head that parses has no field name with white space or upper case.
-// Built by Scripts/fuzz.sh with `swiftc -sanitize=fuzzer,address`.
-@_cdecl("LLVMFuzzerTestOneInput")
+// Built by Scripts/fuzz.sh into the one fuzz binary.
 public func fuzzHTTPRequest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   let bytes = Array(UnsafeBufferPointer(start: data, count: size))
   let skip = HTTPHead.leadingEmptyLines(bytes)

@@ -1,8 +1,7 @@
 // libFuzzer target: the scenario / command-line parser (line splitting, argument scanning,
-// expectation syntax). Built by Scripts/fuzz.sh with `swiftc -sanitize=fuzzer,address`.
+// expectation syntax). Built by Scripts/fuzz.sh into the one fuzz binary.
 import Foundation
 
-@_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzScenario(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
   let table = CommandTable.standard

@@ -1,9 +1,8 @@
 // libFuzzer target: the session file reader (versions 1 to 3, the outbox read or skipped). A
 // file it accepts must write back as the current version and read back to the same state.
-// Built by Scripts/fuzz.sh with `swiftc -sanitize=fuzzer,address`.
+// Built by Scripts/fuzz.sh into the one fuzz binary.
 import Foundation
 
-@_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzSession(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   let bytes = Data(bytes: data, count: size)
   for skipping in [false, true] {

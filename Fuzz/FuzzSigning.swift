@@ -7,7 +7,6 @@ private let identity = SigningIdentity(randomBytes: [1, 2, 3], environment: .san
 private let teamKey = P256.PrivateKey(deriving: [4], label: "fuzz")
 private let key = Authentication.Key(publicKey: teamKey.publicKey, keyID: "KEY", issuer: "ISS")
 
-@_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzSigning(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   let bytes = Array(UnsafeBufferPointer(start: data, count: size))
   if let key = try? P256.PrivateKey(derRepresentation: bytes) {

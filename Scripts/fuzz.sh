@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds the five libFuzzer targets (configuration reader, scenario parser, session reader, HTTP request parser, DER and JWS readers) with the toolchain's own -sanitize=fuzzer (plus address
-# sanitizer) and runs each for a bounded time, seeded from the .storekit corpus, Scripts/ and
-# session files written here by the built storesim.
+# Builds one libFuzzer binary holding the five targets (configuration reader, scenario parser,
+# session reader, HTTP request parser, DER and JWS readers) with the toolchain's own
+# -sanitize=fuzzer (plus address sanitizer) and runs each for a bounded time, seeded from the
+# .storekit corpus, Scripts/ and session files written here by the built storesim.
 #   Scripts/fuzz.sh [SECONDS_PER_TARGET]   (default 60)
 # Any crash leaves its input in .build/fuzz/crashes/ and makes the script exit 1.
 set -euo pipefail
@@ -11,25 +12,19 @@ SECONDS_EACH="${1:-60}"
 OUT=.build/fuzz
 mkdir -p "$OUT/crashes" "$OUT/corpus-configuration" "$OUT/corpus-scenario" "$OUT/corpus-session" "$OUT/corpus-http" "$OUT/corpus-signing"
 
-# The core and the CLI library compiled into each target as one module (the fuzz entry points
-# use internal names). main.swift files are left out; libFuzzer provides main.
-CORE=$(find Sources/StoreSimSync Sources/StoreSim Sources/StoreSimSession -name '*.swift' | sort)
-CLI=$(find Sources/StoreSimHTTP Sources/StoreSimServer Sources/StoreSimCLI -name '*.swift' | sort)
+# The core and the CLI library compiled, with every target's entry and FuzzMain.swift's single
+# LLVMFuzzerTestOneInput, into one binary as one module (the fuzz entry points use internal
+# names); STORESIM_FUZZ_TARGET picks the target of a run. One compile instead of one per target.
+# main.swift files are left out; libFuzzer provides main.
+SOURCES=$(find Sources/StoreSimSync Sources/StoreSim Sources/StoreSimSession Sources/StoreSimHTTP Sources/StoreSimServer \
+  Sources/StoreSimCLI -name '*.swift' | sort)
 strip_imports() { mkdir -p "$OUT/src"; for f in "$@"; do sed -E 's/^(@testable |@_exported )?import StoreSim(Sync|Session|HTTP|Server|CLI)?$//' "$f" > "$OUT/src/$(echo "$f" | tr '/' '_')"; done; }
-rm -rf "$OUT/src"; strip_imports $CORE $CLI
 FLAGS=(-sanitize=fuzzer,address -parse-as-library -O -module-name StoreSimFuzz -package-name storesim -swift-version 6)
 quiet() { "$@" 2> >(grep -v 'Cannot export local symbol' >&2); }
-if [ ! -x "$OUT/fuzz-configuration" ] || [ ! -x "$OUT/fuzz-session" ] || [ ! -x "$OUT/fuzz-http" ] || [ ! -x "$OUT/fuzz-signing" ] || [ -n "$(find Sources Fuzz -newer "$OUT/fuzz-configuration" -name '*.swift' | head -1)" ]; then
-  echo "== building the fuzz targets (a few minutes)"
-  quiet swiftc "${FLAGS[@]}" "$OUT"/src/Sources_StoreSimSync_*.swift "$OUT"/src/Sources_StoreSim_*.swift Fuzz/FuzzConfiguration.swift -o "$OUT/fuzz-configuration"
-  quiet swiftc "${FLAGS[@]}" "$OUT"/src/*.swift Fuzz/FuzzScenario.swift -o "$OUT/fuzz-scenario"
-  quiet swiftc "${FLAGS[@]}" "$OUT"/src/Sources_StoreSimSync_*.swift "$OUT"/src/Sources_StoreSim_*.swift "$OUT"/src/Sources_StoreSimSession_*.swift \
-    Fuzz/FuzzSession.swift -o "$OUT/fuzz-session"
-  quiet swiftc "${FLAGS[@]}" "$OUT"/src/Sources_StoreSimSync_*.swift "$OUT"/src/Sources_StoreSimHTTP_*.swift \
-    Fuzz/FuzzHTTPRequest.swift -o "$OUT/fuzz-http"
-  quiet swiftc "${FLAGS[@]}" "$OUT"/src/Sources_StoreSimSync_*.swift "$OUT"/src/Sources_StoreSim_*.swift \
-    "$OUT"/src/Sources_StoreSimHTTP_*.swift "$OUT"/src/Sources_StoreSimSession_*.swift "$OUT"/src/Sources_StoreSimServer_*.swift \
-    Fuzz/FuzzSigning.swift -o "$OUT/fuzz-signing"
+if [ ! -x "$OUT/fuzz" ] || [ -n "$(find Sources Fuzz -newer "$OUT/fuzz" -name '*.swift' | head -1)" ]; then
+  echo "== building the fuzz binary (a few minutes)"
+  rm -rf "$OUT/src"; strip_imports $SOURCES
+  quiet swiftc "${FLAGS[@]}" "$OUT"/src/*.swift Fuzz/*.swift -o "$OUT/fuzz"
 fi
 
 # HTTP seeds: requests as clients send them (CRLF and bare LF, a body, repeated fields).
@@ -82,7 +77,7 @@ fi
 status=0
 for target in configuration scenario session http signing; do
   echo "== fuzz-$target for ${SECONDS_EACH}s"
-  if ! "$OUT/fuzz-$target" "$OUT/corpus-$target" -max_total_time="$SECONDS_EACH" -max_len=65536 \
+  if ! STORESIM_FUZZ_TARGET="$target" "$OUT/fuzz" "$OUT/corpus-$target" -max_total_time="$SECONDS_EACH" -max_len=65536 \
       -rss_limit_mb=2048 -timeout=10 -artifact_prefix="$OUT/crashes/$target-" -print_final_stats=1 2>"$OUT/$target.log"; then
     status=1
     tail -40 "$OUT/$target.log"
