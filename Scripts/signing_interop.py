@@ -22,7 +22,8 @@ Usage: signing_interop.py STORESIM_BINARY
    (IntroductoryOfferEligibilitySignatureCreator, PromotionalOfferV2SignatureCreator,
    PromotionalOfferSignatureCreator) sign with it; `buy --intro-eligibility` grants the intro offer
    a customer has used, ignores a JWS of another key, and fails it under `settings
-   strict-eligibility on`; promotional offers signed with it are honoured, another key refused.
+   strict-eligibility on`; promotional offers signed with it are honoured, another key refused;
+   `serve` without --api-key checks Apple's client's tokens with it (401 for another key).
 """
 import base64
 import json
@@ -378,6 +379,21 @@ def check_session_key_offers():
         code, _, text = buy(yearly, "--offer", f"promotional:{offer}", "--offer-signature",
                             f"KEY123ABC,{nonce},{timestamp},{signature}")
         check(code == want, f"promotional offer, StoreKit 1 signature, {name}: {text}")
+    # serve without --api-key checks bearer tokens with the session's key.
+    server = subprocess.Popen([BIN, "serve", "--port", "0", "--quiet"], cwd=work, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        url = server.stdout.readline().strip()
+        for name, key, want in (("the session's key", team, 200), ("another key", stranger, 401)):
+            c = AppStoreServerAPIClient(key, "KEY123ABC", "issuer-5678", BUNDLE, Environment.SANDBOX)
+            c._base_url = url
+            got = status_of(lambda: c.get_transaction_info(first_id))
+            check(got == want, f"serve with the session's key: a token by {name} answered {got}, not {want}")
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=20)
+        log = server.stderr.read()
+        check("bearer tokens verified with the session's key KEY123ABC" in log, f"serve's startup line: {log!r}")
 
 
 def main():
