@@ -33,6 +33,16 @@ extension Store {
     }
   }
 
+  /// Why an eligibility JWS would be ignored (or, when strict, refused) if `customer` bought
+  /// `productID` now; nil when it verifies or the customer is unknown.
+  package func introductoryOfferEligibilityRefusal(
+    _ jws: String, customer: CustomerID, productID: ProductID
+  ) -> String? {
+    guard let ci = try? index(of: customer) else { return nil }
+    if case .failure(let refusal) = introductoryOfferEligibility(jws, ci, productID: productID) { return refusal.text }
+    return nil
+  }
+
   /// The eligibility a JWS grants and the nonce it spends (lower case), once its signature,
   /// key, `aud` introductory-offer-eligibility, `bid`, window and claims are checked.
   func introductoryOfferEligibility(

@@ -23,8 +23,8 @@ struct BuyCommand: CommandLineCommand {
       JWS the developer signed (aud introductory-offer-eligibility, productId,
       allowIntroductoryOffer, transactionId) whose allowIntroductoryOffer grants or withholds the
       introductory offer for this purchase; one that does not verify is ignored (normal
-      eligibility applies), or fails the purchase with invalidOfferSignature under 'settings
-      strict-eligibility on'.
+      eligibility applies; a note on standard error says why), or fails the purchase with
+      invalidOfferSignature under 'settings strict-eligibility on'.
       """,
     example: "storesim buy subscription.pro --offer intro")
 
@@ -126,7 +126,15 @@ struct BuyCommand: CommandLineCommand {
     return try SessionContext.with(inv, mutating: true) { store in
       let customer = SessionContext.customer(inv)
       try checkQuantity(options.quantity, of: productID, in: store, command: "buy")
+      let ignored = introEligibility.flatMap {
+        store.strictIntroductoryOfferEligibility
+          ? nil : store.introductoryOfferEligibilityRefusal($0, customer: customer, productID: productID)
+      }
       let outcome = try store.purchase(productID, options: options, customer: customer, cancel: cancel, at: at)
+      // Rule introductory-offer-eligibility-jws-sets-eligibility: say why a JWS was ignored.
+      if let ignored {
+        inv.err("note: the --intro-eligibility JWS was ignored (\(ignored)); normal eligibility applied")
+      }
       inv.memory?.lastPurchaseResult = outcome.value.name
       let report = PurchaseReport(outcome, productID: productID, store: store, customer: customer)
       inv.emit(json: .object(report.json)) {

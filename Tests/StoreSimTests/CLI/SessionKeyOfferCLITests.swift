@@ -61,6 +61,14 @@ import Testing
     // The intro offer is used: another key's JWS changes nothing, the team key's grants it.
     #expect(
       try Self.offerType(cli, ["--intro-eligibility", Self.eligibility(Self.stranger, transactionID: first)]) == nil)
+    let ignored = cli.run([
+      "buy", Self.yearly, "--intro-eligibility", Self.eligibility(Self.stranger, transactionID: first),
+    ])
+    #expect(
+      ignored.stderr
+        == "note: the --intro-eligibility JWS was ignored (the signature does not verify with key KEY123ABC); normal eligibility applied\n"
+    )
+    #expect(cli.run("expire \(Self.yearly)").code == 0)
     #expect(try Self.offerType(cli, ["--intro-eligibility", Self.eligibility(Self.team, transactionID: first)]) == 1)
     #expect(cli.run("settings strict-eligibility on").stdout == "strict-eligibility = on\n")
     let strict = cli.run([
