@@ -67,6 +67,10 @@ row "refund percentage that is not a number" refund 42 --percent forty
 row "refund percentage with four decimals" refund 42 --percent 12.3456
 row "refund percentage on a reversal" refund reverse 42 --percent 40
 row "unknown billing plan" buy subscription.pro --billing-plan weekly
+row "introductory-offer eligibility that is not a JWS" buy subscription.pro --intro-eligibility eyJhbGciOiJFUzI1NiJ9
+row "strict eligibility neither on nor off" settings strict-eligibility maybe
+row "init --api-key without --key-id and --issuer" init sample.storekit --force --api-key AuthKey.p8
+row "init --api-key that is not a key" init sample.storekit --force --api-key sample.storekit --key-id KID --issuer ISS
 row "consent without an action" consent
 row "unknown consent action" consent revok
 row "approve with nothing pending" approve

@@ -18,6 +18,12 @@ Usage: signing_interop.py STORESIM_BINARY
 5. Offers: with a `.storekit` file holding `subscriptionOffersKeyPair` (a key `cryptography`
    made), `buy --offer promotional:ID --offer-signature` honours a compact JWS and a StoreKit 1
    signature made with that key, and refuses (invalidOfferSignature) ones made with another key.
+6. A key given to the session (`init --api-key --key-id --issuer`): Apple's own signers
+   (IntroductoryOfferEligibilitySignatureCreator, PromotionalOfferV2SignatureCreator,
+   PromotionalOfferSignatureCreator) sign with it; `buy --intro-eligibility` grants the intro offer
+   a customer has used, ignores a JWS of another key, and fails it under `settings
+   strict-eligibility on`; promotional offers signed with it are honoured, another key refused;
+   `serve` without --api-key checks Apple's client's tokens with it (401 for another key).
 """
 import base64
 import json
@@ -316,6 +322,80 @@ def check_offers():
             check("invalidOfferSignature" in result.stdout + result.stderr, f"offer ({name}) did not say why: {result.stdout}")
 
 
+def check_session_key_offers():
+    """Offers signed by Apple's own signers with the team's key given at `init --api-key`."""
+    import uuid
+    import time as _time
+    from appstoreserverlibrary.jws_signature_creator import (IntroductoryOfferEligibilitySignatureCreator,
+                                                             PromotionalOfferV2SignatureCreator)
+    from appstoreserverlibrary.promotional_offer import PromotionalOfferSignatureCreator
+    team, stranger = pem_key(), pem_key()
+    work = tempfile.mkdtemp(prefix="storesim-team-offers-")
+    path = os.path.join(work, "AuthKey_KEY123ABC.p8")
+    with open(path, "wb") as f:
+        f.write(team)
+    config = os.path.join(ROOT, "Configurations", "Premium.storekit")
+    # No --start: Apple's signers put the wall clock in iat, and the session starts there.
+    storesim("init", config, "--bundle-id", BUNDLE, "--api-key", path, "--key-id", "KEY123ABC", "--issuer",
+             "issuer-5678", cwd=work)
+    monthly, yearly = "com.example.premium.monthly", "com.example.premium.yearly"
+
+    def buy(*args):
+        result = subprocess.run([BIN, "buy", *args, "--json"], cwd=work, capture_output=True, text=True)
+        body = json.loads(result.stdout) if result.stdout.strip().startswith("{") else {}
+        return result.returncode, body, result.stdout + result.stderr
+
+    def eligibility(key, allow, transaction_id, key_id="KEY123ABC"):
+        return IntroductoryOfferEligibilitySignatureCreator(key, key_id, "issuer-5678", BUNDLE).create_signature(
+            yearly, allow, transaction_id)
+
+    code, first, text = buy(monthly)
+    check(code == 0 and first.get("transaction", {}).get("offerType") == 1, f"first purchase: {text}")
+    first_id = str(first.get("transaction", {}).get("transactionId"))
+    storesim("expire", monthly, cwd=work)
+    # The intro offer is used: an eligibility JWS of another key is ignored (normal eligibility).
+    code, got, text = buy(yearly, "--intro-eligibility", eligibility(stranger, True, first_id))
+    check(code == 0 and "offerType" not in got.get("transaction", {}), f"eligibility, another key: {text}")
+    storesim("expire", yearly, cwd=work)
+    code, got, text = buy(yearly, "--intro-eligibility", eligibility(team, True, first_id))
+    check(code == 0 and got.get("transaction", {}).get("offerType") == 1, f"eligibility, the team's key: {text}")
+    storesim("expire", yearly, cwd=work)
+    storesim("settings", "strict-eligibility", "on", cwd=work)
+    code, got, text = buy(yearly, "--intro-eligibility", eligibility(stranger, True, first_id))
+    check(code == 1 and "invalidOfferSignature" in text, f"strict eligibility, another key: {text}")
+    # Promotional offers (V2 JWS and StoreKit 1's signature) with the team's key, and another key.
+    offer = "premium.yearly.loyalty"
+    for name, key, want in (("another key", stranger, 1), ("the team's key", team, 0)):
+        jws = PromotionalOfferV2SignatureCreator(key, "KEY123ABC", "issuer-5678", BUNDLE).create_signature(
+            yearly, offer, first_id)
+        code, _, text = buy(yearly, "--offer", f"promotional:{offer}", "--offer-signature", jws)
+        check(code == want, f"promotional offer JWS, {name}: {text}")
+        if want == 0:
+            storesim("expire", yearly, cwd=work)
+        nonce = uuid.uuid4()
+        timestamp = int(_time.time() * 1000)
+        signature = PromotionalOfferSignatureCreator(key, "KEY123ABC", BUNDLE).create_signature(
+            yearly, offer, "", nonce, timestamp)
+        code, _, text = buy(yearly, "--offer", f"promotional:{offer}", "--offer-signature",
+                            f"KEY123ABC,{nonce},{timestamp},{signature}")
+        check(code == want, f"promotional offer, StoreKit 1 signature, {name}: {text}")
+    # serve without --api-key checks bearer tokens with the session's key.
+    server = subprocess.Popen([BIN, "serve", "--port", "0", "--quiet"], cwd=work, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        url = server.stdout.readline().strip()
+        for name, key, want in (("the session's key", team, 200), ("another key", stranger, 401)):
+            c = AppStoreServerAPIClient(key, "KEY123ABC", "issuer-5678", BUNDLE, Environment.SANDBOX)
+            c._base_url = url
+            got = status_of(lambda: c.get_transaction_info(first_id))
+            check(got == want, f"serve with the session's key: a token by {name} answered {got}, not {want}")
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=20)
+        log = server.stderr.read()
+        check("bearer tokens verified with the session's key KEY123ABC" in log, f"serve's startup line: {log!r}")
+
+
 def main():
     work, items = check_environment("Sandbox", Environment.SANDBOX, ())
     check_bearer_tokens(work)
@@ -324,6 +404,7 @@ def main():
     check_their_key()
     check_xcode()
     check_offers()
+    check_session_key_offers()
     print(f"signing interop: {verified} signed items verified by Apple's SignedDataVerifier; {len(failures)} problems")
     for f in failures:
         print("FAIL:", f)

@@ -163,6 +163,7 @@ public struct Product: Identifiable, Sendable, Hashable {
       case quantity(Int)
       case promotionalOffer(String)
       case signedPromotionalOffer(String, OfferSignature)
+      case introductoryOfferEligibility(String)
       case codeOffer(String)
       case winBackOffer(String)
       case purchaseDate(Date)
@@ -177,7 +178,7 @@ public struct Product: Identifiable, Sendable, Hashable {
     /// How many to buy (consumables; 1...10).
     public static func quantity(_ quantity: Int) -> PurchaseOption { .init(kind: .quantity(quantity)) }
     /// A signed promotional offer: the signature (Base64 DER, as `signature`'s bytes or text) is
-    /// checked with the configuration's `subscriptionOffersKeyPair`; a bad one fails the
+    /// checked with the configuration's `subscriptionOffersKeyPair` or the session's team key; a bad one fails the
     /// purchase with `PurchaseError.invalidOfferSignature`.
     public static func promotionalOffer(
       offerID: String, keyID: String, nonce: UUID, signature: Data, timestamp: Int
@@ -193,6 +194,16 @@ public struct Product: Identifiable, Sendable, Hashable {
     /// `offerIdentifier`, a nonce used once, `iat` within 24 hours, no `exp`).
     public static func promotionalOffer(_ offerID: String, compactJWS: String) -> PurchaseOption {
       .init(kind: .signedPromotionalOffer(offerID, .compactJWS(compactJWS)))
+    }
+    /// Sets the eligibility for the introductory offer for this purchase: a compact JWS the
+    /// developer signed (`aud` introductory-offer-eligibility, `productId`,
+    /// `allowIntroductoryOffer`, `transactionId` of the customer's, a nonce used once, `iat`
+    /// within 24 hours, no `exp`) with the configuration's `subscriptionOffersKeyPair` or the
+    /// session's team key. One that does not verify is ignored (normal eligibility applies), or
+    /// fails the purchase with `invalidOfferSignature` under
+    /// `SKTestSession.strictIntroductoryOfferEligibility`.
+    public static func introductoryOfferEligibility(compactJWS: String) -> PurchaseOption {
+      .init(kind: .introductoryOfferEligibility(compactJWS))
     }
     /// Test environment: a promotional offer without a signature.
     public static func promotionalOffer(id: String) -> PurchaseOption { .init(kind: .promotionalOffer(id)) }
@@ -230,6 +241,7 @@ public struct Product: Identifiable, Sendable, Hashable {
           result.offer = .promotional(id)
           result.offerSignature = signature
           offers += 1
+        case .introductoryOfferEligibility(let jws): result.introductoryOfferEligibility = jws
         case .codeOffer(let id): result.offer = .code(id); offers += 1
         case .winBackOffer(let id): result.offer = .winBack(id); offers += 1
         case .purchaseDate(let d): date = d

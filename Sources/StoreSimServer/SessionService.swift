@@ -63,11 +63,13 @@ package final class SessionService: Sendable {
     client = Mutex(SessionFileClient(location: location))
   }
 
-  /// Loads the session once, so a missing or damaged file is reported before listening.
-  package func check() throws {
+  /// Loads the session once, so a missing or damaged file is reported before listening; the
+  /// session as read.
+  @discardableResult package func check() throws -> Store {
     try client.withLock { client in
-      _ = try client.withLock(load: load, forWriting: false, needsNotifications: false) { $0 }
+      let store = try client.withLock(load: load, forWriting: false, needsNotifications: false) { $0 }
       keep(client.snapshot)
+      return store
     }
   }
 

@@ -1,16 +1,21 @@
 import Foundation
 
 /// A key the developer signs offers with: the `.storekit` file's `subscriptionOffersKeyPair`
-/// (its 8-hex-digit `id` and the public half of its PKCS #8 key).
+/// (its 8-hex-digit `id` and the public half of its PKCS #8 key), or the team's In-App Purchase
+/// key given to the session (`init --api-key`: its key id and issuer id too).
 public struct OfferKey: Sendable, Hashable, Codable {
   /// `keyIdentifier` (StoreKit 1) or `kid` (JWS).
   public var keyID: String
   /// The uncompressed public point, `04 || X || Y`, in Base64 (session files keep this only).
   public var publicKey: String
+  /// The issuer id a JWS signed with this key must carry as `iss` (the team's key); nil for the
+  /// `.storekit` file's key, whose `iss` Xcode does not say it checks.
+  public var issuer: String?
 
-  package init(keyID: String, publicKey: P256.PublicKey) {
+  package init(keyID: String, publicKey: P256.PublicKey, issuer: String? = nil) {
     self.keyID = keyID
     self.publicKey = Data(publicKey.x963Representation).base64EncodedString()
+    self.issuer = issuer
   }
 
   var key: P256.PublicKey? {
@@ -90,12 +95,17 @@ public enum OfferSignature: Sendable, Hashable, Codable {
       let payload = try? JSONParser.parse(payloadBytes), let raw = JWS.decodeBase64URL(parts[2])
     else { return .failure(Refusal(text: "not a compact JWS")) }
     guard header["alg"]?.value == .string("ES256") else { return .failure(Refusal(text: "alg is not ES256")) }
-    guard case .string(let kid) = header["kid"]?.value, let key = keys.first(where: { $0.keyID == kid })?.key else {
+    guard case .string(let kid) = header["kid"]?.value, let offerKey = keys.first(where: { $0.keyID == kid }),
+      let key = offerKey.key
+    else {
       return .failure(Refusal(text: "no offer key has the JWS's kid"))
     }
     guard let signature = P256.Signature(rawRepresentation: raw),
       key.isValidSignature(signature, for: Array("\(parts[0]).\(parts[1])".utf8))
     else { return .failure(Refusal(text: "the signature does not verify with key \(kid)")) }
+    if let issuer = offerKey.issuer, payload["iss"]?.value != .string(issuer) {
+      return .failure(Refusal(text: "iss is not \(issuer)"))
+    }
     guard payload["aud"]?.value == .string(audience) else { return .failure(Refusal(text: "aud is not \(audience)")) }
     guard payload["bid"]?.value == .string(bundleID) else { return .failure(Refusal(text: "bid is not \(bundleID)")) }
     guard payload["exp"] == nil else { return .failure(Refusal(text: "the JWS has an exp claim")) }
@@ -109,8 +119,9 @@ public enum OfferSignature: Sendable, Hashable, Codable {
 }
 
 extension Store {
-  /// The keys offers may be signed with: the configuration's `subscriptionOffersKeyPair`.
-  var offerKeys: [OfferKey] { state.configuration.subscriptionOffersKey.map { [$0] } ?? [] }
+  /// The keys offers may be signed with: the configuration's `subscriptionOffersKeyPair` and
+  /// the team's key given to the session (rule a-key-given-to-the-session-verifies-offers).
+  var offerKeys: [OfferKey] { [state.configuration.subscriptionOffersKey, state.teamKey].compactMap { $0 } }
 
   /// Checks a signed promotional offer and spends its nonce (each nonce works once, even when
   /// the purchase then fails); the failure the purchase ends with, if any.

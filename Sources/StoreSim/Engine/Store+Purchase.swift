@@ -39,6 +39,7 @@ extension Store {
   mutating func purchaseBody(
     _ productID: ProductID, options: PurchaseOptions, customer: CustomerID, cancel: Bool, at date: Date?
   ) throws(StoreError) -> PurchaseResult {
+    var options = options
     let ci = try index(of: customer)
     let product = try product(productID)
     if let date, date > state.now { throw .purchaseDateInFuture(date) }
@@ -46,7 +47,8 @@ extension Store {
     if let error = state.settings.simulatedError(forAPI: .purchase) { return .failed(.simulated(error)) }
     if state.settings.failTransactionsEnabled { return .failed(.skError(state.settings.failureError)) }
     if !(1...10).contains(options.quantity) { return .failed(.invalidQuantity) }
-    if case .failure(let error) = resolveOffer(ci, product, options.offer) { return .failed(error) }
+    if let failure = checkIntroductoryOfferEligibility(&options, ci, productID: productID) { return .failed(failure) }
+    if case .failure(let error) = resolveOffer(ci, product, options) { return .failed(error) }
     if let error = billingPlanFailure(ci, product, options) { return .failed(error) }
     if let failure = checkOfferSignature(options, productID: productID) { return .failed(failure) }
     if state.settings.askToBuyEnabled || state.settings.interruptedPurchasesEnabled {
@@ -90,17 +92,20 @@ extension Store {
   // MARK: Offers
 
   /// Which offer applies to a purchase, or the purchase error StoreKit throws (rule
-  /// intro-offer-eligibility-is-per-group and the offer rules after it).
+  /// intro-offer-eligibility-is-per-group and the offer rules after it); a verified eligibility
+  /// JWS's `allowIntroductoryOffer` replaces the customer's intro eligibility.
   func resolveOffer(
-    _ ci: CustomerHandle, _ product: Product, _ request: OfferRequest?
+    _ ci: CustomerHandle, _ product: Product, _ options: PurchaseOptions
   ) -> Result<SubscriptionOffer?, PurchaseFailure> {
+    let request = options.offer
     guard let info = product.subscription else {
       return request == nil ? .success(nil) : .failure(.invalidOfferIdentifier)
     }
     let customer = state.customers[ci]
     let sub = customer.subscription(info.groupID)
     let active = sub.map { !$0.isExpired && !$0.isRevoked } ?? false
-    let introEligible = !customer.introductoryOfferUsedGroups.contains(info.groupID) && !active
+    let introEligible =
+      options.allowIntroductoryOffer ?? (!customer.introductoryOfferUsedGroups.contains(info.groupID) && !active)
     switch request {
     case nil:
       // Applied automatically when the customer is eligible (rule intro-offer-applies-automatically).
@@ -150,7 +155,7 @@ extension Store {
     _ ci: CustomerHandle, _ product: Product, _ options: PurchaseOptions, delivery: StoreEvent.Delivery
   ) -> Transaction {
     var offer: SubscriptionOffer?
-    switch resolveOffer(ci, product, options.offer) {
+    switch resolveOffer(ci, product, options) {
     case .success(let o): offer = o
     case .failure: offer = nil
     }

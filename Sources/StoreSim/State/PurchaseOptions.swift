@@ -12,6 +12,12 @@ public struct PurchaseOptions: Sendable, Hashable, Codable {
   public var billingPlanType: BillingPlanType?
   /// The developer's signature on a promotional offer (checked when given).
   public var offerSignature: OfferSignature?
+  /// The developer's introductory-offer eligibility, a compact JWS
+  /// (`introductoryOfferEligibility(compactJWS:)`; checked when given).
+  public var introductoryOfferEligibility: String?
+  /// `allowIntroductoryOffer` of a verified eligibility JWS: it replaces the customer's normal
+  /// eligibility for this purchase (set by the store, kept with a pending request).
+  package var allowIntroductoryOffer: Bool?
 
   /// Creates options.
   public init(

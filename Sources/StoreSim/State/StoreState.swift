@@ -46,6 +46,12 @@ public struct StoreState: Sendable, Hashable, Codable {
   package var signing: SigningIdentity?
   /// Nonces of signed offers already redeemed, lower case (absent until one is).
   package var usedOfferNonces: [String]?
+  /// The team's In-App Purchase key given to the session (`init --api-key`): its public half,
+  /// key id and issuer id; it verifies offers and, in `serve`, bearer tokens (absent until given).
+  public package(set) var teamKey: OfferKey?
+  /// An introductory-offer eligibility JWS that does not verify fails the purchase
+  /// (`invalidOfferSignature`) instead of being ignored (`settings strict-eligibility on`).
+  package var strictIntroductoryOfferEligibility: Bool?
   /// The app's Apple id, carried in Production data (`init --app-apple-id`).
   public package(set) var appAppleID: Int64?
 

@@ -19,7 +19,12 @@ struct BuyCommand: CommandLineCommand {
       billing plan): twelve monthly billing periods, each its own transaction (billingPeriodNumber
       1 to 12 in commitmentInfo); cancel then turns off only the commitment's renewal. It fails
       (productUnavailable) on a product without the plan or while subscribed in the group, and
-      takes no --offer.
+      takes no --offer. --intro-eligibility JWS is StoreKit's introductoryOfferEligibility: a
+      JWS the developer signed (aud introductory-offer-eligibility, productId,
+      allowIntroductoryOffer, transactionId) whose allowIntroductoryOffer grants or withholds the
+      introductory offer for this purchase; one that does not verify is ignored (normal
+      eligibility applies; a note on standard error says why), or fails the purchase with
+      invalidOfferSignature under 'settings strict-eligibility on'.
       """,
     example: "storesim buy subscription.pro --offer intro")
 
@@ -36,6 +41,11 @@ struct BuyCommand: CommandLineCommand {
     help: "with promotional:ID, the developer's signature: a compact JWS, or KEYID,NONCE,TIMESTAMP,BASE64 (StoreKit 1)",
     parse: BuyCommand.offerSignature)
   var offerSignature: OfferSignature?
+  @Option(
+    "<jws>",
+    help: "the developer's introductory-offer eligibility, a compact JWS: allowIntroductoryOffer decides this purchase",
+    parse: BuyCommand.introEligibility)
+  var introEligibility: String?
   @Flag(help: "the customer dismisses the sheet (userCancelled)")
   var cancel: Bool
   @Option("<date>", help: "back-date the purchase; renewals are filled in up to now", parse: ValueParsing.dateOption)
@@ -60,6 +70,7 @@ struct BuyCommand: CommandLineCommand {
     options.offer = offer
     options.billingPlanType = billingPlan == .monthly ? .monthly : nil
     options.offerSignature = offerSignature
+    options.introductoryOfferEligibility = introEligibility
     return options
   }
 
@@ -70,12 +81,24 @@ struct BuyCommand: CommandLineCommand {
     }
   }
 
+  /// Three non-empty base64url parts joined by dots.
+  static func isCompactJWS(_ text: String) -> Bool {
+    let dots = text.split(separator: ".", omittingEmptySubsequences: false)
+    return dots.count == 3 && dots.allSatisfy { !$0.isEmpty && JWS.decodeBase64URL($0) != nil }
+  }
+
+  /// `--intro-eligibility`: a compact JWS.
+  static func introEligibility(_ text: String, _ context: ParseContext) throws -> String {
+    guard isCompactJWS(text) else {
+      throw CLIError.usage(
+        "invalid introductory-offer eligibility; give a compact JWS (HEADER.PAYLOAD.SIGNATURE)", command: "buy")
+    }
+    return text
+  }
+
   /// `--offer-signature`: a compact JWS (three base64url parts), or StoreKit 1's four fields.
   static func offerSignature(_ text: String, _ context: ParseContext) throws -> OfferSignature {
-    let dots = text.split(separator: ".", omittingEmptySubsequences: false)
-    if dots.count == 3, dots.allSatisfy({ !$0.isEmpty && JWS.decodeBase64URL($0) != nil }) {
-      return .compactJWS(text)
-    }
+    if isCompactJWS(text) { return .compactJWS(text) }
     let fields = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
     guard fields.count == 4, !fields[0].isEmpty, let nonce = UUID(uuidString: fields[1]),
       let timestamp = Int64(fields[2]), !fields[3].isEmpty
@@ -103,7 +126,15 @@ struct BuyCommand: CommandLineCommand {
     return try SessionContext.with(inv, mutating: true) { store in
       let customer = SessionContext.customer(inv)
       try checkQuantity(options.quantity, of: productID, in: store, command: "buy")
+      let ignored = introEligibility.flatMap {
+        store.strictIntroductoryOfferEligibility
+          ? nil : store.introductoryOfferEligibilityRefusal($0, customer: customer, productID: productID)
+      }
       let outcome = try store.purchase(productID, options: options, customer: customer, cancel: cancel, at: at)
+      // Rule introductory-offer-eligibility-jws-sets-eligibility: say why a JWS was ignored.
+      if let ignored {
+        inv.err("note: the --intro-eligibility JWS was ignored (\(ignored)); normal eligibility applied")
+      }
       inv.memory?.lastPurchaseResult = outcome.value.name
       let report = PurchaseReport(outcome, productID: productID, store: store, customer: customer)
       inv.emit(json: .object(report.json)) {

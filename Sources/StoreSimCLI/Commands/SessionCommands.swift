@@ -12,6 +12,10 @@ struct InitCommand: CommandLineCommand {
       Writes the session file (--session, $STORESIM_SESSION, or .storesim/session.json). Settings
       start from the configuration's settings block. Later commands load the session, act, and
       save it atomically; when the configuration file changes, the next command reloads it.
+      --api-key AuthKey.p8 --key-id KID --issuer ISS gives the session the team's In-App
+      Purchase key (only its public half is kept): offers signed with it (kid KID, and iss ISS in
+      a JWS) are honoured as with the configuration's subscriptionOffersKeyPair, and serve and
+      api check bearer tokens with it when they are given no --api-key.
       """,
     example: "storesim init Configurations/AppleSample.storekit --start 2026-01-01T00:00:00Z")
 
@@ -30,6 +34,12 @@ struct InitCommand: CommandLineCommand {
   var signingKey: String?
   @Option("<n>", help: "the app's Apple id that Production data carries (appAppleId)", parse: InitCommand.appAppleID)
   var appAppleID: Int64?
+  @Option("<path>", help: "the team's In-App Purchase key (.p8): verifies signed offers and bearer tokens")
+  var apiKey: String?
+  @Option("<kid>", help: "the key id of --api-key (kid, keyIdentifier)")
+  var keyID: String?
+  @Option("<iss>", help: "the issuer id of --api-key (iss)")
+  var issuer: String?
 
   /// `--app-apple-id`: a positive integer.
   static func appAppleID(_ text: String, _ context: ParseContext) throws -> Int64 {
@@ -59,6 +69,9 @@ struct InitCommand: CommandLineCommand {
       throw CLIError.usage("invalid bundle id '\(bundleID)'", command: "init")
     }
     let rootKey = try signingKey.map { try KeyFile.read($0, option: "--signing-key", inv) }
+    let teamKey = try APIKeyOptions.key(inv, path: apiKey, keyID: keyID, issuer: issuer, command: "init").map {
+      OfferKey(keyID: $0.keyID, publicKey: $0.publicKey, issuer: $0.issuer)
+    }
     let contentPath = try ConfigurationFile.contentPath(config, environment: inv.environment)
     let (loaded, data) = try ConfigurationFile.load(config, environment: inv.environment)
     for w in loaded.warnings { inv.err(ConfigurationFile.diagnostic(w, file: config)) }
@@ -72,6 +85,7 @@ struct InitCommand: CommandLineCommand {
       store.tieReceipts(toDownload: downloadID(inv))
       // A scenario's session signs reproducibly: its key is derived unless one is given.
       store.useSigning(rootKey.map { SigningIdentity(rootKey: $0, environment: environment) }, appAppleID: appAppleID)
+      store.useTeamKey(teamKey)
       memory.store = store
       report.environment = environment
       report.now = store.now
@@ -83,6 +97,7 @@ struct InitCommand: CommandLineCommand {
     // A receipt of this session, and no other, is authenticated (rule verify-receipt-tied-to-session).
     store.tieReceipts(toDownload: downloadID(inv))
     store.useSigning(signingIdentity(inv, rootKey, environment), appAppleID: appAppleID)
+    store.useTeamKey(teamKey)
     try reportingSessionErrors {
       try AtomicFile.makeFolder((location.file as NSString).deletingLastPathComponent)
       let lock = try SessionLock(location, forWriting: true)

@@ -12,7 +12,9 @@ struct SettingsCommand: CommandLineCommand {
       Keys: ask-to-buy, interrupted-purchases, fail-transactions (off or an SKError name),
       billing-retry (renewals fail into billing retry), grace-period, storefront (ISO 3166 alpha-3),
       locale, time-rate (an SKTestSession.TimeRate name or number), disable-dialogs, deliver-url
-      (POST notifications there as they happen, or off), and 'error API ERROR|none' for simulated StoreKit errors (setSimulatedError(_:forAPI:)), e.g.
+      (POST notifications there as they happen, or off), strict-eligibility (an introductory-offer
+      eligibility JWS that does not verify fails the purchase with invalidOfferSignature; off: it
+      is ignored and normal eligibility applies), and 'error API ERROR|none' for simulated StoreKit errors (setSimulatedError(_:forAPI:)), e.g.
       'settings error purchase networkError'. Initial values come from the configuration.
       """,
     example: "storesim settings billing-retry on")
@@ -30,6 +32,9 @@ struct SettingsCommand: CommandLineCommand {
         if key == .deliverURL {
           guard args.count == 2 else { throw CLIError.usage("unexpected argument '\(args[2])'", command: "settings") }
           if args[1].lowercased() != "off" { _ = try Delivery.validate(args[1], command: "settings") }
+        } else if key == .strictEligibility {
+          guard args.count == 2 else { throw CLIError.usage("unexpected argument '\(args[2])'", command: "settings") }
+          _ = try parseSwitch(args[1], key: key.rawValue)
         } else {
           var scratch = StoreKitSettings()
           try applySetting(key, args, to: &scratch)
@@ -56,6 +61,11 @@ struct SettingsCommand: CommandLineCommand {
         inv.emit(json: .object([key.rawValue: key.json(store)]), line: "\(key.rawValue) = \(key.value(store))")
         return .success
       }
+      if key == .strictEligibility {
+        store.strictIntroductoryOfferEligibility = try parseSwitch(value, key: key.rawValue)
+        inv.emit(json: .object([key.rawValue: key.json(store)]), line: "\(key.rawValue) = \(key.value(store))")
+        return .success
+      }
       try applySetting(key, args, to: &s)
       store.settings = s
       inv.emit(json: .object([key.rawValue: key.json(store)]), line: "\(key.rawValue) = \(key.value(store))")
@@ -77,11 +87,13 @@ enum SettingKey: String, CaseIterable {
   case disableDialogs = "disable-dialogs"
   case error
   case deliverURL = "deliver-url"
+  case strictEligibility = "strict-eligibility"
 
   func value(_ store: Store) -> String {
     let s = store.settings
     switch self {
     case .deliverURL: return store.state.deliveryURL ?? "off"
+    case .strictEligibility: return store.strictIntroductoryOfferEligibility ? "on" : "off"
     case .askToBuy: return s.askToBuyEnabled ? "on" : "off"
     case .interruptedPurchases: return s.interruptedPurchasesEnabled ? "on" : "off"
     case .failTransactions: return s.failTransactionsEnabled ? s.failureError.rawValue : "off"
@@ -105,6 +117,7 @@ extension SettingKey {
     let s = store.settings
     switch self {
     case .deliverURL: return store.state.deliveryURL.map(JSONOutput.string) ?? .null
+    case .strictEligibility: return .bool(store.strictIntroductoryOfferEligibility)
     case .askToBuy: return .bool(s.askToBuyEnabled)
     case .interruptedPurchases: return .bool(s.interruptedPurchasesEnabled)
     case .failTransactions: return s.failTransactionsEnabled ? .string(s.failureError.rawValue) : .null
@@ -138,7 +151,7 @@ func applySetting(_ key: SettingKey, _ args: [String], to s: inout StoreKitSetti
   let value = args[1]
   if key != .error && args.count > 2 { throw CLIError.usage("unexpected argument '\(args[2])'", command: "settings") }
   switch key {
-  case .deliverURL: break
+  case .deliverURL, .strictEligibility: break
   case .askToBuy: s.askToBuyEnabled = try parseSwitch(value, key: key.rawValue)
   case .interruptedPurchases: s.interruptedPurchasesEnabled = try parseSwitch(value, key: key.rawValue)
   case .billingRetry: s.shouldEnterBillingRetryOnRenewal = try parseSwitch(value, key: key.rawValue)

@@ -78,4 +78,12 @@ enum APIKeyOptions {
     let key = try KeyFile.read(path, option: "--api-key", inv)
     return Authentication.Key(publicKey: key.publicKey, keyID: keyID, issuer: issuer)
   }
+
+  /// The team's key given to the session at `init`, as bearer tokens are checked with it.
+  static func key(_ teamKey: OfferKey) -> Authentication.Key? {
+    guard let issuer = teamKey.issuer, let data = Data(base64Encoded: teamKey.publicKey),
+      let publicKey = P256.PublicKey(x963Representation: Array(data))
+    else { return nil }
+    return Authentication.Key(publicKey: publicKey, keyID: teamKey.keyID, issuer: issuer)
+  }
 }

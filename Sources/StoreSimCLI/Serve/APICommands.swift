@@ -19,8 +19,8 @@ struct APICommand: CommandLineCommand {
       trusted; with it, the header is checked as the server checks it (an ES256 bearer token
       with kid, iss, exp at most an hour away, aud appstoreconnect-v1 and bid equal to the
       session's bundle id). Its signature is checked only with --api-key AuthKey.p8 --key-id KID
-      --issuer ISS, which also require that kid and iss. Exit 0 for a 2xx answer, 1 for any
-      other.
+      --issuer ISS, which also require that kid and iss, or, without them, with the key given at
+      'init --api-key'. Exit 0 for a 2xx answer, 1 for any other.
       """,
     example: "storesim api GET '/inApps/v1/history/2000000000000001?sort=DESCENDING'")
 
@@ -68,6 +68,8 @@ struct APICommand: CommandLineCommand {
     let mutating = ServerAPI.match(request).route?.changesSession ?? false
     var response = APIResponse(status: 500, body: "")
     _ = try SessionContext.with(inv, mutating: mutating, needsNotifications: true) { store in
+      // Without --api-key, the team's key given at init checks a token given with --authorization.
+      let key = key ?? store.state.teamKey.flatMap(APIKeyOptions.key)
       response = ServerAPI.respond(request, store: store, now: inv.environment.now(), trusted: trusted, key: key)
       if let changed = response.changed { store = changed }
       return .success

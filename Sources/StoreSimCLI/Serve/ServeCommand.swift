@@ -42,7 +42,8 @@ struct ServeCommand: CommandLineCommand {
       libraries send none). A missing, expired or mismatched token answers 401 (plain text, as
       Apple's), before the session is read. The signature is checked only with --api-key
       AuthKey.p8 --key-id KID --issuer ISS (the team's In-App Purchase key; the token's kid and
-      iss must then be those); the startup line on standard error says which.
+      iss must then be those), or, without them, with the key given at 'init --api-key'; the
+      startup line on standard error says which.
       Either way serve listens on loopback only: --host beyond loopback (0.0.0.0, ::, a LAN
       address) is refused unless --expose-to-network is given, and then a warning says so.
       HTTP/1.1 with keep-alive and pipelining; 16 KiB of header fields, 1 MiB of body (for
@@ -130,8 +131,13 @@ func runServe(
   guard FileManager.default.fileExists(atPath: location.file) else {
     throw CLIError.noInput("no session at \(location.shown); start one with 'storesim init CONFIG.storekit'")
   }
-  let service = SessionService(inv, location: location, sharedSecret: sharedSecret, apiKey: apiKey)
-  try service.check()
+  let checked = SessionService(inv, location: location, sharedSecret: sharedSecret, apiKey: apiKey)
+  let session = try checked.check()
+  // Without --api-key, the team's key given at init checks the tokens (read at the first request).
+  let sessionKey = apiKey == nil ? session.state.teamKey.flatMap(APIKeyOptions.key) : nil
+  let service =
+    sessionKey.map { SessionService(inv, location: location, sharedSecret: sharedSecret, apiKey: $0) } ?? checked
+  let apiKey = apiKey ?? sessionKey
   let environment = inv.environment
   let log: (@Sendable (HTTPServer.LogEntry) -> Void)? =
     quiet ? nil : { @Sendable entry in environment.writeErr(logLine(entry)) }
@@ -149,13 +155,16 @@ func runServe(
   }
   // SIGINT, SIGTERM, SIGHUP and SIGQUIT stop the server cleanly (after the save under way),
   // from before the URL is printed.
-  ProcessSignals.serving(wake: server.wakeWrite) { serve(inv, server, location, exposed: exposed, apiKey: apiKey) }
+  ProcessSignals.serving(wake: server.wakeWrite) {
+    serve(inv, server, location, exposed: exposed, apiKey: apiKey, fromSession: sessionKey != nil)
+  }
   inv.err("stopped")
   return .success
 }
 
 private func serve(
-  _ inv: Invocation, _ server: HTTPServer, _ location: SessionLocation, exposed: Bool, apiKey: Authentication.Key?
+  _ inv: Invocation, _ server: HTTPServer, _ location: SessionLocation, exposed: Bool, apiKey: Authentication.Key?,
+  fromSession: Bool
 ) {
   inv.out(server.baseURL)
   inv.environment.flushOut()
@@ -165,7 +174,7 @@ private func serve(
     )
   }
   let tokens =
-    apiKey.map { "bearer tokens verified with key \($0.keyID)" }
+    apiKey.map { "bearer tokens verified with \(fromSession ? "the session's key" : "key") \($0.keyID)" }
     ?? "bearer token signatures are not checked (give --api-key, --key-id, --issuer)"
   inv.err(
     "serving \(location.shown) at \(server.baseURL) (up to \(server.connectionBudget) connections at once, file limit \(server.fileLimit)); \(tokens); Ctrl-C stops"
