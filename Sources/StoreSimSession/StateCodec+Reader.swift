@@ -18,6 +18,8 @@ extension StateCodec {
     var skippingNotifications = false
     /// Whether the next value follows another one in the same array or object.
     var needsSeparator = false
+    /// Whether the record row being read ended before its trailing fields (`reads`).
+    var rowEnded = false
 
     init(bytes: UnsafeBufferPointer<UInt8>) {
       scanner = JSONScanner(bytes)

@@ -80,48 +80,7 @@ extension StateCodec.Reader {
   }
 
   mutating func subscription() throws(StateCodec.DecodingError) -> SubscriptionState {
-    try row { (r: inout StateCodec.Reader) throws(StateCodec.DecodingError) in
-      let group = try r.string()
-      let original = try r.uint()
-      let current = try r.string()
-      let autoRenew = try r.string()
-      let will = try r.bool()
-      let expiration = try r.date()
-      let latest = try r.uint()
-      let billing = try r.billing()
-      let reason = try r.optRawInt(ExpirationReason.self)
-      let expired = try r.bool()
-      let revoked = try r.bool()
-      let price = try r.raw(PriceIncreaseStatus.self)
-      let pending = try r.offer()
-      let running = try r.offer()
-      let left = try r.smallInt()
-      let recent = try r.date()
-      let renewals = try r.smallInt()
-      let token = try r.uuid()
-      // Optional trailing fields (older files end before them).
-      var anniversary: Date?
-      var increased: Decimal?
-      var commitment: SubscriptionCommitment?
-      if r.more() {
-        anniversary = try r.optDate()
-        increased = try r.optDecimal()
-      }
-      if r.more() {
-        commitment = try r.row { (r: inout StateCodec.Reader) throws(StateCodec.DecodingError) in
-          SubscriptionCommitment(
-            billingPeriodNumber: try r.smallInt(), expirationDate: try r.date(), willAutoRenew: try r.bool(),
-            autoRenewProductID: try r.string(), monthlyPrice: try r.decimal(), price: try r.decimal())
-        }
-      }
-      return SubscriptionState(
-        groupID: group, originalID: original, currentProductID: current, autoRenewProductID: autoRenew,
-        willAutoRenew: will, expirationDate: expiration, latestTransactionID: latest, billing: billing,
-        expirationReason: reason, isExpired: expired, isRevoked: revoked, priceIncreaseStatus: price,
-        pendingOffer: pending, runningOffer: running, runningOfferPeriodsLeft: left,
-        recentSubscriptionStartDate: recent, renewalCount: renewals, appAccountToken: token,
-        anniversaryDate: anniversary, increasedPrice: increased, commitment: commitment)
-    }
+    SubscriptionState(fields: try record(SubscriptionState.Fields.self))
   }
 
   /// `[kind, graceDate, retryDate]`, as `Writer.billing` writes it.
@@ -141,39 +100,6 @@ extension StateCodec.Reader {
   }
 
   mutating func renewalInfo() throws(StateCodec.DecodingError) -> RenewalInfo? {
-    if try null() { return nil }
-    return try row { (r: inout StateCodec.Reader) throws(StateCodec.DecodingError) in
-      let original = try r.uint()
-      let current = try r.string()
-      let autoRenew = try r.string()
-      let will = try r.bool()
-      let reason = try r.optRawInt(ExpirationReason.self)
-      let retry = try r.bool()
-      let grace = try r.optDate()
-      let price = try r.raw(PriceIncreaseStatus.self)
-      let offer = try r.transactionOffer()
-      let renewal = try r.date()
-      let recent = try r.date()
-      let renewalPrice = try r.decimal()
-      let currency = try r.string()
-      let winBack = try r.list { (r: inout StateCodec.Reader) throws(StateCodec.DecodingError) in try r.string() }
-      let token = try r.uuid()
-      let signed = try r.date()
-      // Optional trailing field (older files end before it).
-      let commitment =
-        r.more()
-        ? try r.row { (r: inout StateCodec.Reader) throws(StateCodec.DecodingError) in
-          RenewalCommitment(
-            autoRenewProductID: try r.string(), willAutoRenew: try r.bool(),
-            renewalBillingPlanType: try r.raw(BillingPlanType.self), renewalDate: try r.date(),
-            renewalPrice: try r.decimal())
-        } : nil
-      return RenewalInfo(
-        originalTransactionID: original, currentProductID: current, autoRenewProductID: autoRenew,
-        willAutoRenew: will, expirationReason: reason, isInBillingRetry: retry, gracePeriodExpirationDate: grace,
-        priceIncreaseStatus: price, offer: offer, renewalDate: renewal, recentSubscriptionStartDate: recent,
-        renewalPrice: renewalPrice, currency: currency, eligibleWinBackOfferIDs: winBack, appAccountToken: token,
-        signedDate: signed, commitment: commitment)
-    }
+    try null() ? nil : try record(RenewalInfo.self)
   }
 }

@@ -9,9 +9,11 @@ extension StateCodec {
     var decimals: [Decimal: String] = [:]
     /// Whether the next value follows another one in the same array.
     var needsSeparator = false
-    /// Unset trailing fields of the current transaction row not written yet: a later set one
-    /// writes them first (as `[0]`, read as unset), so each keeps its place.
+    /// Unset trailing fields of the current record row not written yet: a later set one writes
+    /// them first (as `[0]` in a transaction, `null` in a trailing group), so each keeps its place.
     var skippedTrailing = 0
+    /// Whether the current record row's trailing group is being written (`writes`).
+    var groupOpen = false
 
     /// Structure between values (an object's opening and keys): the next value starts fresh.
     mutating func raw(_ s: StaticString) {
@@ -118,10 +120,10 @@ extension StateCodec {
         w.optString(c.familyID)
         w.strings(c.introductoryOfferUsedGroups.sorted())
         w.array { w in
-          for t in c.transactions { w.transaction(t) }
+          for t in c.transactions { w.record(t.fields) }
         }
         w.array { w in
-          for s in c.subscriptions { w.subscription(s) }
+          for s in c.subscriptions { w.record(s.fields) }
         }
       }
     }
@@ -139,12 +141,12 @@ extension StateCodec {
           if let current = transactions[t.id], current.withMutableFields(of: t) == t {
             w.reference(t)
           } else {
-            w.transaction(t)
+            w.record(t.fields)
           }
         } else {
           w.null()
         }
-        if let r = n.renewalInfo { w.renewalInfo(r) } else { w.null() }
+        if let r = n.renewalInfo { w.record(r) } else { w.null() }
         w.optString(n.status?.rawValue)
         // Optional trailing fields (older files end before them).
         if n.consumptionRequestReason != nil || n.massExtensionRequestIdentifier != nil {
@@ -178,44 +180,6 @@ extension StateCodec {
       }
     }
 
-    mutating func subscription(_ s: SubscriptionState) {
-      array { w in
-        w.string(s.groupID)
-        w.uint(s.originalID)
-        w.string(s.currentProductID)
-        w.string(s.autoRenewProductID)
-        w.bool(s.willAutoRenew)
-        w.date(s.expirationDate)
-        w.uint(s.latestTransactionID)
-        w.billing(s.billing)
-        w.optInt(s.expirationReason?.rawValue)
-        w.bool(s.isExpired)
-        w.bool(s.isRevoked)
-        w.string(s.priceIncreaseStatus.rawValue)
-        w.offer(s.pendingOffer)
-        w.offer(s.runningOffer)
-        w.int(s.runningOfferPeriodsLeft)
-        w.date(s.recentSubscriptionStartDate)
-        w.int(s.renewalCount)
-        w.optString(s.appAccountToken?.uuidString)
-        // Optional trailing fields (older files end before them).
-        if s.anniversaryDate != nil || s.increasedPrice != nil || s.commitment != nil {
-          w.optDate(s.anniversaryDate)
-          w.optDecimal(s.increasedPrice)
-        }
-        if let c = s.commitment {
-          w.array { w in
-            w.int(c.billingPeriodNumber)
-            w.date(c.expirationDate)
-            w.bool(c.willAutoRenew)
-            w.string(c.autoRenewProductID)
-            w.decimal(c.monthlyPrice)
-            w.decimal(c.price)
-          }
-        }
-      }
-    }
-
     /// `[kind, graceDate, retryDate]`: kind 0 healthy, 1 grace period, 2 billing retry.
     mutating func billing(_ b: BillingState) {
       let (kind, grace, retry): (Int, Date?, Date?) =
@@ -228,37 +192,6 @@ extension StateCodec {
         w.int(kind)
         w.optDate(grace)
         w.optDate(retry)
-      }
-    }
-
-    mutating func renewalInfo(_ r: RenewalInfo) {
-      array { w in
-        w.uint(r.originalTransactionID)
-        w.string(r.currentProductID)
-        w.string(r.autoRenewProductID)
-        w.bool(r.willAutoRenew)
-        w.optInt(r.expirationReason?.rawValue)
-        w.bool(r.isInBillingRetry)
-        w.optDate(r.gracePeriodExpirationDate)
-        w.string(r.priceIncreaseStatus.rawValue)
-        w.transactionOffer(r.offer)
-        w.date(r.renewalDate)
-        w.date(r.recentSubscriptionStartDate)
-        w.decimal(r.renewalPrice)
-        w.string(r.currency)
-        w.strings(r.eligibleWinBackOfferIDs)
-        w.optString(r.appAccountToken?.uuidString)
-        w.date(r.signedDate)
-        // Optional trailing field (older files end before it).
-        if let c = r.commitment {
-          w.array { w in
-            w.string(c.autoRenewProductID)
-            w.bool(c.willAutoRenew)
-            w.string(c.renewalBillingPlanType.rawValue)
-            w.date(c.renewalDate)
-            w.decimal(c.renewalPrice)
-          }
-        }
       }
     }
   }

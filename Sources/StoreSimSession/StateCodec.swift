@@ -10,7 +10,8 @@ import StoreSim
 /// Every token is read by the core's `JSONScanner`, as the `.storekit` reader reads them.
 ///
 /// Files: this one (entry points), `+Writer` (encoding), `+Reader` (tokens, fields, `base`,
-/// the document), `+Rows` (transactions, subscriptions, notifications, …).
+/// the document), `+Records` (the rows of the records declared once: transactions,
+/// subscriptions, renewal infos, commitments), `+Rows` (customers, notifications, offers, …).
 ///
 ///     {"codec":"compact-1","base":{...StoreState without customers and notifications...},
 ///      "customers":[[name,appTransactionID,familyID,[groups],[transaction...],[subscription...]],...],

@@ -63,66 +63,32 @@ public struct Localization: Sendable, Hashable, Codable {
 ///
 /// Copy-on-write: copies share one storage, so handing a product around costs a reference count.
 public struct Product: Sendable, Hashable, Codable, Identifiable {
-  /// The stored fields.
+  /// The stored fields. Each is also a public property of `Product` with its comment,
+  /// forwarded in Product+Forwarding.swift, which Scripts/generate-forwarding.sh writes from this
+  /// declaration.
   struct Fields: Sendable, Hashable, Codable {
+    /// The product identifier.
     var id: ProductID
+    /// The type.
     var type: ProductType
+    /// The internal label (never shown to buyers).
     var referenceName: String
+    /// The price in the storefront's currency, exactly as configured.
     var price: Decimal
+    /// The configured price text.
     var displayPrice: String
+    /// Whether Family Sharing applies (`isFamilyShareable`).
     var isFamilyShareable: Bool
+    /// Xcode's row id.
     var internalID: String
+    /// Localized metadata.
     var localizations: [Localization]
+    /// Subscription details, for auto-renewable subscriptions only.
     var subscription: SubscriptionInfo?
   }
 
-  private var storage: CopyOnWrite<Fields>
-
-  /// The product identifier.
-  public var id: ProductID {
-    _read { yield storage.fields.id }
-    _modify { yield &storage.fields.id }
-  }
-  /// The type.
-  public var type: ProductType {
-    _read { yield storage.fields.type }
-    _modify { yield &storage.fields.type }
-  }
-  /// The internal label (never shown to buyers).
-  public var referenceName: String {
-    _read { yield storage.fields.referenceName }
-    _modify { yield &storage.fields.referenceName }
-  }
-  /// The price in the storefront's currency, exactly as configured.
-  public var price: Decimal {
-    _read { yield storage.fields.price }
-    _modify { yield &storage.fields.price }
-  }
-  /// The configured price text.
-  public var displayPrice: String {
-    _read { yield storage.fields.displayPrice }
-    _modify { yield &storage.fields.displayPrice }
-  }
-  /// Whether Family Sharing applies (`isFamilyShareable`).
-  public var isFamilyShareable: Bool {
-    _read { yield storage.fields.isFamilyShareable }
-    _modify { yield &storage.fields.isFamilyShareable }
-  }
-  /// Xcode's row id.
-  public var internalID: String {
-    _read { yield storage.fields.internalID }
-    _modify { yield &storage.fields.internalID }
-  }
-  /// Localized metadata.
-  public var localizations: [Localization] {
-    _read { yield storage.fields.localizations }
-    _modify { yield &storage.fields.localizations }
-  }
-  /// Subscription details, for auto-renewable subscriptions only.
-  public var subscription: SubscriptionInfo? {
-    _read { yield storage.fields.subscription }
-    _modify { yield &storage.fields.subscription }
-  }
+  /// The fields, shared by copies.
+  var storage: CopyOnWrite<Fields>
 
   public init(from decoder: any Decoder) throws { storage = CopyOnWrite(try Fields(from: decoder)) }
 

@@ -83,6 +83,41 @@ public struct RenewalCommitment: Sendable, Hashable, Codable {
   }
 }
 
+extension SubscriptionCommitment: DeclaredRecord {
+  /// A commitment with every field empty, for a reader to fill.
+  package static let blank = SubscriptionCommitment(
+    billingPeriodNumber: 0, expirationDate: Date(timeIntervalSince1970: 0), willAutoRenew: false,
+    autoRenewProductID: "", monthlyPrice: 0, price: 0)
+
+  /// Every field, in the order of a session row (the wire carries a transaction's and a renewal
+  /// info's views of it, not this record).
+  package mutating func visitRow<V: RecordFieldVisitor>(_ v: inout V) throws(V.Failure) {
+    try v.visit(RecordField("billingPeriodNumber"), &billingPeriodNumber)
+    try v.visit(RecordField("expirationDate"), &expirationDate)
+    try v.visit(RecordField("willAutoRenew"), &willAutoRenew)
+    try v.visit(RecordField("autoRenewProductID"), &autoRenewProductID)
+    try v.visit(RecordField("monthlyPrice"), &monthlyPrice)
+    try v.visit(RecordField("price"), &price)
+  }
+}
+
+extension RenewalCommitment: DeclaredRecord {
+  /// A commitment with every field empty, for a reader to fill.
+  package static let blank = RenewalCommitment(
+    autoRenewProductID: "", willAutoRenew: false, renewalBillingPlanType: .billedUpfront,
+    renewalDate: Date(timeIntervalSince1970: 0), renewalPrice: 0)
+
+  /// Every field, in the order of a session row, with its `commitmentInfo` name.
+  package mutating func visitRow<V: RecordFieldVisitor>(_ v: inout V) throws(V.Failure) {
+    try v.visit(RecordField("autoRenewProductID", wire: "commitmentAutoRenewProductId"), &autoRenewProductID)
+    try v.visit(RecordField("willAutoRenew", wire: "commitmentAutoRenewStatus", flag: .number), &willAutoRenew)
+    try v.visit(
+      RecordField("renewalBillingPlanType", wire: "commitmentRenewalBillingPlanType"), &renewalBillingPlanType)
+    try v.visit(RecordField("renewalDate", wire: "commitmentRenewalDate"), &renewalDate)
+    try v.visit(RecordField("renewalPrice", wire: "commitmentRenewalPrice"), &renewalPrice)
+  }
+}
+
 extension Product {
   /// The enabled `MONTHLY` billing plan of a one-year subscription, if it has one.
   public var monthlyBillingPlan: BillingPlan? {

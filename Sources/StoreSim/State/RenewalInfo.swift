@@ -71,6 +71,41 @@ public struct RenewalInfo: Sendable, Hashable, Codable {
   }
 }
 
+extension RenewalInfo: DeclaredRecord {
+  /// A renewal info with every field empty, for a reader to fill.
+  package static let blank = RenewalInfo(
+    originalTransactionID: 0, currentProductID: "", autoRenewProductID: "", willAutoRenew: false,
+    expirationReason: nil, isInBillingRetry: false, gracePeriodExpirationDate: nil,
+    priceIncreaseStatus: .noIncreasePending, offer: nil, renewalDate: Date(timeIntervalSince1970: 0),
+    recentSubscriptionStartDate: Date(timeIntervalSince1970: 0), renewalPrice: 0, currency: "",
+    eligibleWinBackOfferIDs: [], appAccountToken: nil, signedDate: Date(timeIntervalSince1970: 0))
+
+  /// Every field, in the order of a session row, with its `JWSRenewalInfoDecodedPayload` name
+  /// (`RenewalInfoPayload` adds what is not a stored field, and `priceIncreaseStatus`, whose
+  /// wire numbers are its own).
+  package mutating func visitRow<V: RecordFieldVisitor>(_ v: inout V) throws(V.Failure) {
+    try v.visit(RecordField("originalTransactionID", wire: "originalTransactionId"), &originalTransactionID)
+    try v.visit(RecordField("currentProductID", wire: "productId"), &currentProductID)
+    try v.visit(RecordField("autoRenewProductID", wire: "autoRenewProductId"), &autoRenewProductID)
+    try v.visit(RecordField("willAutoRenew", wire: "autoRenewStatus", flag: .number), &willAutoRenew)
+    try v.visit(RecordField("expirationReason", wire: "expirationIntent"), &expirationReason)
+    try v.visit(RecordField("isInBillingRetry", wire: "isInBillingRetryPeriod", flag: .boolean), &isInBillingRetry)
+    try v.visit(RecordField("gracePeriodExpirationDate", wire: "gracePeriodExpiresDate"), &gracePeriodExpirationDate)
+    try v.visit(RecordField("priceIncreaseStatus"), &priceIncreaseStatus)
+    try v.visit(RecordField("offer"), &offer)
+    try v.visit(RecordField("renewalDate", wire: "renewalDate"), &renewalDate)
+    try v.visit(
+      RecordField("recentSubscriptionStartDate", wire: "recentSubscriptionStartDate"), &recentSubscriptionStartDate)
+    try v.visit(RecordField("renewalPrice", wire: "renewalPrice"), &renewalPrice)
+    try v.visit(RecordField("currency", wire: "currency"), &currency)
+    try v.visit(RecordField("eligibleWinBackOfferIDs", wire: "eligibleWinBackOfferIds"), &eligibleWinBackOfferIDs)
+    try v.visit(RecordField("appAccountToken", wire: "appAccountToken"), &appAccountToken)
+    try v.visit(RecordField("signedDate", wire: "signedDate"), &signedDate)
+    // Absent in sessions written before it existed.
+    try v.visit(RecordField("commitment", wire: "commitmentInfo", trailing: .opensGroup), &commitment)
+  }
+}
+
 /// One subscription status of a group, as `Product.SubscriptionInfo.Status`.
 public struct SubscriptionStatus: Sendable, Hashable, Codable {
   /// The group.

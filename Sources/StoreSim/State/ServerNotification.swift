@@ -5,22 +5,35 @@ import Foundation
 /// Copy-on-write: the outbox holds one reference per notification, and the record (with its
 /// renewal info) is a single allocation.
 public struct ServerNotification: Sendable, Hashable, Codable {
-  /// The stored fields.
+  /// The stored fields. A field with a `///` comment is also a public property of
+  /// `ServerNotification` with that comment (`public package(set)`), forwarded in
+  /// ServerNotification+Forwarding.swift, which Scripts/generate-forwarding.sh writes from this
+  /// declaration; a field with a `//` comment is reached through the accessor written for it.
   struct Fields: Sendable, Hashable, Codable {
+    /// `notificationType`.
     var notificationType: NotificationTypeV2
+    /// `subtype`.
     var subtype: Subtype?
+    /// Position in the outbox (0-based); the `notificationUUID` is derived from it.
     var sequence: Int
+    /// `signedDate`: the emission time.
     var signedDate: Date
+    /// The customer it is about.
     var customer: CustomerID
+    /// The transaction it carries, as it was then.
     var transaction: Transaction?
+    /// The renewal info it carries, as it was then (auto-renewables only).
     var renewalInfo: RenewalInfo?
+    /// The subscription status then (auto-renewables only).
     var status: RenewalState?
+    /// `data.consumptionRequestReason` of a `CONSUMPTION_REQUEST`.
     var consumptionRequestReason: ConsumptionRequestReason?
-    /// See `massExtensionRequestIdentifier` (absent in older sessions).
+    // See `massExtensionRequestIdentifier` (absent in older sessions).
     var massExtensionRequestIdentifier: String? = nil
   }
 
-  private var storage: CopyOnWrite<Fields>
+  /// The fields, shared by copies.
+  var storage: CopyOnWrite<Fields>
 
   /// Creates a record.
   package init(
@@ -33,53 +46,6 @@ public struct ServerNotification: Sendable, Hashable, Codable {
         notificationType: notificationType, subtype: subtype, sequence: sequence, signedDate: signedDate,
         customer: customer, transaction: transaction, renewalInfo: renewalInfo, status: status,
         consumptionRequestReason: consumptionRequestReason))
-  }
-
-  /// `notificationType`.
-  public package(set) var notificationType: NotificationTypeV2 {
-    _read { yield storage.fields.notificationType }
-    _modify { yield &storage.fields.notificationType }
-  }
-  /// `subtype`.
-  public package(set) var subtype: Subtype? {
-    _read { yield storage.fields.subtype }
-    _modify { yield &storage.fields.subtype }
-  }
-  /// Position in the outbox (0-based); the `notificationUUID` is derived from it.
-  public package(set) var sequence: Int {
-    _read { yield storage.fields.sequence }
-    _modify { yield &storage.fields.sequence }
-  }
-  /// `signedDate`: the emission time.
-  public package(set) var signedDate: Date {
-    _read { yield storage.fields.signedDate }
-    _modify { yield &storage.fields.signedDate }
-  }
-  /// The customer it is about.
-  public package(set) var customer: CustomerID {
-    _read { yield storage.fields.customer }
-    _modify { yield &storage.fields.customer }
-  }
-  /// The transaction it carries, as it was then.
-  public package(set) var transaction: Transaction? {
-    _read { yield storage.fields.transaction }
-    _modify { yield &storage.fields.transaction }
-  }
-  /// The renewal info it carries, as it was then (auto-renewables only).
-  public package(set) var renewalInfo: RenewalInfo? {
-    _read { yield storage.fields.renewalInfo }
-    _modify { yield &storage.fields.renewalInfo }
-  }
-  /// The subscription status then (auto-renewables only).
-  public package(set) var status: RenewalState? {
-    _read { yield storage.fields.status }
-    _modify { yield &storage.fields.status }
-  }
-
-  /// `data.consumptionRequestReason` of a `CONSUMPTION_REQUEST`.
-  public package(set) var consumptionRequestReason: ConsumptionRequestReason? {
-    _read { yield storage.fields.consumptionRequestReason }
-    _modify { yield &storage.fields.consumptionRequestReason }
   }
 
   /// The `requestIdentifier` of the mass extension a `RENEWAL_EXTENSION`/`SUMMARY` reports on

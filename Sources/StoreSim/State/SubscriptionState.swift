@@ -5,34 +5,71 @@ import Foundation
 ///
 /// Copy-on-write: reading one costs a reference count; the engine changes it in place.
 public struct SubscriptionState: Sendable, Hashable, Codable {
-  /// The stored fields.
-  struct Fields: Sendable, Hashable, Codable {
+  /// The stored fields: the one declaration of what a subscription's state holds (`visitRow`).
+  ///
+  /// A field with a `///` comment is also a public property of `SubscriptionState` with that
+  /// comment (`public package(set)`), forwarded in SubscriptionState+Forwarding.swift, which
+  /// Scripts/generate-forwarding.sh writes from this declaration; a field with a `//` comment is
+  /// reached only through the accessor written for it here.
+  package struct Fields: Sendable, Hashable, Codable {
+    /// The group.
     var groupID: SubscriptionGroupID
+    /// The group's original transaction id for this customer.
     var originalID: TransactionID
+    /// The product of the current period.
     var currentProductID: ProductID
+    /// The product that will renew (`autoRenewProductId`).
     var autoRenewProductID: ProductID
+    /// Whether auto-renew is on.
     var willAutoRenew: Bool
+    /// End of the current (or last) paid period.
     var expirationDate: Date
+    /// The latest transaction of the group.
     var latestTransactionID: TransactionID
+    /// Billing health.
     var billing: BillingState
+    /// Why it expired (or why renewal is failing).
     var expirationReason: ExpirationReason?
+    /// Whether it has ended.
     var isExpired: Bool
+    /// Whether the current period was refunded.
     var isRevoked: Bool
+    /// Price increase consent.
     var priceIncreaseStatus: PriceIncreaseStatus
     // Offers are rare and large: held by reference, so checking for none is a pointer test.
+    // See `pendingOffer` and `runningOffer`.
     var pendingOffer: CopyOnWrite<SubscriptionOffer>?
     var runningOffer: CopyOnWrite<SubscriptionOffer>?
+    /// Periods left of `runningOffer` after the current one.
     var runningOfferPeriodsLeft: Int
+    /// Start of the current run of periods, bridging gaps shorter than 60 days.
     var recentSubscriptionStartDate: Date
+    /// Successful renewals so far (the sandbox stops after 12).
     var renewalCount: Int
+    /// The app account token of the purchase.
     var appAccountToken: UUID?
-    // Absent in sessions written before they existed (decoded as nil).
+    /// The start of the run of periods whose anniversary renewals keep (rule
+    /// renewals-keep-the-anniversary); nil in sessions written before it existed.
     var anniversaryDate: Date?
+    /// The price the customer agreed to (or was told of) in a price increase: shown as
+    /// `renewalPrice` from the request on and charged from the next renewal after consent (rule
+    /// price-increase-changes-the-renewal-price).
     var increasedPrice: Decimal?
+    /// The commitment plan running, if any (rule commitment-plan-bills-monthly-inside-twelve-months).
     var commitment: SubscriptionCommitment? = nil
   }
 
-  private var storage: CopyOnWrite<Fields>
+  /// The fields, shared by copies.
+  var storage: CopyOnWrite<Fields>
+
+  /// A record of these fields.
+  package init(fields: Fields) { storage = CopyOnWrite(fields) }
+
+  /// The stored fields (`visitRow` walks them).
+  package var fields: Fields {
+    _read { yield storage.fields }
+    _modify { yield &storage.fields }
+  }
 
   /// The `originalPurchaseDate` of the subscription's transactions, once a renewal looked it
   /// up: derived, so neither compared, encoded nor saved.
@@ -86,72 +123,6 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
         increasedPrice: increasedPrice, commitment: commitment))
   }
 
-  /// The commitment plan running, if any (rule commitment-plan-bills-monthly-inside-twelve-months).
-  public package(set) var commitment: SubscriptionCommitment? {
-    _read { yield storage.fields.commitment }
-    _modify { yield &storage.fields.commitment }
-  }
-
-  /// The group.
-  public package(set) var groupID: SubscriptionGroupID {
-    _read { yield storage.fields.groupID }
-    _modify { yield &storage.fields.groupID }
-  }
-  /// The group's original transaction id for this customer.
-  public package(set) var originalID: TransactionID {
-    _read { yield storage.fields.originalID }
-    _modify { yield &storage.fields.originalID }
-  }
-  /// The product of the current period.
-  public package(set) var currentProductID: ProductID {
-    _read { yield storage.fields.currentProductID }
-    _modify { yield &storage.fields.currentProductID }
-  }
-  /// The product that will renew (`autoRenewProductId`).
-  public package(set) var autoRenewProductID: ProductID {
-    _read { yield storage.fields.autoRenewProductID }
-    _modify { yield &storage.fields.autoRenewProductID }
-  }
-  /// Whether auto-renew is on.
-  public package(set) var willAutoRenew: Bool {
-    _read { yield storage.fields.willAutoRenew }
-    _modify { yield &storage.fields.willAutoRenew }
-  }
-  /// End of the current (or last) paid period.
-  public package(set) var expirationDate: Date {
-    _read { yield storage.fields.expirationDate }
-    _modify { yield &storage.fields.expirationDate }
-  }
-  /// The latest transaction of the group.
-  public package(set) var latestTransactionID: TransactionID {
-    _read { yield storage.fields.latestTransactionID }
-    _modify { yield &storage.fields.latestTransactionID }
-  }
-  /// Billing health.
-  public package(set) var billing: BillingState {
-    _read { yield storage.fields.billing }
-    _modify { yield &storage.fields.billing }
-  }
-  /// Why it expired (or why renewal is failing).
-  public package(set) var expirationReason: ExpirationReason? {
-    _read { yield storage.fields.expirationReason }
-    _modify { yield &storage.fields.expirationReason }
-  }
-  /// Whether it has ended.
-  public package(set) var isExpired: Bool {
-    _read { yield storage.fields.isExpired }
-    _modify { yield &storage.fields.isExpired }
-  }
-  /// Whether the current period was refunded.
-  public package(set) var isRevoked: Bool {
-    _read { yield storage.fields.isRevoked }
-    _modify { yield &storage.fields.isRevoked }
-  }
-  /// Price increase consent.
-  public package(set) var priceIncreaseStatus: PriceIncreaseStatus {
-    _read { yield storage.fields.priceIncreaseStatus }
-    _modify { yield &storage.fields.priceIncreaseStatus }
-  }
   /// The offer that applies from the next renewal (offer code or promotional offer redeemed by
   /// an active subscriber, or with a deferred plan change).
   public package(set) var pendingOffer: SubscriptionOffer? {
@@ -170,41 +141,6 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
     set {
       storage.fields.runningOffer = newValue.map(CopyOnWrite.init)
     }
-  }
-
-  /// Periods left of `runningOffer` after the current one.
-  public package(set) var runningOfferPeriodsLeft: Int {
-    _read { yield storage.fields.runningOfferPeriodsLeft }
-    _modify { yield &storage.fields.runningOfferPeriodsLeft }
-  }
-  /// Start of the current run of periods, bridging gaps shorter than 60 days.
-  public package(set) var recentSubscriptionStartDate: Date {
-    _read { yield storage.fields.recentSubscriptionStartDate }
-    _modify { yield &storage.fields.recentSubscriptionStartDate }
-  }
-  /// Successful renewals so far (the sandbox stops after 12).
-  public package(set) var renewalCount: Int {
-    _read { yield storage.fields.renewalCount }
-    _modify { yield &storage.fields.renewalCount }
-  }
-  /// The app account token of the purchase.
-  public package(set) var appAccountToken: UUID? {
-    _read { yield storage.fields.appAccountToken }
-    _modify { yield &storage.fields.appAccountToken }
-  }
-
-  /// The start of the run of periods whose anniversary renewals keep (rule
-  /// renewals-keep-the-anniversary); nil in sessions written before it existed.
-  public package(set) var anniversaryDate: Date? {
-    _read { yield storage.fields.anniversaryDate }
-    _modify { yield &storage.fields.anniversaryDate }
-  }
-  /// The price the customer agreed to (or was told of) in a price increase: shown as
-  /// `renewalPrice` from the request on and charged from the next renewal after consent (rule
-  /// price-increase-changes-the-renewal-price).
-  public package(set) var increasedPrice: Decimal? {
-    _read { yield storage.fields.increasedPrice }
-    _modify { yield &storage.fields.increasedPrice }
   }
 
   // Compared and hashed by the fields only: the cached date is derived.
@@ -237,5 +173,51 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
   public var gracePeriodExpirationDate: Date? {
     if case .gracePeriod(let date, _) = billing, !isExpired, !isRevoked { return date }
     return nil
+  }
+}
+
+extension SubscriptionState.Fields: DeclaredRecord {
+  /// A record with every field empty, for a reader to fill.
+  package static let blank = SubscriptionState.Fields(
+    groupID: "", originalID: 0, currentProductID: "", autoRenewProductID: "", willAutoRenew: false,
+    expirationDate: Date(timeIntervalSince1970: 0), latestTransactionID: 0, billing: .healthy, expirationReason: nil,
+    isExpired: false, isRevoked: false, priceIncreaseStatus: .noIncreasePending, pendingOffer: nil, runningOffer: nil,
+    runningOfferPeriodsLeft: 0, recentSubscriptionStartDate: Date(timeIntervalSince1970: 0), renewalCount: 0,
+    appAccountToken: nil, anniversaryDate: nil, increasedPrice: nil)
+
+  /// Every field, in the order of a session row (a subscription has no wire payload of its own:
+  /// its status and renewal info are made from it).
+  package mutating func visitRow<V: RecordFieldVisitor>(_ v: inout V) throws(V.Failure) {
+    try v.visit(RecordField("groupID"), &groupID)
+    try v.visit(RecordField("originalID"), &originalID)
+    try v.visit(RecordField("currentProductID"), &currentProductID)
+    try v.visit(RecordField("autoRenewProductID"), &autoRenewProductID)
+    try v.visit(RecordField("willAutoRenew"), &willAutoRenew)
+    try v.visit(RecordField("expirationDate"), &expirationDate)
+    try v.visit(RecordField("latestTransactionID"), &latestTransactionID)
+    try v.visit(RecordField("billing"), &billing)
+    try v.visit(RecordField("expirationReason"), &expirationReason)
+    try v.visit(RecordField("isExpired"), &isExpired)
+    try v.visit(RecordField("isRevoked"), &isRevoked)
+    try v.visit(RecordField("priceIncreaseStatus"), &priceIncreaseStatus)
+    try Self.visitOffer(RecordField("pendingOffer"), &pendingOffer, &v)
+    try Self.visitOffer(RecordField("runningOffer"), &runningOffer, &v)
+    try v.visit(RecordField("runningOfferPeriodsLeft"), &runningOfferPeriodsLeft)
+    try v.visit(RecordField("recentSubscriptionStartDate"), &recentSubscriptionStartDate)
+    try v.visit(RecordField("renewalCount"), &renewalCount)
+    try v.visit(RecordField("appAccountToken"), &appAccountToken)
+    // Absent in sessions written before they existed.
+    try v.visit(RecordField("anniversaryDate", trailing: .opensGroup), &anniversaryDate)
+    try v.visit(RecordField("increasedPrice", trailing: .inGroup), &increasedPrice)
+    try v.visit(RecordField("commitment", trailing: .opensGroup), &commitment)
+  }
+
+  /// An offer held by reference: visited as a value, put back only when the visit changed it.
+  private static func visitOffer<V: RecordFieldVisitor>(
+    _ field: RecordField, _ stored: inout CopyOnWrite<SubscriptionOffer>?, _ v: inout V
+  ) throws(V.Failure) {
+    var offer = stored?.fields
+    try v.visit(field, &offer)
+    if offer != stored?.fields { stored = offer.map(CopyOnWrite.init) }
   }
 }

@@ -70,7 +70,8 @@ public struct TransactionOffer: Sendable, Hashable, Codable {
 /// event) shares its fields instead of duplicating them, and changing a copy never changes the
 /// others. A notification therefore keeps the transaction exactly as it was when it was sent.
 public struct Transaction: Sendable, Hashable, Codable, Identifiable {
-  private var storage: CopyOnWrite<Fields>
+  /// The fields, shared by copies (the public properties in Transaction+Forwarding.swift).
+  var storage: CopyOnWrite<Fields>
 
   /// A transaction of these fields.
   package init(fields: Fields) { storage = CopyOnWrite(fields) }
@@ -79,132 +80,6 @@ public struct Transaction: Sendable, Hashable, Codable, Identifiable {
   package var fields: Fields {
     _read { yield storage.fields }
     _modify { yield &storage.fields }
-  }
-
-  /// Unique id.
-  public package(set) var id: TransactionID {
-    _read { yield storage.fields.purchase.id }
-    _modify { yield &storage.fields.purchase.id }
-  }
-  /// The id of the first purchase this transaction descends from (`originalID`).
-  public package(set) var originalID: TransactionID {
-    _read { yield storage.fields.purchase.originalID }
-    _modify { yield &storage.fields.purchase.originalID }
-  }
-  /// One value per paid subscription period; auto-renewables only.
-  public package(set) var webOrderLineItemID: UInt64? {
-    _read { yield storage.fields.purchase.webOrderLineItemID }
-    _modify { yield &storage.fields.purchase.webOrderLineItemID }
-  }
-  /// The product.
-  public package(set) var productID: ProductID {
-    _read { yield storage.fields.purchase.productID }
-    _modify { yield &storage.fields.purchase.productID }
-  }
-  /// The product's type.
-  public package(set) var productType: ProductType {
-    _read { yield storage.fields.purchase.productType }
-    _modify { yield &storage.fields.purchase.productType }
-  }
-  /// The subscription group, auto-renewables only.
-  public package(set) var subscriptionGroupID: SubscriptionGroupID? {
-    _read { yield storage.fields.purchase.subscriptionGroupID }
-    _modify { yield &storage.fields.purchase.subscriptionGroupID }
-  }
-  /// When the account was charged (or the renewal period began).
-  public package(set) var purchaseDate: Date {
-    _read { yield storage.fields.purchase.purchaseDate }
-    _modify { yield &storage.fields.purchase.purchaseDate }
-  }
-  /// The `purchaseDate` of the original transaction.
-  public package(set) var originalPurchaseDate: Date {
-    _read { yield storage.fields.purchase.originalPurchaseDate }
-    _modify { yield &storage.fields.purchase.originalPurchaseDate }
-  }
-  /// End of the period this transaction pays for; auto-renewables only.
-  public package(set) var expirationDate: Date? {
-    _read { yield storage.fields.status.expirationDate }
-    _modify { yield &storage.fields.status.expirationDate }
-  }
-  /// Quantity bought.
-  public package(set) var purchasedQuantity: Int {
-    _read { yield storage.fields.purchase.purchasedQuantity }
-    _modify { yield &storage.fields.purchase.purchasedQuantity }
-  }
-  /// The app's account token from the purchase options.
-  public package(set) var appAccountToken: UUID? {
-    _read { yield storage.fields.purchase.appAccountToken }
-    _modify { yield &storage.fields.purchase.appAccountToken }
-  }
-  /// Bought or family shared.
-  public package(set) var ownershipType: OwnershipType {
-    _read { yield storage.fields.purchase.ownershipType }
-    _modify { yield &storage.fields.purchase.ownershipType }
-  }
-  /// When refunded or revoked.
-  public package(set) var revocationDate: Date? {
-    _read { yield storage.fields.status.revocationDate }
-    _modify { yield &storage.fields.status.revocationDate }
-  }
-  /// Why refunded or revoked.
-  public package(set) var revocationReason: RevocationReason? {
-    _read { yield storage.fields.status.revocationReason }
-    _modify { yield &storage.fields.status.revocationReason }
-  }
-  /// Whether family access was revoked (server `revocationType` `FAMILY_REVOKE`) rather than refunded.
-  public package(set) var isFamilyRevocation: Bool {
-    _read { yield storage.fields.status.isFamilyRevocation }
-    _modify { yield &storage.fields.status.isFamilyRevocation }
-  }
-  /// Superseded by an immediate upgrade or crossgrade.
-  public package(set) var isUpgraded: Bool {
-    _read { yield storage.fields.status.isUpgraded }
-    _modify { yield &storage.fields.status.isUpgraded }
-  }
-  /// The offer of this period.
-  public package(set) var offer: TransactionOffer? {
-    _read { yield storage.fields.purchase.offer }
-    _modify { yield &storage.fields.purchase.offer }
-  }
-  /// Purchase or renewal.
-  public package(set) var reason: TransactionReason {
-    _read { yield storage.fields.purchase.reason }
-    _modify { yield &storage.fields.purchase.reason }
-  }
-  /// Total price in currency units (after offer, times quantity).
-  public package(set) var price: Decimal {
-    _read { yield storage.fields.purchase.price }
-    _modify { yield &storage.fields.purchase.price }
-  }
-  /// ISO 4217 currency.
-  public package(set) var currency: String {
-    _read { yield storage.fields.purchase.currency }
-    _modify { yield &storage.fields.purchase.currency }
-  }
-  /// Storefront country code at purchase time.
-  public package(set) var storefront: String {
-    _read { yield storage.fields.purchase.storefront }
-    _modify { yield &storage.fields.purchase.storefront }
-  }
-  /// Apple's storefront id.
-  public package(set) var storefrontID: String {
-    _read { yield storage.fields.purchase.storefrontID }
-    _modify { yield &storage.fields.purchase.storefrontID }
-  }
-  /// Whether the app has called `finish()`.
-  public package(set) var isFinished: Bool {
-    _read { yield storage.fields.status.isFinished }
-    _modify { yield &storage.fields.status.isFinished }
-  }
-  /// The customer whose purchase was shared into this one (family copies only).
-  public package(set) var sharedFrom: CustomerID? {
-    _read { yield storage.fields.purchase.sharedFrom }
-    _modify { yield &storage.fields.purchase.sharedFrom }
-  }
-  /// The purchaser's transaction this family copy mirrors.
-  public package(set) var sharedTransactionID: TransactionID? {
-    _read { yield storage.fields.purchase.sharedTransactionID }
-    _modify { yield &storage.fields.purchase.sharedTransactionID }
   }
 
   public init(from decoder: any Decoder) throws { storage = CopyOnWrite(try Fields(from: decoder)) }

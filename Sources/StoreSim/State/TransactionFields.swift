@@ -1,90 +1,10 @@
 import Foundation
 
-/// One field of a transaction as its shapes name it: the model's name, the App Store's wire
-/// name (`JWSTransactionDecodedPayload`; nil for what the App Store never sends) and whether
-/// session rows written before the field existed end without it.
-package struct TransactionField: Sendable, Hashable {
-  /// The name in the model (`Transaction`'s property).
-  package let name: String
-  /// The wire name, nil when the field is storesim's own bookkeeping.
-  package let wireName: String?
-  /// Written last in a session row, in brackets and only when set (absent from older files).
-  package let isTrailing: Bool
-
-  init(_ name: String, wire: String?, trailing: Bool = false) {
-    self.name = name
-    self.wireName = wire
-    self.isTrailing = trailing
-  }
-}
-
-/// Something that walks a transaction's fields: a writer reads each value, a reader replaces
-/// it. Every shape of a transaction (the session row, the wire payload, the list of wire names
-/// a scenario may check) is one of these over `Transaction.Fields.visitRow`, so a field added
-/// to the declaration reaches all of them, and a field of a new type is a compile error in each.
-package protocol TransactionFieldVisitor {
-  associatedtype Failure: Error
-  mutating func visit(_ field: TransactionField, _ value: inout UInt64) throws(Failure)
-  mutating func visit(_ field: TransactionField, _ value: inout UInt64?) throws(Failure)
-  mutating func visit(_ field: TransactionField, _ value: inout Int) throws(Failure)
-  mutating func visit(_ field: TransactionField, _ value: inout Bool) throws(Failure)
-  mutating func visit(_ field: TransactionField, _ value: inout String) throws(Failure)
-  mutating func visit(_ field: TransactionField, _ value: inout String?) throws(Failure)
-  mutating func visit(_ field: TransactionField, _ value: inout Date) throws(Failure)
-  mutating func visit(_ field: TransactionField, _ value: inout Date?) throws(Failure)
-  mutating func visit(_ field: TransactionField, _ value: inout Decimal) throws(Failure)
-  mutating func visit(_ field: TransactionField, _ value: inout UUID?) throws(Failure)
-  mutating func visit(_ field: TransactionField, _ value: inout TransactionOffer?) throws(Failure)
-  /// A value named by a string (`ProductType`, `OwnershipType`, `TransactionReason`).
-  mutating func visit<R: RawRepresentable>(_ field: TransactionField, _ value: inout R) throws(Failure)
-  where R.RawValue == String
-  /// An optional value named by a string (`CustomerID`).
-  mutating func visit<R: RawRepresentable>(_ field: TransactionField, _ value: inout R?) throws(Failure)
-  where R.RawValue == String
-  /// An optional value named by a number (`RevocationReason`).
-  mutating func visit<R: RawRepresentable>(_ field: TransactionField, _ value: inout R?) throws(Failure)
-  where R.RawValue == Int
-}
-
-/// A visitor of the declaration alone (each field's names and kind of value), never of a value:
-/// it implements one method and the value-typed ones all call it.
-package protocol TransactionFieldListVisitor: TransactionFieldVisitor where Failure == Never {
-  mutating func visit(_ field: TransactionField, kind: TransactionField.Kind)
-}
-
-extension TransactionField {
-  /// What a field holds, as far as a list of fields cares: a date, an offer (which the wire
-  /// spreads over four names) or any other value.
-  package enum Kind: Sendable { case value, date, offer }
-}
-
-extension TransactionFieldListVisitor {
-  package mutating func visit(_ field: TransactionField, _ value: inout UInt64) { visit(field, kind: .value) }
-  package mutating func visit(_ field: TransactionField, _ value: inout UInt64?) { visit(field, kind: .value) }
-  package mutating func visit(_ field: TransactionField, _ value: inout Int) { visit(field, kind: .value) }
-  package mutating func visit(_ field: TransactionField, _ value: inout Bool) { visit(field, kind: .value) }
-  package mutating func visit(_ field: TransactionField, _ value: inout String) { visit(field, kind: .value) }
-  package mutating func visit(_ field: TransactionField, _ value: inout String?) { visit(field, kind: .value) }
-  package mutating func visit(_ field: TransactionField, _ value: inout Date) { visit(field, kind: .date) }
-  package mutating func visit(_ field: TransactionField, _ value: inout Date?) { visit(field, kind: .date) }
-  package mutating func visit(_ field: TransactionField, _ value: inout Decimal) { visit(field, kind: .value) }
-  package mutating func visit(_ field: TransactionField, _ value: inout UUID?) { visit(field, kind: .value) }
-  package mutating func visit(_ field: TransactionField, _ value: inout TransactionOffer?) {
-    visit(field, kind: .offer)
-  }
-  package mutating func visit<R: RawRepresentable>(_ field: TransactionField, _ value: inout R)
-  where R.RawValue == String { visit(field, kind: .value) }
-  package mutating func visit<R: RawRepresentable>(_ field: TransactionField, _ value: inout R?)
-  where R.RawValue == String { visit(field, kind: .value) }
-  package mutating func visit<R: RawRepresentable>(_ field: TransactionField, _ value: inout R?)
-  where R.RawValue == Int { visit(field, kind: .value) }
-}
-
 extension Transaction {
   /// The stored fields: the one declaration of what a transaction holds. `purchase` is what the
   /// purchase recorded; `status` is what can change afterwards and what a notification's copy
   /// of a stored transaction carries (a reference row in a session file).
-  package struct Fields: Sendable, Hashable, Codable {
+  package struct Fields: Sendable, Hashable, Codable, DeclaredRecord {
     package var purchase: Purchase
     package var status: Status
 
@@ -116,30 +36,54 @@ extension Transaction {
         expirationDate: nil, revocationDate: nil, revocationReason: nil, isFamilyRevocation: false,
         isUpgraded: false, isFinished: false, modificationOrder: nil, revocationPercentage: nil))
 
+    // A field with a `///` comment is also a public property of `Transaction` with that comment
+    // (`public package(set)`), forwarded in Transaction+Forwarding.swift, which
+    // Scripts/generate-forwarding.sh writes from these declarations; a field with a `//` comment
+    // is reached only through the accessor `Transaction` writes for it.
+
     /// What the purchase recorded (the app account token can also be set later through the
     /// server API; a notification then carries the whole transaction).
     package struct Purchase: Sendable, Hashable, Codable {
+      /// Unique id.
       var id: TransactionID
+      /// The id of the first purchase this transaction descends from (`originalID`).
       var originalID: TransactionID
+      /// One value per paid subscription period; auto-renewables only.
       var webOrderLineItemID: UInt64?
+      /// The product.
       var productID: ProductID
+      /// The product's type.
       var productType: ProductType
+      /// The subscription group, auto-renewables only.
       var subscriptionGroupID: SubscriptionGroupID?
+      /// When the account was charged (or the renewal period began).
       var purchaseDate: Date
+      /// The `purchaseDate` of the original transaction.
       var originalPurchaseDate: Date
+      /// Quantity bought.
       var purchasedQuantity: Int
+      /// The app's account token from the purchase options.
       var appAccountToken: UUID?
+      /// Bought or family shared.
       var ownershipType: OwnershipType
+      /// The offer of this period.
       var offer: TransactionOffer?
+      /// Purchase or renewal.
       var reason: TransactionReason
+      /// Total price in currency units (after offer, times quantity).
       var price: Decimal
+      /// ISO 4217 currency.
       var currency: String
+      /// Storefront country code at purchase time.
       var storefront: String
+      /// Apple's storefront id.
       var storefrontID: String
+      /// The customer whose purchase was shared into this one (family copies only).
       var sharedFrom: CustomerID?
+      /// The purchaser's transaction this family copy mirrors.
       var sharedTransactionID: TransactionID?
-      /// A commitment plan's billing period (1...12), the commitment's end (epoch ms) and price
-      /// (milliunits); nil on other transactions (absent in older sessions).
+      // A commitment plan's billing period (1...12), the commitment's end (epoch ms) and price
+      // (milliunits); nil on other transactions (absent in older sessions). See `commitmentInfo`.
       var billingPeriodNumber: UInt64? = nil
       var commitmentExpiresDate: UInt64? = nil
       var commitmentPrice: UInt64? = nil
@@ -147,59 +91,65 @@ extension Transaction {
 
     /// What can change after the purchase.
     package struct Status: Sendable, Hashable, Codable {
+      /// End of the period this transaction pays for; auto-renewables only.
       var expirationDate: Date?
+      /// When refunded or revoked.
       var revocationDate: Date?
+      /// Why refunded or revoked.
       var revocationReason: RevocationReason?
+      /// Whether family access was revoked (server `revocationType` `FAMILY_REVOKE`) rather than refunded.
       var isFamilyRevocation: Bool
+      /// Superseded by an immediate upgrade or crossgrade.
       var isUpgraded: Bool
+      /// Whether the app has called `finish()`.
       var isFinished: Bool
-      /// See `modificationOrder` (absent in older sessions).
+      // See `modificationOrder` (absent in older sessions).
       var modificationOrder: UInt64?
-      /// A prorated refund's share in milliunits of a percent (`40000` is 40 %); nil for a full
-      /// refund and while not refunded (absent in older sessions).
+      // A prorated refund's share in milliunits of a percent (`40000` is 40 %); nil for a full
+      // refund and while not refunded (absent in older sessions). See `revocationPercentage`.
       var revocationPercentage: UInt64?
     }
 
     /// Every field, in the order of a session row.
-    package mutating func visitRow<V: TransactionFieldVisitor>(_ v: inout V) throws(V.Failure) {
-      try v.visit(TransactionField("id", wire: "transactionId"), &purchase.id)
-      try v.visit(TransactionField("originalID", wire: "originalTransactionId"), &purchase.originalID)
-      try v.visit(TransactionField("webOrderLineItemID", wire: "webOrderLineItemId"), &purchase.webOrderLineItemID)
-      try v.visit(TransactionField("productID", wire: "productId"), &purchase.productID)
-      try v.visit(TransactionField("productType", wire: "type"), &purchase.productType)
+    package mutating func visitRow<V: RecordFieldVisitor>(_ v: inout V) throws(V.Failure) {
+      try v.visit(RecordField("id", wire: "transactionId"), &purchase.id)
+      try v.visit(RecordField("originalID", wire: "originalTransactionId"), &purchase.originalID)
+      try v.visit(RecordField("webOrderLineItemID", wire: "webOrderLineItemId"), &purchase.webOrderLineItemID)
+      try v.visit(RecordField("productID", wire: "productId"), &purchase.productID)
+      try v.visit(RecordField("productType", wire: "type"), &purchase.productType)
       try v.visit(
-        TransactionField("subscriptionGroupID", wire: "subscriptionGroupIdentifier"), &purchase.subscriptionGroupID)
-      try v.visit(TransactionField("purchaseDate", wire: "purchaseDate"), &purchase.purchaseDate)
+        RecordField("subscriptionGroupID", wire: "subscriptionGroupIdentifier"), &purchase.subscriptionGroupID)
+      try v.visit(RecordField("purchaseDate", wire: "purchaseDate"), &purchase.purchaseDate)
       try v.visit(
-        TransactionField("originalPurchaseDate", wire: "originalPurchaseDate"), &purchase.originalPurchaseDate)
+        RecordField("originalPurchaseDate", wire: "originalPurchaseDate"), &purchase.originalPurchaseDate)
       try v.visit(.expirationDate, &status.expirationDate)
-      try v.visit(TransactionField("purchasedQuantity", wire: "quantity"), &purchase.purchasedQuantity)
-      try v.visit(TransactionField("appAccountToken", wire: "appAccountToken"), &purchase.appAccountToken)
-      try v.visit(TransactionField("ownershipType", wire: "inAppOwnershipType"), &purchase.ownershipType)
+      try v.visit(RecordField("purchasedQuantity", wire: "quantity"), &purchase.purchasedQuantity)
+      try v.visit(RecordField("appAccountToken", wire: "appAccountToken"), &purchase.appAccountToken)
+      try v.visit(RecordField("ownershipType", wire: "inAppOwnershipType"), &purchase.ownershipType)
       try v.visit(.revocationDate, &status.revocationDate)
       try v.visit(.revocationReason, &status.revocationReason)
       try v.visit(.isFamilyRevocation, &status.isFamilyRevocation)
       try v.visit(.isUpgraded, &status.isUpgraded)
-      try v.visit(TransactionField("offer", wire: nil), &purchase.offer)
-      try v.visit(TransactionField("reason", wire: "transactionReason"), &purchase.reason)
-      try v.visit(TransactionField("price", wire: "price"), &purchase.price)
-      try v.visit(TransactionField("currency", wire: "currency"), &purchase.currency)
-      try v.visit(TransactionField("storefront", wire: "storefront"), &purchase.storefront)
-      try v.visit(TransactionField("storefrontID", wire: "storefrontId"), &purchase.storefrontID)
+      try v.visit(RecordField("offer", wire: nil), &purchase.offer)
+      try v.visit(RecordField("reason", wire: "transactionReason"), &purchase.reason)
+      try v.visit(RecordField("price", wire: "price"), &purchase.price)
+      try v.visit(RecordField("currency", wire: "currency"), &purchase.currency)
+      try v.visit(RecordField("storefront", wire: "storefront"), &purchase.storefront)
+      try v.visit(RecordField("storefrontID", wire: "storefrontId"), &purchase.storefrontID)
       try v.visit(.isFinished, &status.isFinished)
-      try v.visit(TransactionField("sharedFrom", wire: nil), &purchase.sharedFrom)
-      try v.visit(TransactionField("sharedTransactionID", wire: nil), &purchase.sharedTransactionID)
+      try v.visit(RecordField("sharedFrom", wire: nil), &purchase.sharedFrom)
+      try v.visit(RecordField("sharedTransactionID", wire: nil), &purchase.sharedTransactionID)
       try v.visit(.modificationOrder, &status.modificationOrder)
       try v.visit(.revocationPercentage, &status.revocationPercentage)
       // On the wire inside `commitmentInfo` (`TransactionPayload`).
-      try v.visit(TransactionField("billingPeriodNumber", wire: nil, trailing: true), &purchase.billingPeriodNumber)
+      try v.visit(RecordField("billingPeriodNumber", wire: nil, trailing: .bracketed), &purchase.billingPeriodNumber)
       try v.visit(
-        TransactionField("commitmentExpiresDate", wire: nil, trailing: true), &purchase.commitmentExpiresDate)
-      try v.visit(TransactionField("commitmentPrice", wire: nil, trailing: true), &purchase.commitmentPrice)
+        RecordField("commitmentExpiresDate", wire: nil, trailing: .bracketed), &purchase.commitmentExpiresDate)
+      try v.visit(RecordField("commitmentPrice", wire: nil, trailing: .bracketed), &purchase.commitmentPrice)
     }
 
     /// The fields of `status`, in the order of a reference row.
-    package mutating func visitStatus<V: TransactionFieldVisitor>(_ v: inout V) throws(V.Failure) {
+    package mutating func visitStatus<V: RecordFieldVisitor>(_ v: inout V) throws(V.Failure) {
       try v.visit(.isFinished, &status.isFinished)
       try v.visit(.isUpgraded, &status.isUpgraded)
       try v.visit(.revocationDate, &status.revocationDate)
@@ -212,15 +162,15 @@ extension Transaction {
   }
 }
 
-// The fields of `Status`, which both rows hold (in different orders).
-extension TransactionField {
-  static let expirationDate = TransactionField("expirationDate", wire: "expiresDate")
-  static let revocationDate = TransactionField("revocationDate", wire: "revocationDate")
-  static let revocationReason = TransactionField("revocationReason", wire: "revocationReason")
-  static let isFamilyRevocation = TransactionField("isFamilyRevocation", wire: nil)
-  static let isUpgraded = TransactionField("isUpgraded", wire: "isUpgraded")
-  static let isFinished = TransactionField("isFinished", wire: nil)
-  static let modificationOrder = TransactionField("modificationOrder", wire: nil, trailing: true)
+// A transaction's `Status` fields, which both its rows hold (in different orders).
+extension RecordField {
+  static let expirationDate = RecordField("expirationDate", wire: "expiresDate")
+  static let revocationDate = RecordField("revocationDate", wire: "revocationDate")
+  static let revocationReason = RecordField("revocationReason", wire: "revocationReason")
+  static let isFamilyRevocation = RecordField("isFamilyRevocation", wire: nil)
+  static let isUpgraded = RecordField("isUpgraded", wire: "isUpgraded")
+  static let isFinished = RecordField("isFinished", wire: nil)
+  static let modificationOrder = RecordField("modificationOrder", wire: nil, trailing: .bracketed)
   // On the wire with `revocationType` (`TransactionPayload`), as a number.
-  static let revocationPercentage = TransactionField("revocationPercentage", wire: nil, trailing: true)
+  static let revocationPercentage = RecordField("revocationPercentage", wire: nil, trailing: .bracketed)
 }

@@ -3,7 +3,8 @@
 ///
 /// The record types (`Transaction`, `Product`, `SubscriptionState`, `ServerNotification`) keep
 /// one of these and forward each public property to `fields` with `_read` / `_modify`, which
-/// reads and changes a field in place. Compared and hashed by the fields.
+/// reads and changes a field in place; those properties are generated from the records' `Fields`
+/// (`*+Forwarding.swift`, `Scripts/generate-forwarding.sh`). Compared and hashed by the fields.
 struct CopyOnWrite<Fields: Sendable & Hashable>: Hashable, @unchecked Sendable {
   // Sendable: the box is only changed while this value is its single owner.
   private final class Box {

@@ -45,7 +45,7 @@ public struct TransactionPayload {
   public init(
     _ t: Transaction, bundleID: String, environment: StoreEnvironment, signedDate: Date, appTransactionID: String? = nil
   ) {
-    var writer = TransactionWireWriter()
+    var writer = RecordWireWriter()
     var fields = t.fields
     fields.visitRow(&writer)
     var d = writer.object
@@ -79,44 +79,21 @@ public struct RenewalInfoPayload {
   /// The JSON object.
   public let json: JSONOutput
 
-  /// Builds the payload.
+  /// Builds the payload: the renewal info's own fields from its declaration
+  /// (`RenewalInfo.visitRow`), then what comes from the session and the signing.
   public init(_ r: RenewalInfo, environment: StoreEnvironment, appTransactionID: String? = nil) {
-    var d: [String: JSONOutput] = [
-      "originalTransactionId": .string(String(r.originalTransactionID)),
-      "productId": .string(r.currentProductID),
-      "autoRenewProductId": .string(r.autoRenewProductID),
-      "autoRenewStatus": .int(r.willAutoRenew ? 1 : 0),
-      "isInBillingRetryPeriod": .bool(r.isInBillingRetry),
-      "renewalDate": milliseconds(r.renewalDate),
-      "recentSubscriptionStartDate": milliseconds(r.recentSubscriptionStartDate),
-      "renewalPrice": milliunits(r.renewalPrice),
-      "currency": .string(r.currency),
-      "signedDate": milliseconds(r.signedDate),
-      "environment": .string(environment.rawValue),
-    ]
-    if let v = r.expirationReason { d["expirationIntent"] = .int(Int64(v.rawValue)) }
-    if let v = r.gracePeriodExpirationDate { d["gracePeriodExpiresDate"] = milliseconds(v) }
+    var writer = RecordWireWriter()
+    var fields = r
+    fields.visitRow(&writer)
+    var d = writer.object
+    d["environment"] = .string(environment.rawValue)
     switch r.priceIncreaseStatus {
     case .noIncreasePending: break
     case .pending: d["priceIncreaseStatus"] = .int(0)
     case .agreed: d["priceIncreaseStatus"] = .int(1)
     }
-    r.offer?.wire(into: &d)
-    if !r.eligibleWinBackOfferIDs.isEmpty {
-      d["eligibleWinBackOfferIds"] = .array(r.eligibleWinBackOfferIDs.map(JSONOutput.string))
-    }
-    if let v = r.appAccountToken { d["appAccountToken"] = .string(v.uuidString.lowercased()) }
     if let v = appTransactionID { d["appTransactionId"] = .string(v) }
     d["renewalBillingPlanType"] = .string(r.renewalBillingPlanType.rawValue)
-    if let c = r.commitment {
-      d["commitmentInfo"] = .object([
-        "commitmentAutoRenewProductId": .string(c.autoRenewProductID),
-        "commitmentAutoRenewStatus": .int(c.willAutoRenew ? 1 : 0),
-        "commitmentRenewalBillingPlanType": .string(c.renewalBillingPlanType.rawValue),
-        "commitmentRenewalDate": milliseconds(c.renewalDate),
-        "commitmentRenewalPrice": milliunits(c.renewalPrice),
-      ])
-    }
     json = .object(d)
   }
 }

@@ -8,9 +8,9 @@ import Testing
 /// the wire payload and the names a scenario may check are made from that declaration.
 @Suite struct TransactionFieldsTests {
   /// Records the model names a visit passes, in order.
-  struct Names: TransactionFieldListVisitor {
+  struct Names: RecordFieldListVisitor {
     var names: [String] = []
-    mutating func visit(_ f: TransactionField, kind: TransactionField.Kind) { names.append(f.name) }
+    mutating func visit(_ f: RecordField, kind: RecordField.Kind) { names.append(f.name) }
   }
 
   static func stored(_ value: Any) -> [String] { Mirror(reflecting: value).children.compactMap(\.label) }
