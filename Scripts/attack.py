@@ -17,7 +17,9 @@ the server misbehaves. The rows of the hostile pass that broke (issue 33):
                12 hours) is answered status 0, not 413.
   crlf         receipt-data wrapped at 64 and 76 columns with CR LF is answered status 0.
   foreign      a receipt of another session of the same app is answered 21003.
-  sigquit      SIGQUIT stops serve (exit 0, "stopped") and the shell, with no crash report.
+  sigquit      SIGQUIT stops serve (exit 0, "stopped"), the shell and manage (in a pseudo-terminal:
+               ended as by SIGTERM, the terminal back in line mode, the main screen back) with
+               no crash report.
 And the rows that held, so they stay held:
   malformed    malformed /verifyReceipt bodies answer HTTP 200 with status 21000 or 21002.
   half-closed  a request followed by a half close is answered, and the connection closed.
@@ -31,10 +33,12 @@ import base64
 import json
 import os
 import resource
+import select
 import signal
 import socket
 import subprocess
 import sys
+import termios
 import threading
 import time
 
@@ -252,8 +256,51 @@ def row_sigquit():
     shell_err = shell.stderr.read()
     check(shell_code == -signal.SIGTERM and not crash_report(shell_err),
           f"shell after SIGQUIT: exit {shell_code}, stderr {shell_err[-300:]!r}")
+    manage = {sig: manage_stopped_by(session, sig) for sig in (signal.SIGTERM, signal.SIGQUIT)}
+    for sig, (manage_code, restored, screen_left, tail) in manage.items():
+        name = signal.Signals(sig).name
+        check(manage_code == -signal.SIGTERM and not crash_report(tail),
+              f"manage after {name}: exit {manage_code}, output after it {tail[-300:]!r}")
+        check(restored and screen_left, f"manage after {name}: terminal in line mode with echo {restored}, "
+              f"main screen and cursor back {screen_left}")
     print(f"row sigquit: serve exit {code}, shell ended by signal {-shell_code if isinstance(shell_code, int) else shell_code}, "
-          "no crash report", flush=True)
+          f"manage ended by signal {-manage[signal.SIGQUIT][0]} (as after SIGTERM: {-manage[signal.SIGTERM][0]}) "
+          "with its terminal restored, no crash report", flush=True)
+
+
+def manage_stopped_by(session, sig):
+    """Runs `manage` in a pseudo-terminal, sends `sig` once its screen is drawn; returns its exit
+    code, whether the terminal is back in line mode with echo, whether its last bytes left the
+    alternate screen with the cursor shown, and what it wrote after the signal."""
+    master, slave = os.openpty()
+    proc = subprocess.Popen([BIN, "manage"], cwd=session.folder, stdin=slave, stdout=slave, stderr=slave,
+                            start_new_session=True, env={**os.environ, "TERM": "xterm-256color"})
+    screen, deadline = b"", time.monotonic() + 20
+    while b"? help" not in screen and time.monotonic() < deadline and proc.poll() is None:
+        ready, _, _ = select.select([master], [], [], 0.2)
+        if ready:
+            screen += os.read(master, 65536)
+    check(b"? help" in screen, f"manage never drew its screen before {signal.Signals(sig).name}: {screen[-300:]!r}")
+    proc.send_signal(sig)
+    try:
+        code = proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        code = "still running"
+    tail = b""
+    while select.select([master], [], [], 0.2)[0]:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        tail += chunk
+    lflag = termios.tcgetattr(slave)[3]
+    os.close(master)
+    os.close(slave)
+    restored = bool(lflag & termios.ICANON) and bool(lflag & termios.ECHO)
+    return code, restored, tail.endswith(b"\x1b[?25h\x1b[?1049l"), tail.decode("utf-8", "replace")
 
 
 def row_malformed():

@@ -24,8 +24,6 @@ final class HTTPConnection: @unchecked Sendable {
   private(set) var start = 0
   /// Bytes read and not yet taken by a request.
   var backlog: Int { buffer.count - start }
-  /// Requests answered in the event loop's current turn (see `EventLoop.requestsPerTurn`).
-  var answeredThisTurn = 0
   /// The event loop stopped answering its requests for this turn (its share is used): it is
   /// settled again next turn without waiting for the socket.
   var yielded = false
@@ -114,13 +112,14 @@ final class HTTPConnection: @unchecked Sendable {
     while true {
       let n = scratch.withUnsafeMutableBytes { Glue.recv(fd, $0.baseAddress!, $0.count, 0) }
       if n > 0 {
-        if backlog == 0 && requestStart == nil && head == nil { requestStart = Clock.now }
+        let now = Clock.now
+        if backlog == 0 && requestStart == nil && head == nil { requestStart = now }
         if start > 0 && start >= buffer.count / 2 {
           buffer.removeFirst(start)
           start = 0
         }
         buffer.append(contentsOf: scratch[0..<n])
-        lastRead = Clock.now
+        lastRead = now
         return true
       }
       if n < 0 && errno == EINTR { continue }

@@ -158,7 +158,7 @@ package final class SessionService: Sendable {
   /// of JSON, a third more in base64, twice that if a client escapes every `/`). Read from
   /// the last snapshot, without waiting (rule verify-receipt-takes-every-receipt-it-issued).
   package func bodyLimit(method: String, target: String) -> Int? {
-    guard VerifyReceipt.endpoint(HTTPRequest(method: method, target: target)) != nil else { return nil }
+    guard VerifyReceipt.isEndpoint(target: target) else { return nil }
     let transactions = snapshot.current?.store.state.customers.reduce(0) { $0 + $1.transactions.count } ?? 0
     return VerifyReceipt.bodyLimit(transactions: transactions)
   }
@@ -192,7 +192,13 @@ package final class SessionService: Sendable {
   /// check (a kept answer says what its route needs, so the request is not even routed): the
   /// server's event loop calls it and leaves the rest to a worker.
   package func quickAnswer(_ request: HTTPRequest) -> HTTPResponse? {
-    guard let cache, let s = snapshot.current,
+    // What a quick answer needs of the snapshot, without copying its store.
+    guard let cache,
+      let s = snapshot.withLock({
+        $0.map {
+          (generation: $0.generation, identity: $0.identity, partial: $0.partial, bundleID: $0.store.state.bundleID)
+        }
+      }),
       let kept = cache.entry(Self.cacheKey(request), generation: s.generation)
     else { return nil }
     var token: Authentication.Token?
@@ -201,7 +207,8 @@ package final class SessionService: Sendable {
       token = t
     }
     guard !(s.partial && kept.needs.contains(.notifications)), let identity = s.identity,
-      fileIdentity(covering: request) == identity, token?.refusal(for: s.store.state.bundleID) == nil
+      fileIdentity(covering: request) == identity,
+      token?.refusal(for: s.bundleID) == nil
     else { return nil }
     return kept.answer
   }
@@ -225,9 +232,14 @@ package final class SessionService: Sendable {
   /// same generation of the session gets the same answer. The body is taken byte for byte (a
   /// byte that is not UTF-8 must not read as U+FFFD, the key of another body).
   private static func cacheKey(_ request: HTTPRequest) -> String {
+    var key = request.method
+    key.reserveCapacity(request.method.utf8.count + request.target.utf8.count + 2 + request.body.count)
+    key += " "
+    key += request.target
+    key += "\n"
     // One scalar per byte (U+0000 to U+00FF): two bodies have the same key only when equal.
-    let body = String(String.UnicodeScalarView(request.body.map { Unicode.Scalar($0) }))
-    return request.method + " " + request.target + "\n" + body
+    if !request.body.isEmpty { key += String(String.UnicodeScalarView(request.body.map { Unicode.Scalar($0) })) }
+    return key
   }
 
   private func read(

@@ -11,12 +11,22 @@ package enum VerifyReceipt {
   /// The endpoint a request asks (production or sandbox); nil when it is not a verifyReceipt request.
   package static func endpoint(_ request: HTTPRequest) -> StoreEnvironment? {
     switch request.path {
-    case "/sandbox/verifyReceipt": return .sandbox
-    case "/verifyReceipt":
+    case sandboxPath: return .sandbox
+    case productionPath:
       let host = request.headers["host"]?.lowercased() ?? ""
       return host.hasPrefix("sandbox.") ? .sandbox : .production
     default: return nil
     }
+  }
+
+  static let productionPath = "/verifyReceipt"
+  static let sandboxPath = "/sandbox/verifyReceipt"
+
+  /// Whether a request target (path and query) asks either endpoint, without making a request
+  /// of it (the server asks this of every request whose head has arrived).
+  package static func isEndpoint(target: String) -> Bool {
+    let path = target.utf8.firstIndex(of: UInt8(ascii: "?")).map { target[..<$0] } ?? target[...]
+    return path == productionPath || path == sandboxPath
   }
 
   /// The answer to a verifyReceipt request at `endpoint`. With a `sharedSecret`, the request's

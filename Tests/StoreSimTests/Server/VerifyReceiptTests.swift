@@ -65,6 +65,18 @@ import Testing
       try JSONParser.parse(Array(store.receipt(askedAs: .sandbox).rendered(pretty: false).utf8)) == answer)
   }
 
+  /// The server asks whether a target is a verifyReceipt request for every request head it
+  /// reads (to pick its body limit), from the target alone: the same answer as routing it.
+  @Test(arguments: [
+    ("/verifyReceipt", true), ("/sandbox/verifyReceipt", true), ("/verifyReceipt?a=1", true),
+    ("/sandbox/verifyReceipt?", true), ("/verifyReceiptX", false), ("/verifyreceipt", false),
+    ("/inApps/v1/transactions/1", false), ("/inApps/v1/transactions/1?verifyReceipt", false), ("", false),
+  ])
+  func aTargetIsAVerifyReceiptEndpointExactlyWhenRoutingSaysSo(target: String, expected: Bool) {
+    #expect(VerifyReceipt.isEndpoint(target: target) == expected)
+    #expect((VerifyReceipt.endpoint(HTTPRequest(method: "POST", target: target)) != nil) == expected)
+  }
+
   @Test func theHostNameAlsoNamesTheSandbox() throws {
     let store = try Self.store()
     let body = Self.body(["receipt-data": Self.receipt(store)])
