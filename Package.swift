@@ -46,6 +46,11 @@ let package = Package(
     .target(
       name: "StoreSimHTTPTestSupport", dependencies: ["StoreSimHTTP", "StoreSimSync"],
       path: "Tests/StoreSimHTTPTestSupport"),
+    // The App Store Server API called as a pure function, for the server's and the CLI's tests.
+    .target(
+      name: "StoreSimServerTestSupport",
+      dependencies: ["StoreSim", "StoreSimHTTP", "StoreSimServer", "StoreSimTestSupport"],
+      path: "Tests/StoreSimServerTestSupport"),
     // One test target per module, each testing its module through its own API (docs/tests.md).
     .testTarget(name: "StoreSimSyncTests", dependencies: ["StoreSimSync"]),
     .testTarget(name: "StoreSimCoreTests", dependencies: ["StoreSim", "StoreSimTestSupport"]),
@@ -57,13 +62,13 @@ let package = Package(
       name: "StoreSimServerTests",
       dependencies: [
         "StoreSim", "StoreSimSession", "StoreSimHTTP", "StoreSimServer", "StoreSimSync", "StoreSimTestSupport",
-        "StoreSimHTTPTestSupport",
+        "StoreSimHTTPTestSupport", "StoreSimServerTestSupport",
       ]),
     .testTarget(
       name: "StoreSimCLITests",
       dependencies: [
         "StoreSim", "StoreSimSync", "StoreSimSession", "StoreSimHTTP", "StoreSimServer", "StoreSimCLI",
-        "StoreSimTestSupport", "StoreSimHTTPTestSupport",
+        "StoreSimTestSupport", "StoreSimHTTPTestSupport", "StoreSimServerTestSupport",
       ],
       exclude: ["Golden"]
     ),

@@ -4,6 +4,7 @@ import Testing
 @testable import StoreSim
 @testable import StoreSimHTTP
 @testable import StoreSimServer
+@testable import StoreSimServerTestSupport
 @testable import StoreSimSession
 @testable import StoreSimTestSupport
 
@@ -18,13 +19,13 @@ import Testing
     headers: [String: String] = [:]
   ) -> APIResponse {
     var h = headers
-    h["authorization"] = ServerAPITests.token()
+    h["authorization"] = ServerAPICall.token()
     return ServerAPI.handle(
       HTTPRequest(method: method, target: "/inApps/v1/messaging" + path, headers: h, body: bytes ?? Array(body.utf8)),
-      store: store, now: ServerAPITests.wallClock)
+      store: store, now: ServerAPICall.wallClock)
   }
 
-  static func code(_ r: APIResponse) -> String? { ServerAPIWritingTests.code(r) }
+  static func code(_ r: APIResponse) -> String? { ServerAPICall.code(r) }
 
   /// Applies a request that must succeed; the changed store.
   static func ok(
@@ -223,7 +224,7 @@ import Testing
     for route in ServerAPI.messagingRoutes {
       let path = route.path.replacingOccurrences(of: "{", with: "x").replacingOccurrences(of: "}", with: "")
       let r = ServerAPI.handle(
-        HTTPRequest(method: route.method, target: path), store: Fixtures.store(), now: ServerAPITests.wallClock)
+        HTTPRequest(method: route.method, target: path), store: Fixtures.store(), now: ServerAPICall.wallClock)
       #expect(r.status == 401, "\(route.method) \(route.path)")
     }
   }

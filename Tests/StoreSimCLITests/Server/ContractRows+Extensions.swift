@@ -3,6 +3,7 @@ import Testing
 
 @testable import StoreSim
 @testable import StoreSimServer
+@testable import StoreSimServerTestSupport
 
 /// Rows of the table: renewal-date extensions (one, all, status).
 extension ServerAPIContractTests {
@@ -50,7 +51,7 @@ extension ServerAPIContractTests {
         check: { a, server in
           let store = try server.store()
           let summary = store.notifications.last
-          return ServerAPITests.string(a.json?["requestIdentifier"]) == mass
+          return ServerAPICall.string(a.json?["requestIdentifier"]) == mass
             && summary?.notificationType == .renewalExtension && summary?.subtype == .summary
             && store.serverRecords.massExtensions.first?.succeeded == 1
         }),

@@ -3,6 +3,7 @@ import Testing
 
 @testable import StoreSim
 @testable import StoreSimServer
+@testable import StoreSimServerTestSupport
 
 /// Rows of the table: the Retention Messaging API under /inApps/v1/messaging.
 extension ServerAPIContractTests {
@@ -266,8 +267,8 @@ extension ServerAPIContractTests {
       R(
         endpoint: result, entry: "200", method: "GET", target: "",
         setup: [("PUT", url, realtime), ("POST", test, #"{"originalTransactionId":"\#(any)"}"#)], status: 200,
-        check: { a, _ in ServerAPITests.string(a.json?["result"]) == "FAIL" && a.json?["failures"] != nil },
-        resolve: { answers in test + "/result/" + (ServerAPITests.string(answers.last?.json?["requestId"]) ?? "none") }),
+        check: { a, _ in ServerAPICall.string(a.json?["result"]) == "FAIL" && a.json?["failures"] != nil },
+        resolve: { answers in test + "/result/" + (ServerAPICall.string(answers.last?.json?["requestId"]) ?? "none") }),
       R(
         endpoint: result, entry: "4000212", method: "GET", target: test + "/result/r1", status: 400,
         errorCode: 4_000_212),

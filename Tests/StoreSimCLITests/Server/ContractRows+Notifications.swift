@@ -3,6 +3,7 @@ import Testing
 
 @testable import StoreSim
 @testable import StoreSimServer
+@testable import StoreSimServerTestSupport
 
 /// Rows of the table: notification history, test notifications and their status.
 extension ServerAPIContractTests {
@@ -20,10 +21,10 @@ extension ServerAPIContractTests {
       R(
         endpoint: history, entry: "200", method: "POST", target: history, body: notes(), status: 200,
         check: { a, _ in
-          let items = ServerAPITests.array(a.json?["notificationHistory"])
+          let items = ServerAPICall.array(a.json?["notificationHistory"])
           return !items.isEmpty
             && items.allSatisfy {
-              ServerAPITests.array($0["sendAttempts"]).count == 1 && $0["firstSendAttemptResult"] != nil
+              ServerAPICall.array($0["sendAttempts"]).count == 1 && $0["firstSendAttemptResult"] != nil
                 && $0["sendAttemptResult"] == nil
             }
         }),
@@ -43,7 +44,7 @@ extension ServerAPIContractTests {
         endpoint: test, entry: "200", method: "POST", target: test, body: "", status: 200,
         check: { a, server in
           let last = try server.store().notifications.last
-          return ServerAPITests.string(a.json?["testNotificationToken"]) != nil && last?.notificationType == .test
+          return ServerAPICall.string(a.json?["testNotificationToken"]) != nil && last?.notificationType == .test
         }),
       R(
         endpoint: test, entry: "4040007", method: "POST", target: test, body: "", status: 404, errorCode: 4_040_007,
@@ -52,10 +53,10 @@ extension ServerAPIContractTests {
       R(
         endpoint: status, entry: "200", method: "GET", target: "", setup: [("POST", test, "")], status: 200,
         check: { a, _ in
-          ServerAPITests.array(a.json?["sendAttempts"]).count == 1 && a.json?["signedPayload"] != nil
+          ServerAPICall.array(a.json?["sendAttempts"]).count == 1 && a.json?["signedPayload"] != nil
         },
         resolve: { answers in
-          test + "/" + (ServerAPITests.string(answers.first?.json?["testNotificationToken"]) ?? "none")
+          test + "/" + (ServerAPICall.string(answers.first?.json?["testNotificationToken"]) ?? "none")
         }),
       R(
         endpoint: status, entry: "4000020", method: "GET", target: test + "/" + String(repeating: "t", count: 129),

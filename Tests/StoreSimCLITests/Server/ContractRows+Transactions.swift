@@ -3,6 +3,7 @@ import Testing
 
 @testable import StoreSim
 @testable import StoreSimServer
+@testable import StoreSimServerTestSupport
 
 /// Rows of the table: transaction info, finish, statuses, order lookup, refund history (v1,
 /// v2), app transaction info.
@@ -20,7 +21,7 @@ extension ServerAPIContractTests {
     return [
       R(
         endpoint: info, entry: "200", method: "GET", target: "/inApps/v1/transactions/\(lifetime)", status: 200,
-        check: { a, _ in ServerAPITests.string(decoded(a.json?["signedTransactionInfo"])?["transactionId"]) == lifetime
+        check: { a, _ in ServerAPICall.string(decoded(a.json?["signedTransactionInfo"])?["transactionId"]) == lifetime
         }
       ),
       R(
@@ -55,7 +56,7 @@ extension ServerAPIContractTests {
 
       R(
         endpoint: statuses, entry: "200", method: "GET", target: "/inApps/v1/subscriptions/\(appTransactionID)",
-        status: 200, check: { a, _ in ServerAPITests.array(a.json?["data"]).count == 1 }),
+        status: 200, check: { a, _ in ServerAPICall.array(a.json?["data"]).count == 1 }),
       R(
         endpoint: statuses, entry: "4000006", method: "GET", target: "/inApps/v1/subscriptions/x", status: 400,
         errorCode: 4_000_006),
@@ -70,7 +71,7 @@ extension ServerAPIContractTests {
         endpoint: lookup, entry: "200", method: "GET",
         target: "/inApps/v1/lookup/\(OrderID.string(TransactionID(lifetime)!))", status: 200,
         check: { a, _ in
-          a.json?["status"]?.value == .number("0") && ServerAPITests.array(a.json?["signedTransactions"]).count == 1
+          a.json?["status"]?.value == .number("0") && ServerAPICall.array(a.json?["signedTransactions"]).count == 1
         }),
       R(
         endpoint: lookup, entry: "200 (status 1)", method: "GET", target: "/inApps/v1/lookup/MNOSUCHORDER", status: 200,
@@ -104,7 +105,7 @@ extension ServerAPIContractTests {
         endpoint: app, entry: "200", method: "GET", target: "/inApps/v1/transactions/appTransactions/\(renewal)",
         status: 200,
         check: { a, _ in
-          ServerAPITests.string(decoded(a.json?["signedAppTransactionInfo"])?["appTransactionId"]) == appTransactionID
+          ServerAPICall.string(decoded(a.json?["signedAppTransactionInfo"])?["appTransactionId"]) == appTransactionID
         }),
       R(
         endpoint: app, entry: "4000006", method: "GET", target: "/inApps/v1/transactions/appTransactions/x",

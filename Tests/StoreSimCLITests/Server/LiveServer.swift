@@ -7,6 +7,7 @@ import Testing
 @testable import StoreSimHTTP
 @testable import StoreSimHTTPTestSupport
 @testable import StoreSimServer
+@testable import StoreSimServerTestSupport
 @testable import StoreSimSession
 
 /// `storesim serve` as a test talks to it: a copy of a session, its `SessionService` behind an
@@ -15,7 +16,7 @@ final class LiveServer: @unchecked Sendable {
   /// The wall clock of every live server (the CLI harness's).
   static let wallClock = Date(timeIntervalSince1970: 1_767_225_600)
   /// A bearer token shaped as Apple's libraries make it, for `com.example.app`.
-  static let token = ServerAPITests.token(exp: 1_767_225_600 + 900)
+  static let token = ServerAPICall.token(exp: 1_767_225_600 + 900)
 
   let folder: String
   let location: SessionLocation

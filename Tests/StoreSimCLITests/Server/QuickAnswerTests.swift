@@ -4,6 +4,7 @@ import Testing
 @testable import StoreSim
 @testable import StoreSimHTTP
 @testable import StoreSimServer
+@testable import StoreSimServerTestSupport
 @testable import StoreSimSession
 
 /// `SessionService.quickAnswer`, what `storesim serve`'s event loops answer themselves: only a
@@ -32,7 +33,7 @@ import Testing
     #expect(server.service.quickAnswer(Self.request("/inApps/v1/transactions/\(C.any)")) == nil)
     #expect(server.service.quickAnswer(Self.request(target, auth: nil)) == nil)
     #expect(server.service.answer(Self.request(target, auth: nil)).status == 401)
-    let otherApp = ServerAPITests.token(bid: "com.example.other", exp: 1_767_225_600 + 900)
+    let otherApp = ServerAPICall.token(bid: "com.example.other", exp: 1_767_225_600 + 900)
     #expect(server.service.quickAnswer(Self.request(target, auth: otherApp)) == nil)
     #expect(server.service.answer(Self.request(target, auth: otherApp)).status == 401)
   }

@@ -4,6 +4,7 @@ import Testing
 @testable import StoreSim
 @testable import StoreSimHTTP
 @testable import StoreSimServer
+@testable import StoreSimServerTestSupport
 
 /// One row of docs/server-api.md: a request to `storesim serve` and what it must answer.
 struct ContractRow: Sendable, CustomTestStringConvertible {
@@ -46,11 +47,11 @@ struct ContractRow: Sendable, CustomTestStringConvertible {
   static let start = 1_767_225_600_000 + 8 * 86_400_000 - 29 * 86_400_000
   static let end = 4_102_444_800_000
 
-  static func decoded(_ node: JSONNode?) -> JSONNode? { ServerAPITests.decoded(node) }
+  static func decoded(_ node: JSONNode?) -> JSONNode? { ServerAPICall.decoded(node) }
 
   static func history(_ a: LiveServer.Answer) -> [String] {
-    ServerAPITests.array(a.json?["signedTransactions"]).compactMap {
-      ServerAPITests.string(decoded($0)?["transactionId"])
+    ServerAPICall.array(a.json?["signedTransactions"]).compactMap {
+      ServerAPICall.string(decoded($0)?["transactionId"])
     }
   }
 

@@ -6,6 +6,7 @@ import Testing
 @testable import StoreSimCLI
 @testable import StoreSimHTTP
 @testable import StoreSimServer
+@testable import StoreSimServerTestSupport
 @testable import StoreSimSession
 
 #if canImport(Glibc)
@@ -38,7 +39,7 @@ import Testing
     let path = "/inApps/v1/notifications/history"
     func count(_ body: String) throws -> Int? {
       let a = try server.request("POST", path, body: body)
-      return a.status == 200 ? ServerAPITests.array(a.json?["notificationHistory"]).count : nil
+      return a.status == 200 ? ServerAPICall.array(a.json?["notificationHistory"]).count : nil
     }
     let all = try #require(try count(C.notes()))
     #expect(all > 1)
@@ -57,7 +58,7 @@ import Testing
         .errorCode == 4_000_018)
     #expect(try server.request("POST", path, body: C.notes(#","notificationType":"NOPE""#)).errorCode == 4_000_018)
     func ids(_ body: String) throws -> Int {
-      ServerAPITests.array(try server.request("POST", path, body: body).json?["notificationHistory"]).count
+      ServerAPICall.array(try server.request("POST", path, body: body).json?["notificationHistory"]).count
     }
     let failed = try ids(C.notes(#","onlyFailures":true"#))
     #expect(failed > 0)
@@ -79,12 +80,12 @@ import Testing
     let server = try LiveServer(copying: ContractFixture.session)
     let history = "/inApps/v2/history/\(C.any)"
     let first = try server.request("GET", history)
-    let kept = try #require(ServerAPITests.string(first.json?["revision"]))
+    let kept = try #require(ServerAPICall.string(first.json?["revision"]))
     #expect(C.history(try server.request("GET", history + "?revision=\(kept)")).isEmpty)
     try server.change { _ = try $0.refund(2_000_000_000_000_002) }
     let since = try server.request("GET", history + "?revision=\(kept)")
     #expect(C.history(since) == [C.lifetime])
-    let t = C.decoded(ServerAPITests.array(since.json?["signedTransactions"]).first)
+    let t = C.decoded(ServerAPICall.array(since.json?["signedTransactions"]).first)
     #expect(t?["revocationDate"] != nil)
     // Another query's revision is refused.
     #expect(try server.request("GET", history + "?revision=\(kept)&productId=x").errorCode == 4_000_005)
@@ -92,7 +93,7 @@ import Testing
     #expect(C.history(try server.request("GET", history + "?sort=DESCENDING")).first == C.lifetime)
 
     let refunds = "/inApps/v2/refund/lookup/\(C.any)"
-    let keptRefunds = try #require(ServerAPITests.string(try server.request("GET", refunds).json?["revision"]))
+    let keptRefunds = try #require(ServerAPICall.string(try server.request("GET", refunds).json?["revision"]))
     try server.change { store in
       _ = try store.reverseRefund(2_000_000_000_000_002)
       _ = try store.refund(2_000_000_000_000_001)

@@ -2,25 +2,19 @@ import Foundation
 import Testing
 
 @testable import StoreSim
-@testable import StoreSimCLI
 @testable import StoreSimHTTP
 @testable import StoreSimServer
+@testable import StoreSimServerTestSupport
 @testable import StoreSimTestSupport
 
 /// The writing endpoints: extensions, consumption, app account token, test notifications.
-@Suite struct ServerAPIWritingTests {
+@Suite struct ServerAPIWritingTests: ServerAPICalling {
   typealias T = ServerAPITests
 
   static func put(_ store: Store, _ target: String, _ body: String, method: String = "PUT") -> APIResponse {
     ServerAPI.handle(
       HTTPRequest(method: method, target: target, headers: ["authorization": T.token()], body: Array(body.utf8)),
       store: store, now: T.wallClock)
-  }
-
-  static func code(_ r: APIResponse) -> String? {
-    (try? JSONParser.parse(Array(r.body.utf8)))?["errorCode"].flatMap {
-      if case .number(let n) = $0.value { return n } else { return nil }
-    }
   }
 
   @Test func extendMovesTheRenewalDateAndSendsRenewalExtended() throws {

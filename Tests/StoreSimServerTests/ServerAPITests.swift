@@ -2,69 +2,13 @@ import Foundation
 import Testing
 
 @testable import StoreSim
-@testable import StoreSimCLI
 @testable import StoreSimHTTP
 @testable import StoreSimServer
+@testable import StoreSimServerTestSupport
 @testable import StoreSimTestSupport
 
 /// The App Store Server API as a pure function: requests in, Apple's statuses and bodies out.
-@Suite struct ServerAPITests {
-  static let wallClock = Date(timeIntervalSince1970: 1_800_000_000)
-
-  /// A bearer token shaped as Apple's libraries make it (the signature is not checked).
-  static func token(
-    alg: String = "ES256", kid: String? = "KEY123", bid: String = "com.example.app", aud: String = "appstoreconnect-v1",
-    iat: Double? = nil, exp: Double = 1_800_000_000 + 300
-  ) -> String {
-    var header: [String: JSONOutput] = ["alg": .string(alg), "typ": .string("JWT")]
-    if let kid { header["kid"] = .string(kid) }
-    var payload: [String: JSONOutput] = [
-      "iss": .string("issuer"), "aud": .string(aud), "bid": .string(bid), "exp": .int(Int64(exp)),
-    ]
-    if let iat { payload["iat"] = .int(Int64(iat)) }
-    let h = JWS.base64URL(Array(JSONOutput.object(header).rendered(pretty: false).utf8))
-    let p = JWS.base64URL(Array(JSONOutput.object(payload).rendered(pretty: false).utf8))
-    return "Bearer \(h).\(p).c2lnbmF0dXJl"
-  }
-
-  static func call(
-    _ store: Store, _ method: String, _ target: String, body: String = "", auth: String? = token()
-  ) -> (Int, JSONNode) {
-    var headers: [String: String] = [:]
-    if let auth { headers["authorization"] = auth }
-    let r = ServerAPI.handle(
-      HTTPRequest(method: method, target: target, headers: headers, body: Array(body.utf8)), store: store,
-      now: wallClock
-    )
-    return (r.status, (try? JSONParser.parse(Array(r.body.utf8))) ?? (try! JSONParser.parse(Array("null".utf8))))
-  }
-
-  static func decoded(_ jws: JSONNode?) -> JSONNode? {
-    guard let jws, case .string(let s) = jws.value, let bytes = JWS.payload(of: s) else {
-      return nil
-    }
-    return try? JSONParser.parse(bytes)
-  }
-
-  static func string(_ node: JSONNode?) -> String? {
-    if let node, case .string(let s) = node.value { return s }
-    return nil
-  }
-
-  static func array(_ node: JSONNode?) -> [JSONNode] {
-    if let node, case .array(let a) = node.value { return a }
-    return []
-  }
-
-  /// 1 subscription bought and renewed twice, then 25 unfinished consumables.
-  static func store() throws -> Store {
-    var store = Store(configuration: Fixtures.configuration, start: Fixtures.start)
-    try store.purchase("pro")
-    _ = try store.advance(by: 62 * 86_400)
-    for _ in 0..<25 { try store.purchase("fuel") }
-    return store
-  }
-
+@Suite struct ServerAPITests: ServerAPICalling {
   @Test func transactionInfoAnswersTheSignedTransaction() throws {
     let store = try Self.store()
     let (status, body) = Self.call(store, "GET", "/inApps/v1/transactions/2000000000000002")
@@ -250,26 +194,6 @@ import Testing
         .count)
     #expect(Self.call(store, "POST", "/inApps/v1/notifications/history", body: #"{"endDate":1}"#).0 == 400)
     #expect(Self.call(store, "POST", "/inApps/v1/notifications/history", body: "nope").0 == 400)
-  }
-
-  @Test func apiCommandPrintsWhatServeWouldSend() throws {
-    let cli = try CLIHarness()
-    #expect(cli.run("init AppleSample.storekit --start 2026-01-01T00:00:00Z").code == 0)
-    #expect(cli.run("buy subscription.pro").code == 0)
-    let ok = cli.run(["api", "GET", "/inApps/v1/transactions/2000000000000001"])
-    #expect(ok.code == 0)
-    #expect(ok.stdout.hasPrefix("HTTP/1.1 200 OK\n{\"signedTransactionInfo\":\""))
-    let missing = cli.run(["api", "GET", "/inApps/v1/transactions/5"])
-    #expect(missing.code == 1)
-    #expect(
-      missing.stdout
-        == "HTTP/1.1 404 Not Found\n{\"errorCode\":4040010,\"errorMessage\":\"Transaction id not found.\"}\n")
-    let unauthenticated = cli.run([
-      "api", "GET", "/inApps/v1/transactions/2000000000000001", "--authorization", "Bearer x",
-    ])
-    #expect(unauthenticated.stdout.hasPrefix("HTTP/1.1 401 Unauthorized\n"))
-    #expect(cli.run(["api", "FETCH", "/x"]).code == 64)
-    #expect(cli.run(["api", "POST", "/inApps/v1/notifications/history", "--body", "nope.json"]).code == 66)
   }
 }
 
