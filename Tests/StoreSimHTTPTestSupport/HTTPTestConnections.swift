@@ -1,6 +1,5 @@
 import Foundation
-
-@testable import StoreSimHTTP
+import StoreSimHTTP
 
 #if canImport(Glibc)
   import Glibc

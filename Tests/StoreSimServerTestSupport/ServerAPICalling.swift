@@ -1,9 +1,8 @@
 import Foundation
-
-@testable import StoreSim
-@testable import StoreSimHTTP
-@testable import StoreSimServer
-@testable import StoreSimTestSupport
+import StoreSim
+import StoreSimHTTP
+import StoreSimServer
+import StoreSimTestSupport
 
 /// The App Store Server API called as a pure function (`ServerAPI.handle`), and readers for its
 /// answers. A suite that conforms calls them as its own (`Self.call`); others say `ServerAPICall`.

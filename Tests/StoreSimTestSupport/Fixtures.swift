@@ -2,9 +2,9 @@ import Foundation
 import StoreSim
 
 /// A small catalogue exercising every product type and offer kind.
-enum Fixtures {
+package enum Fixtures {
   static let group = "G1"
-  static let start = Date(timeIntervalSince1970: 1_767_225_600)  // 2026-01-01T00:00:00Z
+  package static let start = Date(timeIntervalSince1970: 1_767_225_600)  // 2026-01-01T00:00:00Z
   /// The repository's root folder (Configurations/, docs/, Scripts/ are read from it).
   static let projectRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
@@ -21,7 +21,7 @@ enum Fixtures {
         introductoryOffer: intro, promotionalOffers: promos, offerCodes: codes, winBackOffers: winBack))
   }
 
-  static let configuration: StoreConfiguration = {
+  package static let configuration: StoreConfiguration = {
     let trial = SubscriptionOffer(
       type: .introductory, paymentMode: .freeTrial, period: SubscriptionPeriod(value: 1, unit: .week))
     let promo = SubscriptionOffer(
