@@ -2,7 +2,6 @@ import Foundation
 import Testing
 
 @testable import StoreSim
-@testable import StoreSimCLI
 @testable import StoreSimSession
 @testable import StoreSimTestSupport
 
