@@ -40,9 +40,36 @@ let package = Package(
     .target(name: "StoreKitTest", dependencies: ["StoreKit"]),
     .executableTarget(name: "storesim", dependencies: ["StoreSimCLI", "StoreSimSync"]),
     .executableTarget(name: "storesim-bench", dependencies: ["StoreSim", "StoreSimSession"]),
+    // Test helpers (regular targets under Tests/, never shipped): the core's fixture catalogue and
+    // the project root; a tiny HTTP peer and a blocking client for the HTTP and server tests.
+    .target(name: "StoreSimTestSupport", dependencies: ["StoreSim"], path: "Tests/StoreSimTestSupport"),
+    .target(
+      name: "StoreSimHTTPTestSupport", dependencies: ["StoreSimHTTP", "StoreSimSync"],
+      path: "Tests/StoreSimHTTPTestSupport"),
+    // The App Store Server API called as a pure function, for the server's and the CLI's tests.
+    .target(
+      name: "StoreSimServerTestSupport",
+      dependencies: ["StoreSim", "StoreSimHTTP", "StoreSimServer", "StoreSimTestSupport"],
+      path: "Tests/StoreSimServerTestSupport"),
+    // One test target per module, each testing its module through its own API (docs/tests.md).
+    .testTarget(name: "StoreSimSyncTests", dependencies: ["StoreSimSync"]),
+    .testTarget(name: "StoreSimCoreTests", dependencies: ["StoreSim", "StoreSimTestSupport"]),
     .testTarget(
-      name: "StoreSimTests",
-      dependencies: ["StoreSim", "StoreSimSync", "StoreSimSession", "StoreSimHTTP", "StoreSimServer", "StoreSimCLI"],
+      name: "StoreSimSessionTests", dependencies: ["StoreSim", "StoreSimSession", "StoreSimTestSupport"]),
+    .testTarget(
+      name: "StoreSimHTTPTests", dependencies: ["StoreSimHTTP", "StoreSimSync", "StoreSimHTTPTestSupport"]),
+    .testTarget(
+      name: "StoreSimServerTests",
+      dependencies: [
+        "StoreSim", "StoreSimSession", "StoreSimHTTP", "StoreSimServer", "StoreSimSync", "StoreSimTestSupport",
+        "StoreSimHTTPTestSupport", "StoreSimServerTestSupport",
+      ]),
+    .testTarget(
+      name: "StoreSimCLITests",
+      dependencies: [
+        "StoreSim", "StoreSimSync", "StoreSimSession", "StoreSimHTTP", "StoreSimServer", "StoreSimCLI",
+        "StoreSimTestSupport", "StoreSimHTTPTestSupport", "StoreSimServerTestSupport",
+      ],
       exclude: ["Golden"]
     ),
     .testTarget(

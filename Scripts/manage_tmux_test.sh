@@ -4,14 +4,14 @@
 #   to Buy request, refunds a purchase, advances a month and sees the renewal, checking each
 #   through the CLI; a purchase made by another process appears without a key press; a
 #   refusal changes nothing; captured screens are compared with golden files
-#   (Tests/StoreSimTests/Golden/manage-tmux/; MANAGE_GOLDEN_RECORD=1 writes them).
+#   (Tests/StoreSimCLITests/Golden/manage-tmux/; MANAGE_GOLDEN_RECORD=1 writes them).
 #   Then the terminal is restored after q, ^C, ^Z/fg, SIGTERM and a closed terminal, a resize
 #   redraws, and on something that is not a terminal manage refuses with one line.
 #     Scripts/manage_tmux_test.sh [path/to/storesim]
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BIN="$(cd "$(dirname "${1:-$ROOT/.build/debug/storesim}")" && pwd)/$(basename "${1:-storesim}")"
-GOLDEN="$ROOT/Tests/StoreSimTests/Golden/manage-tmux"
+GOLDEN="$ROOT/Tests/StoreSimCLITests/Golden/manage-tmux"
 if ! command -v tmux >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     apt-get update -qq >/dev/null && apt-get install -y -qq tmux >/dev/null

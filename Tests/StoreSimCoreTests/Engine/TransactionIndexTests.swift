@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+
+@testable import StoreSim
+@testable import StoreSimTestSupport
+
+/// The per-customer transaction index (issue 25, item 5: a scenario's per-line reads do not
+/// walk the whole history): after every kind of change, the reads through the index answer
+/// what a walk over the history answers, and what a store rebuilt from the state answers.
+@Suite struct TransactionIndexTests {
+  /// The reads that go through the index, for one customer.
+  struct Reads: Equatable {
+    var entitlements: [TransactionID]
+    var entitled: [ProductID]
+    var latest: [ProductID: TransactionID]
+    var statuses: [String]
+
+    init(_ store: Store, _ customer: CustomerID) {
+      entitlements = store.currentEntitlements(customer: customer).map(\.id)
+      let products = store.configuration.products.map(\.id)
+      entitled = products.filter { store.isEntitled(to: $0, customer: customer) }
+      var latest: [ProductID: TransactionID] = [:]
+      for p in products { latest[p] = store.latestTransaction(for: p, customer: customer)?.id }
+      self.latest = latest
+      statuses = store.statuses(forGroup: Fixtures.group, customer: customer).map {
+        "\($0.transaction.id) \($0.state.rawValue) \($0.isFamilyShared)"
+      }
+    }
+  }
+
+  /// Checks the index against a walk over the history and against a rebuilt store.
+  func check(_ store: Store, sourceLocation: SourceLocation = #_sourceLocation) {
+    let rebuilt = Store(state: store.state)
+    for customer in store.customerIDs {
+      let reads = Reads(store, customer)
+      #expect(reads == Reads(rebuilt, customer), "\(customer)", sourceLocation: sourceLocation)
+      // The walks the index replaces.
+      let all = store.allTransactions(customer: customer)
+      for p in store.configuration.products.map(\.id) {
+        #expect(reads.latest[p] == all.last { $0.productID == p }?.id, sourceLocation: sourceLocation)
+        #expect(
+          reads.entitled.contains(p) == store.currentEntitlements(customer: customer).contains { $0.productID == p },
+          sourceLocation: sourceLocation)
+      }
+      for t in store.customer(customer)?.transactions ?? [] {
+        #expect(store.customer(customer)?.transaction(t.id) == t, sourceLocation: sourceLocation)
+      }
+    }
+  }
+
+  @Test func readsAgreeWithTheHistoryAfterEveryKindOfChange() throws {
+    var store = Fixtures.store()
+    try store.addFamilyMember("kid")
+    _ = try store.purchase("car")
+    _ = try store.purchase("fuel")
+    _ = try store.purchase("pass")
+    _ = try store.purchase("monthly")
+    check(store)
+    _ = try store.advance(by: Fixtures.days(40))
+    _ = try store.purchase("fuel")
+    check(store)
+    let fuel = try #require(store.latestTransaction(for: "fuel")).id
+    let open = store.unfinishedTransactions().count
+    #expect(open > 2)
+    #expect(try store.finishAll().value == open)
+    #expect(try store.finishAll().value == 0)
+    check(store)
+    let car = try #require(store.latestTransaction(for: "car")).id
+    try store.refund(car)
+    check(store)
+    try store.deleteTransaction(fuel)
+    _ = try store.purchase("fuel")
+    #expect(try store.finishAll().value == 1)
+    check(store)
+    try store.removeFamilyMember("kid")
+    check(store)
+    store.clearTransactions()
+    _ = try store.purchase("car")
+    #expect(try store.finishAll().value == 1)
+    check(store)
+  }
+
+  @Test func finishAllOnlyLooksPastWhatItFinishedBefore() throws {
+    var store = Fixtures.store()
+    for _ in 0..<5 { _ = try store.purchase("fuel") }
+    #expect(try store.finishAll().value == 5)
+    _ = try store.purchase("fuel")
+    // A transaction finished on its own before `finish --all` is not counted again.
+    let last = try #require(store.customer()?.transactions.last).id
+    try store.finish(last)
+    _ = try store.purchase("car")
+    #expect(try store.finishAll().value == 1)
+    #expect(store.unfinishedTransactions().isEmpty)
+  }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+
+@testable import StoreSimHTTP
+@testable import StoreSimHTTPTestSupport
+
+/// The event loops' own answers (the quick handler), several loops, and prepared responses.
+@Suite struct HTTPServerLoopTests {
+  typealias Client = HTTPServerTests.Client
+
+  /// Counts the requests that reached the (worker's) handler.
+  final class Count: @unchecked Sendable {
+    private let lock = NSLock()
+    private var n = 0
+    func add() { lock.withLock { n += 1 } }
+    var value: Int { lock.withLock { n } }
+  }
+
+  @Test func theQuickHandlerAnswersOnTheLoopAndLeavesTheRestToTheWorkers() throws {
+    let handled = Count()
+    let running = try HTTPServerTests.Running(
+      quickHandler: { request in
+        request.path.hasPrefix("/quick") ? HTTPResponse(status: 200, body: "{\"quick\":\"\(request.path)\"}") : nil
+      },
+      handler: { request in
+        handled.add()
+        return HTTPServerTests.echo(request)
+      })
+    defer { running.stop() }
+    let client = try Client(port: running.server.port)
+    // Pipelined on one connection: the loop answers the first, a worker the second, in order.
+    client.send("GET /quick/0 HTTP/1.1\r\nHost: a\r\n\r\nGET /slow/1 HTTP/1.1\r\nHost: a\r\n\r\n")
+    let quick = try #require(client.response())
+    #expect(quick.status == 200 && quick.body == "{\"quick\":\"/quick/0\"}")
+    #expect(quick.headers["connection"] == "keep-alive")
+    #expect(client.response()?.body.contains("\"/slow/1\"") == true)
+    #expect(handled.value == 1)
+    // (A worker keeps a connection a little after answering, so its next request may be its
+    // worker's; another connection's is the loop's.)
+    let other = try Client(port: running.server.port)
+    other.send("GET /quick/2 HTTP/1.1\r\nHost: a\r\n\r\n")
+    #expect(other.response()?.body == "{\"quick\":\"/quick/2\"}")
+    #expect(handled.value == 1)
+    #expect(running.logBox.lock.withLock { running.logBox.lines.count } == 3)
+  }
+
+  @Test func aQuickAnswerToConnectionCloseClosesTheConnection() throws {
+    let running = try HTTPServerTests.Running(
+      quickHandler: { _ in HTTPResponse(status: 200, body: "{}").prepared() }, handler: HTTPServerTests.echo)
+    defer { running.stop() }
+    let client = try Client(port: running.server.port)
+    client.send("GET /a HTTP/1.1\r\nConnection: close\r\n\r\n")
+    let answer = try #require(client.response())
+    #expect(answer.headers["connection"] == "close")
+    #expect(client.closedByServer())
+  }
+
+  @Test func severalLoopsShareTheConnectionsAndTheirLimit() throws {
+    let running = try HTTPServerTests.echoServer {
+      $0.eventLoops = 3
+      $0.workers = 1
+    }
+    defer { running.stop() }
+    let clients = try (0..<30).map { _ in try Client(port: running.server.port) }
+    for round in 0..<3 {
+      for (i, c) in clients.enumerated() { c.send("GET /\(round)/\(i) HTTP/1.1\r\n\r\n") }
+      for (i, c) in clients.enumerated() {
+        #expect(c.response()?.body.contains("\"/\(round)/\(i)\"") == true, "round \(round), client \(i)")
+      }
+    }
+  }
+
+  @Test func withMoreLoopsThanConnectionsAllowedTheLimitStillHolds() throws {
+    let running = try HTTPServerTests.echoServer {
+      $0.eventLoops = 4
+      $0.connections = 2
+    }
+    defer { running.stop() }
+    var first = try (0..<2).map { _ in try Client(port: running.server.port) }
+    for c in first {
+      c.send("GET /held HTTP/1.1\r\n\r\n")
+      #expect(c.response()?.status == 200)
+    }
+    let third = try Client(port: running.server.port)
+    third.send("GET /third HTTP/1.1\r\n\r\n")
+    first.removeFirst()
+    #expect(third.response()?.body.contains("\"/third\"") == true)
+  }
+
+  @Test func aPreparedResponseIsWrittenAsTheSameBytesAndEqualsItsOriginal() {
+    let response = HTTPResponse(
+      status: 503, body: "{\"a\":1}", headers: [HTTPResponse.Header("Retry-After", "1")])
+    let prepared = response.prepared()
+    #expect(prepared == response)
+    #expect(prepared.serialized(keepAlive: true) == response.serialized(keepAlive: true))
+    #expect(prepared.serialized(keepAlive: false) == response.serialized(keepAlive: false))
+    #expect(
+      String(decoding: response.serialized(keepAlive: false), as: UTF8.self)
+        == "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: 7\r\n"
+        + "Retry-After: 1\r\nConnection: close\r\n\r\n{\"a\":1}")
+  }
+
+  /// A client that sends its requests and then shuts down its side gets every answer, also
+  /// when the end of stream comes in the same read as the requests (64 KiB: the loop's buffer).
+  @Test func requestsBeforeTheClientsEndOfStreamAreAnswered() throws {
+    let running = try HTTPServerTests.Running(
+      quickHandler: { _ in HTTPResponse(status: 200, body: "{}").prepared() }, handler: HTTPServerTests.echo)
+    defer { running.stop() }
+    let request = "GET /a HTTP/1.1\r\nHost: a\r\n\r\n"
+    let count = 65536 / request.utf8.count
+    let padding = 65536 - count * request.utf8.count
+    let last = "GET /a HTTP/1.1\r\nHost: a\r\nX-Pad: \(String(repeating: "a", count: padding - 9))\r\n\r\n"
+    let text = String(repeating: request, count: count - 1) + last
+    #expect(text.utf8.count == 65536)
+    let client = try Client(port: running.server.port)
+    client.send(text)
+    _ = shutdown(client.fd, Int32(SHUT_WR))
+    var answered = 0
+    while client.response()?.status == 200 { answered += 1 }
+    #expect(answered == count)
+  }
+}
