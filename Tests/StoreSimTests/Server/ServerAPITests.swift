@@ -31,7 +31,7 @@ import Testing
   ) -> (Int, JSONNode) {
     var headers: [String: String] = [:]
     if let auth { headers["authorization"] = auth }
-    let r = ServerAPI.handle(
+    let r = ServerAPI.respond(
       HTTPRequest(method: method, target: target, headers: headers, body: Array(body.utf8)), store: store,
       now: wallClock
     )
@@ -179,7 +179,7 @@ import Testing
   func badTokensAnswer401(_ name: String, _ auth: String?) throws {
     var headers: [String: String] = [:]
     if let auth { headers["authorization"] = auth }
-    let r = ServerAPI.handle(
+    let r = ServerAPI.respond(
       HTTPRequest(method: "GET", target: "/inApps/v1/transactions/2000000000000001", headers: headers),
       store: try Self.store(), now: Self.wallClock)
     #expect(r.status == 401, "\(name)")
