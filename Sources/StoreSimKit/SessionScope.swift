@@ -152,18 +152,17 @@ final class PendingTask: Sendable {
   deinit { reached() }
 }
 
-/// Which task is running, as a number: the identity of the current task, read inside
-/// `withUnsafeCurrentTask` and never turned back into a task, so no task handle outlives the
-/// closure it was given to. A binding lives no longer than the iterator of the task that made
-/// it (see `BindingToken`), so a number is never taken for a later task while bound.
-struct TaskKey: Hashable, Sendable {
-  private let identity: UInt
+/// The current task, as a binding's key. It holds the task's `UnsafeCurrentTask`, which keeps
+/// the task alive while bound: that is what keeps the key unique (a task's address alone is
+/// reused by a later task once the first ends, and a binding left by an iterator that outlives
+/// its task would then answer for a stranger). The task is only compared, never acted on.
+/// Vouched for by hand (`@unchecked Sendable`); see issue 32 for why a number will not do.
+struct TaskKey: Hashable, @unchecked Sendable {
+  private let task: UnsafeCurrentTask
 
   /// The current task's key; nil outside a task.
   static var current: TaskKey? {
-    withUnsafeCurrentTask { task in
-      task.map { TaskKey(identity: unsafeBitCast($0, to: UInt.self)) }
-    }
+    withUnsafeCurrentTask { task in task.map { TaskKey(task: $0) } }
   }
 }
 
