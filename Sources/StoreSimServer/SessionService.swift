@@ -247,9 +247,10 @@ package final class SessionService: Sendable {
   /// and should be kept).
   private func deliver(_ planned: [PlannedDelivery]) -> [NotificationDelivery] {
     let deadline = waitClock.deadline(after: max(lockWait, 30))
+    // What the attempts were, even when they could not be saved (then each is still reported).
+    var records: [NotificationDelivery] = []
     do {
-      return try Delivery.deliver(planned) { record in
-        var records: [NotificationDelivery] = []
+      records = try Delivery.deliver(planned) { record in
         let done: Void? = try kept.withLock(before: deadline) { kept in
           try work.perform(keeping: &kept, mutating: true, deadline: deadline) { before in
             var store = before
@@ -263,8 +264,8 @@ package final class SessionService: Sendable {
       }
     } catch {
       warning("the delivery attempts of \(planned.count) notification(s) could not be recorded: \(error)")
-      return []
     }
+    return records
   }
 }
 
