@@ -30,8 +30,8 @@ public func fuzzSigning(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     _ = try? P256.PrivateKey(pemOrBase64: text)
     _ = JWS.payload(of: text)
     if JWS.verify(text, signer: identity) != nil { fatalError("a JWS storesim did not sign verified") }
-    _ = Authentication.check(
-      "Bearer " + text, bundleID: "com.example.app", now: Date(timeIntervalSince1970: 0), key: key)
+    _ = Authentication.Gate(key: key).check(
+      "Bearer " + text, bundleID: "com.example.app", now: Date(timeIntervalSince1970: 0))
   }
   return 0
 }

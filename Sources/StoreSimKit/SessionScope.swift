@@ -31,7 +31,7 @@ enum SessionResolver {
 
   /// The session of the update sequence the current task iterates, if any.
   static func taskBound() -> SessionCore? {
-    withUnsafeCurrentTask { task in task.flatMap { TaskBindings.shared.lookup($0) } }
+    TaskKey.current.flatMap { TaskBindings.shared.lookup($0) }
   }
 
   /// The session in reach, or the error a StoreKit call with none throws (printed once too).
@@ -152,39 +152,50 @@ final class PendingTask: Sendable {
   deinit { reached() }
 }
 
+/// The current task, as a binding's key. It holds the task's `UnsafeCurrentTask`, which keeps
+/// the task alive while bound: that is what keeps the key unique (a task's address alone is
+/// reused by a later task once the first ends, and a binding left by an iterator that outlives
+/// its task would then answer for a stranger). The task is only compared, never acted on.
+/// Vouched for by hand (`@unchecked Sendable`); see issue 32 for why a number will not do.
+struct TaskKey: Hashable, @unchecked Sendable {
+  private let task: UnsafeCurrentTask
+
+  /// The current task's key; nil outside a task.
+  static var current: TaskKey? {
+    withUnsafeCurrentTask { task in task.map { TaskKey(task: $0) } }
+  }
+}
+
 /// Tasks bound to sessions while they iterate a session's update sequence.
 final class TaskBindings: Sendable {
   static let shared = TaskBindings()
   private let state = Mutex(Bindings())
 
-  /// The tasks are only compared here, never acted on, and never leave the lock.
   private struct Bindings {
-    var sessions: [UnsafeCurrentTask: (core: SessionCore, count: Int)] = [:]
+    var sessions: [TaskKey: (core: SessionCore, count: Int)] = [:]
     /// The task each live token bound.
-    var tokens: [Int: UnsafeCurrentTask] = [:]
+    var tokens: [Int: TaskKey] = [:]
     var nextToken = 0
   }
 
-  func lookup(_ task: UnsafeCurrentTask) -> SessionCore? {
+  func lookup(_ task: TaskKey) -> SessionCore? {
     state.withLock { $0.sessions[task]?.core }
   }
 
   /// Binds the current task; the token unbinds it when the iterator goes away.
   func bindCurrentTask(to core: SessionCore) -> BindingToken? {
-    withUnsafeCurrentTask { task -> BindingToken? in
-      guard let task else { return nil }
-      let token = state.withLock { s in
-        if let existing = s.sessions[task] {
-          s.sessions[task] = (existing.core, existing.count + 1)
-        } else {
-          s.sessions[task] = (core, 1)
-        }
-        defer { s.nextToken += 1 }
-        s.tokens[s.nextToken] = task
-        return s.nextToken
+    guard let task = TaskKey.current else { return nil }
+    let token = state.withLock { s in
+      if let existing = s.sessions[task] {
+        s.sessions[task] = (existing.core, existing.count + 1)
+      } else {
+        s.sessions[task] = (core, 1)
       }
-      return BindingToken(token, owner: self)
+      defer { s.nextToken += 1 }
+      s.tokens[s.nextToken] = task
+      return s.nextToken
     }
+    return BindingToken(token, owner: self)
   }
 
   fileprivate func unbind(_ token: Int) {

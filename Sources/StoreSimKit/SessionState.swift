@@ -3,7 +3,7 @@ import StoreSim
 
 /// What a session's lock guards (`SessionCore.state`): the store, and the update sequences it
 /// feeds (see SessionCore+Listeners.swift).
-struct SessionState {
+struct SessionState: Sendable {
   var store: Store
   /// The live sequences' listeners, in the order they were made.
   var listeners: [ListenerSlot] = []
@@ -51,7 +51,7 @@ struct Listener<Element: Sendable>: Sendable {
 typealias TransactionQueue = ListenerQueue<VerificationResult<Transaction>>
 
 /// One listener's state: what `settle()` needs to know of it, and its queue.
-struct ListenerSlot {
+struct ListenerSlot: Sendable {
   let id: ListenerID
   /// Live iterators of the listener's sequence.
   var iterators = 0
@@ -80,7 +80,7 @@ struct ListenerSlot {
 }
 
 /// What `settle()` needs to know of a listener's queue, whatever its elements.
-protocol AnyListenerQueue {
+protocol AnyListenerQueue: Sendable {
   var isEmpty: Bool { get }
   var isWaiting: Bool { get }
   /// Takes the waiting consumer, to be told there is nothing more here (resumed after unlocking).

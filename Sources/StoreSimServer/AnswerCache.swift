@@ -14,9 +14,28 @@ package final class AnswerCache: Sendable {
     package var needs: Route.Needs
   }
 
+  /// A reading answer depends only on the request and the store: the same request on the
+  /// same generation of the session gets the same answer. The key is the request's method,
+  /// target and body as they are (the body byte for byte: a byte that is not UTF-8 must not
+  /// read as U+FFFD, the key of another body), so making it copies no bytes.
+  package struct Key: Hashable, Sendable {
+    var method: String
+    var target: String
+    var body: [UInt8]
+
+    package init(_ request: HTTPRequest) {
+      method = request.method
+      target = request.target
+      body = request.body
+    }
+
+    /// The bytes the key holds, counted against the cache's limit.
+    var size: Int { method.utf8.count + target.utf8.count + body.count }
+  }
+
   private struct Answers {
     var generation = -1
-    var answers: [String: Entry] = [:]
+    var answers: [Key: Entry] = [:]
     var bytes = 0
   }
 
@@ -26,22 +45,22 @@ package final class AnswerCache: Sendable {
 
   package init() {}
 
-  package func entry(_ key: String, generation: Int) -> Entry? {
+  package func entry(_ key: Key, generation: Int) -> Entry? {
     held.withLock { $0.generation == generation ? $0.answers[key] : nil }
   }
 
-  package func answer(_ key: String, generation: Int) -> HTTPResponse? {
+  package func answer(_ key: Key, generation: Int) -> HTTPResponse? {
     entry(key, generation: generation)?.answer
   }
 
   /// Keeps an answer (its written bytes made now: see `HTTPResponse.prepared()`).
-  package func keep(_ key: String, generation: Int, _ answer: HTTPResponse, needs: Route.Needs) {
+  package func keep(_ key: Key, generation: Int, _ answer: HTTPResponse, needs: Route.Needs) {
     held.withLock { c in
       if c.generation != generation {
         guard generation > c.generation else { return }
         c = Answers(generation: generation)
       }
-      let size = key.utf8.count + answer.body.utf8.count
+      let size = key.size + answer.body.utf8.count
       if c.answers.count >= Self.maxAnswers || c.bytes + size > Self.maxBytes {
         c.answers = [:]
         c.bytes = 0

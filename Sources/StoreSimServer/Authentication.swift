@@ -18,14 +18,6 @@ package enum Authentication {
     }
   }
 
-  /// nil when the header carries an acceptable token for `bundleID`, else the reason it does not.
-  package static func check(_ header: String?, bundleID: String, now: Date, key: Key? = nil) -> String? {
-    switch token(header, now: now, key: key) {
-    case .failure(let reason): return reason.text
-    case .success(let token): return token.refusal(for: bundleID)
-    }
-  }
-
   /// A bearer token whose shape and claims were checked, but not yet against the session.
   package struct Token: Sendable {
     /// The `bid` claim.

@@ -52,10 +52,30 @@ package enum Delivery {
     return result
   }
 
-  /// POSTs planned deliveries in order (each URL's run a batch, see `post(bodies:to:)`).
-  /// Records what `send` attempted on the store (under the session's lock): one record per
-  /// attempt, kept on a notification still at its index (one another process removed is not).
-  package static func record(
+  /// The notifications a change caused (those after the first `count`), to deliver to the
+  /// session's delivery URL; none without one, or when `skip` (the `notifications` command
+  /// delivers by itself).
+  package static func planned(_ store: Store, since count: Int, skip: Bool = false) -> [PlannedDelivery] {
+    guard !skip, let url = store.state.deliveryURL, store.notifications.count > count else { return [] }
+    return (count..<store.notifications.count).map { PlannedDelivery(store, index: $0, url: url) }
+  }
+
+  /// Delivery in one step: the planned notifications are posted (`send`) with no lock held, so
+  /// a slow or silent server never holds up other users of the session, then every attempt is
+  /// recorded on the store `recording` gives (a short unit of work under the session's lock, or
+  /// a store in memory): one record per attempt, kept on a notification still at its index
+  /// (one that a reset has since replaced gets no record). Returns the records.
+  package static func deliver<Failure: Error>(
+    _ planned: [PlannedDelivery],
+    recording: ((inout Store) -> [NotificationDelivery]) throws(Failure) -> [NotificationDelivery]
+  ) throws(Failure) -> [NotificationDelivery] {
+    guard !planned.isEmpty else { return [] }
+    let attempts = send(planned)
+    return try recording { store in record(planned, attempts, in: &store) }
+  }
+
+  /// Records what `send` attempted on the store (see `deliver`).
+  static func record(
     _ planned: [PlannedDelivery], _ attempts: [Attempt], in store: inout Store
   ) -> [NotificationDelivery] {
     var records: [NotificationDelivery] = []
@@ -71,6 +91,7 @@ package enum Delivery {
     return records
   }
 
+  /// POSTs planned deliveries in order (each URL's run a batch, see `post(bodies:to:)`).
   package static func send(_ planned: [PlannedDelivery], timeout: TimeInterval = defaultTimeout) -> [Attempt] {
     var attempts: [Attempt] = []
     var start = 0
@@ -82,11 +103,6 @@ package enum Delivery {
       start = end
     }
     return attempts
-  }
-
-  /// The POST bodies of notifications `indexes`: `{"signedPayload": "..."}`.
-  package static func bodies(_ indexes: [Int], in store: Store) -> [(index: Int, body: String)] {
-    indexes.map { (index: $0, body: store.signedBody(store.notifications[$0]).rendered(pretty: false)) }
   }
 
   /// POSTs each body to `url` in order; touches no store. An invalid `url` fails every attempt
@@ -111,28 +127,6 @@ package enum Delivery {
       attempts.append(attempt)
     }
     return attempts
-  }
-
-  /// Records `attempts` (made for `indexes`, in order) in the store.
-  package static func record(
-    _ attempts: [Attempt], for indexes: [Int], to url: String, store: inout Store
-  ) -> [NotificationDelivery] {
-    zip(indexes, attempts).map { index, result in
-      let record = NotificationDelivery(
-        index: index, url: url, httpStatus: result.status, error: result.error, date: store.now)
-      store.recordDelivery(record)
-      return record
-    }
-  }
-
-  /// Delivers the given notifications to `url`, recording every attempt in the store
-  /// (`bodies`, then `post(bodies:to:)`, then `record`).
-  package static func deliver(
-    _ indexes: [Int], to url: String, store: inout Store, timeout: TimeInterval = defaultTimeout
-  ) -> [NotificationDelivery] {
-    let items = bodies(indexes, in: store)
-    let attempts = post(bodies: items, to: url, timeout: timeout)
-    return record(attempts, for: items.map(\.index), to: url, store: &store)
   }
 }
 

@@ -58,35 +58,24 @@ package enum ServerAPI {
     }
   }
 
-  /// Answers any request `serve` answers, on a store: `/verifyReceipt` (production or sandbox,
-  /// no bearer token; `sharedSecret` as `serve --shared-secret`), then the route table
-  /// (`handle`). `storesim api` answers through this, so it answers as `serve` does.
+  /// Answers any request `serve` answers, on a store, through the same layers (`APILayers`):
+  /// `/verifyReceipt` (production or sandbox, no bearer token; `sharedSecret` as
+  /// `serve --shared-secret`), then the route table. Unless `trusted`, a route that needs a
+  /// bearer token gets 401 without an acceptable one (see `Authentication`). `storesim api`
+  /// answers through this, so it answers as `serve` does.
   package static func respond(
     _ request: HTTPRequest, store: Store, now: Date, trusted: Bool = false, sharedSecret: String? = nil,
     key: Authentication.Key? = nil
   ) -> APIResponse {
-    if let endpoint = VerifyReceipt.endpoint(request) {
+    switch APILayers.admit(request, gate: trusted ? nil : Authentication.Gate(key: key), now: { now }) {
+    case .verifyReceipt(let endpoint):
       return VerifyReceipt.answer(request, store: store, endpoint: endpoint, sharedSecret: sharedSecret)
+    case .refused(let refusal):
+      return refusal
+    case .routed(let route, let routed, let token):
+      if let failure = token?.refusal(for: store.state.bundleID) { return .unauthenticated(failure) }
+      return answer(route, routed, store: store)
     }
-    return handle(request, store: store, now: now, trusted: trusted, key: key)
-  }
-
-  /// Answers a request of the route table on a store. Unless `trusted`, a route that needs a
-  /// bearer token gets 401 without an acceptable one (see `Authentication`).
-  package static func handle(
-    _ request: HTTPRequest, store: Store, now: Date, trusted: Bool = false, key: Authentication.Key? = nil
-  ) -> APIResponse {
-    let match = match(request)
-    let needsToken = match.route?.needs.contains(.bearerToken) ?? true
-    if !trusted, needsToken,
-      let failure = Authentication.check(
-        request.headers["authorization"], bundleID: store.state.bundleID, now: now, key: key)
-    {
-      return .unauthenticated(failure)
-    }
-    if let refusal = unrouted(request, match) { return refusal }
-    guard case .found(let route, let routed) = match else { return .error(.generalInternal) }
-    return answer(route, routed, store: store)
   }
 
   /// The answer of a request its caller has routed (and authenticated): the route's handler on

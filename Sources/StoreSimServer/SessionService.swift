@@ -19,84 +19,67 @@ import StoreSimSync
 package final class SessionService: Sendable {
   /// The session file's client; its lock is the one every request that reads the file takes,
   /// with a deadline.
-  private let client: Mutex<SessionFileClient>
+  private let kept = Mutex(SessionWork.Kept())
   /// The session as last read, answered from while the file is unchanged (the lock is held
   /// only to copy it).
-  private let snapshot = Mutex<SessionFileClient.Snapshot?>(nil)
+  private let snapshot = Mutex<SessionWork.Kept.Snapshot?>(nil)
   private let location: SessionLocation
   /// The wall clock: only for the bearer token's expiry.
   private let now: @Sendable () -> Date
   /// The monotonic clock every lock wait is measured on.
   private let waitClock: WaitClock
-  private let load: @Sendable (SessionLocation, Bool) throws -> (SessionDocument, Bool)
   private let warning: @Sendable (String) -> Void
   /// How long a request may wait for the session's lock before it is answered 503.
   package let lockWait: TimeInterval
   private let cache: AnswerCache?
   /// The app's shared secret that `/verifyReceipt` requires as `password` (nil: not checked).
   private let sharedSecret: String?
-  /// The team's key bearer tokens must be signed with (nil: signatures are not checked).
-  private let apiKey: Authentication.Key?
+  /// The authentication layer (with the team's key bearer tokens must be signed with, when
+  /// given; without it signatures are not checked).
+  private let gate: Authentication.Gate
 
   /// - Parameters:
   ///   - now: the wall clock (for the bearer token's expiry).
   ///   - waitClock: the monotonic clock of lock waits (`lockWait`); a test may drive its own.
-  ///   - load: reads the session (see `SessionFileClient.Load`).
   ///   - warning: says what went wrong beside an answer (a notification not delivered, a
   ///     session that could not be read).
   ///   - cacheAnswers: keep reading answers by request and session generation (`AnswerCache`).
   package init(
-    location: SessionLocation, now: @escaping @Sendable () -> Date,
-    load: @escaping @Sendable (SessionLocation, Bool) throws -> (SessionDocument, Bool),
-    warning: @escaping @Sendable (String) -> Void, lockWait: TimeInterval = 3, cacheAnswers: Bool = false,
+    location: SessionLocation, now: @escaping @Sendable () -> Date, warning: @escaping @Sendable (String) -> Void,
+    lockWait: TimeInterval = 3, cacheAnswers: Bool = false,
     sharedSecret: String? = nil, apiKey: Authentication.Key? = nil, waitClock: WaitClock = .system
   ) {
     self.waitClock = waitClock
     self.sharedSecret = sharedSecret
-    self.apiKey = apiKey
+    gate = Authentication.Gate(key: apiKey)
     self.location = location
     self.now = now
-    self.load = load
     self.warning = warning
     self.lockWait = lockWait
     cache = cacheAnswers ? AnswerCache() : nil
-    client = Mutex(SessionFileClient(location: location))
   }
 
   /// Loads the session once, so a missing or damaged file is reported before listening; the
   /// session as read.
   @discardableResult package func check() throws -> Store {
-    try client.withLock { client in
-      let store = try client.withLock(load: load, forWriting: false, needsNotifications: false) { $0 }
-      keep(client.snapshot)
+    try kept.withLock { kept in
+      let store = try work.perform(keeping: &kept, mutating: false, needsNotifications: false) { $0 }
+      keep(kept.snapshot)
       return store
     }
   }
 
-  private func keep(_ current: SessionFileClient.Snapshot?) {
+  /// The unit of work every use of the session file goes through (a changed configuration is
+  /// reloaded, with a warning).
+  private var work: SessionWork { SessionWork(location: location, warn: warning) }
+
+  private func keep(_ current: SessionWork.Kept.Snapshot?) {
     snapshot.withLock { $0 = current }
   }
 
   /// The latest look at the session file's identity by `quickAnswer` and when it began
   /// (monotonic nanoseconds, `HTTPRequest.monotonicNow`).
   private let lastLook = Mutex<(began: UInt64, identity: FileIdentity?)?>(nil)
-
-  /// The last token accepted, and until when (its exp).
-  private let accepted = Mutex<(header: String, token: Authentication.Token)?>(nil)
-
-  /// The bearer token's shape and claims; a token accepted once is accepted again until its
-  /// exp without decoding it again (clients send the same token for many requests).
-  private func token(_ header: String?) -> Result<Authentication.Token, Authentication.Refusal> {
-    let date = now()
-    if let header, let a = accepted.current, a.header == header,
-      date.timeIntervalSince1970 < a.token.expiry
-    {
-      return .success(a.token)
-    }
-    let result = Authentication.token(header, now: date, key: apiKey)
-    if let header, case .success(let token) = result { accepted.withLock { $0 = (header, token) } }
-    return result
-  }
 
   /// The session is busy: how long a client is told to wait before trying again.
   static let retryAfterSeconds = 1
@@ -116,26 +99,22 @@ package final class SessionService: Sendable {
     ).http
   }
 
+  /// Answers a request through the layers `api` shares (`APILayers`), then the session.
   package func answer(_ request: HTTPRequest) -> HTTPResponse {
-    if let endpoint = VerifyReceipt.endpoint(request) { return verifyReceipt(request, endpoint: endpoint) }
-    let match = ServerAPI.match(request)
-    let route = match.route
-    var token: Authentication.Token?
-    if route?.needs.contains(.bearerToken) ?? true {
-      switch self.token(request.headers["authorization"]) {
-      case .failure(let refusal): return APIResponse.unauthenticated(refusal.text).http
-      case .success(let t): token = t
+    switch APILayers.admit(request, gate: gate, now: now) {
+    case .verifyReceipt(let endpoint):
+      return verifyReceipt(request, endpoint: endpoint)
+    case .refused(let refusal):
+      return refusal.http
+    case .routed(let route, let routed, let token):
+      do {
+        if route.changesSession { return try change(route, routed, token: token) }
+        return try read(request, route: route, routed: routed, token: token)
+      } catch is SessionLock.Busy {
+        return busy()
+      } catch {
+        return unreadable(error)
       }
-    }
-    if let refusal = ServerAPI.unrouted(request, match) { return refusal.http }
-    guard case .found(let found, let routed) = match else { return APIResponse.error(.generalInternal).http }
-    do {
-      if found.changesSession { return try change(found, routed, token: token) }
-      return try read(request, route: found, routed: routed, token: token)
-    } catch is SessionLock.Busy {
-      return busy()
-    } catch {
-      return unreadable(error)
     }
   }
 
@@ -175,9 +154,9 @@ package final class SessionService: Sendable {
     }
     if current == nil {
       let deadline = deadline
-      let read = try client.withLock(before: deadline) { client in
-        _ = try client.withLock(load: load, forWriting: false, needsNotifications: needs, deadline: deadline) { $0 }
-        let fresh = client.snapshot
+      let read = try kept.withLock(before: deadline) { kept in
+        try work.perform(keeping: &kept, mutating: false, needsNotifications: needs, deadline: deadline) { $0 }
+        let fresh = kept.snapshot
         keep(fresh)
         return fresh
       }
@@ -199,11 +178,11 @@ package final class SessionService: Sendable {
           (generation: $0.generation, identity: $0.identity, partial: $0.partial, bundleID: $0.store.state.bundleID)
         }
       }),
-      let kept = cache.entry(Self.cacheKey(request), generation: s.generation)
+      let kept = cache.entry(AnswerCache.Key(request), generation: s.generation)
     else { return nil }
     var token: Authentication.Token?
     if kept.needs.contains(.bearerToken) {
-      guard case .success(let t) = self.token(request.headers["authorization"]) else { return nil }
+      guard case .success(let t) = gate.token(request.headers["authorization"], now: now()) else { return nil }
       token = t
     }
     guard !(s.partial && kept.needs.contains(.notifications)), let identity = s.identity,
@@ -228,20 +207,6 @@ package final class SessionService: Sendable {
     return identity
   }
 
-  /// A reading answer depends only on the request and the store: the same request on the
-  /// same generation of the session gets the same answer. The body is taken byte for byte (a
-  /// byte that is not UTF-8 must not read as U+FFFD, the key of another body).
-  private static func cacheKey(_ request: HTTPRequest) -> String {
-    var key = request.method
-    key.reserveCapacity(request.method.utf8.count + request.target.utf8.count + 2 + request.body.count)
-    key += " "
-    key += request.target
-    key += "\n"
-    // One scalar per byte (U+0000 to U+00FF): two bodies have the same key only when equal.
-    if !request.body.isEmpty { key += String(String.UnicodeScalarView(request.body.map { Unicode.Scalar($0) })) }
-    return key
-  }
-
   private func read(
     _ request: HTTPRequest, route: Route, routed: RouteRequest, token: Authentication.Token?
   ) throws -> HTTPResponse {
@@ -249,7 +214,7 @@ package final class SessionService: Sendable {
       return APIResponse.error(.generalInternal).http
     }
     if let failure = token?.refusal(for: store.state.bundleID) { return APIResponse.unauthenticated(failure).http }
-    let key = Self.cacheKey(request)
+    let key = AnswerCache.Key(request)
     if let hit = cache?.answer(key, generation: generation) { return hit }
     let response = ServerAPI.answer(route, routed, store: store).http
     cache?.keep(key, generation: generation, response, needs: route.needs)
@@ -260,18 +225,18 @@ package final class SessionService: Sendable {
     var response = APIResponse(status: 500, body: "")
     var planned: [PlannedDelivery] = []
     let deadline = deadline
-    let done: Void? = try client.withLock(before: deadline) { client in
-      _ = try client.withLock(load: load, forWriting: true, deadline: deadline) { store in
+    let done: Void? = try kept.withLock(before: deadline) { kept in
+      try work.perform(keeping: &kept, mutating: true, deadline: deadline) { store in
         if let failure = token?.refusal(for: store.state.bundleID) {
           response = .unauthenticated(failure)
           return store
         }
         response = ServerAPI.answer(route, routed, store: store)
         guard let changed = response.changed else { return store }
-        planned = Self.plannedDeliveries(changed, since: store.notifications.count)
+        planned = Delivery.planned(changed, since: store.notifications.count)
         return changed
       }
-      keep(client.snapshot)
+      keep(kept.snapshot)
     }
     guard done != nil else { throw SessionLock.Busy() }
     // Notifications the request caused go to the delivery URL with no lock held; their
@@ -286,29 +251,26 @@ package final class SessionService: Sendable {
     return response.http
   }
 
-  /// The notifications a request caused, to deliver to the session's delivery URL.
-  static func plannedDeliveries(_ store: Store, since count: Int) -> [PlannedDelivery] {
-    guard let url = store.state.deliveryURL, store.notifications.count > count else { return [] }
-    return (count..<store.notifications.count).map { PlannedDelivery(store, index: $0, url: url) }
-  }
-
-  /// POSTs planned deliveries with no lock held, then records each attempt under the lock, for
-  /// the notification it was made for (one that a reset has since replaced gets no record).
+  /// Delivers what a request planned (`Delivery.deliver`): posted with no lock held, then
+  /// recorded under the session's lock, waiting longer than a request (the attempts were made
+  /// and should be kept).
   private func deliver(_ planned: [PlannedDelivery]) -> [NotificationDelivery] {
-    let attempts = Delivery.send(planned)
-    var records: [NotificationDelivery] = []
-    // Recording waits longer than a request: the attempts were made and should be kept.
     let deadline = waitClock.deadline(after: max(lockWait, 30))
+    // What the attempts were, even when they could not be saved (then each is still reported).
+    var records: [NotificationDelivery] = []
     do {
-      let done: Void? = try client.withLock(before: deadline) { client in
-        _ = try client.withLock(load: load, forWriting: true, deadline: deadline) { before in
-          var store = before
-          records = Delivery.record(planned, attempts, in: &store)
-          return store
+      records = try Delivery.deliver(planned) { record in
+        let done: Void? = try kept.withLock(before: deadline) { kept in
+          try work.perform(keeping: &kept, mutating: true, deadline: deadline) { before in
+            var store = before
+            records = record(&store)
+            return store
+          }
+          keep(kept.snapshot)
         }
-        keep(client.snapshot)
+        guard done != nil else { throw SessionLock.Busy() }
+        return records
       }
-      guard done != nil else { throw SessionLock.Busy() }
     } catch {
       warning("the delivery attempts of \(planned.count) notification(s) could not be recorded: \(error)")
     }

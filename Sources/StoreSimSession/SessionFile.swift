@@ -18,7 +18,7 @@ import StoreSim
 /// Saving is atomic (write a temporary file beside it, flush, rename over the old one), and
 /// every command holds an exclusive `flock` on `<session>.lock` from load to save, so parallel
 /// calls on one session are serialised and never lose an update.
-package struct SessionDocument: Codable {
+package struct SessionDocument: Codable, Sendable {
   package static let formatName = SessionFileFormat.formatName
   package static let currentVersion = SessionFileFormat.currentVersion
 

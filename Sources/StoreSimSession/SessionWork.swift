@@ -4,11 +4,12 @@ import StoreSimSync
 
 /// One unit of work on a session file, in one order: take the session's lock, load the file
 /// (reloading an edited configuration), act on the store, save what changed, and plan what the
-/// change caused (notifications to deliver) while the lock is still held. A command-line
-/// command, `storesim api`, the shell's and `manage`'s commands and the recording of delivery
-/// attempts all go through `perform`; StoreSimKit's `save(to:)` through `replace`. Long-lived
-/// clients that keep a loaded store between uses (`serve`, the shell's completions) use
-/// `SessionFileClient`, which takes the same lock and loads through the same `load`.
+/// change caused (notifications to deliver) while the lock is still held. This is the only
+/// place a session file is locked, read or saved (`Tests/.../SessionWorkOnlyTests` checks the
+/// sources for it): a command-line command, `storesim api`, the shell's and `manage`'s
+/// commands and the recording of delivery attempts go through `perform`; `serve`, the shell
+/// and `manage`, which keep the loaded store between uses, through `perform(keeping:)`;
+/// `init` through `create`; StoreSimKit's `save(to:)` through `replace`.
 package struct SessionWork {
   package let location: SessionLocation
   /// Says what happened beside the work (a reloaded configuration), without `warning: `.
@@ -70,10 +71,114 @@ package struct SessionWork {
     return FileIdentity(location.file)
   }
 
+  /// What a long-lived front end (`serve`, the shell, `manage`) keeps between its units of
+  /// work: the document last read or saved, the identity of its file and the store over it, so
+  /// a file that did not change is not read again and its store's indexes are not rebuilt.
+  package struct Kept: Sendable {
+    fileprivate var document: SessionDocument?
+    fileprivate var identity: FileIdentity?
+    fileprivate var store: Store?
+    /// Changes whenever the store kept changes (reloaded or saved), so answers computed from
+    /// one generation can be reused until the next.
+    package fileprivate(set) var generation = 0
+    /// Whether `document` was read without its notifications.
+    fileprivate var partial = false
+
+    package init() {}
+
+    /// The store when the file at `location` is still the one last read (same device, inode,
+    /// size and change time), without taking the lock: a session is only ever replaced whole
+    /// by an atomic rename, so an unchanged file is exactly the state kept, and a change in
+    /// progress under another process's lock is not yet part of the session. nil when the file
+    /// changed or was never read (or was read without the notifications a use needs).
+    package func storeIfUnchanged(_ location: SessionLocation, needsNotifications: Bool) -> (Store, Int)? {
+      guard let store, document != nil, !(partial && needsNotifications), identity == FileIdentity(location.file)
+      else { return nil }
+      return (store, generation)
+    }
+
+    /// What `snapshot` gives.
+    package typealias Snapshot = (store: Store, generation: Int, identity: FileIdentity?, partial: Bool)
+
+    /// The store kept, its generation, the identity of the file it was read from (or saved
+    /// as) and whether it was read without its notifications; nil before a use.
+    package var snapshot: Snapshot? {
+      guard let store else { return nil }
+      return (store, generation, identity, partial)
+    }
+  }
+
+  /// The unit of work of a front end that keeps the loaded store (`Kept`) between uses: under
+  /// the lock (waiting at most until `deadline` when one is given), the file is read again only
+  /// when it changed since `kept` saw it, `body` runs on the store, and a different state is
+  /// saved when `mutating`. A reader that never looks at notifications says
+  /// `needsNotifications: false`: the outbox (most of a large session) is then not read until a
+  /// use needs it. Returns the store `body` returned.
+  @discardableResult
+  package func perform(
+    keeping kept: inout Kept, mutating: Bool, needsNotifications: Bool = true, deadline: WaitDeadline? = nil,
+    _ body: (Store) throws -> Store
+  ) throws -> Store {
+    let lock = try SessionLock(location, forWriting: mutating, deadline: deadline)
+    defer { withExtendedLifetime(lock) {} }
+    if kept.document == nil || kept.identity != FileIdentity(location.file)
+      || (kept.partial && (mutating || needsNotifications))
+    {
+      let skip = !mutating && !needsNotifications
+      let (loaded, reloaded) = try Self.load(location, partial: skip, warn: warn)
+      kept.document = loaded
+      // A reloaded configuration makes `load` read the whole file.
+      kept.partial = skip && !reloaded
+      kept.identity = FileIdentity(location.file)
+      kept.store = nil
+      kept.generation += 1
+      if reloaded, mutating { try save(loaded, keeping: &kept) }
+    }
+    let before = kept.document!.state
+    let current = kept.store ?? Store(state: before)
+    kept.store = current
+    let after = try body(current)
+    if mutating && after.state != before {
+      var changed = kept.document!
+      changed.state = after.state
+      try save(changed, keeping: &kept)
+      kept.store = after
+    }
+    return after
+  }
+
+  private func save(_ changed: SessionDocument, keeping kept: inout Kept) throws {
+    try AtomicFile.checkWritable(location)
+    try SessionFile.write(changed, to: location)
+    kept.document = changed
+    kept.identity = FileIdentity(location.file)
+    kept.partial = false
+    kept.generation += 1
+  }
+
+  /// Makes the session file (`init`) under its lock. An existing file is replaced only when
+  /// `replacing` (given nothing, asked only then) does not throw; one that cannot be read is
+  /// first kept aside, with a warning.
+  package func create(_ document: SessionDocument, replacing: () throws -> Void) throws {
+    try AtomicFile.makeFolder((location.file as NSString).deletingLastPathComponent)
+    let lock = try SessionLock(location, forWriting: true)
+    defer { withExtendedLifetime(lock) {} }
+    var existing = stat()
+    if lstat(location.file, &existing) == 0 {
+      try replacing()
+      try AtomicFile.checkWritable(location)
+      if (try? SessionFile.read(location.file, shownAs: location.shown)) == nil {
+        let kept = try AtomicFile.keepDamaged(location)
+        warn("the old session file could not be read; kept it as \(kept)")
+      }
+    }
+    try SessionFile.write(document, to: location)
+  }
+
   /// Reads the session and reloads its configuration when that file changed since the session
   /// was saved (the configuration-reload rule). Returns the document (with the reloaded
   /// configuration) and whether it was reloaded; warnings go to `warn`.
-  package static func load(
+  static func load(
     _ location: SessionLocation, partial: Bool, warn: (String) -> Void
   ) throws -> (SessionDocument, Bool) {
     var document = try SessionFile.read(location.file, shownAs: location.shown, skippingNotifications: partial)

@@ -5,8 +5,8 @@ import Foundation
 /// changes it with `withLock(waking:)`).
 ///
 /// Vouched for by hand (`@unchecked Sendable`): every access to `value` happens while
-/// `condition`'s lock is held.
-package final class Condition<Value>: @unchecked Sendable {
+/// `condition`'s lock is held, and the value must itself be `Sendable` (checked by the compiler).
+package final class Condition<Value: Sendable>: @unchecked Sendable {
   private let condition = NSCondition()
   private var value: Value
 

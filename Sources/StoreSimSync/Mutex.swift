@@ -3,9 +3,11 @@ import Foundation
 /// A value guarded by a lock that owns it: the value is reachable only inside `withLock`, so
 /// it can never be read or changed without the lock, and no `lock()` is ever left unpaired.
 ///
-/// Vouched for by hand (`@unchecked Sendable`): every
-/// access to `value` happens while `lock` is held.
-package final class Mutex<Value>: @unchecked Sendable {
+/// Vouched for by hand (`@unchecked Sendable`): every access to `value` happens while `lock`
+/// is held, and the value must itself be `Sendable` (the compiler checks that), since what
+/// one thread puts in, another takes out. The toolchain's `Synchronization.Mutex` cannot wait
+/// with a deadline (`withLock(before:)`, the session's 503), hence this one.
+package final class Mutex<Value: Sendable>: @unchecked Sendable {
   private let lock = NSLock()
   private var value: Value
 
@@ -55,7 +57,7 @@ package final class Mutex<Value>: @unchecked Sendable {
   }
 }
 
-extension Mutex where Value: Sendable {
+extension Mutex {
   /// A copy of the value, read under the lock.
   package var current: Value { withLock { $0 } }
 }

@@ -4,7 +4,7 @@ import StoreSimHTTP
 import StoreSimServer
 import StoreSimTestSupport
 
-/// The App Store Server API called as a pure function (`ServerAPI.handle`), and readers for its
+/// The App Store Server API called as a pure function (`ServerAPI.respond`), and readers for its
 /// answers. A suite that conforms calls them as its own (`Self.call`); others say `ServerAPICall`.
 protocol ServerAPICalling {}
 
@@ -35,7 +35,7 @@ extension ServerAPICalling {
   ) -> (Int, JSONNode) {
     var headers: [String: String] = [:]
     if let auth { headers["authorization"] = auth }
-    let r = ServerAPI.handle(
+    let r = ServerAPI.respond(
       HTTPRequest(method: method, target: target, headers: headers, body: Array(body.utf8)), store: store,
       now: wallClock
     )

@@ -306,19 +306,23 @@ import Testing
     try #require(count >= 2)
     let url = server.base + "/notifications"
 
-    let first = Delivery.deliver(Array(0..<count), to: url, store: &store)
+    func deliver(_ indexes: [Int]) -> [NotificationDelivery] {
+      let planned = indexes.map { PlannedDelivery(store, index: $0, url: url) }
+      return Delivery.deliver(planned) { record in record(&store) }
+    }
+    let first = deliver(Array(0..<count))
     #expect(first.map(\.succeeded) == [false] + Array(repeating: true, count: count - 1))
     #expect(first[0].httpStatus == 500)
     #expect(store.undelivered(to: url).failed == [0])
     #expect(store.undelivered(to: url).new.isEmpty)
 
-    let retry = Delivery.deliver(store.undelivered(to: url).failed, to: url, store: &store)
+    let retry = deliver(store.undelivered(to: url).failed)
     #expect(retry.map(\.succeeded) == [true])
     #expect(store.undelivered(to: url) == (new: [], failed: []))
     let bodies = server.requests.map { String(decoding: $0.body, as: UTF8.self) }
     #expect(bodies.count == count + 1)
     #expect(Set(bodies.dropFirst()).count == count)
-    #expect(Set(bodies.dropFirst()) == Set(Delivery.bodies(Array(0..<count), in: store).map(\.body)))
+    #expect(Set(bodies.dropFirst()) == Set((0..<count).map { PlannedDelivery(store, index: $0, url: url).body }))
   }
 
   // The client reads the answer with the one header parser (HTTPHead).

@@ -124,7 +124,7 @@ import Testing
   func badTokensAnswer401(_ name: String, _ auth: String?) throws {
     var headers: [String: String] = [:]
     if let auth { headers["authorization"] = auth }
-    let r = ServerAPI.handle(
+    let r = ServerAPI.respond(
       HTTPRequest(method: "GET", target: "/inApps/v1/transactions/2000000000000001", headers: headers),
       store: try Self.store(), now: Self.wallClock)
     #expect(r.status == 401, "\(name)")

@@ -12,7 +12,7 @@ import Testing
   typealias T = ServerAPITests
 
   static func put(_ store: Store, _ target: String, _ body: String, method: String = "PUT") -> APIResponse {
-    ServerAPI.handle(
+    ServerAPI.respond(
       HTTPRequest(method: method, target: target, headers: ["authorization": T.token()], body: Array(body.utf8)),
       store: store, now: T.wallClock)
   }

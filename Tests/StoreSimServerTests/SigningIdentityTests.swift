@@ -103,7 +103,7 @@ import Testing
     let key = Authentication.Key(publicKey: team.publicKey, keyID: "KEY123", issuer: "issuer")
     let now = Date(timeIntervalSince1970: 1_800_000_000)
     func check(_ header: String, _ key: Authentication.Key?) -> String? {
-      Authentication.check(header, bundleID: "com.example.app", now: now, key: key)
+      Authentication.Gate(key: key).check(header, bundleID: "com.example.app", now: now)
     }
     #expect(check(Self.token(team), key) == nil)
     let stranger = P256.PrivateKey(deriving: [6], label: "stranger")

@@ -1,5 +1,4 @@
 import StoreSim
-import StoreSimSync
 
 /// A command of the command line, declared as a struct: its options and arguments are
 /// properties (`@Option`, `@Flag`, `@Arguments`), named after the property (`appAccountToken`
@@ -207,20 +206,24 @@ enum CommandDeclarations {
   /// The parameters being created, while `collecting` runs.
   @TaskLocal static var collector: Collector?
 
-  /// Where the property wrappers of a value being made put themselves (a task local must be
-  /// `Sendable`; the lock costs nothing, one collector being used by the task that made it).
-  typealias Collector = Mutex<[any CommandParameter]>
+  /// Where the property wrappers of a value being made put themselves. A task local must be
+  /// `Sendable`; this one is vouched for by hand (`@unchecked Sendable`): it is made, filled and
+  /// read by one task, inside `make`, and never outlives it (the parameters are not `Sendable`,
+  /// so they sit in no lock).
+  final class Collector: @unchecked Sendable {
+    var parameters: [any CommandParameter] = []
+  }
 
   /// Called by every property wrapper as it is created.
   static func collect(_ parameter: any CommandParameter) {
-    collector?.withLock { $0.append(parameter) }
+    collector?.parameters.append(parameter)
   }
 
   /// A fresh value and its parameters in declaration order.
   static func make<Value>(_ make: () -> Value) -> (value: Value, parameters: [any CommandParameter]) {
-    let collector = Collector([])
+    let collector = Collector()
     let value = $collector.withValue(collector) { make() }
-    return (value, collector.withLock { $0 })
+    return (value, collector.parameters)
   }
 
   /// The option names of a type's parameters in declaration order (from its property names).

@@ -66,20 +66,14 @@ struct NotificationsCommand: CommandLineCommand {
     var attempts: [NotificationDelivery] = []
     _ = try SessionContext.with(inv, mutating: inv.memory != nil) { store in
       planned = plannedDeliveries(store, to: url, retry: retry, since: since)
-      if inv.memory != nil {
-        // A scenario's session is in memory: no lock to let go of.
-        for (plan, attempt) in zip(planned, Delivery.send(planned)) {
-          let record = NotificationDelivery(
-            index: plan.index, url: plan.url, httpStatus: attempt.status, error: attempt.error, date: store.now)
-          store.recordDelivery(record)
-          attempts.append(record)
-        }
-      }
+      // A scenario's session is in memory: no lock to let go of.
+      if inv.memory != nil { attempts = Delivery.deliver(planned) { record in record(&store) } }
       return .success
     }
     if inv.memory == nil && !planned.isEmpty {
       attempts = try SessionContext.deliver(
-        inv, SessionLocation(shown: SessionContext.path(inv), environment: inv.environment), planned)
+        inv, SessionLocation(shown: SessionContext.path(inv), environment: inv.environment), planned,
+        warnFailed: false)
     }
     return reportDeliveries(inv, attempts)
   }

@@ -98,15 +98,15 @@ struct InitCommand: CommandLineCommand {
     store.tieReceipts(toDownload: downloadID(inv))
     store.useSigning(signingIdentity(inv, rootKey, environment), appAppleID: appAppleID)
     store.useTeamKey(teamKey)
+    let document = SessionDocument(
+      format: SessionDocument.formatName, version: SessionDocument.currentVersion,
+      configurationPath: contentPath, configurationDigest: SessionFileFormat.digest(data), state: store.state)
     try reportingSessionErrors {
-      try AtomicFile.makeFolder((location.file as NSString).deletingLastPathComponent)
-      let lock = try SessionLock(location, forWriting: true)
-      defer { withExtendedLifetime(lock) {} }
-      try replaceExistingSession(inv, location, force: force)
-      let document = SessionDocument(
-        format: SessionDocument.formatName, version: SessionDocument.currentVersion,
-        configurationPath: contentPath, configurationDigest: SessionFileFormat.digest(data), state: store.state)
-      try SessionFile.write(document, to: location)
+      try SessionWork(location: location, warn: inv.warning).create(document) {
+        guard force else {
+          throw CLIError.failed("a session already exists at \(location.shown); pass --force to replace it")
+        }
+      }
     }
     report.session = location.shown
     report.now = store.now
@@ -130,20 +130,6 @@ private func signingIdentity(
 {
   if let rootKey { return SigningIdentity(rootKey: rootKey, environment: environment) }
   return SigningIdentity(randomBytes: inv.environment.randomBytes(32), environment: environment)
-}
-
-/// An existing session file is replaced only with --force; a damaged one is kept aside.
-private func replaceExistingSession(_ inv: Invocation, _ location: SessionLocation, force: Bool) throws {
-  var existing = stat()
-  guard lstat(location.file, &existing) == 0 else { return }
-  guard force else {
-    throw CLIError.failed("a session already exists at \(location.shown); pass --force to replace it")
-  }
-  try AtomicFile.checkWritable(location)
-  if (try? SessionFile.read(location.file, shownAs: location.shown)) == nil {
-    let kept = try AtomicFile.keepDamaged(location)
-    inv.warning("the old session file could not be read; kept it as \(kept)")
-  }
 }
 
 /// What `init` prints: the session (`nil`: in memory), the configuration and where the clock starts.

@@ -3,22 +3,23 @@ import StoreSim
 import StoreSimSession
 import StoreSimSync
 
-/// The session file as the manager sees it. Reading goes through the CLI's session client
-/// (`SessionFileClient`: the lock, the reload of an edited configuration); every change is a
+/// The session file as the manager sees it. Reading goes through the session's unit of work,
+/// keeping the store between reads (`KeptSession`: the lock, the reload of an edited
+/// configuration); every change is a
 /// storesim command line run through `CLI.run`, so it takes the same lock, makes the same
 /// engine call and saves atomically exactly as the command would from a shell. This file is
 /// the manager's only contact with the session internals.
 final class ManageSession {
   /// The session path as the user gave it.
   let shown: String
-  private var client: SessionFileClient
+  private var client: KeptSession
   private let inv: Invocation
   private let environment: CLIEnvironment
   private let warnings = CapturedText()
 
   init(_ inv: Invocation) throws {
     shown = SessionContext.path(inv)
-    client = SessionFileClient(location: try SessionLocation(shown: shown, environment: inv.environment))
+    client = KeptSession(location: try SessionLocation(shown: shown, environment: inv.environment))
     environment = inv.environment
     var quiet = inv
     // Warnings (a reloaded configuration) go to the message line, not over the screen.
@@ -35,12 +36,12 @@ final class ManageSession {
   /// The session now, under its lock; `needsNotifications: false` leaves the notification
   /// outbox unread (most of a large session), for a fast first screen.
   func load(needsNotifications: Bool) throws -> Store {
-    try client.withLock(inv, forWriting: false, needsNotifications: needsNotifications) { $0 }
+    try client.perform(inv, mutating: false, needsNotifications: needsNotifications) { $0 }
   }
 
   /// Whether the file is no longer the one last read (another process saved it).
   func hasChanged(needsNotifications: Bool) -> Bool {
-    client.storeIfUnchanged(needsNotifications: needsNotifications) == nil
+    client.kept.storeIfUnchanged(client.location, needsNotifications: needsNotifications) == nil
   }
 
   /// Warnings written while reading since the last call.

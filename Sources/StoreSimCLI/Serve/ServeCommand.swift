@@ -191,8 +191,7 @@ extension SessionService {
     let environment = inv.environment
     let warning: @Sendable (String) -> Void = { environment.writeErr(TerminalText.block("warning: \($0)") + "\n") }
     self.init(
-      location: location, now: environment.now,
-      load: { try SessionWork.load($0, partial: $1, warn: warning) },
-      warning: warning, cacheAnswers: true, sharedSecret: sharedSecret, apiKey: apiKey)
+      location: location, now: environment.now, warning: warning, cacheAnswers: true, sharedSecret: sharedSecret,
+      apiKey: apiKey)
   }
 }

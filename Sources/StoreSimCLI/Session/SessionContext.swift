@@ -57,13 +57,7 @@ enum SessionContext {
     let code = try reportingSessionErrors {
       try locked(inv, location, mutating: mutating, needsNotifications: needsNotifications, planned: &planned, body)
     }
-    if !planned.isEmpty {
-      for a in try reportingSessionErrors({ try deliver(inv, location, planned) }) where !a.succeeded {
-        inv.warning(
-          "notification #\(a.index) was not delivered to \(a.url) (\(a.outcome)); kept for 'notifications deliver --retry'"
-        )
-      }
-    }
+    if !planned.isEmpty { try deliver(inv, location, planned) }
     return code
   }
 
@@ -88,23 +82,11 @@ enum SessionContext {
           throw CLIError(error)
         }
       },
-      plan: { store, count in mutating ? plannedDeliveries(inv, store, since: count) : [] })
+      plan: { store, count in
+        mutating ? Delivery.planned(store, since: count, skip: inv.command == "notifications") : []
+      })
     planned = plan
     return code
-  }
-
-  /// Reads the session and reloads its configuration when the file changed since it was saved
-  /// (`SessionWork.load`). Returns the document (with the reloaded configuration) and whether
-  /// it was reloaded.
-  static func load(_ inv: Invocation, _ location: SessionLocation, partial: Bool) throws -> (SessionDocument, Bool) {
-    try SessionWork.load(location, partial: partial, warn: inv.warning)
-  }
-
-  /// `load(_:_:partial:)` with its warnings (without the `warning: ` prefix) going to `warn`.
-  static func load(
-    _ location: SessionLocation, partial: Bool, warn: (String) -> Void
-  ) throws -> (SessionDocument, Bool) {
-    try SessionWork.load(location, partial: partial, warn: warn)
   }
 }
 
@@ -112,40 +94,36 @@ extension SessionContext {
   /// Delivers notifications emitted by a command on an in-memory session (scenarios, shell
   /// without a file) when `settings deliver-url` is set.
   static func autoDeliver(_ inv: Invocation, _ store: inout Store, since count: Int) {
-    let planned = plannedDeliveries(inv, store, since: count)
-    for (plan, attempt) in zip(planned, Delivery.send(planned)) {
-      let record = NotificationDelivery(
-        index: plan.index, url: plan.url, httpStatus: attempt.status, error: attempt.error, date: store.now)
-      store.recordDelivery(record)
-      if !record.succeeded {
-        inv.warning(
-          "notification #\(plan.index) was not delivered to \(plan.url) (\(record.outcome)); kept for 'notifications deliver --retry'"
-        )
+    let planned = Delivery.planned(store, since: count, skip: inv.command == "notifications")
+    warnUndelivered(inv, Delivery.deliver(planned) { record in record(&store) })
+  }
+
+  /// Delivers what a command planned on the session file (`Delivery.deliver`: posted with no
+  /// lock held, then recorded by a short unit of work), warning of each failed attempt.
+  @discardableResult
+  static func deliver(
+    _ inv: Invocation, _ location: SessionLocation, _ planned: [PlannedDelivery], warnFailed: Bool = true
+  ) throws -> [NotificationDelivery] {
+    let work = SessionWork(location: location, warn: inv.warning)
+    let records = try reportingSessionErrors {
+      try Delivery.deliver(planned) { record in
+        try work.perform(mutating: true) {
+          record(&$0)
+        } plan: { _, _ in
+          ()
+        }.value
       }
     }
+    if warnFailed { warnUndelivered(inv, records) }
+    return records
   }
 
-  /// The notifications a command emitted, to deliver to the session's delivery URL.
-  static func plannedDeliveries(_ inv: Invocation, _ store: Store, since count: Int) -> [PlannedDelivery] {
-    guard let url = store.state.deliveryURL, store.notifications.count > count,
-      inv.command != "notifications"
-    else { return [] }
-    return (count..<store.notifications.count).map { PlannedDelivery(store, index: $0, url: url) }
-  }
-
-  /// POSTs planned deliveries with no lock held (a slow or silent server never holds up other
-  /// commands on the session), then records each attempt under the lock, for the notification
-  /// it was made for (one that a reset has since replaced gets no record).
-  static func deliver(
-    _ inv: Invocation, _ location: SessionLocation, _ planned: [PlannedDelivery]
-  ) throws -> [NotificationDelivery] {
-    let attempts = Delivery.send(planned)
-    let work = SessionWork(location: location, warn: inv.warning)
-    return try work.perform(mutating: true) { store in
-      Delivery.record(planned, attempts, in: &store)
-    } plan: { _, _ in
-      ()
-    }.value
+  static func warnUndelivered(_ inv: Invocation, _ records: [NotificationDelivery]) {
+    for a in records where !a.succeeded {
+      inv.warning(
+        "notification #\(a.index) was not delivered to \(a.url) (\(a.outcome)); kept for 'notifications deliver --retry'"
+      )
+    }
   }
 
   /// Mutating commands create an unknown `--customer`; reading ones refuse it.

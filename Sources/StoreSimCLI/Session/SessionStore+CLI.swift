@@ -34,17 +34,22 @@ extension SessionLocation {
   }
 }
 
-extension SessionFileClient {
-  /// `withLock(load:...)` with the session store's load (`SessionWork.load`, which reloads a
-  /// changed configuration), warning on the invocation's standard error.
+/// A session file a long-lived front end (the shell, `manage`) keeps loaded between its units
+/// of work (`SessionWork.perform(keeping:)`), with the command line's refusals.
+struct KeptSession {
+  let location: SessionLocation
+  private(set) var kept = SessionWork.Kept()
+
+  init(location: SessionLocation) { self.location = location }
+
+  /// One unit of work on the session, warning on the invocation's standard error.
   @discardableResult
-  mutating func withLock(
-    _ inv: Invocation, forWriting: Bool, needsNotifications: Bool = true, _ body: (Store) throws -> Store
+  mutating func perform(
+    _ inv: Invocation, mutating: Bool, needsNotifications: Bool = true, _ body: (Store) throws -> Store
   ) throws -> Store {
     try reportingSessionErrors {
-      try withLock(
-        load: { try SessionWork.load($0, partial: $1, warn: inv.warning) }, forWriting: forWriting,
-        needsNotifications: needsNotifications, body)
+      try SessionWork(location: location, warn: inv.warning).perform(
+        keeping: &kept, mutating: mutating, needsNotifications: needsNotifications, body)
     }
   }
 }

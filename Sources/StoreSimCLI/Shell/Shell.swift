@@ -43,15 +43,15 @@ struct Shell {
   let inv: Invocation
   let memory = MemorySession()
   /// The session file, when the shell started on one.
-  var file: SessionFileClient?
+  var file: KeptSession?
 
   init(_ inv: Invocation) throws {
     self.inv = inv
     memory.isInteractive = true
     let location = try SessionLocation(shown: SessionContext.path(inv), environment: inv.environment)
     if FileManager.default.fileExists(atPath: location.file) {
-      var client = SessionFileClient(location: location)
-      memory.store = try client.withLock(inv, forWriting: false) { $0 }
+      var client = KeptSession(location: location)
+      memory.store = try client.perform(inv, mutating: false) { $0 }
       file = client
     }
   }
@@ -167,7 +167,7 @@ struct Shell {
     guard var client = file else { return attempt() }
     defer { file = client }
     var ok = true
-    _ = try client.withLock(inv, forWriting: true) { store in
+    _ = try client.perform(inv, mutating: true) { store in
       memory.store = store
       ok = attempt()
       return memory.store ?? store

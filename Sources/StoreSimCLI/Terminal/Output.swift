@@ -122,8 +122,10 @@ func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
 final class OutputSpool: Sendable {
   static let memoryLimit = 4 << 20
 
-  /// What is held: text in memory, and the spill file once it grew past the limit.
-  private struct Held {
+  /// What is held: text in memory, and the spill file once it grew past the limit. Vouched
+  /// for by hand (`@unchecked Sendable`, for the C file pointer): it lives in `held` and the
+  /// spill file is touched only under that lock.
+  private struct Held: @unchecked Sendable {
     var buffer = ""
     var spill: UnsafeMutablePointer<FILE>?
     var spilled = false

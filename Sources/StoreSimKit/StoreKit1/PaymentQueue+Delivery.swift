@@ -2,8 +2,8 @@ import Foundation
 import StoreSim
 
 /// The payment queue's state, guarded by its mutex.
-struct QueueState {
-  var observers: [any SKPaymentTransactionObserver] = []
+struct QueueState: Sendable {
+  var observers: [ObserverReference] = []
   /// The queue's unfinished transactions, oldest first.
   var entries: [SKPaymentTransaction] = []
   /// What observers are still to be told, in order (held while there is no observer).
@@ -69,8 +69,16 @@ struct Change {
   }
 }
 
+/// An observer the app added. StoreKit's observers are not `Sendable`; a reference only
+/// carries one from the thread that added it to the main queue, where the queue calls it, as
+/// StoreKit does (`drain`). Under the queue's lock it is only compared by identity, never
+/// called. Vouched for by hand (`@unchecked Sendable`), the one place observers cross threads.
+struct ObserverReference: @unchecked Sendable {
+  let observer: any SKPaymentTransactionObserver
+}
+
 /// One thing to deliver.
-enum Step {
+enum Step: Sendable {
   /// Apply the changes, then `updatedTransactions` with their transactions (one call).
   case updated([Change])
   /// Run an added payment through the store.

@@ -40,7 +40,9 @@ public final class SKPaymentQueue: NSObject, Sendable {
     weak var core: SessionCore?
   }
 
-  private struct WeakDelegate {
+  /// Vouched for by hand (`@unchecked Sendable`): the delegate is held weakly and never
+  /// called (see `SKPaymentQueueDelegate`).
+  private struct WeakDelegate: @unchecked Sendable {
     weak var delegate: (any SKPaymentQueueDelegate)?
   }
   private let delegateReference = Mutex(WeakDelegate())
@@ -103,9 +105,9 @@ public final class SKPaymentQueue: NSObject, Sendable {
   /// The observers this queue tells: its own (the device's queue), or the device's while this
   /// queue's session is the device's newest, else none (a gone session's transactions wait).
   var liveObservers: [any SKPaymentTransactionObserver] {
-    guard let device else { return state.withLock { $0.observers } }
+    guard let device else { return state.withLock { $0.observers }.map(\.observer) }
     guard let core, device.newest() === core else { return [] }
-    return device.paymentQueue.state.withLock { $0.observers }
+    return device.paymentQueue.state.withLock { $0.observers }.map(\.observer)
   }
 
   /// False while the test says the customer may not pay (`SKTestSession.canMakePayments`);
@@ -117,7 +119,9 @@ public final class SKPaymentQueue: NSObject, Sendable {
   /// The unfinished transactions (in every state but finished), oldest first.
   public var transactions: [SKPaymentTransaction] { target(warn: false).state.withLock { $0.entries } }
 
-  public var transactionObservers: [any SKPaymentTransactionObserver] { face.state.withLock { $0.observers } }
+  public var transactionObservers: [any SKPaymentTransactionObserver] {
+    face.state.withLock { $0.observers }.map(\.observer)
+  }
 
   /// The session's storefront.
   public var storefront: SKStorefront? {
@@ -131,8 +135,8 @@ public final class SKPaymentQueue: NSObject, Sendable {
   /// (`updatedTransactions`), as at an app launch.
   public func add(_ observer: any SKPaymentTransactionObserver) {
     let added = face.state.withLock { s in
-      guard !s.observers.contains(where: { $0 === observer }) else { return false }
-      s.observers.append(observer)
+      guard !s.observers.contains(where: { $0.observer === observer }) else { return false }
+      s.observers.append(ObserverReference(observer: observer))
       return true
     }
     guard added else { return }
@@ -143,7 +147,7 @@ public final class SKPaymentQueue: NSObject, Sendable {
 
   /// Stops calling an observer; the queue keeps its transactions.
   public func remove(_ observer: any SKPaymentTransactionObserver) {
-    face.state.withLock { s in s.observers.removeAll { $0 === observer } }
+    face.state.withLock { s in s.observers.removeAll { $0.observer === observer } }
   }
 
   /// Queues a payment: observers get the new transaction as `purchasing`, then in a second call

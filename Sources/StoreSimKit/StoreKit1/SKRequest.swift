@@ -62,7 +62,9 @@ public final class SKProductsRequest: SKRequest, @unchecked Sendable {
   private let delegateReference = Mutex(WeakDelegate())
   let identifiers: Set<String>
 
-  private struct WeakDelegate {
+  /// Vouched for by hand (`@unchecked Sendable`): the delegate is held weakly and called only
+  /// on the main queue, as StoreKit calls it.
+  private struct WeakDelegate: @unchecked Sendable {
     weak var delegate: (any SKProductsRequestDelegate)?
   }
 
@@ -121,7 +123,9 @@ public final class SKReceiptRefreshRequest: SKRequest, @unchecked Sendable {
   private let delegateReference = Mutex(WeakDelegate())
   public let receiptProperties: [String: Any]?
 
-  private struct WeakDelegate {
+  /// Vouched for by hand (`@unchecked Sendable`): the delegate is held weakly and called only
+  /// on the main queue, as StoreKit calls it.
+  private struct WeakDelegate: @unchecked Sendable {
     weak var delegate: (any SKRequestDelegate)?
   }
 

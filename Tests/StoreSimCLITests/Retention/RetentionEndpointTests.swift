@@ -20,7 +20,7 @@ import Testing
   ) -> APIResponse {
     var h = headers
     h["authorization"] = ServerAPICall.token()
-    return ServerAPI.handle(
+    return ServerAPI.respond(
       HTTPRequest(method: method, target: "/inApps/v1/messaging" + path, headers: h, body: bytes ?? Array(body.utf8)),
       store: store, now: ServerAPICall.wallClock)
   }
@@ -223,7 +223,7 @@ import Testing
   @Test func everyMessagingEndpointNeedsTheBearerToken() throws {
     for route in ServerAPI.messagingRoutes {
       let path = route.path.replacingOccurrences(of: "{", with: "x").replacingOccurrences(of: "}", with: "")
-      let r = ServerAPI.handle(
+      let r = ServerAPI.respond(
         HTTPRequest(method: route.method, target: path), store: Fixtures.store(), now: ServerAPICall.wallClock)
       #expect(r.status == 401, "\(route.method) \(route.path)")
     }

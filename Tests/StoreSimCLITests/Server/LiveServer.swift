@@ -42,10 +42,8 @@ final class LiveServer: @unchecked Sendable {
     location = try SessionLocation(shown: file, resolve: { $0 })
     let warnings = self.warnings
     service = SessionService(
-      location: location, now: { LiveServer.wallClock },
-      load: { location, partial in
-        (try SessionFile.read(location.file, shownAs: location.shown, skippingNotifications: partial), false)
-      }, warning: { warnings.append($0) }, lockWait: lockWait, cacheAnswers: cacheAnswers,
+      location: location, now: { LiveServer.wallClock }, warning: { warnings.append($0) }, lockWait: lockWait,
+      cacheAnswers: cacheAnswers,
       waitClock: waitClock)
     let service = self.service
     // As `storesim serve`: kept answers are given on the event loop.

@@ -63,4 +63,28 @@ import Testing
     #expect(try Data(contentsOf: URL(fileURLWithPath: location.file)) == before)
     withExtendedLifetime(cli) {}
   }
+
+  /// A front end that keeps the store between uses (`serve`, the shell, `manage`) reads the
+  /// file again only when it changed: two reads of an unchanged file are one generation, and a
+  /// save by another unit of work makes the next read a new one, which sees the change.
+  @Test func aKeptSessionIsReadAgainOnlyWhenTheFileChanged() throws {
+    let (cli, location) = try Self.session()
+    let work = SessionWork(location: location, warn: { _ in })
+    var kept = SessionWork.Kept()
+    try work.perform(keeping: &kept, mutating: false) { $0 }
+    let first = kept.generation
+    try work.perform(keeping: &kept, mutating: false) { $0 }
+    #expect(kept.generation == first)
+    #expect(kept.storeIfUnchanged(location, needsNotifications: true) != nil)
+    _ = try work.perform(mutating: true) { store in
+      _ = try store.purchase("nonconsumable.car")
+    } plan: { _, _ in
+      ()
+    }
+    #expect(kept.storeIfUnchanged(location, needsNotifications: true) == nil)
+    let store = try work.perform(keeping: &kept, mutating: false) { $0 }
+    #expect(kept.generation == first + 1)
+    #expect(!store.notifications.isEmpty)
+    withExtendedLifetime(cli) {}
+  }
 }
