@@ -48,15 +48,11 @@ extension StateCodec.Writer: TransactionFieldVisitor {
   mutating func visit(_ field: TransactionField, _ value: inout Decimal) { decimal(value) }
   mutating func visit(_ field: TransactionField, _ value: inout UUID?) { optString(value?.uuidString) }
   mutating func visit(_ field: TransactionField, _ value: inout TransactionOffer?) { transactionOffer(value) }
-  mutating func visit<R: RawRepresentable>(_ field: TransactionField, _ value: inout R) where R.RawValue == String {
-    string(value.rawValue)
-  }
-  mutating func visit<R: RawRepresentable>(_ field: TransactionField, _ value: inout R?) where R.RawValue == String {
-    optString(value?.rawValue)
-  }
-  mutating func visit<R: RawRepresentable>(_ field: TransactionField, _ value: inout R?) where R.RawValue == Int {
-    optInt(value?.rawValue)
-  }
+  mutating func visit(_ field: TransactionField, _ value: inout ProductType) { string(value.rawValue) }
+  mutating func visit(_ field: TransactionField, _ value: inout OwnershipType) { string(value.rawValue) }
+  mutating func visit(_ field: TransactionField, _ value: inout TransactionReason) { string(value.rawValue) }
+  mutating func visit(_ field: TransactionField, _ value: inout CustomerID?) { optString(value?.rawValue) }
+  mutating func visit(_ field: TransactionField, _ value: inout RevocationReason?) { optInt(value?.rawValue) }
 }
 
 extension StateCodec.Reader: TransactionFieldVisitor {
@@ -68,9 +64,10 @@ extension StateCodec.Reader: TransactionFieldVisitor {
 
   /// The fields of a transaction row.
   mutating func transactionFields() throws(StateCodec.DecodingError) -> Transaction {
-    var fields = Transaction.Fields.blank
-    try fields.visitRow(&self)
-    return Transaction(fields: fields)
+    // Read into the transaction's own storage (a local `Fields` would be copied into it).
+    var t = Transaction(fields: .blank)
+    try t.fields.visitRow(&self)
+    return t
   }
 
   /// A full transaction row, or a reference row written by `Writer.reference`.
@@ -107,10 +104,26 @@ extension StateCodec.Reader: TransactionFieldVisitor {
   mutating func visit(_ field: TransactionField, _ value: inout TransactionOffer?) throws(Failure) {
     value = try transactionOffer()
   }
-  mutating func visit<R: RawRepresentable>(_ field: TransactionField, _ value: inout R) throws(Failure)
-  where R.RawValue == String { value = try raw(R.self) }
-  mutating func visit<R: RawRepresentable>(_ field: TransactionField, _ value: inout R?) throws(Failure)
-  where R.RawValue == String { value = try optRaw(R.self) }
-  mutating func visit<R: RawRepresentable>(_ field: TransactionField, _ value: inout R?) throws(Failure)
-  where R.RawValue == Int { value = try optRawInt(R.self) }
+  mutating func visit(_ field: TransactionField, _ value: inout ProductType) throws(Failure) {
+    value = try known(Self.productTypes)
+  }
+  mutating func visit(_ field: TransactionField, _ value: inout OwnershipType) throws(Failure) {
+    value = try known(Self.ownershipTypes)
+  }
+  mutating func visit(_ field: TransactionField, _ value: inout TransactionReason) throws(Failure) {
+    value = try known(Self.reasons)
+  }
+  mutating func visit(_ field: TransactionField, _ value: inout CustomerID?) throws(Failure) {
+    value = try optRaw(CustomerID.self)
+  }
+  mutating func visit(_ field: TransactionField, _ value: inout RevocationReason?) throws(Failure) {
+    value = try optRawInt(RevocationReason.self)
+  }
+
+  // The raw values of the named types, as bytes (`known`).
+  static let productTypes = ProductType.allCases.map { (utf8: Array($0.rawValue.utf8), value: $0) }
+  static let ownershipTypes = [OwnershipType.purchased, .familyShared].map {
+    (utf8: Array($0.rawValue.utf8), value: $0)
+  }
+  static let reasons = [TransactionReason.purchase, .renewal].map { (utf8: Array($0.rawValue.utf8), value: $0) }
 }

@@ -35,15 +35,15 @@ package protocol TransactionFieldVisitor {
   mutating func visit(_ field: TransactionField, _ value: inout Decimal) throws(Failure)
   mutating func visit(_ field: TransactionField, _ value: inout UUID?) throws(Failure)
   mutating func visit(_ field: TransactionField, _ value: inout TransactionOffer?) throws(Failure)
-  /// A value named by a string (`ProductType`, `OwnershipType`, `TransactionReason`).
-  mutating func visit<R: RawRepresentable>(_ field: TransactionField, _ value: inout R) throws(Failure)
-  where R.RawValue == String
-  /// An optional value named by a string (`CustomerID`).
-  mutating func visit<R: RawRepresentable>(_ field: TransactionField, _ value: inout R?) throws(Failure)
-  where R.RawValue == String
-  /// An optional value named by a number (`RevocationReason`).
-  mutating func visit<R: RawRepresentable>(_ field: TransactionField, _ value: inout R?) throws(Failure)
-  where R.RawValue == Int
+  // The named types, each its own requirement rather than one generic over `RawRepresentable`:
+  // `visitRow` is not specialized in the modules that visit, and a generic requirement called
+  // from it looks its type's metadata up at run time, for every such field of every transaction
+  // a session file holds (most of the time of reading one).
+  mutating func visit(_ field: TransactionField, _ value: inout ProductType) throws(Failure)
+  mutating func visit(_ field: TransactionField, _ value: inout OwnershipType) throws(Failure)
+  mutating func visit(_ field: TransactionField, _ value: inout TransactionReason) throws(Failure)
+  mutating func visit(_ field: TransactionField, _ value: inout CustomerID?) throws(Failure)
+  mutating func visit(_ field: TransactionField, _ value: inout RevocationReason?) throws(Failure)
 }
 
 /// A visitor of the declaration alone (each field's names and kind of value), never of a value:
@@ -72,12 +72,15 @@ extension TransactionFieldListVisitor {
   package mutating func visit(_ field: TransactionField, _ value: inout TransactionOffer?) {
     visit(field, kind: .offer)
   }
-  package mutating func visit<R: RawRepresentable>(_ field: TransactionField, _ value: inout R)
-  where R.RawValue == String { visit(field, kind: .value) }
-  package mutating func visit<R: RawRepresentable>(_ field: TransactionField, _ value: inout R?)
-  where R.RawValue == String { visit(field, kind: .value) }
-  package mutating func visit<R: RawRepresentable>(_ field: TransactionField, _ value: inout R?)
-  where R.RawValue == Int { visit(field, kind: .value) }
+  package mutating func visit(_ field: TransactionField, _ value: inout ProductType) { visit(field, kind: .value) }
+  package mutating func visit(_ field: TransactionField, _ value: inout OwnershipType) { visit(field, kind: .value) }
+  package mutating func visit(_ field: TransactionField, _ value: inout TransactionReason) {
+    visit(field, kind: .value)
+  }
+  package mutating func visit(_ field: TransactionField, _ value: inout CustomerID?) { visit(field, kind: .value) }
+  package mutating func visit(_ field: TransactionField, _ value: inout RevocationReason?) {
+    visit(field, kind: .value)
+  }
 }
 
 extension Transaction {

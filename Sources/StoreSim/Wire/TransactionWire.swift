@@ -26,13 +26,15 @@ struct TransactionWireWriter: TransactionFieldVisitor {
     put(field, value.map { .string($0.uuidString.lowercased()) })
   }
   mutating func visit(_ field: TransactionField, _ value: inout TransactionOffer?) { value?.wire(into: &object) }
-  mutating func visit<R: RawRepresentable>(_ field: TransactionField, _ value: inout R) where R.RawValue == String {
+  mutating func visit(_ field: TransactionField, _ value: inout ProductType) { put(field, .string(value.rawValue)) }
+  mutating func visit(_ field: TransactionField, _ value: inout OwnershipType) { put(field, .string(value.rawValue)) }
+  mutating func visit(_ field: TransactionField, _ value: inout TransactionReason) {
     put(field, .string(value.rawValue))
   }
-  mutating func visit<R: RawRepresentable>(_ field: TransactionField, _ value: inout R?) where R.RawValue == String {
+  mutating func visit(_ field: TransactionField, _ value: inout CustomerID?) {
     put(field, value.map { .string($0.rawValue) })
   }
-  mutating func visit<R: RawRepresentable>(_ field: TransactionField, _ value: inout R?) where R.RawValue == Int {
+  mutating func visit(_ field: TransactionField, _ value: inout RevocationReason?) {
     put(field, value.map { .int(Int64($0.rawValue)) })
   }
 }
