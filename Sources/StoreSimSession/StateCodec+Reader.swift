@@ -291,11 +291,14 @@ extension StateCodec {
       if start < bytes.count, bytes[start] == UInt8(ascii: "\"") {
         var end = start + 1
         while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\") { end += 1 }
-        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
-          let body = UnsafeBufferPointer(rebasing: bytes[(start + 1)..<end])
-          for entry in table where entry.utf8.elementsEqual(body) {
-            scanner.index = end + 1
-            return entry.value
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\""), end > start + 1, let base = bytes.baseAddress {
+          let length = end - start - 1
+          for entry in table where entry.utf8.count == length {
+            let same = entry.utf8.withUnsafeBytes { memcmp($0.baseAddress!, base + start + 1, length) == 0 }
+            if same {
+              scanner.index = end + 1
+              return entry.value
+            }
           }
         }
       }
