@@ -280,6 +280,35 @@ extension StateCodec {
       return v
     }
 
+    /// A string field that must be one of `table`'s raw values. A plain one (no escapes) is
+    /// matched on its bytes, without making a `String`; anything else is read as any string is
+    /// and refused as `raw` refuses it.
+    mutating func known<T: RawRepresentable>(
+      _ table: [(utf8: [UInt8], value: T)]
+    ) throws(DecodingError) -> T where T.RawValue == String {
+      try separator()
+      ws()
+      let bytes = scanner.bytes
+      let start = scanner.index
+      if start < bytes.count, bytes[start] == UInt8(ascii: "\"") {
+        var end = start + 1
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\") { end += 1 }
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\""), end > start + 1, let base = bytes.baseAddress {
+          let length = end - start - 1
+          for entry in table where entry.utf8.count == length {
+            let same = entry.utf8.withUnsafeBytes { memcmp($0.baseAddress!, base + start + 1, length) == 0 }
+            if same {
+              scanner.index = end + 1
+              return entry.value
+            }
+          }
+        }
+      }
+      let s = try text()
+      guard let v = T(rawValue: s) else { throw fail("unknown value '\(s)'") }
+      return v
+    }
+
     mutating func optRaw<T: RawRepresentable>(_: T.Type) throws(DecodingError) -> T? where T.RawValue == String {
       try null() ? nil : try raw(T.self)
     }

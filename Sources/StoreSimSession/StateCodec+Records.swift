@@ -86,6 +86,11 @@ extension StateCodec.Writer: RecordFieldVisitor {
     if writes(field, isSet: value != nil) { offer(value) }
   }
   mutating func visit(_ field: RecordField, _ value: inout BillingState) { billing(value) }
+  mutating func visit(_ field: RecordField, _ value: inout ProductType) { string(value.rawValue) }
+  mutating func visit(_ field: RecordField, _ value: inout OwnershipType) { string(value.rawValue) }
+  mutating func visit(_ field: RecordField, _ value: inout TransactionReason) { string(value.rawValue) }
+  mutating func visit(_ field: RecordField, _ value: inout CustomerID?) { optString(value?.rawValue) }
+  mutating func visit(_ field: RecordField, _ value: inout RevocationReason?) { optInt(value?.rawValue) }
   mutating func visit<R: RawRepresentable>(_ field: RecordField, _ value: inout R) where R.RawValue == String {
     string(value.rawValue)
   }
@@ -120,13 +125,31 @@ extension StateCodec.Reader: RecordFieldVisitor {
   }
 
   mutating func transaction() throws(StateCodec.DecodingError) -> Transaction {
-    Transaction(fields: try record(Transaction.Fields.self))
+    try row { (r: inout StateCodec.Reader) throws(StateCodec.DecodingError) in try r.transactionFields() }
   }
+
+  /// The fields of a transaction row, read into the transaction's own storage (a `Fields` read
+  /// by `fields(_:)` would be copied into it).
+  mutating func transactionFields() throws(StateCodec.DecodingError) -> Transaction {
+    var t = Transaction(fields: .blank)
+    let outer = rowEnded
+    rowEnded = false
+    try t.fields.visitRow(&self)
+    rowEnded = outer
+    return t
+  }
+
+  // The raw values of the transaction's named types, as bytes (`known`).
+  static let productTypes = ProductType.allCases.map { (utf8: Array($0.rawValue.utf8), value: $0) }
+  static let ownershipTypes = [OwnershipType.purchased, .familyShared].map {
+    (utf8: Array($0.rawValue.utf8), value: $0)
+  }
+  static let reasons = [TransactionReason.purchase, .renewal].map { (utf8: Array($0.rawValue.utf8), value: $0) }
 
   /// A full transaction row, or a reference row written by `Writer.reference`.
   mutating func notificationTransaction() throws(StateCodec.DecodingError) -> Transaction {
     try row { (r: inout StateCodec.Reader) throws(StateCodec.DecodingError) in
-      guard r.at(UInt8(ascii: "\"")) else { return Transaction(fields: try r.fields(Transaction.Fields.self)) }
+      guard r.at(UInt8(ascii: "\"")) else { return try r.transactionFields() }
       guard try r.string() == "ref" else { throw r.fail("bad transaction reference") }
       let id = try r.uint()
       guard let (c, n) = r.byID[id] else { throw r.fail("reference to unknown transaction \(id)") }
@@ -187,6 +210,21 @@ extension StateCodec.Reader: RecordFieldVisitor {
     value = reads(field) ? try offer() : nil
   }
   mutating func visit(_ field: RecordField, _ value: inout BillingState) throws(Failure) { value = try billing() }
+  mutating func visit(_ field: RecordField, _ value: inout ProductType) throws(Failure) {
+    value = try known(Self.productTypes)
+  }
+  mutating func visit(_ field: RecordField, _ value: inout OwnershipType) throws(Failure) {
+    value = try known(Self.ownershipTypes)
+  }
+  mutating func visit(_ field: RecordField, _ value: inout TransactionReason) throws(Failure) {
+    value = try known(Self.reasons)
+  }
+  mutating func visit(_ field: RecordField, _ value: inout CustomerID?) throws(Failure) {
+    value = try optRaw(CustomerID.self)
+  }
+  mutating func visit(_ field: RecordField, _ value: inout RevocationReason?) throws(Failure) {
+    value = try optRawInt(RevocationReason.self)
+  }
   mutating func visit<R: RawRepresentable>(_ field: RecordField, _ value: inout R) throws(Failure)
   where R.RawValue == String { value = try raw(R.self) }
   mutating func visit<R: RawRepresentable>(_ field: RecordField, _ value: inout R?) throws(Failure)

@@ -186,14 +186,14 @@ extension Store {
     let q = (product.type == .consumable || product.type == .nonRenewable) ? quantity : 1
     let front = storefront
     let date = date ?? state.now
-    var fields = Transaction.Fields.blank
-    fields.purchase = .init(
+    // Made in one piece: a local copy to change would be copied again into the transaction.
+    let purchase = Transaction.Fields.Purchase(
       id: 0, originalID: 0, webOrderLineItemID: nil, productID: product.id, productType: product.type,
       subscriptionGroupID: product.subscription?.groupID, purchaseDate: date, originalPurchaseDate: date,
       purchasedQuantity: q, appAccountToken: token, ownershipType: .purchased, offer: nil, reason: .purchase,
       price: q == 1 ? product.price : product.price * Decimal(q), currency: front.currency,
       storefront: front.countryCode, storefrontID: front.id, sharedFrom: nil, sharedTransactionID: nil)
-    return Transaction(fields: fields)
+    return Transaction(fields: Transaction.Fields(purchase: purchase, status: Transaction.Fields.blank.status))
   }
 
   /// Gives a transaction its id, stores it and reports it.

@@ -14,7 +14,7 @@ extension Store {
     var groups = Set<SubscriptionGroupID>()
     // Each product's latest transaction that is not revoked (read through the index: the
     // history is not walked).
-    for positions in transactionIndex[ci].byProduct.values {
+    for positions in transactionIndex[ci].positionsBySlot {
       guard let last = positions.last else { continue }
       if let group = c.transactions[last].subscriptionGroupID { groups.insert(group) }
       switch c.transactions[last].productType {

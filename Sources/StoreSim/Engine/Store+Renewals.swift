@@ -36,7 +36,7 @@ extension Store {
       expire(ci, si, reason: .autoRenewDisabled, subtype: .voluntary)
     } else if priceIncrease == .pending {
       expire(ci, si, reason: .didNotConsentToPriceIncrease, subtype: .priceIncrease)
-    } else if !state.configuration.hasProduct(self[ci, si].autoRenewProductID) {
+    } else if !hasRenewalProduct(ci, si) {
       expire(ci, si, reason: .productUnavailable, subtype: .productNotForSale)
     } else if state.environment == .sandbox && self[ci, si].renewalCount >= 12 {
       // The sandbox turns auto-renew off at the 13th renewal (rule sandbox-stops-after-twelve-renewals).
@@ -47,6 +47,13 @@ extension Store {
     } else {
       renew(ci, si, start: self[ci, si].expirationDate, recovery: false)
     }
+  }
+
+  /// Whether the product the subscription renews to is still in the catalogue (the id read into
+  /// a local first, for the reason `renew` gives).
+  func hasRenewalProduct(_ ci: CustomerHandle, _ si: Int) -> Bool {
+    let renewsTo = self[ci, si].autoRenewProductID
+    return state.configuration.hasProduct(renewsTo)
   }
 
   /// The offer of the period about to start, taking it from the subscription's pending or
@@ -76,9 +83,10 @@ extension Store {
 
   /// Creates the renewal transaction of the next period starting at `start`.
   mutating func renew(_ ci: CustomerHandle, _ si: Int, start: Date, recovery: Bool) {
-    guard let pi = state.configuration.position(of: self[ci, si].autoRenewProductID) else {
-      return
-    }
+    // (The id is read into a local first: `state.configuration.position(of: self[ci, si]…)`
+    // copies the whole configuration, to read `self` in the argument while the call borrows it.)
+    let renewsTo = self[ci, si].autoRenewProductID
+    guard let pi = state.configuration.position(of: renewsTo) else { return }
     // The original purchase date without reading the previous transaction (cold in memory).
     let originalDate =
       self[ci, si].cachedOriginalPurchaseDate

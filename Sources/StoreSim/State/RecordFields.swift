@@ -73,13 +73,22 @@ package protocol RecordFieldVisitor {
   mutating func visit(_ field: RecordField, _ value: inout TransactionOffer?) throws(Failure)
   mutating func visit(_ field: RecordField, _ value: inout SubscriptionOffer?) throws(Failure)
   mutating func visit(_ field: RecordField, _ value: inout BillingState) throws(Failure)
-  /// A value named by a string (`ProductType`, `OwnershipType`, `TransactionReason`).
+  // The transaction's named types, each its own requirement rather than the generic over
+  // `RawRepresentable` below: `visitRow` is not specialized in the modules that visit, and a
+  // generic requirement called from it looks its type's metadata up at run time, for every such
+  // field of every transaction a session file holds (most of the time of reading one).
+  mutating func visit(_ field: RecordField, _ value: inout ProductType) throws(Failure)
+  mutating func visit(_ field: RecordField, _ value: inout OwnershipType) throws(Failure)
+  mutating func visit(_ field: RecordField, _ value: inout TransactionReason) throws(Failure)
+  mutating func visit(_ field: RecordField, _ value: inout CustomerID?) throws(Failure)
+  mutating func visit(_ field: RecordField, _ value: inout RevocationReason?) throws(Failure)
+  /// A value named by a string (the other records' named types).
   mutating func visit<R: RawRepresentable>(_ field: RecordField, _ value: inout R) throws(Failure)
   where R.RawValue == String
-  /// An optional value named by a string (`CustomerID`).
+  /// An optional value named by a string.
   mutating func visit<R: RawRepresentable>(_ field: RecordField, _ value: inout R?) throws(Failure)
   where R.RawValue == String
-  /// An optional value named by a number (`RevocationReason`, `ExpirationReason`).
+  /// An optional value named by a number (`ExpirationReason`).
   mutating func visit<R: RawRepresentable>(_ field: RecordField, _ value: inout R?) throws(Failure)
   where R.RawValue == Int
   /// A record inside the record (a commitment), itself declared once.
@@ -114,6 +123,11 @@ extension RecordFieldListVisitor {
   package mutating func visit(_ field: RecordField, _ value: inout TransactionOffer?) { visit(field, kind: .offer) }
   package mutating func visit(_ field: RecordField, _ value: inout SubscriptionOffer?) { visit(field, kind: .value) }
   package mutating func visit(_ field: RecordField, _ value: inout BillingState) { visit(field, kind: .value) }
+  package mutating func visit(_ field: RecordField, _ value: inout ProductType) { visit(field, kind: .value) }
+  package mutating func visit(_ field: RecordField, _ value: inout OwnershipType) { visit(field, kind: .value) }
+  package mutating func visit(_ field: RecordField, _ value: inout TransactionReason) { visit(field, kind: .value) }
+  package mutating func visit(_ field: RecordField, _ value: inout CustomerID?) { visit(field, kind: .value) }
+  package mutating func visit(_ field: RecordField, _ value: inout RevocationReason?) { visit(field, kind: .value) }
   package mutating func visit<R: RawRepresentable>(_ field: RecordField, _ value: inout R)
   where R.RawValue == String { visit(field, kind: .value) }
   package mutating func visit<R: RawRepresentable>(_ field: RecordField, _ value: inout R?)

@@ -80,6 +80,46 @@ import Testing
     check(store)
   }
 
+  /// The index made from a whole history at load (a run of one product added at once) is the
+  /// one made by appending each transaction as it happened, family copies included.
+  @Test func anIndexMadeAtLoadIsTheOneMadeByAppending() throws {
+    var store = Fixtures.store()
+    try store.addFamilyMember("kid")
+    for product in ["fuel", "fuel", "car", "monthly", "fuel", "pass", "fuel"] { _ = try store.purchase(product) }
+    _ = try store.advance(by: Fixtures.days(100))
+    _ = try store.purchase("fuel")
+    var shared = 0
+    for customer in store.customerIDs {
+      let transactions = try #require(store.customer(customer)).transactions
+      var appended = TransactionIndex()
+      for (i, t) in transactions.enumerated() { appended.appended(t, at: i) }
+      #expect(TransactionIndex(transactions) == appended, "\(customer)")
+      shared += appended.familyShared.values.reduce(0) { $0 + $1.count }
+    }
+    #expect(shared > 1)
+  }
+
+  /// Past `scanLimit` products a customer's products are hashed rather than compared one by
+  /// one: each product's positions still come back, oldest first.
+  @Test func positionsAreFoundPastTheProductsComparedOneByOne() {
+    let ids = (0..<(TransactionIndex.scanLimit + 5)).map { "p\($0)" }
+    var transactions: [Transaction] = []
+    for _ in 0..<3 {
+      for id in ids {
+        var fields = Transaction.Fields.blank
+        fields.purchase.productID = id
+        transactions.append(Transaction(fields: fields))
+      }
+    }
+    var appended = TransactionIndex()
+    for (i, t) in transactions.enumerated() { appended.appended(t, at: i) }
+    #expect(TransactionIndex(transactions) == appended)
+    for (k, id) in ids.enumerated() {
+      #expect(appended.positions(of: id) == [k, k + ids.count, k + 2 * ids.count])
+    }
+    #expect(appended.positions(of: "none") == nil)
+  }
+
   @Test func finishAllOnlyLooksPastWhatItFinishedBefore() throws {
     var store = Fixtures.store()
     for _ in 0..<5 { _ = try store.purchase("fuel") }

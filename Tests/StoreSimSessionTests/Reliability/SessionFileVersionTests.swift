@@ -61,6 +61,34 @@ extension SessionFileMutationTests {
     }
   }
 
+  /// A transaction's named values (type, ownership, reason) are matched on their bytes when
+  /// written plainly; written with a JSON escape they read the same, and a value no type has is
+  /// refused as before.
+  @Test func namedValuesReadTheSameWithEscapesAndUnknownOnesAreRefused() throws {
+    let text = String(decoding: try Self.versionTwo(), as: UTF8.self)
+    let plain = try SessionFileFormat.decode(Data(text.utf8)).1
+    #expect(plain == Self.document.state)
+    // Only the customers' rows change (the base holds the catalogue's product types too, and
+    // empty `customers` and `notifications` of its own before the document's).
+    let rows = try #require(text.range(of: #""customers":"#, options: .backwards)).upperBound
+    let outbox = try #require(text.range(of: #","notifications":"#, options: .backwards)).lowerBound
+    func replacing(_ old: String, with new: String) -> String {
+      String(text[..<rows]) + text[rows..<outbox].replacingOccurrences(of: old, with: new) + text[outbox...]
+    }
+    let cases = [
+      ("\"Auto-Renewable Subscription\"", #""Auto-Renewable Subscriptio\u006e""#),
+      ("\"PURCHASED\"", #""PURCHASE\u0044""#), ("\"RENEWAL\"", #""\u0052ENEWAL""#),
+    ]
+    for (name, escaped) in cases {
+      let changed = replacing(name, with: escaped)
+      #expect(changed != text, "\(name) not found")
+      let read = try SessionFileFormat.decode(Data(changed.utf8)).1
+      #expect(read == plain, "\(name) escaped: \(Self.difference(read, plain))")
+      let unknown = replacing(name, with: String(name.dropLast()) + "X\"")
+      #expect(throws: SessionFileFormat.Failure.self) { try SessionFileFormat.decode(Data(unknown.utf8)) }
+    }
+  }
+
   /// Without checksums (version 2), the strict reader alone refuses the issue's changes and
   /// every other broken bit of syntax.
   @Test func theStrictReaderRefusesBrokenSyntaxInVersionTwoFiles() throws {
