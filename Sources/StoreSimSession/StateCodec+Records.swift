@@ -89,15 +89,15 @@ extension StateCodec.Writer: RecordFieldVisitor {
   mutating func visit(_ field: RecordField, _ value: inout ProductType) { string(value.rawValue) }
   mutating func visit(_ field: RecordField, _ value: inout OwnershipType) { string(value.rawValue) }
   mutating func visit(_ field: RecordField, _ value: inout TransactionReason) { string(value.rawValue) }
-  mutating func visit(_ field: RecordField, _ value: inout CustomerID?) { optString(value?.rawValue) }
-  mutating func visit(_ field: RecordField, _ value: inout RevocationReason?) { optInt(value?.rawValue) }
-  mutating func visit<R: RawRepresentable>(_ field: RecordField, _ value: inout R) where R.RawValue == String {
-    string(value.rawValue)
-  }
-  mutating func visit<R: RawRepresentable>(_ field: RecordField, _ value: inout R?) where R.RawValue == String {
+  mutating func visit(_ field: RecordField, _ value: inout CustomerID?) {
     if writes(field, isSet: value != nil) { optString(value?.rawValue) }
   }
-  mutating func visit<R: RawRepresentable>(_ field: RecordField, _ value: inout R?) where R.RawValue == Int {
+  mutating func visit(_ field: RecordField, _ value: inout RevocationReason?) {
+    if writes(field, isSet: value != nil) { optInt(value?.rawValue) }
+  }
+  mutating func visit(_ field: RecordField, _ value: inout BillingPlanType) { string(value.rawValue) }
+  mutating func visit(_ field: RecordField, _ value: inout PriceIncreaseStatus) { string(value.rawValue) }
+  mutating func visit(_ field: RecordField, _ value: inout ExpirationReason?) {
     if writes(field, isSet: value != nil) { optInt(value?.rawValue) }
   }
   mutating func visit<R: DeclaredRecord>(_ field: RecordField, _ value: inout R?) {
@@ -220,17 +220,20 @@ extension StateCodec.Reader: RecordFieldVisitor {
     value = try known(Self.reasons)
   }
   mutating func visit(_ field: RecordField, _ value: inout CustomerID?) throws(Failure) {
-    value = try optRaw(CustomerID.self)
+    value = reads(field) ? try optRaw(CustomerID.self) : nil
   }
   mutating func visit(_ field: RecordField, _ value: inout RevocationReason?) throws(Failure) {
-    value = try optRawInt(RevocationReason.self)
+    value = reads(field) ? try optRawInt(RevocationReason.self) : nil
   }
-  mutating func visit<R: RawRepresentable>(_ field: RecordField, _ value: inout R) throws(Failure)
-  where R.RawValue == String { value = try raw(R.self) }
-  mutating func visit<R: RawRepresentable>(_ field: RecordField, _ value: inout R?) throws(Failure)
-  where R.RawValue == String { value = reads(field) ? try optRaw(R.self) : nil }
-  mutating func visit<R: RawRepresentable>(_ field: RecordField, _ value: inout R?) throws(Failure)
-  where R.RawValue == Int { value = reads(field) ? try optRawInt(R.self) : nil }
+  mutating func visit(_ field: RecordField, _ value: inout BillingPlanType) throws(Failure) {
+    value = try raw(BillingPlanType.self)
+  }
+  mutating func visit(_ field: RecordField, _ value: inout PriceIncreaseStatus) throws(Failure) {
+    value = try raw(PriceIncreaseStatus.self)
+  }
+  mutating func visit(_ field: RecordField, _ value: inout ExpirationReason?) throws(Failure) {
+    value = reads(field) ? try optRawInt(ExpirationReason.self) : nil
+  }
   mutating func visit<R: DeclaredRecord>(_ field: RecordField, _ value: inout R?) throws(Failure) {
     guard reads(field) else { return value = nil }
     value = try null() ? nil : try record(R.self)

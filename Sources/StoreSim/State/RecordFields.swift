@@ -73,24 +73,19 @@ package protocol RecordFieldVisitor {
   mutating func visit(_ field: RecordField, _ value: inout TransactionOffer?) throws(Failure)
   mutating func visit(_ field: RecordField, _ value: inout SubscriptionOffer?) throws(Failure)
   mutating func visit(_ field: RecordField, _ value: inout BillingState) throws(Failure)
-  // The transaction's named types, each its own requirement rather than the generic over
-  // `RawRepresentable` below: `visitRow` is not specialized in the modules that visit, and a
-  // generic requirement called from it looks its type's metadata up at run time, for every such
-  // field of every transaction a session file holds (most of the time of reading one).
+  // The named types, each its own requirement rather than one generic over `RawRepresentable`:
+  // `visitRow` is not specialized in the modules that visit, and a generic requirement called
+  // from it looks its type's metadata up at run time, for every such field of every record a
+  // session file holds (most of the time of reading one). A new named type is a new requirement.
   mutating func visit(_ field: RecordField, _ value: inout ProductType) throws(Failure)
   mutating func visit(_ field: RecordField, _ value: inout OwnershipType) throws(Failure)
   mutating func visit(_ field: RecordField, _ value: inout TransactionReason) throws(Failure)
   mutating func visit(_ field: RecordField, _ value: inout CustomerID?) throws(Failure)
   mutating func visit(_ field: RecordField, _ value: inout RevocationReason?) throws(Failure)
-  /// A value named by a string (the other records' named types).
-  mutating func visit<R: RawRepresentable>(_ field: RecordField, _ value: inout R) throws(Failure)
-  where R.RawValue == String
-  /// An optional value named by a string.
-  mutating func visit<R: RawRepresentable>(_ field: RecordField, _ value: inout R?) throws(Failure)
-  where R.RawValue == String
-  /// An optional value named by a number (`ExpirationReason`).
-  mutating func visit<R: RawRepresentable>(_ field: RecordField, _ value: inout R?) throws(Failure)
-  where R.RawValue == Int
+  // The other records' named types, the same way.
+  mutating func visit(_ field: RecordField, _ value: inout BillingPlanType) throws(Failure)
+  mutating func visit(_ field: RecordField, _ value: inout PriceIncreaseStatus) throws(Failure)
+  mutating func visit(_ field: RecordField, _ value: inout ExpirationReason?) throws(Failure)
   /// A record inside the record (a commitment), itself declared once.
   mutating func visit<R: DeclaredRecord>(_ field: RecordField, _ value: inout R?) throws(Failure)
 }
@@ -128,12 +123,9 @@ extension RecordFieldListVisitor {
   package mutating func visit(_ field: RecordField, _ value: inout TransactionReason) { visit(field, kind: .value) }
   package mutating func visit(_ field: RecordField, _ value: inout CustomerID?) { visit(field, kind: .value) }
   package mutating func visit(_ field: RecordField, _ value: inout RevocationReason?) { visit(field, kind: .value) }
-  package mutating func visit<R: RawRepresentable>(_ field: RecordField, _ value: inout R)
-  where R.RawValue == String { visit(field, kind: .value) }
-  package mutating func visit<R: RawRepresentable>(_ field: RecordField, _ value: inout R?)
-  where R.RawValue == String { visit(field, kind: .value) }
-  package mutating func visit<R: RawRepresentable>(_ field: RecordField, _ value: inout R?)
-  where R.RawValue == Int { visit(field, kind: .value) }
+  package mutating func visit(_ field: RecordField, _ value: inout BillingPlanType) { visit(field, kind: .value) }
+  package mutating func visit(_ field: RecordField, _ value: inout PriceIncreaseStatus) { visit(field, kind: .value) }
+  package mutating func visit(_ field: RecordField, _ value: inout ExpirationReason?) { visit(field, kind: .value) }
   package mutating func visit<R: DeclaredRecord>(_ field: RecordField, _ value: inout R?) {
     visit(field, kind: .value)
   }

@@ -39,23 +39,32 @@ struct RecordWireWriter: RecordFieldVisitor {
   // A subscription's own bookkeeping, never on the wire.
   mutating func visit(_ field: RecordField, _ value: inout SubscriptionOffer?) {}
   mutating func visit(_ field: RecordField, _ value: inout BillingState) {}
-  mutating func visit(_ field: RecordField, _ value: inout ProductType) { put(field, .string(value.rawValue)) }
-  mutating func visit(_ field: RecordField, _ value: inout OwnershipType) { put(field, .string(value.rawValue)) }
-  mutating func visit(_ field: RecordField, _ value: inout TransactionReason) { put(field, .string(value.rawValue)) }
+  mutating func visit(_ field: RecordField, _ value: inout ProductType) {
+    put(field, JSONOutput.string(value.rawValue))
+  }
+  mutating func visit(_ field: RecordField, _ value: inout OwnershipType) {
+    put(field, JSONOutput.string(value.rawValue))
+  }
+  mutating func visit(_ field: RecordField, _ value: inout TransactionReason) {
+    put(field, JSONOutput.string(value.rawValue))
+  }
   mutating func visit(_ field: RecordField, _ value: inout CustomerID?) {
-    put(field, value.map { .string($0.rawValue) })
+    guard let value else { return put(field, nil) }
+    put(field, JSONOutput.string(value.rawValue))
   }
   mutating func visit(_ field: RecordField, _ value: inout RevocationReason?) {
-    put(field, value.map { .int(Int64($0.rawValue)) })
+    guard let value else { return put(field, nil) }
+    put(field, JSONOutput.int(Int64(value.rawValue)))
   }
-  mutating func visit<R: RawRepresentable>(_ field: RecordField, _ value: inout R) where R.RawValue == String {
-    put(field, .string(value.rawValue))
+  mutating func visit(_ field: RecordField, _ value: inout BillingPlanType) {
+    put(field, JSONOutput.string(value.rawValue))
   }
-  mutating func visit<R: RawRepresentable>(_ field: RecordField, _ value: inout R?) where R.RawValue == String {
-    put(field, value.map { .string($0.rawValue) })
+  mutating func visit(_ field: RecordField, _ value: inout PriceIncreaseStatus) {
+    put(field, JSONOutput.string(value.rawValue))
   }
-  mutating func visit<R: RawRepresentable>(_ field: RecordField, _ value: inout R?) where R.RawValue == Int {
-    put(field, value.map { .int(Int64($0.rawValue)) })
+  mutating func visit(_ field: RecordField, _ value: inout ExpirationReason?) {
+    guard let value else { return put(field, nil) }
+    put(field, JSONOutput.int(Int64(value.rawValue)))
   }
   mutating func visit<R: DeclaredRecord>(_ field: RecordField, _ value: inout R?) {
     guard field.wireName != nil, var record = value else { return }
