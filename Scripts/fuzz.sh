@@ -4,10 +4,14 @@
 # -sanitize=fuzzer (plus address sanitizer) and runs each for a bounded time, seeded from the
 # .storekit corpus, Scripts/ and session files written here by the built storesim.
 #   Scripts/fuzz.sh [SECONDS_PER_TARGET]   (default 60)
+#   Scripts/fuzz.sh --build-only           (builds the binary and stops: CI builds it beside
+#                                           other steps, then runs the targets)
 # Any crash leaves its input in .build/fuzz/crashes/ and makes the script exit 1.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
+BUILD_ONLY=
+if [ "${1:-}" = --build-only ]; then BUILD_ONLY=1; shift; fi
 SECONDS_EACH="${1:-60}"
 OUT=.build/fuzz
 mkdir -p "$OUT/crashes" "$OUT/corpus-configuration" "$OUT/corpus-scenario" "$OUT/corpus-session" "$OUT/corpus-http" "$OUT/corpus-signing"
@@ -19,13 +23,14 @@ mkdir -p "$OUT/crashes" "$OUT/corpus-configuration" "$OUT/corpus-scenario" "$OUT
 SOURCES=$(find Sources/StoreSimSync Sources/StoreSim Sources/StoreSimSession Sources/StoreSimHTTP Sources/StoreSimServer \
   Sources/StoreSimCLI -name '*.swift' | sort)
 strip_imports() { mkdir -p "$OUT/src"; for f in "$@"; do sed -E 's/^(@testable |@_exported )?import StoreSim(Sync|Session|HTTP|Server|CLI)?$//' "$f" > "$OUT/src/$(echo "$f" | tr '/' '_')"; done; }
-FLAGS=(-sanitize=fuzzer,address -parse-as-library -O -module-name StoreSimFuzz -package-name storesim -swift-version 6)
+FLAGS=(-sanitize=fuzzer,address -parse-as-library -O -wmo -num-threads 2 -module-name StoreSimFuzz -package-name storesim -swift-version 6)
 quiet() { "$@" 2> >(grep -v 'Cannot export local symbol' >&2); }
 if [ ! -x "$OUT/fuzz" ] || [ -n "$(find Sources Fuzz -newer "$OUT/fuzz" -name '*.swift' | head -1)" ]; then
   echo "== building the fuzz binary (a few minutes)"
   rm -rf "$OUT/src"; strip_imports $SOURCES
   quiet swiftc "${FLAGS[@]}" "$OUT"/src/*.swift Fuzz/*.swift -o "$OUT/fuzz"
 fi
+[ -z "$BUILD_ONLY" ] || exit 0
 
 # HTTP seeds: requests as clients send them (CRLF and bare LF, a body, repeated fields).
 printf 'GET /inApps/v1/transactions/1?a=1&b=%%20x HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer x\r\n\r\n' > "$OUT/corpus-http/get"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs the runnable examples of the README and of the docs/ pages split from it, so none can rot.
 
-Usage: readme_examples.py STORESIM_BINARY [--no-package]
+Usage: readme_examples.py STORESIM_BINARY [--no-package | --package-only]
 
 Which fenced blocks run is said by their info string:
   ```sh                    shell commands, run with `bash -e` (each line must succeed)
@@ -13,7 +13,8 @@ Which fenced blocks run is said by their info string:
                            all are read, the package is built and tested with `swift test`
                            against this checkout as a path dependency, printing no compiler
                            warning (skipped with --no-package: it builds storesim from
-                           scratch, minutes)
+                           scratch, minutes; --package-only runs only it, so CI can build
+                           it beside other steps)
 Every other block (```, ```swift, ```console) is an illustration and is not run.
 
 The README runs first, then the pages of docs/ in DOC_PAGES; each page starts afresh.
@@ -65,6 +66,7 @@ def blocks(text):
 def main():
     binary = os.path.abspath(sys.argv[1])
     build_package = "--no-package" not in sys.argv
+    package_only = "--package-only" in sys.argv
     work = tempfile.mkdtemp(prefix="storesim-readme-")
     bin_dir = os.path.join(work, ".bin")
     os.makedirs(bin_dir)
@@ -82,7 +84,7 @@ def main():
     failures, ran, package_files = [], 0, {}
     for page in pages:
         with open(os.path.join(ROOT, page), encoding="utf-8") as f:
-            ran += run_page(page, f.read(), work, binary, env, failures, package_files)
+            ran += run_page(page, f.read(), work, binary, env, failures, package_files, package_only)
 
     if package_files:
         where = "the example package (```swift file=...)"
@@ -99,12 +101,15 @@ def main():
     sys.exit(1 if failures else 0)
 
 
-def run_page(page, text, work, binary, env, failures, package_files):
-    """Runs one page's blocks; returns how many ran. Package files are collected, not run."""
+def run_page(page, text, work, binary, env, failures, package_files, package_only=False):
+    """Runs one page's blocks; returns how many ran. Package files are collected, not run (nor
+    anything else with package_only)."""
     ran = 0
     folder = fresh_folder(work, page, 0)
     for language, info, body, line in blocks(text):
         where = f"{page}:{line}"
+        if package_only and not (language == "swift" and info.startswith("file=")):
+            continue
         if language == "sh":
             folder = fresh_folder(work, page, line)
             result = run([["bash", "-e", "-c", body]], folder, env)
