@@ -90,4 +90,23 @@ import Testing
     #expect(payload.contains(#""summary":{"#) && !payload.contains(#""data":"#))
     #expect(payload.contains(#""succeededCount":1"#) && payload.contains(#""storefrontCountryCodes":["USA"]"#))
   }
+
+  // a-key-given-to-the-session-verifies-offers (the key and strict eligibility are kept)
+  @Test func aSessionWithATeamKeyAndStrictEligibilityReadsBackTheSame() throws {
+    var store = try OfferFixtures.usedIntro()
+    store.strictIntroductoryOfferEligibility = true
+    let read = try StateCodec.decode(try StateCodec.encode(store.state))
+    #expect(read == store.state)
+    #expect(read.teamKey?.issuer == "issuer-5678")
+    #expect(read.strictIntroductoryOfferEligibility == true)
+  }
+
+  // offer-signatures-are-checked-as-the-app-store-checks-them (spent nonces are kept)
+  @Test func aSessionWithAnOfferKeyAndSpentNoncesReadsBackTheSame() throws {
+    var store = OfferFixtures.offerStore()
+    _ = try OfferFixtures.buy(&store, OfferFixtures.separated(timestamp: Fixtures.start.epochMilliseconds))
+    store.useSigning(SigningIdentity(randomBytes: [3], environment: .sandbox), appAppleID: 42)
+    #expect(store.state.usedOfferNonces?.count == 1)
+    #expect(try StateCodec.decode(try StateCodec.encode(store.state)) == store.state)
+  }
 }
