@@ -28,6 +28,8 @@ check completions storesim comp
 check nonconsumable.car storesim buy nonc
 check subscription.pro storesim cancel subscription.p
 check --quantity storesim buy nonconsumable.car --qu
+check --log storesim api GET /inApps/v1/transactions/1 --lo
+check --quiet storesim serve --qu
 check --session storesim --ses
 check ask-to-buy storesim settings ask
 check 2000000000000001 storesim refund 2000

@@ -4,8 +4,6 @@
 /// either); the head ends at the first empty line.
 package struct HTTPHead: Sendable {
   /// The request line or the status line, as sent.
-  package var startLine: String { String(decoding: startBytes, as: UTF8.self) }
-  /// The start line's bytes.
   package var startBytes: [UInt8]
   /// Header fields by lowercased name; a repeated field's values joined by ", " in order.
   package var fields: [String: String]

@@ -18,8 +18,6 @@ extension APIError {
     status: 400, code: 4_000_211, message: "Invalid request. The performance test request is invalid.")
   package static let invalidRequestID = APIError(
     status: 400, code: 4_000_212, message: "Invalid request. The request id is invalid.")
-  package static let existingPerformanceTestRun = APIError(
-    status: 400, code: 4_000_213, message: "Invalid request. A performance test is already running.")
   package static let badRequestRealtimeURL = APIError(
     status: 400, code: 4_000_215, message: "Invalid request. The url is invalid.")
   package static let badRequestImageSize = APIError(

@@ -19,8 +19,6 @@ package struct APIError: Error, Sendable, Equatable {
 
   // 400
   package static let generalBadRequest = APIError(status: 400, code: 4_000_000, message: "Bad request.")
-  package static let invalidAppIdentifier = APIError(
-    status: 400, code: 4_000_002, message: "Invalid request app identifier.")
   package static let invalidRequestRevision = APIError(
     status: 400, code: 4_000_005, message: "Invalid request revision.")
   package static let invalidTransactionID = APIError(status: 400, code: 4_000_006, message: "Invalid transaction id.")
@@ -43,8 +41,6 @@ package struct APIError: Error, Sendable, Equatable {
     status: 400, code: 4_000_015, message: "Invalid request. The start date is not a timestamp value in milliseconds.")
   package static let invalidEndDate = APIError(
     status: 400, code: 4_000_016, message: "Invalid request. The end date is not a timestamp value in milliseconds.")
-  package static let paginationTokenExpired = APIError(
-    status: 400, code: 4_000_017, message: "Invalid request. The pagination token is expired.")
   package static let invalidNotificationType = APIError(
     status: 400, code: 4_000_018, message: "Invalid request. The notification type or subtype is invalid.")
   package static let multipleFiltersSupplied = APIError(

@@ -5,7 +5,8 @@ import StoreSimSync
 
 /// The layers an App Store Server API request passes, in this order, as `storesim serve` and
 /// `storesim api` both run them (after the transport's own layers in `serve`: framing, limits,
-/// the connection budget and the access log):
+/// the connection budget), and around them all the log line of `RequestLog` (`serve` unless
+/// `--quiet`, `api --log`):
 /// 1. `/verifyReceipt` (production or sandbox) is its own endpoint, without a bearer token;
 /// 2. routing, once (`ServerAPI.match`);
 /// 3. authentication (`Authentication.Gate`), before the session is touched: no token, no read;

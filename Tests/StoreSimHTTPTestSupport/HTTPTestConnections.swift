@@ -14,13 +14,19 @@ final class RunningHTTPServer: @unchecked Sendable {
   let lock = NSLock()
   var logged: [String] = []
 
+  /// `log`, when given, also gets every entry (as `serve` hands them to its log).
   init(
     limits: HTTPServer.Limits = HTTPServer.Limits(), quickHandler: HTTPServer.QuickHandler? = nil,
-    handler: @escaping HTTPServer.Handler
+    refusalBody: @escaping HTTPServer.RefusalBody = HTTPServer.plainRefusal,
+    log: (@Sendable (HTTPServer.LogEntry) -> Void)? = nil, handler: @escaping HTTPServer.Handler
   ) throws {
     let box = HTTPLogBox()
     server = try HTTPServer(
-      host: "127.0.0.1", port: 0, limits: limits, log: { box.append("\($0.status)") }, quickHandler: quickHandler,
+      host: "127.0.0.1", port: 0, limits: limits,
+      log: {
+        box.append("\($0.status)")
+        log?($0)
+      }, refusalBody: refusalBody, quickHandler: quickHandler,
       handler: handler)
     logBox = box
     let server = self.server

@@ -20,7 +20,9 @@ struct APICommand: CommandLineCommand {
       with kid, iss, exp at most an hour away, aud appstoreconnect-v1 and bid equal to the
       session's bundle id). Its signature is checked only with --api-key AuthKey.p8 --key-id KID
       --issuer ISS, which also require that kid and iss, or, without them, with the key given at
-      'init --api-key'. Exit 0 for a 2xx answer, 1 for any other.
+      'init --api-key'. With --log, the request's log line goes to standard error, in the format
+      of serve's (peer '-', the time from the request to its answer); standard output stays the
+      answer. Exit 0 for a 2xx answer, 1 for any other.
       """,
     example: "storesim api GET '/inApps/v1/history/2000000000000001?sort=DESCENDING'")
 
@@ -38,8 +40,11 @@ struct APICommand: CommandLineCommand {
   var keyID: String?
   @Option("<iss>", help: APIKeyOptions.issuerHelp)
   var issuer: String?
+  @Flag(help: "log the request on stderr as 'serve' does (peer '-')")
+  var log: Bool
 
   func run(_ inv: Invocation) throws -> ExitCode {
+    let started = HTTPRequest.monotonicNow
     let p = arguments
     let method = p[0].uppercased()
     guard apiMethods.contains(method) else {
@@ -74,6 +79,7 @@ struct APICommand: CommandLineCommand {
       if let changed = response.changed { store = changed }
       return .success
     }
+    if log { RequestLog(inv).record(request, response, started: started) }
     inv.out("HTTP/1.1 \(response.status) \(HTTPStatus.reason(response.status))\n\(response.body)")
     return (200...299).contains(response.status) ? .success : .failure
   }

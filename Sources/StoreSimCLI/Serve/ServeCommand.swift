@@ -69,7 +69,7 @@ struct ServeCommand: CommandLineCommand {
   var host: String?
   @Flag(help: "allow a --host beyond loopback (token signatures are verified only with --api-key)")
   var exposeToNetwork: Bool
-  @Flag(help: "no log line per request on stderr")
+  @Flag(help: "no log line per request on stderr (the line 'api --log' writes)")
   var quiet: Bool
   @Option("<secret>", help: "the app's shared secret verifyReceipt requires as 'password'")
   var sharedSecret: String?
@@ -95,11 +95,13 @@ struct ServeCommand: CommandLineCommand {
   }
 }
 
-/// One line of `serve`'s log: peer, request line (escaped), status, bytes and milliseconds.
-func logLine(_ entry: HTTPServer.LogEntry) -> String {
-  let line = entry.method.map { "\"\($0) \(entry.target ?? "")\"" } ?? "\"-\""
-  return
-    "\(entry.peer) \(TerminalText.field(line)) \(entry.status) \(entry.bytes) \(String(format: "%.1f", entry.milliseconds))ms\n"
+extension RequestLog {
+  /// The logging layer on the invocation's standard error, the request line escaped for a
+  /// terminal (`serve` unless --quiet, `api --log`).
+  init(_ inv: Invocation) {
+    let environment = inv.environment
+    self.init(escape: { TerminalText.field($0) }, write: { environment.writeErr($0) })
+  }
 }
 
 /// What the transport answers when it refuses a request itself, in the App Store's error
@@ -138,9 +140,11 @@ func runServe(
   let service =
     sessionKey.map { SessionService(inv, location: location, sharedSecret: sharedSecret, apiKey: $0) } ?? checked
   let apiKey = apiKey ?? sessionKey
-  let environment = inv.environment
-  let log: (@Sendable (HTTPServer.LogEntry) -> Void)? =
-    quiet ? nil : { @Sendable entry in environment.writeErr(logLine(entry)) }
+  var log: (@Sendable (HTTPServer.LogEntry) -> Void)?
+  if !quiet {
+    let requestLog = RequestLog(inv)
+    log = { @Sendable entry in requestLog.record(entry) }
+  }
   let server: HTTPServer
   do {
     var limits = HTTPServer.Limits()

@@ -9,7 +9,8 @@ import Testing
 
 /// `storesim retention` against a developer server on loopback, and the performance test.
 @Suite struct RetentionCommandTests {
-  static let message = RetentionEndpointTests.message
+  /// The message id of the retention tests (as `RetentionEndpointTests.message` in the server's tests).
+  static let message = "6f1c2b9e-0d4a-4c1e-9b1f-3a2d5e7c8b01"
 
   /// A session file with a monthly subscription, one message, a default message and the
   /// realtime URL `url` (if any).

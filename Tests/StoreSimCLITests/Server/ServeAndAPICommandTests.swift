@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 
+@testable import StoreSim
 @testable import StoreSimCLI
+@testable import StoreSimHTTP
 @testable import StoreSimHTTPTestSupport
 @testable import StoreSimServer
 @testable import StoreSimServerTestSupport
@@ -9,17 +11,40 @@ import Testing
 
 /// `storesim serve`'s service behind the HTTP server, over a session the CLI changes meanwhile.
 @Suite struct ServeSessionTests {
+  /// An invocation of `serve` in the harness's folder, its standard error given to `writeErr`.
+  static func serving(
+    _ cli: CLIHarness, writeErr: @escaping @Sendable (String) -> Void = { _ in }
+  ) throws
+    -> Invocation
+  {
+    let env = CLIEnvironment(
+      writeOut: { _ in }, writeErr: writeErr, currentDirectory: cli.folder,
+      now: { Date(timeIntervalSince1970: 1_800_000_000) })
+    let parsed = try ArgumentScanner.scan(["serve"], commands: CommandTable.standard)
+    return Invocation(arguments: parsed, environment: env, table: CommandTable.standard)
+  }
+
+  /// `serve`'s service (`SessionService(inv, location:)`) over the harness's session.
+  static func service(_ inv: Invocation) throws -> SessionService {
+    SessionService(inv, location: try SessionLocation(shown: ".storesim/session.json", environment: inv.environment))
+  }
+
+  /// Item 12 of issue 27: beyond loopback only with --expose-to-network.
+  @Test(arguments: ["0.0.0.0", "::", "192.168.1.10"])
+  func serveRefusesToListenBeyondLoopback(host: String) throws {
+    let cli = try CLIHarness()
+    #expect(cli.run("init AppleSample.storekit").code == 0)
+    let r = cli.run(["serve", "--port", "0", "--host", host])
+    #expect(r.code == 64)
+    #expect(r.stderr.contains("--expose-to-network") && r.stderr.contains("not verified"))
+    #expect(isLoopback("127.0.0.1") && isLoopback("::1") && isLoopback("localhost") && !isLoopback(host))
+  }
+
   @Test func serveAnswersFromTheSessionFileAndSeesOtherProcessesChanges() throws {
     let cli = try CLIHarness()
     #expect(cli.run("init AppleSample.storekit --start 2026-01-01T00:00:00Z").code == 0)
     #expect(cli.run("buy subscription.pro").code == 0)
-    let env = CLIEnvironment(
-      writeOut: { _ in }, writeErr: { _ in }, currentDirectory: cli.folder,
-      now: { Date(timeIntervalSince1970: 1_800_000_000) })
-    let parsed = try ArgumentScanner.scan(["serve"], commands: CommandTable.standard)
-    let inv = Invocation(arguments: parsed, environment: env, table: CommandTable.standard)
-    let location = try SessionLocation(shown: ".storesim/session.json", environment: env)
-    let service = SessionService(inv, location: location)
+    let service = try Self.service(Self.serving(cli))
     let running = try RunningHTTPServer { service.answer($0) }
     defer { running.stop() }
     let client = try HTTPTestClient(port: running.server.port)
@@ -67,5 +92,25 @@ import Testing
     #expect(unauthenticated.stdout.hasPrefix("HTTP/1.1 401 Unauthorized\n"))
     #expect(cli.run(["api", "FETCH", "/x"]).code == 64)
     #expect(cli.run(["api", "POST", "/inApps/v1/notifications/history", "--body", "nope.json"]).code == 66)
+  }
+
+  /// `storesim api POST /verifyReceipt` answers as `serve`'s service does (it answered 404: the
+  /// route table has no verifyReceipt, which `serve` answers before the table).
+  @Test func theAPICommandAnswersVerifyReceiptAsServeDoes() throws {
+    let cli = try CLIHarness()
+    cli.run("init AppleSample.storekit --start 2026-01-01T00:00:00Z")
+    cli.run("buy subscription.standard")
+    let receipt = try JSONSerialization.jsonObject(with: Data(cli.run("receipt --json").stdout.utf8)) as? [String: Any]
+    let data = try #require(receipt?["latest_receipt"] as? String)
+    let body = JSONOutput.object(["receipt-data": .string(data)]).rendered(pretty: false)
+    try body.write(toFile: cli.folder + "/body.json", atomically: true, encoding: .utf8)
+    let service = try ServeSessionTests.service(ServeSessionTests.serving(cli))
+    for path in ["/sandbox/verifyReceipt", "/verifyReceipt"] {
+      let served = service.answer(HTTPRequest(method: "POST", target: path, body: Array(body.utf8)))
+      let answered = cli.run(["api", "POST", path, "--body", "body.json"])
+      #expect(served.status == 200)
+      #expect(answered.stdout == "HTTP/1.1 200 OK\n\(served.body)\n", "\(answered.stderr)")
+    }
+    #expect(cli.run(["api", "POST", "/sandbox/verifyReceipt", "--body", "body.json"]).stdout.contains(#""status":0"#))
   }
 }

@@ -2,16 +2,13 @@ import Foundation
 import Testing
 
 @testable import StoreSim
-@testable import StoreSimSession
 @testable import StoreSimTestSupport
 
 /// The engine behind issue 27: the order of changes, the app account token, extension
 /// eligibility and the mass extension's SUMMARY, and how the session file keeps them.
 @Suite struct ServerEngineTests {
   static func premium() throws -> Store {
-    let url = Fixtures.projectRoot.appendingPathComponent("Configurations/Premium.storekit")
-    let loaded = try ConfigurationReader.read(Array(try Data(contentsOf: url)))
-    return Store(configuration: loaded.configuration, start: Fixtures.start)
+    try Fixtures.store(configurationNamed: "Premium.storekit")
   }
 
   @Test func everyChangeTakesTheNextPlaceInTheOrderOfChanges() throws {
@@ -26,22 +23,6 @@ import Testing
     // Finishing is not a change Apple's history reports.
     _ = try store.finish(lifetime.id)
     #expect(store.lastModificationOrder == 3)
-  }
-
-  @Test func theOrderAndTheSummaryRequestSurviveTheSessionFile() throws {
-    var store = try Self.premium()
-    try store.purchase("com.example.premium.monthly")
-    _ = try store.advance(by: 8 * 86_400)
-    store.massExtendRenewalDate(
-      productID: "com.example.premium.monthly", days: 2, reason: 0, requestIdentifier: "m", storefronts: ["USA"])
-    _ = try store.refund(store.allTransactions()[0].id)
-    let decoded = try StateCodec.decode(try StateCodec.encode(store.state))
-    #expect(decoded == store.state)
-    let summary = try #require(decoded.notifications.first { $0.subtype == .summary })
-    #expect(summary.massExtensionRequestIdentifier == "m")
-    let payload = store.payload(summary).rendered(pretty: false)
-    #expect(payload.contains(#""summary":{"#) && !payload.contains(#""data":"#))
-    #expect(payload.contains(#""succeededCount":1"#) && payload.contains(#""storefrontCountryCodes":["USA"]"#))
   }
 
   @Test func anAppAccountTokenReachesTheCurrentRenewalAndLaterOnesOnly() throws {

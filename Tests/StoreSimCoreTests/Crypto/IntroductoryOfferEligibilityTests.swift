@@ -2,28 +2,19 @@ import Foundation
 import Testing
 
 @testable import StoreSim
-@testable import StoreSimSession
 @testable import StoreSimTestSupport
 
 /// `introductoryOfferEligibility(compactJWS:)` and the team's key given to the session (rules
 /// introductory-offer-eligibility-jws-sets-eligibility and
 /// a-key-given-to-the-session-verifies-offers).
 @Suite struct IntroductoryOfferEligibilityTests {
-  static let team = P256.PrivateKey(deriving: [31], label: "team key")
+  static let team = OfferFixtures.team
   static let stranger = P256.PrivateKey(deriving: [32], label: "stranger")
   static let iat = Int64(Fixtures.start.timeIntervalSince1970)
 
   /// A session holding the team's key whose customer has used the intro offer of the group
   /// (first transaction 2000000000000001, now expired).
-  static func usedIntro() throws -> Store {
-    var store = Store(configuration: Fixtures.configuration, start: Fixtures.start, bundleID: "com.example.app")
-    store.useTeamKey(OfferKey(keyID: "KEY123ABC", publicKey: team.publicKey, issuer: "issuer-5678"))
-    let first = try store.buyProduct("monthly")
-    #expect(first.offer?.type == .introductory)
-    try store.expireSubscription(productID: "monthly")
-    #expect(!store.isEligibleForIntroOffer(group: Fixtures.group))
-    return store
-  }
+  static func usedIntro() throws -> Store { try OfferFixtures.usedIntro() }
 
   static func jws(
     _ key: P256.PrivateKey = team, kid: String = "KEY123ABC", claims extra: [String: JSONOutput?] = [:]
@@ -175,14 +166,5 @@ import Testing
       Issue.record("a JWS by the session's key was refused")
       return
     }
-  }
-
-  @Test func aSessionWithATeamKeyAndStrictEligibilityReadsBackTheSame() throws {
-    var store = try Self.usedIntro()
-    store.strictIntroductoryOfferEligibility = true
-    let read = try StateCodec.decode(try StateCodec.encode(store.state))
-    #expect(read == store.state)
-    #expect(read.teamKey?.issuer == "issuer-5678")
-    #expect(read.strictIntroductoryOfferEligibility == true)
   }
 }

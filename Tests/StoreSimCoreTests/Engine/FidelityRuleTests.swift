@@ -2,21 +2,16 @@ import Foundation
 import Testing
 
 @testable import StoreSim
-@testable import StoreSimSession
 @testable import StoreSimTestSupport
 
 /// One test per rule of issue 14 ("Fidelity, second pass"), named after the rule it states;
 /// each rule is written up in docs/rules.md under the name in the comment above its test.
 @Suite struct FidelityRuleTests {
-  static let jan31 = Date(timeIntervalSince1970: 1_769_860_800)  // 2026-01-31T12:00:00Z
+  static let jan31 = Fixtures.jan31
 
   /// A store whose only group holds one auto-renewable with this period and no offers.
   static func store(period: String, start: Date = jan31, shareable: Bool = false) -> Store {
-    let product = Fixtures.sub("plan", level: 1, period: period, price: Decimal(string: "9.99")!, shareable: shareable)
-    let configuration = StoreConfiguration(
-      identifier: "ANNIVERSARY", products: [product],
-      subscriptionGroups: [SubscriptionGroup(id: Fixtures.group, name: "Premium", productIDs: ["plan"])])
-    return Store(configuration: configuration, start: start)
+    Fixtures.planStore(period: period, start: start, shareable: shareable)
   }
 
   static func expiries(_ store: inout Store, renewals: Int) throws -> [String] {

@@ -180,24 +180,4 @@ import Testing
     #expect(VerifyReceipt.endpoint(HTTPRequest(method: "POST", target: "/inApps/v1/verifyReceipt")) == nil)
     #expect(VerifyReceipt.endpoint(HTTPRequest(method: "POST", target: "/verifyReceipt?x=1")) == .production)
   }
-
-  /// `storesim api POST /verifyReceipt` answers as `serve` does (it answered 404: the route
-  /// table has no verifyReceipt, which `serve` answers before the table).
-  @Test func theAPICommandAnswersVerifyReceiptAsServeDoes() throws {
-    let cli = try CLIHarness()
-    cli.run("init AppleSample.storekit --start 2026-01-01T00:00:00Z")
-    cli.run("buy subscription.standard")
-    let receipt = try JSONSerialization.jsonObject(with: Data(cli.run("receipt --json").stdout.utf8)) as? [String: Any]
-    let data = try #require(receipt?["latest_receipt"] as? String)
-    let body = Self.body(["receipt-data": .string(data)])
-    try body.write(toFile: cli.folder + "/body.json", atomically: true, encoding: .utf8)
-    let server = try LiveServer(copying: cli.folder + "/.storesim/session.json")
-    for path in ["/sandbox/verifyReceipt", "/verifyReceipt"] {
-      let served = try server.request("POST", path, body: body, auth: nil)
-      let answered = cli.run(["api", "POST", path, "--body", "body.json"])
-      #expect(served.status == 200)
-      #expect(answered.stdout == "HTTP/1.1 200 OK\n\(served.body)\n", "\(answered.stderr)")
-    }
-    #expect(cli.run(["api", "POST", "/sandbox/verifyReceipt", "--body", "body.json"]).stdout.contains(#""status":0"#))
-  }
 }

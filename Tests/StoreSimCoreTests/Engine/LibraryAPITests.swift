@@ -2,7 +2,6 @@ import Foundation
 import StoreSim
 import Testing
 
-@testable import StoreSimSession
 @testable import StoreSimTestSupport
 
 /// `Store` driven as a user's tests drive it: every mutating call returns an `Outcome` (a value

@@ -2,7 +2,6 @@ import Foundation
 import Testing
 
 @testable import StoreSim
-@testable import StoreSimSession
 @testable import StoreSimTestSupport
 
 /// Issue 35's rules (prorated refunds, app data, receipt and app transaction details).
@@ -59,20 +58,6 @@ import Testing
     #expect(store.state == before)
   }
 
-  // refund-carries-revocation-percentage
-  @Test func proratedShareSurvivesTheSessionFile() throws {
-    var store = Fixtures.store()
-    let car = try store.buyProduct("car")
-    _ = try store.buyProduct("fuel")
-    try store.refund(car.id, percentage: 40_000)
-    let decoded = try StateCodec.decode(try StateCodec.encode(store.state))
-    #expect(decoded == store.state)
-    let t = try #require(decoded.customers.first?.transactions.first { $0.id == car.id })
-    #expect(t.revocationPercentage == 40_000)
-    // The notification's copy keeps it too.
-    #expect(decoded.notifications.last?.transaction?.revocationPercentage == 40_000)
-  }
-
   // rescind-consent-carries-app-data
   @Test func consentRevocationSendsRescindConsentWithAppDataInsteadOfData() throws {
     var store = Fixtures.store(environment: .sandbox)
@@ -100,15 +85,6 @@ import Testing
     // Purchases do not change.
     #expect(store.currentEntitlements().count == 1)
     #expect(throws: StoreError.customerNotFound("nobody")) { try store.revokeConsent(customer: "nobody") }
-  }
-
-  // rescind-consent-carries-app-data
-  @Test func rescindConsentSurvivesTheSessionFile() throws {
-    var store = Fixtures.store()
-    try store.revokeConsent()
-    let decoded = try StateCodec.decode(try StateCodec.encode(store.state))
-    #expect(decoded == store.state)
-    #expect(decoded.notifications.last?.notificationType == .rescindConsent)
   }
 
   // external-purchase-token-subtypes-are-known-names

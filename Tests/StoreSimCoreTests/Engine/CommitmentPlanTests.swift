@@ -2,7 +2,6 @@ import Foundation
 import Testing
 
 @testable import StoreSim
-@testable import StoreSimSession
 @testable import StoreSimTestSupport
 
 /// Commitment plans (issue 35 part 1): a one-year subscription billed monthly in a 12-month
@@ -11,11 +10,7 @@ import Testing
   static let start = Date(timeIntervalSince1970: 1_768_435_200)  // 2026-01-15T00:00:00Z
 
   static func store(_ configure: (inout StoreKitSettings) -> Void = { _ in }) throws -> Store {
-    let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
-        "Configurations/CommitmentPlan.storekit")
-    let config = try ConfigurationReader.read(Array(try Data(contentsOf: url))).configuration
-    var store = Store(configuration: config, start: start, environment: .xcode)
+    var store = try Fixtures.store(configurationNamed: "CommitmentPlan.storekit", start: start)
     configure(&store.settings)
     return store
   }
@@ -168,18 +163,6 @@ import Testing
     #expect(store.state.customers == before.customers)
     _ = try store.buyProduct(Self.pro)
     #expect(try store.purchase(Self.pro, options: Self.monthly).transaction == nil)
-  }
-
-  // commitment-plan-bills-monthly-inside-twelve-months
-  @Test func commitmentSurvivesTheSessionFile() throws {
-    var store = try Self.store()
-    _ = try store.buyProduct(Self.pro, options: Self.monthly)
-    _ = try store.advanceToNextEvent()
-    try store.disableAutoRenew(productID: Self.pro)
-    let decoded = try StateCodec.decode(try StateCodec.encode(store.state))
-    #expect(decoded == store.state)
-    #expect(decoded.customers.first?.subscriptions.first?.commitment?.willAutoRenew == false)
-    #expect(decoded.notifications.last?.renewalInfo?.commitment?.willAutoRenew == false)
   }
 }
 

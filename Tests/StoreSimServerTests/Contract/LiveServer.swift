@@ -3,17 +3,22 @@ import StoreSimSync
 import Testing
 
 @testable import StoreSim
-@testable import StoreSimCLI
 @testable import StoreSimHTTP
 @testable import StoreSimHTTPTestSupport
 @testable import StoreSimServer
 @testable import StoreSimServerTestSupport
 @testable import StoreSimSession
+@testable import StoreSimTestSupport
 
 /// `storesim serve` as a test talks to it: a copy of a session, its `SessionService` behind an
 /// `HTTPServer` on 127.0.0.1 port 0, and raw HTTP/1.1 requests.
 final class LiveServer: @unchecked Sendable {
-  /// The wall clock of every live server (the CLI harness's).
+  /// A request the server did not answer.
+  struct NoAnswer: Error {
+    var request: String
+  }
+
+  /// The wall clock of every live server.
   static let wallClock = Date(timeIntervalSince1970: 1_767_225_600)
   /// A bearer token shaped as Apple's libraries make it, for `com.example.app`.
   static let token = ServerAPICall.token(exp: 1_767_225_600 + 900)
@@ -83,13 +88,13 @@ final class LiveServer: @unchecked Sendable {
     if let png {
       text += "Content-Type: image/png\r\nContent-Length: \(png.count)\r\n\r\n"
       client.send(bytes: Array(text.utf8) + png)
-      guard let r = client.response() else { throw CLIError.failed("no answer to \(method) \(target)") }
+      guard let r = client.response() else { throw NoAnswer(request: "\(method) \(target)") }
       return Answer(status: r.status, headers: r.headers, body: r.body)
     }
     if let body { text += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n" }
     text += "\r\n" + (body ?? "")
     client.send(text)
-    guard let r = client.response() else { throw CLIError.failed("no answer to \(method) \(target)") }
+    guard let r = client.response() else { throw NoAnswer(request: "\(method) \(target)") }
     return Answer(status: r.status, headers: r.headers, body: r.body)
   }
 
@@ -97,8 +102,10 @@ final class LiveServer: @unchecked Sendable {
   func store() throws -> Store { Store(state: try SessionFile.read(location.file, shownAs: location.shown).state) }
 }
 
-/// The session every contract test starts from (built once with the CLI, copied per test):
-/// Premium.storekit, bundle id com.example.app, started 2026-01-01, now 2026-01-09.
+/// The session every contract test starts from (built once through the core and the session
+/// store, as `init`, `buy`, `family add`, `advance`, `refund`, `notifications deliver` and
+/// `settings deliver-url` would; copied per test): Premium.storekit, bundle id com.example.app,
+/// started 2026-01-01, now 2026-01-09.
 ///
 /// - default: 2000000000000001 monthly (free trial, then renewed at full price on 01-08 as
 ///   2000000000000007: a paid period), 2000000000000002 lifetime (non-consumable),
@@ -110,22 +117,38 @@ final class LiveServer: @unchecked Sendable {
 /// Every notification has one failed delivery attempt (to 127.0.0.1:9); the delivery URL is
 /// that dead port, so a test notification can be requested.
 enum ContractFixture {
-  static let harness: CLIHarness = {
-    let cli = try! CLIHarness()
-    for line in [
-      "init Premium.storekit --start 2026-01-01T00:00:00Z --bundle-id com.example.app",
-      "buy com.example.premium.monthly", "buy com.example.premium.lifetime", "buy com.example.coins.100",
-      "buy com.example.coins.100", "family add kid", "advance 8d", "buy com.example.premium.quarterly --customer trial",
-      "refund 2000000000000003", "refund request 2000000000000004",
-      "notifications deliver http://127.0.0.1:9/", "settings deliver-url http://127.0.0.1:9/",
-    ] {
-      let r = cli.run(line)
-      precondition(r.code == 0 || line.hasPrefix("notifications deliver"), "\(line): \(r.stderr)")
-    }
-    return cli
-  }()
+  static let deadURL = "http://127.0.0.1:9/"
 
-  static var session: String { harness.folder + "/.storesim/session.json" }
+  static let session: String = {
+    let folder = NSTemporaryDirectory() + "storesim-contract-" + UUID().uuidString
+    try! FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let configuration = Fixtures.projectRoot.appendingPathComponent("Configurations/Premium.storekit").path
+    let data = try! Data(contentsOf: URL(fileURLWithPath: configuration))
+    var store = Store(
+      configuration: try! ConfigurationReader.read(data).configuration, start: Fixtures.start,
+      bundleID: "com.example.app", environment: .xcode)
+    for product in [
+      "com.example.premium.monthly", "com.example.premium.lifetime", "com.example.coins.100", "com.example.coins.100",
+    ] {
+      try! store.purchase(product)
+    }
+    try! store.addFamilyMember(CustomerID("kid"), to: .default)
+    try! store.advance(by: 8 * 86_400)
+    try! store.addCustomer(CustomerID("trial"))
+    try! store.purchase("com.example.premium.quarterly", customer: CustomerID("trial"))
+    try! store.refund(2_000_000_000_000_003)
+    try! store.requestRefund(2_000_000_000_000_004)
+    // Every notification so far, posted to a port nothing listens on: one failed attempt each.
+    let planned = store.undelivered(to: deadURL).new.sorted().map { PlannedDelivery(store, index: $0, url: deadURL) }
+    _ = Delivery.deliver(planned) { record in record(&store) }
+    store.setDeliveryURL(deadURL)
+    let document = SessionDocument(
+      format: SessionDocument.formatName, version: SessionDocument.currentVersion, configurationPath: configuration,
+      configurationDigest: SessionFileFormat.digest(data), state: store.state)
+    let location = try! SessionLocation(shown: folder + "/session.json", resolve: { $0 })
+    try! SessionFile.write(document, to: location)
+    return location.file
+  }()
 }
 
 extension LiveServer {

@@ -2,7 +2,6 @@ import Foundation
 import Testing
 
 @testable import StoreSim
-@testable import StoreSimSession
 @testable import StoreSimTestSupport
 
 /// Issue 14's rules, continued (`FidelityRuleTests` holds the first half and the helpers).
@@ -142,30 +141,5 @@ extension FidelityRuleTests {
     #expect(byProduct["fuel"]?["cancellation_date_ms"] == nil)
     #expect(byProduct["fuel"]?["cancellation_reason"] == nil)
     #expect(byProduct["car"]?["cancellation_date_ms"] != nil)
-  }
-
-  // Session files keep the new state, and files written before it still load.
-  @Test func sessionKeepsRefundRequestsAnniversaryAndPriceIncreaseAndOldFilesStillLoad() throws {
-    var store = Self.store(period: "P1M")
-    let t = try store.buyProduct("plan")
-    try store.requestRefund(t.id, reason: .legal)
-    try store.enableAutoRenew(productID: "plan")
-    try store.requestPriceIncreaseConsent(productID: "plan", price: Decimal(string: "12.49")!)
-    let decoded = try StateCodec.decode(try StateCodec.encode(store.state))
-    #expect(decoded == store.state)
-    #expect(decoded.customers[0].subscriptions[0].anniversaryDate == Self.jan31)
-    #expect(decoded.notifications.contains { $0.consumptionRequestReason == .legal })
-    var old = store.state
-    old.refundRequests = nil
-    old.customers[0].subscriptions[0].anniversaryDate = nil
-    old.customers[0].subscriptions[0].increasedPrice = nil
-    old.notifications = old.notifications.map { n in
-      var n = n
-      n.consumptionRequestReason = nil
-      return n
-    }
-    let bytes = try StateCodec.encode(old)
-    #expect(!String(decoding: bytes, as: UTF8.self).contains("refundRequests"))
-    #expect(try StateCodec.decode(bytes) == old)
   }
 }

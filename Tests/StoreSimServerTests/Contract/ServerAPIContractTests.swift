@@ -5,6 +5,7 @@ import Testing
 @testable import StoreSimHTTP
 @testable import StoreSimServer
 @testable import StoreSimServerTestSupport
+@testable import StoreSimTestSupport
 
 /// One row of docs/server-api.md: a request to `storesim serve` and what it must answer.
 struct ContractRow: Sendable, CustomTestStringConvertible {
@@ -127,7 +128,7 @@ extension ServerAPIContractTests {
   /// The table in docs/server-api.md and the rows here list the same (endpoint, entry) pairs,
   /// apart from the entries the table marks † (not produced by storesim, said why there).
   @Test func theDocumentedTableIsTheTestedOne() throws {
-    let url = CLIHarness.projectRoot.appendingPathComponent("docs/server-api.md")
+    let url = Fixtures.projectRoot.appendingPathComponent("docs/server-api.md")
     let text = try String(contentsOf: url, encoding: .utf8)
     var documented: Set<String> = []
     var endpoints: Set<String> = []

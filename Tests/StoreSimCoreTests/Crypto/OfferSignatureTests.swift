@@ -2,35 +2,21 @@ import Foundation
 import Testing
 
 @testable import StoreSim
-@testable import StoreSimSession
 @testable import StoreSimTestSupport
 
 /// Offers signed by the developer, checked as the App Store checks them
 /// (rule offer-signatures-are-checked-as-the-app-store-checks-them).
 @Suite struct OfferSignatureTests {
-  static let developer = P256.PrivateKey(deriving: [11], label: "offers")
+  static let developer = OfferFixtures.developer
   static let stranger = P256.PrivateKey(deriving: [12], label: "stranger")
 
-  static func store() -> Store {
-    var configuration = Fixtures.configuration
-    configuration.subscriptionOffersKey = OfferKey(keyID: "5509FCF1", publicKey: developer.publicKey)
-    var store = Store(configuration: configuration, start: Fixtures.start, bundleID: "com.example.app")
-    // A subscriber of the group, so that the promotional offer is one the customer may redeem.
-    _ = try? store.buyProduct("basic")
-    return store
-  }
+  static func store() -> Store { OfferFixtures.offerStore() }
 
   static func separated(
     _ key: P256.PrivateKey = developer, keyID: String = "5509FCF1", nonce: UUID = UUID(), timestamp: Int64,
     offer: String = "promo.half"
   ) -> OfferSignature {
-    let fields = [
-      "com.example.app", keyID, "monthly", offer, "", nonce.uuidString.lowercased(), String(timestamp),
-    ]
-    let signature = key.signature(for: Array(fields.joined(separator: "\u{2063}").utf8))
-    return .separated(
-      keyID: keyID, nonce: nonce, timestamp: timestamp,
-      signature: Data(signature.derRepresentation).base64EncodedString())
+    OfferFixtures.separated(key, keyID: keyID, nonce: nonce, timestamp: timestamp, offer: offer)
   }
 
   static func jws(
@@ -50,9 +36,7 @@ import Testing
   }
 
   static func buy(_ store: inout Store, _ signature: OfferSignature) throws -> PurchaseResult {
-    var options = PurchaseOptions(offer: .promotional("promo.half"))
-    options.offerSignature = signature
-    return try store.purchase("monthly", options: options).value
+    try OfferFixtures.buy(&store, signature)
   }
 
   static func refusal(_ result: PurchaseResult) -> String? {
@@ -84,14 +68,6 @@ import Testing
       Self.refusal(try Self.buy(&other, Self.separated(timestamp: now - 86_400_001)))
         == "the timestamp is not within 24 hours of now")
     #expect(other.state.usedOfferNonces == nil)
-  }
-
-  @Test func aSessionWithAnOfferKeyAndSpentNoncesReadsBackTheSame() throws {
-    var store = Self.store()
-    _ = try Self.buy(&store, Self.separated(timestamp: Fixtures.start.epochMilliseconds))
-    store.useSigning(SigningIdentity(randomBytes: [3], environment: .sandbox), appAppleID: 42)
-    #expect(store.state.usedOfferNonces?.count == 1)
-    #expect(try StateCodec.decode(try StateCodec.encode(store.state)) == store.state)
   }
 
   @Test func compactJWSOffersNeedTheKeyAudienceNonceAndNoExp() throws {

@@ -3,7 +3,6 @@ import StoreSimSync
 import Testing
 
 @testable import StoreSim
-@testable import StoreSimCLI
 @testable import StoreSimHTTP
 @testable import StoreSimServer
 @testable import StoreSimServerTestSupport
@@ -187,17 +186,6 @@ import Testing
     #expect(a.status == 500)
     #expect(!a.body.contains(server.folder) && !a.body.contains("/"), "\(a.body)")
     #expect(server.warnings.all.contains { $0.contains(server.folder) })
-  }
-
-  /// Item 12: beyond loopback only with --expose-to-network.
-  @Test(arguments: ["0.0.0.0", "::", "192.168.1.10"])
-  func serveRefusesToListenBeyondLoopback(host: String) throws {
-    let cli = try CLIHarness()
-    #expect(cli.run("init AppleSample.storekit").code == 0)
-    let r = cli.run(["serve", "--port", "0", "--host", host])
-    #expect(r.code == 64)
-    #expect(r.stderr.contains("--expose-to-network") && r.stderr.contains("not verified"))
-    #expect(isLoopback("127.0.0.1") && isLoopback("::1") && isLoopback("localhost") && !isLoopback(host))
   }
 
   /// Item 11: a held signal is sent again to the process, so a thread that blocks it (the
