@@ -37,9 +37,15 @@ package final class AnswerCache: Sendable {
     var generation = -1
     var answers: [Key: Entry] = [:]
     var bytes = 0
+    /// Answers of this generation being made now (by `answer(_:generation:making:)`).
+    var making: Set<Key> = []
+    /// Requests waiting for an answer another is making.
+    var waiting = 0
+    /// Answers made so far, all generations (for tests).
+    var made = 0
   }
 
-  private let held = Mutex(Answers())
+  private let held = Condition(Answers())
   static let maxAnswers = 4096
   static let maxBytes = 32 << 20
 
@@ -53,20 +59,66 @@ package final class AnswerCache: Sendable {
     entry(key, generation: generation)?.answer
   }
 
-  /// Keeps an answer (its written bytes made now: see `HTTPResponse.prepared()`).
+  /// How many answers `answer(_:generation:making:)` has made (for tests: once per key and
+  /// generation).
+  package var made: Int { held.withLock { $0.made } }
+
+  /// What `answer(_:generation:making:)` does for a request.
+  private enum Turn {
+    case kept(HTTPResponse)
+    /// This request makes the answer (and keeps it).
+    case making
+    /// The cache has moved on to a newer generation: the answer is made and not kept.
+    case stale
+  }
+
+  /// The kept answer, or the one `make` makes, made once per key and generation: the requests
+  /// that ask for an answer another request is making (the flood after a session change) wait
+  /// for it instead of each making and signing it again.
+  package func answer(
+    _ key: Key, generation: Int, making make: () -> (answer: HTTPResponse, needs: Route.Needs)
+  ) -> HTTPResponse {
+    let turn = held.wait(
+      for: { c -> Turn? in
+        if c.generation > generation {
+          c.made += 1
+          return .stale
+        }
+        if c.generation < generation { c = Answers(generation: generation, waiting: c.waiting, made: c.made) }
+        if let kept = c.answers[key] { return .kept(kept.answer) }
+        guard !c.making.contains(key) else { return nil }
+        c.making.insert(key)
+        c.made += 1
+        return .making
+      },
+      waiting: { c, waiting in c.waiting += waiting ? 1 : -1 })
+    switch turn {
+    case .kept(let answer): return answer
+    case .stale: return make().answer
+    case .making:
+      let made = make()
+      keep(key, generation: generation, made.answer, needs: made.needs)
+      return made.answer
+    }
+  }
+
+  /// Keeps an answer (its written bytes made now: see `HTTPResponse.prepared()`), and wakes the
+  /// requests waiting for it.
   package func keep(_ key: Key, generation: Int, _ answer: HTTPResponse, needs: Route.Needs) {
-    held.withLock { c in
+    let prepared = answer.prepared()
+    held.withLock(waking: .all) { c in
       if c.generation != generation {
         guard generation > c.generation else { return }
-        c = Answers(generation: generation)
+        c = Answers(generation: generation, waiting: c.waiting, made: c.made)
       }
+      c.making.remove(key)
       let size = key.size + answer.body.utf8.count
       if c.answers.count >= Self.maxAnswers || c.bytes + size > Self.maxBytes {
         c.answers = [:]
         c.bytes = 0
       }
       guard size <= Self.maxBytes else { return }
-      c.answers[key] = Entry(answer: answer.prepared(), needs: needs)
+      c.answers[key] = Entry(answer: prepared, needs: needs)
       c.bytes += size
     }
   }

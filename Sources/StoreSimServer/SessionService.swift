@@ -10,7 +10,9 @@ import StoreSimSync
 /// 2. a path or method that is not an endpoint answers 404 or 405;
 /// 3. a read of an unchanged session answers from memory with no lock taken (a session is
 ///    only ever replaced whole, by an atomic rename, so an unchanged file is the state held);
-/// 4. otherwise the session's lock is taken, waiting at most `lockWait`: a request that waits
+/// 4. a read of a changed session waits for one request to read the file again (single
+///    flight, without the session's lock: `refreshed`), then answers from that snapshot;
+/// 5. a change takes the session's lock, waiting at most `lockWait`: a request that waits
 ///    longer gets 503 with `Retry-After`; changes are saved under the lock.
 /// No answer carries a path of the machine: a session that cannot be read answers 500 with a
 /// sentence, and the reason (with the path) goes to `warning`.
@@ -57,6 +59,18 @@ package final class SessionService: Sendable {
     self.warning = warning
     self.lockWait = lockWait
     cache = cacheAnswers ? AnswerCache() : nil
+  }
+
+  /// The same service (its session as read so far, none of its kept answers) checking bearer
+  /// tokens with `apiKey`: `serve` reads the session once, then uses the team's key it holds.
+  package func using(apiKey: Authentication.Key) -> SessionService {
+    let keyed = SessionService(
+      location: location, now: now, warning: warning, lockWait: lockWait, cacheAnswers: cache != nil,
+      sharedSecret: sharedSecret, apiKey: apiKey, waitClock: waitClock)
+    let held = kept.withLock { $0 }
+    keyed.kept.withLock { $0 = held }
+    keyed.keep(held.snapshot)
+    return keyed
   }
 
   /// Loads the session once, so a missing or damaged file is reported before listening; the
@@ -146,25 +160,48 @@ package final class SessionService: Sendable {
   private var deadline: WaitDeadline { waitClock.deadline(after: lockWait) }
 
   /// The store to answer a reading request from: the snapshot while the file is unchanged,
-  /// otherwise the file re-read under the lock (waiting at most `lockWait`).
+  /// otherwise the file as read again once (`refreshed`).
   private func currentStore(needs: Bool) throws -> (store: Store, generation: Int)? {
     var current = snapshot.current
     if let s = current, s.partial && needs || s.identity == nil || FileIdentity(location.file) != s.identity {
       current = nil
     }
-    if current == nil {
-      let deadline = deadline
-      let read = try kept.withLock(before: deadline) { kept in
-        try work.perform(keeping: &kept, mutating: false, needsNotifications: needs, deadline: deadline) { $0 }
-        let fresh = kept.snapshot
-        keep(fresh)
-        return fresh
-      }
-      guard let read else { throw SessionLock.Busy() }
-      current = read
-    }
+    if current == nil { current = try refreshed(needs: needs) }
     return current.map { ($0.store, $0.generation) }
   }
+
+  /// The session as its file is now, read once per change (single flight): the requests that
+  /// found the snapshot stale queue on `kept`; the first reads the file again, and each one
+  /// after it finds the file still the one just read and answers from that snapshot (a file
+  /// that changed again meanwhile is read again, so no request is answered from before a change
+  /// it could have seen). The file is read without the session's lock (`SessionWork.refresh`),
+  /// so a reader does not wait for a writer's unit of work; only a file that changed while it
+  /// was read is read again under the lock.
+  package func refreshed(needs: Bool) throws -> SessionWork.Kept.Snapshot? {
+    let deadline = deadline
+    let read = try kept.withLock(before: deadline) { kept in
+      switch try work.refresh(keeping: &kept, needsNotifications: needs) {
+      case .unchanged: break
+      case .read: reads.withLock { $0 += 1 }
+      case .changedWhileRead:
+        reads.withLock { $0 += 1 }
+        try work.perform(keeping: &kept, mutating: false, needsNotifications: needs, deadline: deadline) { $0 }
+      }
+      let fresh = kept.snapshot
+      keep(fresh)
+      return fresh
+    }
+    guard let read else { throw SessionLock.Busy() }
+    return read
+  }
+
+  private let reads = Mutex(0)
+
+  /// How many times a reading request has read the session file (for tests: once per change).
+  package var fileReads: Int { reads.current }
+
+  /// How many reading answers have been made (for tests: once per request and change).
+  package var answersMade: Int { cache?.made ?? 0 }
 
   /// The answer `answer(_:)` gives, when it is a kept answer of a read of the session as the
   /// file is now; nil otherwise. No lock is waited for and nothing is computed but the token's
@@ -214,11 +251,10 @@ package final class SessionService: Sendable {
       return APIResponse.error(.generalInternal).http
     }
     if let failure = token?.refusal(for: store.state.bundleID) { return APIResponse.unauthenticated(failure).http }
-    let key = AnswerCache.Key(request)
-    if let hit = cache?.answer(key, generation: generation) { return hit }
-    let response = ServerAPI.answer(route, routed, store: store).http
-    cache?.keep(key, generation: generation, response, needs: route.needs)
-    return response
+    guard let cache else { return ServerAPI.answer(route, routed, store: store).http }
+    return cache.answer(AnswerCache.Key(request), generation: generation) {
+      (ServerAPI.answer(route, routed, store: store).http, route.needs)
+    }
   }
 
   private func change(_ route: Route, _ routed: RouteRequest, token: Authentication.Token?) throws -> HTTPResponse {

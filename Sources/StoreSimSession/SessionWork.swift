@@ -147,6 +147,36 @@ package struct SessionWork {
     return after
   }
 
+  /// What `refresh` did.
+  package enum Refresh: Equatable, Sendable {
+    /// The file is the one `kept` holds: nothing was read.
+    case unchanged
+    /// The file was read and is kept.
+    case read
+    /// The file changed while it was read: nothing was kept (take the locked path).
+    case changedWhileRead
+  }
+
+  /// A reading front end's look at the file without the session's lock, so a reader never
+  /// queues behind a writer's unit of work: a session is only ever replaced whole, by an atomic
+  /// rename, so the file at the path is always a whole session. The file is read again only
+  /// when it changed since `kept` saw it (or `kept` lacks the notifications a use needs), and
+  /// what was read is kept only when the file's identity is the same before and after the read
+  /// (then the bytes read are that file's). A changed configuration is reloaded into the store
+  /// kept, not saved (as a reading `perform(keeping:)`).
+  package func refresh(keeping kept: inout Kept, needsNotifications: Bool) throws -> Refresh {
+    guard let before = FileIdentity(location.file) else { return .changedWhileRead }
+    if kept.store != nil, kept.identity == before, !(kept.partial && needsNotifications) { return .unchanged }
+    let (loaded, reloaded) = try Self.load(location, partial: !needsNotifications, warn: warn)
+    guard FileIdentity(location.file) == before else { return .changedWhileRead }
+    kept.document = loaded
+    kept.partial = !needsNotifications && !reloaded
+    kept.identity = before
+    kept.store = Store(state: loaded.state)
+    kept.generation += 1
+    return .read
+  }
+
   private func save(_ changed: SessionDocument, keeping kept: inout Kept) throws {
     try AtomicFile.checkWritable(location)
     try SessionFile.write(changed, to: location)

@@ -32,7 +32,7 @@ struct ServeCommand: CommandLineCommand {
       (image, message, default, realtime/url, performanceTest; see docs/retention-messaging.md).
       Another path answers 404, another method 405. The
       session file stays the database: a read of an unchanged file answers from memory without
-      its lock, a changed file is re-read under its lock, so 'storesim buy' in another terminal
+      its lock, a changed file is read again once, also without it, so 'storesim buy' in another terminal
       shows in the next answer; requests that change it take the lock and save it. A request
       that waits more than 3 s for the lock (held by another command or a test) answers 503 with
       Retry-After.
@@ -122,24 +122,20 @@ func runServe(
   _ inv: Invocation, port: Int, host: String, exposeToNetwork: Bool, quiet: Bool, sharedSecret: String?,
   apiKey: Authentication.Key? = nil
 ) throws -> ExitCode {
-  // A host that is no address at all is refused by the server with its own message.
-  let exposed = !isLoopback(host) && SocketAddress.isNumeric(host)
-  if exposed && !exposeToNetwork {
-    throw CLIError.usage(
-      "refusing to listen on \(host): it is beyond loopback, and anyone who reaches it could read and change the session\(apiKey == nil ? " (bearer tokens are not verified)" : ""); add --expose-to-network to do it anyway",
-      command: "serve")
-  }
   let location = try SessionLocation(shown: SessionContext.path(inv), environment: inv.environment)
   guard FileManager.default.fileExists(atPath: location.file) else {
     throw CLIError.noInput("no session at \(location.shown); start one with 'storesim init CONFIG.storekit'")
   }
-  let checked = SessionService(inv, location: location, sharedSecret: sharedSecret, apiKey: apiKey)
-  let session = try checked.check()
-  // Without --api-key, the team's key given at init checks the tokens (read at the first request).
-  let sessionKey = apiKey == nil ? session.state.teamKey.flatMap(APIKeyOptions.key) : nil
-  let service =
-    sessionKey.map { SessionService(inv, location: location, sharedSecret: sharedSecret, apiKey: $0) } ?? checked
+  let (service, sessionKey) = try servedSession(inv, location: location, sharedSecret: sharedSecret, apiKey: apiKey)
   let apiKey = apiKey ?? sessionKey
+  // A host that is no address at all is refused by the server with its own message. Said once
+  // the session is read, so what it says of bearer tokens is true (the session may hold a key).
+  let exposed = !isLoopback(host) && SocketAddress.isNumeric(host)
+  if exposed && !exposeToNetwork {
+    throw CLIError.usage(
+      "refusing to listen on \(host): it is beyond loopback, \(apiKey.map { "where anyone who reaches it could call /verifyReceipt, which takes no bearer token (bearer tokens are verified with key \($0.keyID))" } ?? "and anyone who reaches it could read and change the session (bearer tokens are not verified)"); add --expose-to-network to do it anyway",
+      command: "serve")
+  }
   var log: (@Sendable (HTTPServer.LogEntry) -> Void)?
   if !quiet {
     let requestLog = RequestLog(inv)
@@ -184,6 +180,18 @@ private func serve(
     "serving \(location.shown) at \(server.baseURL) (up to \(server.connectionBudget) connections at once, file limit \(server.fileLimit)); \(tokens); Ctrl-C stops"
   )
   server.run()
+}
+
+/// The service `serve` answers with, over the session read once: without `apiKey`, the team's
+/// key given at init checks the tokens, and the service that uses it keeps the session as read
+/// (`SessionService.using(apiKey:)`). Also the session's key (nil: none, or `apiKey` given).
+func servedSession(
+  _ inv: Invocation, location: SessionLocation, sharedSecret: String?, apiKey: Authentication.Key?
+) throws -> (SessionService, Authentication.Key?) {
+  let checked = SessionService(inv, location: location, sharedSecret: sharedSecret, apiKey: apiKey)
+  let session = try checked.check()
+  let sessionKey = apiKey == nil ? session.state.teamKey.flatMap(APIKeyOptions.key) : nil
+  return (sessionKey.map { checked.using(apiKey: $0) } ?? checked, sessionKey)
 }
 
 extension SessionService {
