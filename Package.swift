@@ -74,6 +74,6 @@ let package = Package(
     ),
     .testTarget(
       name: "StoreSimKitTests",
-      dependencies: ["StoreSim", "StoreSimSync", "StoreSimKit", "StoreSimKitTesting", "StoreSimCLI"]),
+      dependencies: ["StoreSim", "StoreSimSync", "StoreSimKit", "StoreSimKitTesting"]),
   ]
 )

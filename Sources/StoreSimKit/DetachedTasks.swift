@@ -5,8 +5,8 @@
 /// detached task inherits no task-local values. These declarations shadow the standard
 /// library's for code that imports StoreSimKit (the app's store class compiled against
 /// StoreSimKit in tests): the operation runs off the caller's actor, as with `Task.detached`;
-/// the device (`SKTestSession.isolated`) is the caller's, and so is a narrowed session (`run`'s,
-/// or that of the sequence the caller iterates); made under the device's session, the task
+/// the device (`SKTestSession.isolated`) is the caller's, and so is a narrowed session (`run`'s);
+/// made under the device's session, the task
 /// reaches the device's newest session, as on a device. Until the task reads an update sequence
 /// or ends, `waitForTransactionUpdates()` waits for it when there is something to deliver, since
 /// it may be the app's listener on its way. One difference remains: the caller's other
@@ -38,10 +38,10 @@ struct DetachedScope: Sendable {
   let pending: PendingTask?
 
   init() {
-    // Only a narrowed scope (`run`'s session, or the sequence the creating task iterates) is
-    // carried in: a task made under the device's session reaches the device's newest session,
-    // so a long-lived store's listener follows the device as on a device.
-    core = SessionResolver.current ?? SessionResolver.taskBound()
+    // Only a narrowed scope (`run`'s session) is carried in: a task made under the device's
+    // session reaches the device's newest session, so a long-lived store's listener follows the
+    // device as on a device.
+    core = SessionResolver.current
     device = SessionResolver.currentDevice
     pending = SessionResolver.resolve().map(PendingTask.init)
   }

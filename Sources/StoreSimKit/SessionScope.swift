@@ -6,8 +6,10 @@ import StoreSimSync
 ///
 /// 1. The task-local session of `SKTestSession.run(_:)` (inherited by `Task {}`, child tasks and
 ///    StoreSimKit's `Task.detached`).
-/// 2. The session of the `Transaction.updates` sequence the current task iterates (a sequence
-///    made under the device's session moves to the device's newest one; see `LiveCursor`).
+/// 2. For a value a live update sequence yielded (a `Transaction` from `Transaction.updates`),
+///    the session that sequence is on while it lives (a sequence made under the device's session
+///    moves to the device's newest one; see `SequenceLink`). The value carries its sequence, so
+///    no task is bound to a session and no task handle is kept.
 /// 3. The device's session: the newest live `SKTestSession` of the current device. The device is
 ///    the process (as StoreKitTest's test environment is device-wide) unless the task runs in
 ///    `SKTestSession.isolated(_:)` (the `.isolatedTestSession` trait), which is a device of its own.
@@ -22,16 +24,12 @@ enum SessionResolver {
 
   /// The session in reach; with `device`, that device's session instead of the current task's
   /// device (the process-wide `SKPaymentQueue.default()` of an isolated device, called from an
-  /// observer on the main queue, where no task-local says which device it is).
-  static func resolve(on device: Device? = nil) -> SessionCore? {
+  /// observer on the main queue, where no task-local says which device it is); with `link`, the
+  /// session of the live sequence that yielded the value acting.
+  static func resolve(on device: Device? = nil, yieldedBy link: SequenceLink? = nil) -> SessionCore? {
     if let core = current { return core }
-    if let core = taskBound() { return core }
+    if let core = link?.core { return core }
     return (device ?? currentDevice).newest()
-  }
-
-  /// The session of the update sequence the current task iterates, if any.
-  static func taskBound() -> SessionCore? {
-    TaskKey.current.flatMap { TaskBindings.shared.lookup($0) }
   }
 
   /// The session in reach, or the error a StoreKit call with none throws (printed once too).
@@ -150,72 +148,4 @@ final class PendingTask: Sendable {
   }
 
   deinit { reached() }
-}
-
-/// The current task, as a binding's key. It holds the task's `UnsafeCurrentTask`, which keeps
-/// the task alive while bound: that is what keeps the key unique (a task's address alone is
-/// reused by a later task once the first ends, and a binding left by an iterator that outlives
-/// its task would then answer for a stranger). The task is only compared, never acted on.
-/// Vouched for by hand (`@unchecked Sendable`); see issue 32 for why a number will not do.
-struct TaskKey: Hashable, @unchecked Sendable {
-  private let task: UnsafeCurrentTask
-
-  /// The current task's key; nil outside a task.
-  static var current: TaskKey? {
-    withUnsafeCurrentTask { task in task.map { TaskKey(task: $0) } }
-  }
-}
-
-/// Tasks bound to sessions while they iterate a session's update sequence.
-final class TaskBindings: Sendable {
-  static let shared = TaskBindings()
-  private let state = Mutex(Bindings())
-
-  private struct Bindings {
-    var sessions: [TaskKey: (core: SessionCore, count: Int)] = [:]
-    /// The task each live token bound.
-    var tokens: [Int: TaskKey] = [:]
-    var nextToken = 0
-  }
-
-  func lookup(_ task: TaskKey) -> SessionCore? {
-    state.withLock { $0.sessions[task]?.core }
-  }
-
-  /// Binds the current task; the token unbinds it when the iterator goes away.
-  func bindCurrentTask(to core: SessionCore) -> BindingToken? {
-    guard let task = TaskKey.current else { return nil }
-    let token = state.withLock { s in
-      if let existing = s.sessions[task] {
-        s.sessions[task] = (existing.core, existing.count + 1)
-      } else {
-        s.sessions[task] = (core, 1)
-      }
-      defer { s.nextToken += 1 }
-      s.tokens[s.nextToken] = task
-      return s.nextToken
-    }
-    return BindingToken(token, owner: self)
-  }
-
-  fileprivate func unbind(_ token: Int) {
-    state.withLock { s in
-      guard let task = s.tokens.removeValue(forKey: token), let existing = s.sessions[task] else { return }
-      if existing.count <= 1 {
-        s.sessions[task] = nil
-      } else {
-        s.sessions[task] = (existing.core, existing.count - 1)
-      }
-    }
-  }
-}
-
-final class BindingToken: Sendable {
-  private let token: Int
-  private let owner: TaskBindings
-  fileprivate init(_ token: Int, owner: TaskBindings) {
-    self.token = token
-    self.owner = owner
-  }
-  deinit { owner.unbind(token) }
 }

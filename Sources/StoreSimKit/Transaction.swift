@@ -47,9 +47,12 @@ public struct Transaction: Identifiable, Sendable, Hashable, JWSRepresentable {
   public let jwsRepresentation: String
   /// The session the value came from.
   let home: SessionCore
+  /// The live sequence that yielded the value, if one did.
+  var link = SequenceLink()
   /// Where the value acts: the session in force at the time of the call (as on a device, where
-  /// there is one store), or, with none in reach, the one it came from.
-  var core: SessionCore { SessionResolver.resolve() ?? home }
+  /// there is one store; for a value an update sequence yielded, that sequence's), or, with none
+  /// in reach, the one it came from.
+  var core: SessionCore { SessionResolver.resolve(yieldedBy: link) ?? home }
 
   init(_ t: StoreSim.Transaction, store: Store, customer: CustomerID, core: SessionCore) {
     id = t.id

@@ -14,6 +14,8 @@ final class IterationToken: Sendable {
 
 /// A listener the device moves to its newest session (see `ListenerHandle.follows`).
 protocol FollowingListener: AnyObject, Sendable {
+  /// The session the listener is on now.
+  var currentCore: SessionCore { get }
   func retarget(to core: SessionCore)
   func iteratorStarted()
   func iteratorEnded()
@@ -53,6 +55,8 @@ final class ListenerHandle<Element: Sendable>: FollowingListener {
     target.withLock { ($0.core, $0.listener) }
   }
 
+  var currentCore: SessionCore { current.core }
+
   func retarget(to core: SessionCore) {
     let old = target.withLock { t -> Target? in
       guard t.core !== core else { return nil }
@@ -89,7 +93,7 @@ extension ListenerHandle {
   static func open(
     _ api: String, _ make: @escaping @Sendable (SessionCore) -> Listener<Element>
   ) -> ListenerHandle? {
-    let scoped = SessionResolver.current != nil || SessionResolver.taskBound() != nil
+    let scoped = SessionResolver.current != nil
     guard let core = SessionResolver.resolveOrWarn(api) else { return nil }
     let handle = ListenerHandle(core: core, follows: scoped ? nil : SessionResolver.currentDevice, make: make)
     SessionResolver.pendingTask?.reached()
@@ -97,15 +101,26 @@ extension ListenerHandle {
   }
 }
 
-/// Where an iterator of a live sequence is: it binds its task to the session while it iterates
-/// (the session its listener is on now).
+/// Where a value a live sequence yielded acts (rule values-from-an-update-sequence-act-in-its-session):
+/// the session the sequence is on, while the sequence or an iterator of it lives. Held weakly,
+/// so a kept value keeps no listener registered.
+struct SequenceLink: Sendable {
+  weak var sequence: (any FollowingListener)?
+
+  /// The session the sequence is on now; nil once it is gone.
+  var core: SessionCore? { sequence?.currentCore }
+}
+
+/// A value a live sequence yields, which then acts in that sequence's session.
+protocol YieldedBySequence {
+  func yielded(by link: SequenceLink) -> Self
+}
+
+/// Where an iterator of a live sequence is; the values it yields carry their sequence.
 struct LiveCursor<Element: Sendable>: Sendable {
   let live: ListenerHandle<Element>?
   /// Tells the session when the iterator is gone (a loop that ended is not waited for).
   let iteration: IterationToken?
-  var binding: BindingToken?
-  /// The session `binding` binds the task to.
-  var boundTo: ObjectIdentifier?
 
   init(_ live: ListenerHandle<Element>?) {
     self.live = live
@@ -116,12 +131,10 @@ struct LiveCursor<Element: Sendable>: Sendable {
     guard let live else { return nil }
     while true {
       let current = live.current
-      if boundTo != ObjectIdentifier(current.core) {
-        binding = nil
-        binding = TaskBindings.shared.bindCurrentTask(to: current.core)
-        boundTo = ObjectIdentifier(current.core)
+      if let element = await current.core.next(current.listener) {
+        guard let bound = element as? any YieldedBySequence else { return element }
+        return bound.yielded(by: SequenceLink(sequence: live)) as? Element ?? element
       }
-      if let element = await current.core.next(current.listener) { return element }
       // Ended, unless the listener moved to a new session meanwhile.
       if Task.isCancelled || live.current.core === current.core { return nil }
     }

@@ -69,3 +69,20 @@ extension VerificationResult where SignedType: JWSRepresentable {
     JWS.payload(of: jwsRepresentation).map { Data($0) } ?? Data()
   }
 }
+
+extension Transaction: YieldedBySequence {
+  func yielded(by link: SequenceLink) -> Transaction {
+    var transaction = self
+    transaction.link = link
+    return transaction
+  }
+}
+
+extension VerificationResult: YieldedBySequence where SignedType == Transaction {
+  func yielded(by link: SequenceLink) -> VerificationResult {
+    switch self {
+    case .verified(let t): .verified(t.yielded(by: link))
+    case .unverified(let t, let error): .unverified(t.yielded(by: link), error)
+    }
+  }
+}

@@ -57,4 +57,27 @@ struct FollowingSequencesTests {
     var iterator = updates.makeAsyncIterator()
     #expect(await iterator.next()?.unsafePayloadValue.productID == "nonconsumable.car")
   }
+
+  /// A listener iterating a sequence made in `run`, in a task outside it, while another session
+  /// is the device's: what it finishes is finished in the sequence's session, not the device's.
+  /// (rule values-from-an-update-sequence-act-in-its-session)
+  @Test(.timeLimit(.minutes(1)))
+  func aTransactionFromAnUpdateSequenceFinishesInThatSequencesSession() async throws {
+    let first = try SKTestSession(contentsOf: Kit.appleSample)
+    let updates = await first.run { Transaction.updates }
+    let second = try SKTestSession(contentsOf: Kit.appleSample)  // now the device's session
+    try await second.buyProduct(identifier: "nonconsumable.racecar")
+    try await first.buyProduct(identifier: "nonconsumable.car")
+    let listener = Task { () -> String? in
+      for await update in updates {
+        await update.unsafePayloadValue.finish()
+        return update.unsafePayloadValue.productID
+      }
+      return nil
+    }
+    #expect(await listener.value == "nonconsumable.car")
+    #expect(await first.run { await collect(Transaction.unfinished) }.isEmpty)
+    let stillUnfinished = await second.run { await collect(Transaction.unfinished).map(\.productID) }
+    #expect(stillUnfinished == ["nonconsumable.racecar"])
+  }
 }

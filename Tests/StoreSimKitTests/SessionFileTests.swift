@@ -1,5 +1,4 @@
 import Foundation
-import StoreSimCLI
 import StoreSimKit
 import StoreSimKitTesting
 import Testing
@@ -8,11 +7,10 @@ import Testing
 /// a scenario) loads into a test session, and a test session saves back for the CLI.
 @Suite("Session files shared with the CLI", .isolatedTestSession)
 struct SessionFileTests {
-  /// Runs the CLI in-process in a folder; returns stdout and the exit code.
-  final class Folder: @unchecked Sendable {
+  /// A folder with a session file, and the built `storesim` binary run in it as another
+  /// process (the Kit's tests link the Kit only, not the CLI module).
+  final class Folder: Sendable {
     let path = NSTemporaryDirectory() + "storesimkit-" + UUID().uuidString
-    private let lock = NSLock()
-    private var out = ""
 
     init() throws {
       try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
@@ -21,14 +19,21 @@ struct SessionFileTests {
 
     var session: URL { URL(fileURLWithPath: path + "/session.json") }
 
+    /// Runs `storesim LINE --session FILE`; returns its standard output and exit code.
     @discardableResult
     func cli(_ line: String) -> (String, Int32) {
-      lock.withLock { out = "" }
-      let env = CLIEnvironment(
-        writeOut: { [self] s in lock.withLock { out += s } }, writeErr: { _ in }, variables: [:],
-        currentDirectory: path, now: { Kit.start }, isTerminal: false)
-      let code = CLI.run(line.split(separator: " ").map(String.init) + ["--session", session.path], environment: env)
-      return (lock.withLock { out }, code)
+      let process = Process()
+      process.executableURL = Kit.storesimBinary
+      process.arguments = line.split(separator: " ").map(String.init) + ["--session", session.path]
+      process.currentDirectoryURL = URL(fileURLWithPath: path)
+      process.environment = ["PATH": "/usr/bin:/bin", "HOME": path]
+      let out = Pipe()
+      process.standardOutput = out
+      process.standardError = FileHandle.nullDevice
+      do { try process.run() } catch { return ("\(Kit.storesimBinary.path): \(error)", 127) }
+      let data = out.fileHandleForReading.readDataToEndOfFile()
+      process.waitUntilExit()
+      return (String(decoding: data, as: UTF8.self), process.terminationStatus)
     }
   }
 

@@ -14,6 +14,18 @@ enum Kit {
   static let start = Date(timeIntervalSince1970: 1_767_225_600)
 
   static func date(_ text: String) -> Date { ISO8601DateFormatter().date(from: text)! }
+
+  /// The `storesim` binary `swift build` put beside this test bundle (every product of the
+  /// package is built into one folder); tests that need the CLI run it as a process.
+  static let storesimBinary: URL = {
+    // Linux: the test executable's folder; macOS: the folder holding the `.xctest` bundle.
+    let folders =
+      [Bundle.main.executableURL?.deletingLastPathComponent()].compactMap { $0 }
+      + Bundle.allBundles.map { $0.bundleURL.deletingLastPathComponent() }
+    let candidates = folders.map { $0.appendingPathComponent("storesim") }
+    return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+      ?? root.appendingPathComponent(".build/debug/storesim")
+  }()
 }
 
 extension SKTestSession {

@@ -22,6 +22,12 @@ let package = Package(
       name: "LegacyIAPTests", dependencies: ["LegacyIAP", storeKitTest], resources: [.copy("Products.storekit")]),
     .testTarget(
       name: "ModernIAPTests", dependencies: ["ModernIAP", storeKitTest], resources: [.copy("Products.storekit")]),
+    // A StoreKit 1 controller in SwiftyStoreKit's shape, in the Swift 6 language mode: a plain
+    // NSObject observer that adds itself to `SKPaymentQueue.default()` in a nonisolated `init`.
+    .target(name: "SwiftyShapedIAP", dependencies: [storeKit], swiftSettings: [.swiftLanguageMode(.v6)]),
+    .testTarget(
+      name: "SwiftyShapedIAPTests", dependencies: ["SwiftyShapedIAP", storeKitTest],
+      resources: [.copy("Products.storekit")]),
   ],
   // Written as such helpers were, before Swift 6's data-race checks.
   swiftLanguageModes: [.v5]

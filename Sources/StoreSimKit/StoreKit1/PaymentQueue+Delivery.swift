@@ -3,7 +3,8 @@ import StoreSim
 
 /// The payment queue's state, guarded by its mutex.
 struct QueueState: Sendable {
-  var observers: [ObserverReference] = []
+  /// The observers the app added (the device's queue), kept strongly.
+  var observers: [AppObjectReference<any SKPaymentTransactionObserver>] = []
   /// The queue's unfinished transactions, oldest first.
   var entries: [SKPaymentTransaction] = []
   /// What observers are still to be told, in order (held while there is no observer).
@@ -69,14 +70,6 @@ struct Change {
   }
 }
 
-/// An observer the app added. StoreKit's observers are not `Sendable`; a reference only
-/// carries one from the thread that added it to the main queue, where the queue calls it, as
-/// StoreKit does (`drain`). Under the queue's lock it is only compared by identity, never
-/// called. Vouched for by hand (`@unchecked Sendable`), the one place observers cross threads.
-struct ObserverReference: @unchecked Sendable {
-  let observer: any SKPaymentTransactionObserver
-}
-
 /// One thing to deliver.
 enum Step: Sendable {
   /// Apply the changes, then `updatedTransactions` with their transactions (one call).
@@ -127,16 +120,16 @@ enum MainQueue {
 extension SKPaymentQueue {
   /// Delivers on the main queue later (after an app's call returns).
   func scheduleDelivery() {
-    DispatchQueue.main.async { [weak self] in self?.drain() }
+    DispatchQueue.main.async { [weak self] in MainActor.assumeIsolated { self?.drain() } }
   }
 
   /// Delivers now, on the main queue (a test control's call): inline when on it, else waiting.
   func deliverNow() {
     guard hasWork else { return }
     if MainQueue.isCurrent {
-      drain()
+      MainActor.assumeIsolated { drain() }
     } else {
-      DispatchQueue.main.sync { drain() }
+      DispatchQueue.main.sync { MainActor.assumeIsolated { drain() } }
     }
   }
 
@@ -162,7 +155,7 @@ extension SKPaymentQueue {
 
   /// Runs what is queued, in order, until nothing can run (called on the main queue). A call
   /// made while draining (from an observer) returns at once: the running drain goes on.
-  func drain() {
+  @MainActor func drain() {
     let first = state.withLock { s -> Bool in
       defer { s.draining = true }
       return !s.draining
@@ -184,8 +177,8 @@ extension SKPaymentQueue {
     }
   }
 
-  private func run(_ step: Step) {
-    let observers = liveObservers
+  @MainActor private func run(_ step: Step) {
+    let observers = liveObservers.compactMap { $0.onMainActor }
     let face = face
     switch step {
     case .updated(let changes):

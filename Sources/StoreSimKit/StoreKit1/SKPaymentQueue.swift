@@ -15,7 +15,8 @@ import StoreSimSync
 ///
 /// **When observers are called.** Always on the main queue (the main actor's; StoreKit calls
 /// them on the main thread, and on Linux the main queue runs off the main thread once
-/// `dispatchMain()` runs, as in `swift test`), one call at a time, and never inside the queue
+/// `dispatchMain()` runs, as in `swift test`; the compiler checks it: observers are reached only
+/// on the main actor, see `AppObjectReference`), one call at a time, and never inside the queue
 /// method that caused it: `add(_:)` (payment), `finishTransaction(_:)`,
 /// `restoreCompletedTransactions()`, `add(_:)` (observer) and `SKRequest.start()` only queue what
 /// they cause and return; it is delivered from the main queue afterwards, as StoreKit does.
@@ -40,17 +41,12 @@ public final class SKPaymentQueue: NSObject, Sendable {
     weak var core: SessionCore?
   }
 
-  /// Vouched for by hand (`@unchecked Sendable`): the delegate is held weakly and never
-  /// called (see `SKPaymentQueueDelegate`).
-  private struct WeakDelegate: @unchecked Sendable {
-    weak var delegate: (any SKPaymentQueueDelegate)?
-  }
-  private let delegateReference = Mutex(WeakDelegate())
+  private let delegateReference = Mutex<AppObjectReference<any SKPaymentQueueDelegate>?>(nil)
 
   /// Held weakly, as in StoreKit; never asked (see `SKPaymentQueueDelegate`).
   public var delegate: (any SKPaymentQueueDelegate)? {
-    get { face.delegateReference.withLock { $0.delegate } }
-    set { face.delegateReference.withLock { $0.delegate = newValue } }
+    get { face.delegateReference.withLock { $0?.handedBack } }
+    set { face.delegateReference.withLock { $0 = newValue.map { AppObjectReference($0, weakly: true) } } }
   }
 
   /// A queue of its own, attached to no session: its payments fail with `SKError.unknown`.
@@ -104,10 +100,10 @@ public final class SKPaymentQueue: NSObject, Sendable {
 
   /// The observers this queue tells: its own (the device's queue), or the device's while this
   /// queue's session is the device's newest, else none (a gone session's transactions wait).
-  var liveObservers: [any SKPaymentTransactionObserver] {
-    guard let device else { return state.withLock { $0.observers }.map(\.observer) }
+  var liveObservers: [AppObjectReference<any SKPaymentTransactionObserver>] {
+    guard let device else { return state.withLock { $0.observers } }
     guard let core, device.newest() === core else { return [] }
-    return device.paymentQueue.state.withLock { $0.observers }.map(\.observer)
+    return device.paymentQueue.state.withLock { $0.observers }
   }
 
   /// False while the test says the customer may not pay (`SKTestSession.canMakePayments`);
@@ -120,7 +116,7 @@ public final class SKPaymentQueue: NSObject, Sendable {
   public var transactions: [SKPaymentTransaction] { target(warn: false).state.withLock { $0.entries } }
 
   public var transactionObservers: [any SKPaymentTransactionObserver] {
-    face.state.withLock { $0.observers }.map(\.observer)
+    face.state.withLock { $0.observers }.compactMap(\.handedBack)
   }
 
   /// The session's storefront.
@@ -135,8 +131,8 @@ public final class SKPaymentQueue: NSObject, Sendable {
   /// (`updatedTransactions`), as at an app launch.
   public func add(_ observer: any SKPaymentTransactionObserver) {
     let added = face.state.withLock { s in
-      guard !s.observers.contains(where: { $0.observer === observer }) else { return false }
-      s.observers.append(ObserverReference(observer: observer))
+      guard !s.observers.contains(where: { $0.refers(to: observer) }) else { return false }
+      s.observers.append(AppObjectReference(observer, weakly: false))
       return true
     }
     guard added else { return }
@@ -147,7 +143,7 @@ public final class SKPaymentQueue: NSObject, Sendable {
 
   /// Stops calling an observer; the queue keeps its transactions.
   public func remove(_ observer: any SKPaymentTransactionObserver) {
-    face.state.withLock { s in s.observers.removeAll { $0.observer === observer } }
+    face.state.withLock { s in s.observers.removeAll { $0.refers(to: observer) } }
   }
 
   /// Queues a payment: observers get the new transaction as `purchasing`, then in a second call

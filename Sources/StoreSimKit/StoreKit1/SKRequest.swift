@@ -39,14 +39,14 @@ public class SKRequest: NSObject, @unchecked Sendable {
   public func cancel() { session.withLock { $0.cancelled = true } }
 
   /// Answers (on the main queue), unless cancelled.
-  func deliver() {
+  @MainActor func deliver() {
     let (core, cancelled) = session.withLock { $0 }
     guard let core, !cancelled else { return }
     answer(core)
   }
 
-  func answer(_ core: SessionCore) {}
-  func fail(_ error: SKError) {}
+  @MainActor func answer(_ core: SessionCore) {}
+  @MainActor func fail(_ error: SKError) {}
 }
 
 /// What a products request tells its delegate, as `SKProductsRequestDelegate`.
@@ -54,33 +54,31 @@ public protocol SKProductsRequestDelegate: SKRequestDelegate {
   func productsRequest(_ request: SKProductsRequest, didReceive response: SKProductsResponse)
 }
 
-// Restates its superclass's unchecked conformance (a Swift rule); its delegate is the Mutex's.
+// Restates its superclass's unchecked conformance (a Swift rule); its delegate is the Mutex's
+// and called only on the main actor (`AppObjectReference`).
 /// A request for products by identifier, as `SKProductsRequest`. The delegate gets
 /// `productsRequest(_:didReceive:)` then `requestDidFinish(_:)`, or `request(_:didFailWithError:)`
 /// alone (a simulated `.loadProducts` error, as an `SKError`).
 public final class SKProductsRequest: SKRequest, @unchecked Sendable {
-  private let delegateReference = Mutex(WeakDelegate())
+  private let delegateReference = Mutex<AppObjectReference<any SKProductsRequestDelegate>?>(nil)
   let identifiers: Set<String>
-
-  /// Vouched for by hand (`@unchecked Sendable`): the delegate is held weakly and called only
-  /// on the main queue, as StoreKit calls it.
-  private struct WeakDelegate: @unchecked Sendable {
-    weak var delegate: (any SKProductsRequestDelegate)?
-  }
 
   /// Held weakly, as in StoreKit.
   public var delegate: (any SKProductsRequestDelegate)? {
-    get { delegateReference.withLock { $0.delegate } }
-    set { delegateReference.withLock { $0.delegate = newValue } }
+    get { delegateReference.withLock { $0?.handedBack } }
+    set { delegateReference.withLock { $0 = newValue.map { AppObjectReference($0, weakly: true) } } }
   }
+
+  /// The delegate, to be called.
+  @MainActor private var callee: (any SKProductsRequestDelegate)? { delegateReference.withLock { $0 }?.onMainActor }
 
   public init(productIdentifiers: Set<String>) {
     identifiers = productIdentifiers
     super.init()
   }
 
-  override func answer(_ core: SessionCore) {
-    guard let delegate else { return }
+  @MainActor override func answer(_ core: SessionCore) {
+    guard let delegate = callee else { return }
     let answer = core.read { store -> Result<SKProductsResponse, SKError> in
       if let error = store.settings.simulatedError(forAPI: .loadProducts) { return .failure(.simulated(error.name)) }
       let found = store.configuration.products.filter { identifiers.contains($0.id) }.sorted { $0.id < $1.id }
@@ -97,7 +95,7 @@ public final class SKProductsRequest: SKRequest, @unchecked Sendable {
     }
   }
 
-  override func fail(_ error: SKError) { delegate?.request(self, didFailWithError: error) }
+  @MainActor override func fail(_ error: SKError) { callee?.request(self, didFailWithError: error) }
 }
 
 /// The answer to a products request, as `SKProductsResponse`: every requested identifier is in
@@ -113,41 +111,38 @@ public final class SKProductsResponse: NSObject, Sendable {
   }
 }
 
-// Restates its superclass's unchecked conformance (a Swift rule); its delegate is the Mutex's,
-// and the receipt properties (`Any`, StoreKit's type) are never changed.
+// Restates its superclass's unchecked conformance (a Swift rule); its delegate is the Mutex's
+// and called only on the main actor (`AppObjectReference`), and the receipt properties (`Any`, StoreKit's type) are never changed.
 /// A request for a new app receipt, as `SKReceiptRefreshRequest`: the session writes the
 /// receipt file (`SKTestSession.appStoreReceiptURL`) and the delegate gets `requestDidFinish(_:)`;
 /// a simulated `.appStoreSync` error (the App Store sign-in the refresh needs) fails it instead,
 /// `userCancelled` as `SKError.paymentCancelled`. The receipt properties are kept, not used.
 public final class SKReceiptRefreshRequest: SKRequest, @unchecked Sendable {
-  private let delegateReference = Mutex(WeakDelegate())
+  private let delegateReference = Mutex<AppObjectReference<any SKRequestDelegate>?>(nil)
   public let receiptProperties: [String: Any]?
-
-  /// Vouched for by hand (`@unchecked Sendable`): the delegate is held weakly and called only
-  /// on the main queue, as StoreKit calls it.
-  private struct WeakDelegate: @unchecked Sendable {
-    weak var delegate: (any SKRequestDelegate)?
-  }
 
   /// Held weakly, as in StoreKit.
   public var delegate: (any SKRequestDelegate)? {
-    get { delegateReference.withLock { $0.delegate } }
-    set { delegateReference.withLock { $0.delegate = newValue } }
+    get { delegateReference.withLock { $0?.handedBack } }
+    set { delegateReference.withLock { $0 = newValue.map { AppObjectReference($0, weakly: true) } } }
   }
+
+  /// The delegate, to be called.
+  @MainActor private var callee: (any SKRequestDelegate)? { delegateReference.withLock { $0 }?.onMainActor }
 
   public init(receiptProperties properties: [String: Any]? = nil) {
     receiptProperties = properties
     super.init()
   }
 
-  override func answer(_ core: SessionCore) {
+  @MainActor override func answer(_ core: SessionCore) {
     if let error = core.read({ $0.settings.simulatedError(forAPI: .appStoreSync) }) {
-      delegate?.request(self, didFailWithError: SKError.simulated(error.name))
+      callee?.request(self, didFailWithError: SKError.simulated(error.name))
       return
     }
     core.paymentQueue.receipt.refresh(core)
-    delegate?.requestDidFinish(self)
+    callee?.requestDidFinish(self)
   }
 
-  override func fail(_ error: SKError) { delegate?.request(self, didFailWithError: error) }
+  @MainActor override func fail(_ error: SKError) { callee?.request(self, didFailWithError: error) }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import StoreSimCLI
 import StoreSimKit
 import StoreSimKitTesting
 import Testing
