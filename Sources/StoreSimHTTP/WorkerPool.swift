@@ -140,7 +140,9 @@ final class WorkerPool: Sendable {
       while true {
         while next == .handle, answered < EventLoop.requestsPerTurn, let (request, head) = connection.pending {
           connection.pending = nil
-          let answer = server.handler(request)
+          // A kept answer first, as the event loop gives it: a connection a worker lingers on
+          // keeps the quick path for the requests that follow the one that needed the worker.
+          let answer = server.quickHandler?(request) ?? server.handler(request)
           let keepAlive = head.keepAlive && !isStopping.withLock({ $0 })
           connection.respond(answer, keepAlive: keepAlive, head: head)
           answered += 1
