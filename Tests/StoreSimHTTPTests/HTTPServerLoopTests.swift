@@ -16,9 +16,10 @@ import Testing
     var value: Int { lock.withLock { n } }
   }
 
-  @Test func theQuickHandlerAnswersOnTheLoopAndLeavesTheRestToTheWorkers() throws {
-    let handled = Count()
-    let running = try HTTPServerTests.Running(
+  /// A server whose quick handler answers `/quick...` paths and whose handler echoes the rest,
+  /// counting them in `handled`.
+  static func quickOrEcho(counting handled: Count) throws -> HTTPServerTests.Running {
+    try HTTPServerTests.Running(
       quickHandler: { request in
         request.path.hasPrefix("/quick") ? HTTPResponse(status: 200, body: "{\"quick\":\"\(request.path)\"}") : nil
       },
@@ -26,6 +27,11 @@ import Testing
         handled.add()
         return HTTPServerTests.echo(request)
       })
+  }
+
+  @Test func theQuickHandlerAnswersOnTheLoopAndLeavesTheRestToTheWorkers() throws {
+    let handled = Count()
+    let running = try Self.quickOrEcho(counting: handled)
     defer { running.stop() }
     let client = try Client(port: running.server.port)
     // Pipelined on one connection: the loop answers the first, a worker the second, in order.
@@ -46,14 +52,7 @@ import Testing
 
   @Test func aWorkerHoldingAConnectionGivesTheQuickAnswerOfTheRequestsAfterTheOneThatNeededIt() throws {
     let handled = Count()
-    let running = try HTTPServerTests.Running(
-      quickHandler: { request in
-        request.path.hasPrefix("/quick") ? HTTPResponse(status: 200, body: "{\"quick\":\"\(request.path)\"}") : nil
-      },
-      handler: { request in
-        handled.add()
-        return HTTPServerTests.echo(request)
-      })
+    let running = try Self.quickOrEcho(counting: handled)
     defer { running.stop() }
     let client = try Client(port: running.server.port)
     // Pipelined on one connection: the first needs a worker, which then holds the connection
