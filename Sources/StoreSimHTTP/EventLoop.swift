@@ -21,7 +21,8 @@ final class EventLoop: @unchecked Sendable {
   /// not accepting); then one per connection in `watched`, in the same order.
   private var fds: [pollfd]
   private var watched: [HTTPConnection] = []
-  /// Connections open: watched, queued for a worker, or with one.
+  /// Connections open: watched, queued for a worker, or with one (the pool's count of this
+  /// loop, without the connections handed to it and not yet taken).
   private var open = 0
   private var withWorkers = 0
   private let maxConnections: Int
@@ -125,6 +126,7 @@ final class EventLoop: @unchecked Sendable {
   private func close(_ connection: HTTPConnection) {
     _ = systemClose(connection.fd)
     open -= 1
+    pool.released(index)
     acceptBlocked = false
   }
 
@@ -177,9 +179,14 @@ final class EventLoop: @unchecked Sendable {
     }
   }
 
-  /// Connections the workers have answered.
+  /// Connections the workers have answered, and new ones another loop accepted for this one.
   private func takeBack() {
-    for (connection, next) in pool.takeBack(index) {
+    let (returned, arrived) = pool.takeBack(index)
+    for connection in arrived {
+      open += 1
+      add(connection, .read)
+    }
+    for (connection, next) in returned {
       withWorkers -= 1
       switch next {
       case .close: close(connection)
@@ -191,8 +198,10 @@ final class EventLoop: @unchecked Sendable {
     }
   }
 
+  /// Accepts until the listener is empty or every loop holds its share, each connection for
+  /// the loop holding the fewest (`WorkerPool.place(acceptedBy:)`).
   private func accept() {
-    while open < maxConnections {
+    while pool.hasRoom {
       var peer = sockaddr_storage()
       var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
       let fd = withUnsafeMutablePointer(to: &peer) {
@@ -216,8 +225,14 @@ final class EventLoop: @unchecked Sendable {
       #if canImport(Darwin)
         setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
       #endif
-      open += 1
-      add(HTTPConnection(fd: fd, peer: HTTPServer.describe(&peer), server: server, loop: index), .read)
+      let target = pool.place(acceptedBy: index)
+      let connection = HTTPConnection(fd: fd, peer: HTTPServer.describe(&peer), server: server, loop: target)
+      if target == index {
+        open += 1
+        add(connection, .read)
+      } else {
+        pool.hand(connection, to: target)
+      }
     }
   }
 
@@ -257,7 +272,12 @@ final class EventLoop: @unchecked Sendable {
     while withWorkers > 0 {
       var slot = [pollfd(fd: pool.wakeRead(index), events: Int16(POLLIN), revents: 0)]
       _ = poll(&slot, 1, -1)
-      for (connection, _) in pool.takeBack(index) {
+      let (returned, arrived) = pool.takeBack(index)
+      for connection in arrived {
+        open += 1
+        close(connection)
+      }
+      for (connection, _) in returned {
         withWorkers -= 1
         close(connection)
       }

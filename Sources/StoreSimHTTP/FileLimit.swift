@@ -31,15 +31,26 @@ package enum FileLimit {
   /// when neither can be read).
   package static func inUse() -> Int {
     for folder in ["/proc/self/fd", "/dev/fd"] {
-      guard let dir = opendir(folder) else { continue }
-      var count = 0
-      while let entry = readdir(dir) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { $0.first }
-        if name != UInt8(ascii: ".") { count += 1 }
-      }
-      closedir(dir)
-      return max(0, count - 1)  // the folder's own descriptor
+      // Less the folder's own descriptor.
+      if let count = entries(in: folder) { return max(0, count - 1) }
     }
     return 16
   }
+
+  /// How many entries a folder holds whose names do not start with a dot; nil when it cannot
+  /// be read.
+  package static func entries(in folder: String) -> Int? {
+    guard let dir = opendir(folder) else { return nil }
+    defer { closedir(dir) }
+    var count = 0
+    while let entry = readdir(dir) {
+      // The name's first byte, read where it lies: a copy of `d_name` would read its whole
+      // declared size, past the end of a short entry at the end of the directory's buffer.
+      let first = UnsafeRawPointer(entry).load(fromByteOffset: nameOffset, as: UInt8.self)
+      if first != UInt8(ascii: ".") { count += 1 }
+    }
+    return count
+  }
+
+  private static let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
 }

@@ -217,11 +217,11 @@ package final class HTTPServer: Sendable {
   package func run() {
     let connections = connectionBudget
     let count = max(1, min(limits.eventLoops, connections))
-    let pool = WorkerPool(server: self, count: max(1, limits.workers), loops: count)
+    let shares = (0..<count).map { i in connections / count + (i < connections % count ? 1 : 0) }
+    let pool = WorkerPool(server: self, count: max(1, limits.workers), shares: shares)
     let loops = (0..<count).map { i in
       EventLoop(
-        server: self, listener: listener, stopPipe: wakeRead, pool: pool, index: i,
-        maxConnections: connections / count + (i < connections % count ? 1 : 0))
+        server: self, listener: listener, stopPipe: wakeRead, pool: pool, index: i, maxConnections: shares[i])
     }
     pool.start()
     let done = Condition(0)
@@ -236,6 +236,7 @@ package final class HTTPServer: Sendable {
     }
     loops[0].run()
     done.wait(for: { $0 == count - 1 ? () : nil })
+    pool.closeUntaken()
     pool.finish()
     close(listener)
   }

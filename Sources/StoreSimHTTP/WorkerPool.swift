@@ -11,7 +11,9 @@ import StoreSimSync
 /// complete request, runs the handler, writes the answer (as far as the socket takes it without
 /// waiting) and answers the requests already read behind it, then gives the connection back to
 /// the event loop it came from, which it wakes through that loop's pipe (once per batch of
-/// connections given back).
+/// connections given back). It also places new connections: a loop that accepts one gives it
+/// to the loop holding the fewest (`place(acceptedBy:)`, `hand(_:to:)`), so the loops share
+/// the work however the clients connect.
 final class WorkerPool: Sendable {
   /// Connections waiting for a worker, and the workers.
   private struct Jobs {
@@ -35,9 +37,10 @@ final class WorkerPool: Sendable {
     }
   }
 
-  /// Connections given back to one event loop.
+  /// Connections given back to one event loop, and new ones another loop accepted for it.
   private struct Returns {
     var returned: [(HTTPConnection, HTTPConnection.Next)] = []
+    var arrived: [HTTPConnection] = []
     var loopWoken = false
   }
 
@@ -47,13 +50,21 @@ final class WorkerPool: Sendable {
   /// By event loop.
   private let returns: [Mutex<Returns>]
   private let isStopping = Mutex(false)
+  /// By event loop: the connections it holds (counting those handed to it and not yet taken),
+  /// and the most it may hold (its share of the server's connections).
+  private let held: Mutex<[Int]>
+  private let shares: [Int]
   /// By event loop: the pipe that wakes it.
   private let wakeReads: [Int32]
   private let wakeWrites: [Int32]
 
-  init(server: HTTPServer, count: Int, loops: Int) {
+  /// - Parameter shares: by event loop, the most connections it may hold.
+  init(server: HTTPServer, count: Int, shares: [Int]) {
     self.server = server
     self.count = count
+    self.shares = shares
+    held = Mutex([Int](repeating: 0, count: shares.count))
+    let loops = shares.count
     var reads: [Int32] = []
     var writes: [Int32] = []
     for _ in 0..<loops {
@@ -96,14 +107,61 @@ final class WorkerPool: Sendable {
   }
 
   /// The connections workers have given back to event loop `loop` since its last call, with
-  /// what each needs next.
-  func takeBack(_ loop: Int) -> [(HTTPConnection, HTTPConnection.Next)] {
+  /// what each needs next, and the new connections other loops handed to it.
+  func takeBack(_ loop: Int) -> (returned: [(HTTPConnection, HTTPConnection.Next)], arrived: [HTTPConnection]) {
     var bytes: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
     while withUnsafeMutableBytes(of: &bytes, { read(wakeReads[loop], $0.baseAddress, $0.count) }) == 32 {}
     return returns[loop].withLock { r in
       r.loopWoken = false
-      defer { r.returned = [] }
-      return r.returned
+      defer {
+        r.returned = []
+        r.arrived = []
+      }
+      return (r.returned, r.arrived)
+    }
+  }
+
+  /// Whether some event loop holds less than its share (else nothing is accepted).
+  var hasRoom: Bool {
+    held.withLock { held in held.indices.contains { held[$0] < shares[$0] } }
+  }
+
+  /// The event loop that is to hold a connection `loop` has just accepted, counted as holding
+  /// it: the one holding the fewest of those under their share, `loop` among equals (`loop`
+  /// itself when none is under). A client's connections spread over the loops even when one
+  /// loop accepts them all (it drains the listener), so each loop's thread has its part of the
+  /// work. (Placed once accepted: a place kept for a connection not yet accepted would count
+  /// one that may never come, and send the next elsewhere.)
+  func place(acceptedBy loop: Int) -> Int {
+    held.withLock { held in
+      var best = loop
+      for i in held.indices where held[i] < shares[i] && i != loop {
+        if held[best] >= shares[best] || held[i] < held[best] { best = i }
+      }
+      held[best] += 1
+      return best
+    }
+  }
+
+  /// Event loop `loop` no longer holds a connection `place` counted (it closed).
+  func released(_ loop: Int) {
+    held.withLock { $0[loop] -= 1 }
+  }
+
+  /// Gives a new connection to the event loop `place` chose for it, and wakes that loop.
+  func hand(_ connection: HTTPConnection, to loop: Int) {
+    let wake = returns[loop].withLock { r in
+      r.arrived.append(connection)
+      defer { r.loopWoken = true }
+      return !r.loopWoken
+    }
+    if wake { self.wake(loop) }
+  }
+
+  /// Closes the connections handed to loops that had stopped (after every loop has ended).
+  func closeUntaken() {
+    for loop in returns.indices {
+      for connection in takeBack(loop).arrived { close(connection.fd) }
     }
   }
 
@@ -168,9 +226,11 @@ final class WorkerPool: Sendable {
       defer { r.loopWoken = true }
       return !r.loopWoken
     }
-    if wake {
-      var byte: UInt8 = 1
-      _ = write(wakeWrites[connection.loop], &byte, 1)
-    }
+    if wake { self.wake(connection.loop) }
+  }
+
+  private func wake(_ loop: Int) {
+    var byte: UInt8 = 1
+    _ = write(wakeWrites[loop], &byte, 1)
   }
 }

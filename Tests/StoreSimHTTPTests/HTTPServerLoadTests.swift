@@ -13,6 +13,21 @@ import Testing
   /// Client and server ends of 1,000 connections live in this one process.
   static let enoughFiles = FileLimit.raise() >= 2_200
 
+  @Test func theOpenFilesAreCountedByTheNamesOfTheirFolder() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("storesim-files-\(UUID())")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    // Names of every length, so entries end at every offset of the directory's buffer.
+    for i in 0..<600 {
+      let name = String(i) + String(repeating: "x", count: i % 200)
+      try Data().write(to: folder.appendingPathComponent(name))
+    }
+    try Data().write(to: folder.appendingPathComponent(".hidden"))
+    #expect(FileLimit.entries(in: folder.path) == 600)
+    #expect(FileLimit.entries(in: folder.appendingPathComponent("absent").path) == nil)
+    #expect(FileLimit.inUse() > 2)
+  }
+
   @Test(.enabled(if: enoughFiles, "the file limit (RLIMIT_NOFILE) is below 2,200"))
   func aThousandConnectionsAreHeldOpenAndAllAnswered() throws {
     let running = try Running(handler: HTTPServerTests.echo)

@@ -1,8 +1,15 @@
 import Foundation
+import StoreSimSync
 import Testing
 
 @testable import StoreSimHTTP
 @testable import StoreSimHTTPTestSupport
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// The event loops' own answers (the quick handler), several loops, and prepared responses.
 @Suite struct HTTPServerLoopTests {
@@ -90,6 +97,49 @@ import Testing
         #expect(c.response()?.body.contains("\"/\(round)/\(i)\"") == true, "round \(round), client \(i)")
       }
     }
+  }
+
+  @Test func aNewConnectionGoesToTheLoopHoldingTheFewestAndAmongEqualsToTheOneThatAcceptedIt() throws {
+    let server = try HTTPServer(host: "127.0.0.1", port: 0, log: nil) { _ in HTTPResponse(status: 200, body: "{}") }
+    let pool = WorkerPool(server: server, count: 1, shares: [2, 3])
+    // Equal loads keep a connection where it was accepted; otherwise the lighter loop takes it.
+    #expect(pool.place(acceptedBy: 1) == 1)
+    #expect(pool.place(acceptedBy: 1) == 0)
+    #expect(pool.place(acceptedBy: 1) == 1)
+    #expect(pool.place(acceptedBy: 1) == 0)
+    // Loop 0 holds its share (2): the next goes to loop 1, which then holds its own.
+    #expect(pool.hasRoom)
+    #expect(pool.place(acceptedBy: 0) == 1)
+    #expect(!pool.hasRoom)
+    // One accepted meanwhile stays where it was accepted; closing makes room again.
+    #expect(pool.place(acceptedBy: 0) == 0)
+    pool.released(0)
+    pool.released(0)
+    #expect(pool.hasRoom)
+    #expect(pool.place(acceptedBy: 1) == 0)
+  }
+
+  @Test func oneClientsConnectionsAreSharedEquallyByTheLoops() throws {
+    // The loop that answers a connection's requests is the thread its quick handler runs on.
+    let threads = Mutex<[String: UInt]>([:])
+    let running = try HTTPServerTests.Running(
+      limits: {
+        var limits = HTTPServer.Limits()
+        limits.eventLoops = 2
+        return limits
+      }(),
+      quickHandler: { request in
+        threads.withLock { $0[request.path] = UInt(bitPattern: Int(bitPattern: pthread_self())) }
+        return HTTPResponse(status: 200, body: "{}")
+      }, handler: HTTPServerTests.echo)
+    defer { running.stop() }
+    let clients = try (0..<8).map { _ in try Client(port: running.server.port) }
+    for round in 0..<2 {
+      for (i, c) in clients.enumerated() { c.send("GET /\(i) HTTP/1.1\r\n\r\n") }
+      for c in clients { #expect(c.response()?.status == 200, "round \(round)") }
+    }
+    let byThread = Dictionary(grouping: threads.current.values, by: { $0 }).mapValues(\.count)
+    #expect(byThread.values.sorted() == [4, 4])
   }
 
   @Test func withMoreLoopsThanConnectionsAllowedTheLimitStillHolds() throws {
