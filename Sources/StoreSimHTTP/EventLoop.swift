@@ -225,7 +225,7 @@ final class EventLoop: @unchecked Sendable {
       #if canImport(Darwin)
         setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
       #endif
-      let target = pool.place(acceptedBy: index)
+      let target = pool.place(acceptedBy: index, cpu: Self.incomingCPU(fd))
       let connection = HTTPConnection(fd: fd, peer: HTTPServer.describe(&peer), server: server, loop: target)
       if target == index {
         open += 1
@@ -234,6 +234,19 @@ final class EventLoop: @unchecked Sendable {
         pool.hand(connection, to: target)
       }
     }
+  }
+
+  /// The CPU that last handled the connection's incoming packets (on loopback, the client's
+  /// when it connected); nil where the system does not say.
+  private static func incomingCPU(_ fd: Int32) -> Int? {
+    #if os(Linux)
+      var cpu: Int32 = -1
+      var length = socklen_t(MemoryLayout<Int32>.size)
+      guard getsockopt(fd, SOL_SOCKET, 49 /* SO_INCOMING_CPU */, &cpu, &length) == 0, cpu >= 0 else { return nil }
+      return Int(cpu)
+    #else
+      return nil
+    #endif
   }
 
   // MARK: Timeouts and stopping

@@ -126,20 +126,34 @@ final class WorkerPool: Sendable {
     held.withLock { held in held.indices.contains { held[$0] < shares[$0] } }
   }
 
+  /// How many more connections than the loop holding the fewest a loop may hold to keep
+  /// together the connections of client threads on its CPU (a client's threads usually connect
+  /// a few connections each).
+  static let pairingSlack = 4
+
   /// The event loop that is to hold a connection `loop` has just accepted, counted as holding
-  /// it: the one holding the fewest of those under their share, `loop` among equals (`loop`
-  /// itself when none is under). A client's connections spread over the loops even when one
-  /// loop accepts them all (it drains the listener), so each loop's thread has its part of the
-  /// work. (Placed once accepted: a place kept for a connection not yet accepted would count
-  /// one that may never come, and send the next elsewhere.)
-  func place(acceptedBy loop: Int) -> Int {
+  /// it. A connection whose client ran on CPU `cpu` when it connected goes to loop `cpu`
+  /// (modulo the loops), so that one client thread's connections share a loop, which the
+  /// system then runs beside it; unless that loop holds its share, or `pairingSlack` more than
+  /// the loop holding the fewest: then the loop holding the fewest takes it (the preferred one
+  /// among equals). Either way one client's connections spread over the loops even when one loop
+  /// accepts them all (it drains the listener). `loop` itself when every loop holds its share.
+  /// (Placed once accepted: a place kept for a connection not yet accepted would count one
+  /// that may never come, and send the next elsewhere.)
+  func place(acceptedBy loop: Int, cpu: Int? = nil) -> Int {
     held.withLock { held in
-      var best = loop
-      for i in held.indices where held[i] < shares[i] && i != loop {
-        if held[best] >= shares[best] || held[i] < held[best] { best = i }
+      let preferred = cpu.map { $0 % held.count } ?? loop
+      var fewest: Int?
+      for i in held.indices where held[i] < shares[i] {
+        if let f = fewest, held[i] > held[f] || held[i] == held[f] && i != preferred { continue }
+        fewest = i
       }
-      held[best] += 1
-      return best
+      var chosen = fewest ?? loop
+      if let fewest, held[preferred] < shares[preferred], held[preferred] < held[fewest] + Self.pairingSlack {
+        chosen = preferred
+      }
+      held[chosen] += 1
+      return chosen
     }
   }
 
