@@ -7,12 +7,14 @@ import Foundation
 #endif
 
 /// One of `HTTPServer`'s event loops (one per core, sharing the listener): one thread polls the
-/// listener and every connection it accepted that waits to be read or written, reads and
-/// parses requests as their bytes arrive (a client that dribbles its header holds nothing but
-/// its own buffer), answers what the quick handler answers, and hands other complete requests
-/// to the worker pool, which gives the connection back once it has answered. Past its share of
-/// `limits.connections` the listener is not polled, so new connections wait in the kernel's
-/// listen queue (or go to another loop).
+/// listener and every connection it holds that waits to be read or written, reads and parses
+/// requests as their bytes arrive (a client that dribbles its header holds nothing but its own
+/// buffer), answers what the quick handler answers, and hands other complete requests to the
+/// worker pool, which gives the connection back once it has answered. A connection it accepts
+/// goes to the loop `WorkerPool.place(acceptedBy:cpu:)` chooses (this one or another, which
+/// the pool wakes). Past its share of `limits.connections` the listener is not polled, so new
+/// connections go to another loop or, when every loop holds its share, wait in the kernel's
+/// listen queue.
 /// `@unchecked`: its fields are used only by the thread that runs the loop.
 final class EventLoop: @unchecked Sendable {
   private let server: HTTPServer
