@@ -3,7 +3,7 @@ import StoreSim
 import StoreSimSession
 
 // Library benchmarks for Scripts/bench.sh. Prints `key value` lines; timing happens here, never
-// in tests. Usage: storesim-bench throughput N YEARS [--one-call] | session N | es256 N
+// in tests. Usage: storesim-bench throughput N YEARS [--one-call] [--warm] | session N | es256 N
 func seconds(_ body: () throws -> Void) rethrows -> Double {
   let start = DispatchTime.now().uptimeNanoseconds
   try body()
@@ -82,9 +82,9 @@ switch args.first {
 case "throughput":
   let n = Int(args.dropFirst().first ?? "1000") ?? 1000
   let years = Int(args.dropFirst(2).first ?? "2") ?? 2
-  // A smaller run first, not counted: what a process does once (type metadata, the allocator's
-  // first pages) is not the library's rate, and in a run of 50 ms it weighed a fifth.
-  _ = try simulate(subscribers: min(n, 500), years: 1)
+  // With --warm, a smaller run first, not counted: what a process does once (type metadata, the
+  // allocator's first pages) is then not in the figure (Scripts/bench.sh prints both).
+  if args.contains("--warm") { _ = try simulate(subscribers: min(n, 500), years: 1) }
   let r = try simulate(subscribers: n, years: years, oneCall: args.contains("--one-call"))
   print("events \(r.events)")
   print("seconds \(r.seconds)")
