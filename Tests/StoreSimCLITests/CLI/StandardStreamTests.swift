@@ -41,11 +41,15 @@ import Testing
     var buffer = [UInt8](repeating: 0, count: 65_536)
     while received.count < first.utf8.count + 2 {
       let n = read(fds[0], &buffer, buffer.count)
+      // A signal to this process (another test's child exiting) interrupts the read: read on,
+      // or the first writer stays blocked on the full pipe.
+      if n < 0 && errno == EINTR { continue }
       if n <= 0 { break }
       received += buffer[0..<n]
     }
-    firstDone.wait()
-    if !returned { secondDone.wait() }
+    // Bounded: a writer that never finishes fails the test instead of holding up the run.
+    #expect(firstDone.wait(timeout: .now() + 30) == .success, "the first write never finished")
+    if !returned { #expect(secondDone.wait(timeout: .now() + 30) == .success) }
     close(fds[1])
     // Whole and not interleaved; which thread reached the stream first is up to the scheduler.
     let text = String(decoding: received, as: UTF8.self)
