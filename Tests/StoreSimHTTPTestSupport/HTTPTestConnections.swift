@@ -68,6 +68,9 @@ final class HTTPTestClient {
       }
     }
     guard rc == 0 else { throw ConnectFailed(port: port) }
+    // A server that never answers fails the test (response() is nil) instead of holding up the run.
+    var limit = timeval(tv_sec: 60, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
   }
 
   deinit { close(fd) }
@@ -105,7 +108,11 @@ final class HTTPTestClient {
 
   private func read() -> Bool {
     var chunk = [UInt8](repeating: 0, count: 65536)
-    let n = chunk.withUnsafeMutableBytes { Glue.recv(fd, $0.baseAddress!, $0.count, 0) }
+    var n = 0
+    repeat {
+      // A signal to this process (another test's child exiting) interrupts the wait: wait on.
+      n = chunk.withUnsafeMutableBytes { Glue.recv(fd, $0.baseAddress!, $0.count, 0) }
+    } while n < 0 && errno == EINTR
     guard n > 0 else { return false }
     buffer += chunk[0..<n]
     return true
