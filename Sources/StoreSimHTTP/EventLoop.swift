@@ -201,7 +201,7 @@ final class EventLoop: @unchecked Sendable {
   }
 
   /// Accepts until the listener is empty or every loop holds its share, each connection for
-  /// the loop holding the fewest (`WorkerPool.place(acceptedBy:)`).
+  /// the loop `WorkerPool.place(acceptedBy:cpu:)` chooses.
   private func accept() {
     while pool.hasRoom {
       var peer = sockaddr_storage()
@@ -244,7 +244,7 @@ final class EventLoop: @unchecked Sendable {
     #if os(Linux)
       var cpu: Int32 = -1
       var length = socklen_t(MemoryLayout<Int32>.size)
-      guard getsockopt(fd, SOL_SOCKET, 49 /* SO_INCOMING_CPU */, &cpu, &length) == 0, cpu >= 0 else { return nil }
+      guard getsockopt(fd, SOL_SOCKET, SO_INCOMING_CPU, &cpu, &length) == 0, cpu >= 0 else { return nil }
       return Int(cpu)
     #else
       return nil
@@ -289,8 +289,8 @@ final class EventLoop: @unchecked Sendable {
       _ = poll(&slot, 1, -1)
       let (returned, arrived) = pool.takeBack(index)
       for connection in arrived {
-        open += 1
-        close(connection)
+        _ = systemClose(connection.fd)
+        pool.released(index)
       }
       for (connection, _) in returned {
         withWorkers -= 1

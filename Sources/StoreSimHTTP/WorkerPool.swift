@@ -12,8 +12,9 @@ import StoreSimSync
 /// waiting) and answers the requests already read behind it, then gives the connection back to
 /// the event loop it came from, which it wakes through that loop's pipe (once per batch of
 /// connections given back). It also places new connections: a loop that accepts one gives it
-/// to the loop holding the fewest (`place(acceptedBy:)`, `hand(_:to:)`), so the loops share
-/// the work however the clients connect.
+/// to the loop of its client's CPU, or to the loop holding the fewest when that one holds too
+/// many (`place(acceptedBy:cpu:)`, `hand(_:to:)`), so the loops share the work however the
+/// clients connect.
 final class WorkerPool: Sendable {
   /// Connections waiting for a worker, and the workers.
   private struct Jobs {
