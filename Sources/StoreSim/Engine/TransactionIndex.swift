@@ -43,6 +43,21 @@ struct TransactionIndex: Sendable, Equatable {
     }
   }
 
+  /// Reads what `appended` will read (the product ids, and the header and last slot of the
+  /// latest product's positions), for `Store.warm`.
+  func warmth() -> UInt {
+    var sum = UInt(productIDs.count) &+ UInt(positionsBySlot.count)
+    if lastSlot >= 0 {
+      positionsBySlot.withUnsafeBufferPointer { slots in
+        let positions = slots[lastSlot]
+        sum &+= UInt(positions.count)
+        positions.withUnsafeBufferPointer { p in if let last = p.last { sum &+= UInt(last) } }
+      }
+      sum &+= UInt(productIDs[lastSlot].utf8.count)
+    }
+    return sum
+  }
+
   /// Records a transaction appended at `position`.
   mutating func appended(_ t: Transaction, at position: Int) {
     positionsBySlot[slot(for: t.productID)].append(position)

@@ -65,6 +65,9 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
   /// A record of these fields.
   package init(fields: Fields) { storage = CopyOnWrite(fields) }
 
+  /// Reads each cache line of the fields (`Store.warm`).
+  func warmth() -> UInt { storage.warmth() }
+
   /// The stored fields (`visitRow` walks them).
   package var fields: Fields {
     _read { yield storage.fields }

@@ -24,6 +24,20 @@ struct CopyOnWrite<Fields: Sendable & Hashable>: Hashable, @unchecked Sendable {
     }
   }
 
+  /// Reads a word of each cache line the fields take, so that the memory loads of several
+  /// records overlap (`Store.warm`); the value only keeps the reads from being optimised away.
+  func warmth() -> UInt {
+    let base = UnsafeRawPointer(Unmanaged.passUnretained(box).toOpaque())
+    let size = 16 + MemoryLayout<Fields>.size
+    var sum: UInt = 0
+    var offset = 0
+    while offset + 8 <= size {
+      sum &+= base.load(fromByteOffset: offset, as: UInt.self)
+      offset += 64
+    }
+    return sum
+  }
+
   static func == (a: CopyOnWrite, b: CopyOnWrite) -> Bool { a.box === b.box || a.box.fields == b.box.fields }
 
   func hash(into hasher: inout Hasher) { box.fields.hash(into: &hasher) }

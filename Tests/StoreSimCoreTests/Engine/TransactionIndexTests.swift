@@ -132,4 +132,47 @@ import Testing
     #expect(try store.finishAll().value == 1)
     #expect(store.unfinishedTransactions().isEmpty)
   }
+
+  /// `Store.warm` reads ahead what a renewal will read, an empty index included, and reading
+  /// changes nothing; a deadline of a customer that is gone is skipped.
+  @Test func warmingABatchReadsWithoutChangingTheStore() throws {
+    #expect(TransactionIndex().warmth() == 0)
+    var store = Fixtures.store()
+    _ = try store.purchase("monthly")
+    let ci = try #require(store.state.customers.handles.first)
+    let before = store.state
+    _ = store.warm([Store.Due(date: store.now, rank: 2, customer: ci, subscription: 0)])
+    #expect(store.state == before)
+    #expect(store.transactionIndex[ci.index].warmth() != 0)
+    let gone = Store.Due(date: store.now, rank: 2, customer: CustomerHandle(index: 99), subscription: 0)
+    #expect(store.warm([gone]) == 0)
+  }
+
+  /// A record's `warmth` reads every cache line its fields take: changing any one line of the
+  /// fields changes what is read.
+  @Test func aRecordIsReadAheadOnEveryCacheLine() {
+    let base = CopyOnWrite(FiveLines())
+    for line in 0..<5 {
+      var changed = base.fields
+      changed.set(line: line, to: 1)
+      #expect(CopyOnWrite(changed).warmth() != base.warmth(), "line \(line)")
+    }
+  }
+}
+
+/// Five cache lines (64 bytes each) of fields.
+private struct FiveLines: Sendable, Hashable {
+  struct Line: Sendable, Hashable { var a = 0, b = 0, c = 0, d = 0, e = 0, f = 0, g = 0, h = 0 }
+  var l0 = Line(), l1 = Line(), l2 = Line(), l3 = Line(), l4 = Line()
+
+  mutating func set(line: Int, to value: Int) {
+    let all = Line(a: value, b: value, c: value, d: value, e: value, f: value, g: value, h: value)
+    switch line {
+    case 0: l0 = all
+    case 1: l1 = all
+    case 2: l2 = all
+    case 3: l3 = all
+    default: l4 = all
+    }
+  }
 }
