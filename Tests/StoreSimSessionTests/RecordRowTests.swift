@@ -16,8 +16,17 @@ import Testing
     mutating func visit(_ f: RecordField, kind: RecordField.Kind) { names.append(f.name) }
   }
 
+  /// The stored fields by the name of the property they hold: a `@Rare` field's storage
+  /// `_offer` is `offer`, and a renewal info's out-of-line `_rareOffer` is its `offer`.
   static func stored(_ value: Any) -> [(String, String)] {
-    Mirror(reflecting: value).children.map { ($0.label ?? "", String(describing: $0.value)) }
+    Mirror(reflecting: value).children.map { (fieldName($0.label ?? ""), String(describing: $0.value)) }
+  }
+
+  static func fieldName(_ label: String) -> String {
+    guard label.hasPrefix("_") else { return label }
+    let name = label.dropFirst()
+    guard name.hasPrefix("rare"), let first = name.dropFirst(4).first else { return String(name) }
+    return first.lowercased() + name.dropFirst(5)
   }
 
   static func visited<R: DeclaredRecord>(_ record: R) -> [String] {

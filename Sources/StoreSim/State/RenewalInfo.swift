@@ -19,7 +19,13 @@ public struct RenewalInfo: Sendable, Hashable, Codable {
   /// Price increase consent.
   public package(set) var priceIncreaseStatus: PriceIncreaseStatus
   /// The offer of the next renewal.
-  public package(set) var offer: TransactionOffer?
+  public package(set) var offer: TransactionOffer? {
+    get { rareOffer }
+    set { rareOffer = newValue }
+  }
+  // `offer` and `commitment` are kept out of line: few renewal infos have them, and every
+  // notification of a subscription holds a renewal info.
+  @Rare private var rareOffer: TransactionOffer? = nil
   /// Expiration of the most recent paid period.
   public package(set) var renewalDate: Date
   /// Start of the current run of periods.
@@ -35,7 +41,20 @@ public struct RenewalInfo: Sendable, Hashable, Codable {
   /// When this value was produced (`signedDate`).
   public package(set) var signedDate: Date
   /// The commitment, while the subscription is inside one (`commitmentInfo`).
-  public package(set) var commitment: RenewalCommitment?
+  public package(set) var commitment: RenewalCommitment? {
+    get { rareCommitment }
+    set { rareCommitment = newValue }
+  }
+  @Rare private var rareCommitment: RenewalCommitment? = nil
+
+  enum CodingKeys: String, CodingKey {
+    case originalTransactionID, currentProductID, autoRenewProductID, willAutoRenew, expirationReason
+    case isInBillingRetry, gracePeriodExpirationDate, priceIncreaseStatus
+    case rareOffer = "offer"
+    case renewalDate, recentSubscriptionStartDate, renewalPrice, currency, eligibleWinBackOfferIDs, appAccountToken
+    case signedDate
+    case rareCommitment = "commitment"
+  }
 
   /// The billing plan of the next billing period (`renewalBillingPlanType`).
   public var renewalBillingPlanType: BillingPlanType { commitment == nil ? .billedUpfront : .monthly }
@@ -51,7 +70,7 @@ public struct RenewalInfo: Sendable, Hashable, Codable {
     recentSubscriptionStartDate: Date, renewalPrice: Decimal, currency: String, eligibleWinBackOfferIDs: [String],
     appAccountToken: UUID?, signedDate: Date, commitment: RenewalCommitment? = nil
   ) {
-    self.commitment = commitment
+    self.rareCommitment = commitment
     self.originalTransactionID = originalTransactionID
     self.currentProductID = currentProductID
     self.autoRenewProductID = autoRenewProductID
@@ -60,7 +79,7 @@ public struct RenewalInfo: Sendable, Hashable, Codable {
     self.isInBillingRetry = isInBillingRetry
     self.gracePeriodExpirationDate = gracePeriodExpirationDate
     self.priceIncreaseStatus = priceIncreaseStatus
-    self.offer = offer
+    self.rareOffer = offer
     self.renewalDate = renewalDate
     self.recentSubscriptionStartDate = recentSubscriptionStartDate
     self.renewalPrice = renewalPrice

@@ -42,7 +42,8 @@ extension Transaction {
     // is reached only through the accessor `Transaction` writes for it.
 
     /// What the purchase recorded (the app account token can also be set later through the
-    /// server API; a notification then carries the whole transaction).
+    /// server API; a notification then carries the whole transaction). The fields few
+    /// transactions have are `@Rare`, a pointer each: a renewal's record is a fifth smaller.
     package struct Purchase: Sendable, Hashable, Codable {
       /// Unique id.
       var id: TransactionID
@@ -67,7 +68,7 @@ extension Transaction {
       /// Bought or family shared.
       var ownershipType: OwnershipType
       /// The offer of this period.
-      var offer: TransactionOffer?
+      @Rare var offer: TransactionOffer?
       /// Purchase or renewal.
       var reason: TransactionReason
       /// Total price in currency units (after offer, times quantity).
@@ -79,14 +80,14 @@ extension Transaction {
       /// Apple's storefront id.
       var storefrontID: String
       /// The customer whose purchase was shared into this one (family copies only).
-      var sharedFrom: CustomerID?
+      @Rare var sharedFrom: CustomerID?
       /// The purchaser's transaction this family copy mirrors.
-      var sharedTransactionID: TransactionID?
+      @Rare var sharedTransactionID: TransactionID?
       // A commitment plan's billing period (1...12), the commitment's end (epoch ms) and price
       // (milliunits); nil on other transactions (absent in older sessions). See `commitmentInfo`.
-      var billingPeriodNumber: UInt64? = nil
-      var commitmentExpiresDate: UInt64? = nil
-      var commitmentPrice: UInt64? = nil
+      @Rare var billingPeriodNumber: UInt64? = nil
+      @Rare var commitmentExpiresDate: UInt64? = nil
+      @Rare var commitmentPrice: UInt64? = nil
     }
 
     /// What can change after the purchase.

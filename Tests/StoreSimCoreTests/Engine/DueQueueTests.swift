@@ -3,7 +3,7 @@ import Testing
 
 @testable import StoreSim
 
-/// The deadline queue on its own: a 4-ary min-heap of packed keys.
+/// The deadline queue on its own: packed keys, the earliest bucket's in a heap, later ones listed.
 @Suite struct DueQueueTests {
   typealias Due = Store.Due
 
@@ -60,5 +60,30 @@ import Testing
       for (a, b) in zip(popped, popped.dropFirst()) { #expect(!(b < a)) }
       #expect(queue.peek() == nil)
     }
+  }
+
+  /// A deadline queued for a bucket earlier than the heap's (a back-dated purchase) or for a
+  /// later one than any queued still comes out in order, and `items` holds every deadline
+  /// queued, in the heap and in the later buckets.
+  @Test func deadlinesBeforeTheHeapsBucketAndAfterTheLastComeOutInOrder() {
+    let day = 86_400.0
+    func due(_ days: Double, _ customer: Int) -> Due {
+      Due(
+        date: Date(timeIntervalSince1970: 1_767_225_600 + days * day), rank: 2,
+        customer: CustomerHandle(index: customer), subscription: 0)
+    }
+    var queue = Store.DueQueue()
+    for (days, customer) in [(30.0, 1), (60, 2), (30.5, 3), (90, 4), (0.25, 5)] { queue.push(due(days, customer)) }
+    #expect(queue.items.count == 5)
+    #expect(queue.pop()?.customer == CustomerHandle(index: 5))
+    #expect(queue.pop()?.customer == CustomerHandle(index: 1))  // the heap holds the earliest bucket now
+    queue.push(due(-10, 6))  // earlier than the heap's bucket
+    queue.push(due(400, 7))  // later than any
+    queue.push(due(30.25, 8))
+    #expect(Set(queue.items.map(\.customer.index)) == [2, 3, 4, 6, 7, 8])
+    var order: [Int] = []
+    while let next = queue.pop() { order.append(next.customer.index) }
+    #expect(order == [6, 8, 3, 2, 4, 7])
+    #expect(queue.items.isEmpty && queue.peek() == nil)
   }
 }

@@ -12,7 +12,11 @@ import Testing
     mutating func visit(_ f: RecordField, kind: RecordField.Kind) { names.append(f.name) }
   }
 
-  static func stored(_ value: Any) -> [String] { Mirror(reflecting: value).children.compactMap(\.label) }
+  /// The stored fields by the name of the property they hold (a `@Rare` field's storage
+  /// `_offer` is `offer`).
+  static func stored(_ value: Any) -> [String] {
+    Mirror(reflecting: value).children.compactMap(\.label).map { $0.hasPrefix("_") ? String($0.dropFirst()) : $0 }
+  }
 
   @Test func theRowVisitsEveryStoredFieldOnceUnderItsOwnName() {
     var fields = Transaction.Fields.blank

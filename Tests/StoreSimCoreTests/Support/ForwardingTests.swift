@@ -70,8 +70,8 @@ enum Forwarding {
       let t = line.trimmingCharacters(in: .whitespaces)
       if t.hasPrefix("///") {
         doc.append(t)
-      } else if t.hasPrefix("var "), !doc.isEmpty {
-        let declaration = t.dropFirst(4).components(separatedBy: " = ")[0]
+      } else if let declared = ["var ", "@Rare var "].first(where: { t.hasPrefix($0) }), !doc.isEmpty {
+        let declaration = t.dropFirst(declared.count).components(separatedBy: " = ")[0]
         let parts = declaration.components(separatedBy: ": ")
         out.append(Field(doc: doc, name: parts[0], type: parts.dropFirst().joined(separator: ": ")))
         doc = []
@@ -140,6 +140,8 @@ enum Forwarding {
           /// two lines.
           var c: [String: Int]? = nil
           var d: Int
+          /// Forwarded, kept out of line.
+          @Rare var f: String? = nil
         }
         /// Not in the struct.
         var e: Int
@@ -148,6 +150,7 @@ enum Forwarding {
       Forwarding.fields(of: "Fields", in: source) == [
         .init(doc: ["/// Forwarded."], name: "a", type: "Int"),
         .init(doc: ["/// Forwarded too, over", "/// two lines."], name: "c", type: "[String: Int]?"),
+        .init(doc: ["/// Forwarded, kept out of line."], name: "f", type: "String?"),
       ])
   }
 }
