@@ -283,7 +283,7 @@ CONF
   nginx -c "$WORK/nginx/nginx.conf" -e "$WORK/nginx/error.log" 2>/dev/null &
   NGINX_PID=$!
   for i in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$NPORT/" && break; sleep 0.05; done
-  TURNS=$([ "$QUICK" = 1 ] && echo 1 || echo 5)
+  TURNS=$([ "$QUICK" = 1 ] && echo 1 || echo 7)
   SECONDS_PER=$([ "$QUICK" = 1 ] && echo 2 || echo 5)
   for C in 8 1000; do
     : > "$WORK/ratios"; : > "$WORK/nginx-rps"; : > "$WORK/serve-rps"

@@ -16,8 +16,9 @@ import StoreSimSync
 ///
 /// No lock is held across a `write(2)`: a write joins a queue under the lock, and the thread
 /// that found nobody writing writes the queue out, in order, with the lock let go. So a slow
-/// reader (a stderr pipe nobody drains) holds up only that one thread, never every server
-/// thread that logs; a thread alone (the CLI) writes its own text before `write` returns.
+/// reader (a stderr pipe nobody drains) holds up only the thread writing the queue out (with
+/// what others queued behind its own text), never every server thread that logs; a thread
+/// alone (the CLI) writes its own text before `write` returns.
 /// Past `backlogLimit` queued bytes a writer waits for room, so memory stays bounded.
 final class StandardStream: Sendable {
   static let output = StandardStream(descriptor: STDOUT_FILENO)

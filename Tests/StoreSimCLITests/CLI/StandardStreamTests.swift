@@ -15,8 +15,8 @@ import Testing
   /// second write returns while the first is still blocked, and once the pipe is read, both
   /// texts arrive whole, one after the other.
   @Test func aBlockedWriteDoesNotHoldUpAnotherThreadsWrite() throws {
-    var fds: [Int32] = [0, 0]
-    #expect(pipe(&fds) == 0)
+    var fds: [Int32] = [-1, -1]
+    try #require(pipe(&fds) == 0)
     defer { close(fds[0]) }
     let stream = StandardStream(descriptor: fds[1])
     let first = String(repeating: "a", count: 256 * 1024)  // more than a pipe holds
@@ -28,7 +28,16 @@ import Testing
       firstDone.signal()
     }
     firstStarted.wait()
-    // The first write is blocked on the full pipe (nothing reads it yet) or about to be.
+    // Wait (bounded) until the first write has filled the pipe: it is then the thread writing
+    // the queue out, blocked. (Started before it, the second thread could take that role
+    // itself, and the first would only queue its text and return.)
+    var full = false
+    for _ in 0..<2_000 where !full {
+      var writable = pollfd(fd: fds[1], events: Int16(POLLOUT), revents: 0)
+      full = poll(&writable, 1, 0) == 0
+      if !full { usleep(1_000) }
+    }
+    #expect(full, "the first write never filled the pipe")
     let secondDone = DispatchSemaphore(value: 0)
     Thread.detachNewThread {
       stream.write("b\n")
