@@ -53,15 +53,16 @@ done
 Y=$(median < "$WORK/y")
 verdict "2. a year of monthly renewals (advance 1y), wall time" "$((Y / 1000)) ms" "< 50 ms" "$(le "$Y" 49999)"
 
-# 3. Library throughput, one core, median of 3 runs; 6. its peak memory. The clock advances a
+# 3. Library throughput, one core, median of 5 runs (a run of 1,000 subscribers takes 40 ms, and
+# this machine's speed moves by a third within a minute); 6. its peak memory. The clock advances a
 # day per call, as a test script steps it; every event of every call is counted.
 SMALL=$([ "$QUICK" = 1 ] && echo 200 || echo 1000)
 LARGE=$([ "$QUICK" = 1 ] && echo 2000 || echo 100000)
 field() { awk -v k="$2" '$1 == k {print $2}' "$1"; }
-throughput() { # N OUT [--warm]: median events/s of 3 runs, the last run's output kept in OUT
+throughput() { # N OUT [--warm]: median events/s of 5 runs, the last run's output kept in OUT
   local i
-  for i in 1 2 3; do taskset -c 0 "$B" throughput "$1" 2 ${3:-} > "$2"; field "$2" events_per_second; done \
-    | sort -n | awk '{a[NR]=$1} END {printf "%d", a[2]}'
+  for i in 1 2 3 4 5; do taskset -c 0 "$B" throughput "$1" 2 ${3:-} > "$2"; field "$2" events_per_second; done \
+    | sort -n | awk '{a[NR]=$1} END {printf "%d", a[3]}'
 }
 T1=$(throughput "$SMALL" "$WORK/t1")
 T2=$(throughput "$LARGE" "$WORK/t2")
