@@ -120,9 +120,17 @@ final class Device: Sendable {
     for listener in moving { listener.retarget(to: session.core) }
   }
 
-  /// The newest live session's engine.
+  /// The newest live session's engine. Each weak reference is read once: a lazy `compactMap`
+  /// reads it twice (to test, then to unwrap), and a session freed on another thread in between
+  /// crashed the process (seen once in a full test run, a test's session ending under a
+  /// listener's `finish()`).
   func newest() -> SessionCore? {
-    entries.withLock { entries in entries.reversed().lazy.compactMap { $0.session?.core }.first }
+    entries.withLock { entries in
+      for entry in entries.reversed() {
+        if let session = entry.session { return session.core }
+      }
+      return nil
+    }
   }
 }
 

@@ -36,6 +36,8 @@ package enum ProcessSignals {
   package struct Registry {
     package var users = 0
     package var saves = 0
+    /// The wake descriptors of the servers running, oldest first; the newest is `wakeFD`.
+    var wakes: [Int32] = []
     var terminal = false
     var previous: [Int32: Handler?] = [:]
   }
@@ -92,14 +94,21 @@ package enum ProcessSignals {
   package static func resend(_ code: Int32) { kill(getpid(), code) }
 
   /// Runs `body` (a server) with stopping signals writing one byte to `wake` instead of ending
-  /// the process.
+  /// the process. With several servers running, the newest is woken; when it ends, the newest
+  /// of those still running is, whatever order they end in (never a server that has ended,
+  /// whose descriptor may be closed and its number reused).
   package static func serving<T>(wake: Int32, _ body: () throws -> T) rethrows -> T {
-    let before = wakeFD
-    registry.withLock { r in use(&r) }
-    wakeFD = wake
+    registry.withLock { r in
+      use(&r)
+      r.wakes.append(wake)
+      wakeFD = wake
+    }
     defer {
-      wakeFD = before
-      registry.withLock { r in unuse(&r) }
+      registry.withLock { r in
+        if let i = r.wakes.lastIndex(of: wake) { r.wakes.remove(at: i) }
+        wakeFD = r.wakes.last ?? -1
+        unuse(&r)
+      }
     }
     return try body()
   }
