@@ -7,33 +7,25 @@
 /// compared, hashed and coded as that optional (a nil one is left out of a keyed container,
 /// and a missing key reads as nil, as `Codable` does for an optional).
 @propertyWrapper
-package struct Rare<Value: Sendable & Hashable>: Sendable, Hashable {
-  private final class Box: Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
+struct Rare<Value: Sendable & Hashable>: Sendable, Hashable {
+  /// The value's box (`CopyOnWrite`, as `SubscriptionState` keeps its offers), nil for nil.
+  private var box: CopyOnWrite<Value>?
+
+  init(wrappedValue: Value?) { box = wrappedValue.map(CopyOnWrite.init) }
+
+  var wrappedValue: Value? {
+    get { box?.fields }
+    set { box = newValue.map(CopyOnWrite.init) }
   }
-
-  private var box: Box?
-
-  package init(wrappedValue: Value?) { box = wrappedValue.map(Box.init) }
-
-  package var wrappedValue: Value? {
-    get { box?.value }
-    set { box = newValue.map(Box.init) }
-  }
-
-  package static func == (a: Rare, b: Rare) -> Bool { a.wrappedValue == b.wrappedValue }
-
-  package func hash(into hasher: inout Hasher) { hasher.combine(wrappedValue) }
 }
 
 extension Rare: Codable where Value: Codable {
-  package init(from decoder: any Decoder) throws {
+  init(from decoder: any Decoder) throws {
     let container = try decoder.singleValueContainer()
     self.init(wrappedValue: container.decodeNil() ? nil : try container.decode(Value.self))
   }
 
-  package func encode(to encoder: any Encoder) throws {
+  func encode(to encoder: any Encoder) throws {
     var container = encoder.singleValueContainer()
     if let value = wrappedValue { try container.encode(value) } else { try container.encodeNil() }
   }
@@ -42,13 +34,13 @@ extension Rare: Codable where Value: Codable {
 // The synthesized `Codable` of a record calls these for its `@Rare` fields: as for an optional
 // field, nil is not written and a missing key is nil.
 extension KeyedDecodingContainer {
-  package func decode<Value: Codable>(_ type: Rare<Value>.Type, forKey key: Key) throws -> Rare<Value> {
+  func decode<Value: Codable>(_ type: Rare<Value>.Type, forKey key: Key) throws -> Rare<Value> {
     Rare(wrappedValue: try decodeIfPresent(Value.self, forKey: key))
   }
 }
 
 extension KeyedEncodingContainer {
-  package mutating func encode<Value: Codable>(_ value: Rare<Value>, forKey key: Key) throws {
+  mutating func encode<Value: Codable>(_ value: Rare<Value>, forKey key: Key) throws {
     try encodeIfPresent(value.wrappedValue, forKey: key)
   }
 }
