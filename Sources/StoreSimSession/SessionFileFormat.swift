@@ -71,6 +71,7 @@ package enum SessionFileFormat {
       let digest = header.string("configurationDigest")
     else { throw .incompleteHeader }
     let start = data.distance(from: data.startIndex, to: data.index(after: newline))
+    var outboxStart: Int?
     if version == 3 {
       guard let integrity = SessionIntegrity(header: header), let checksum = header.string("checksum") else {
         throw .incompleteHeader
@@ -81,12 +82,13 @@ package enum SessionFileFormat {
           configurationPath: configurationPath, configurationDigest: digest, skippingOutbox: skippingNotifications)
       }
       guard intact else { throw .checksumMismatch }
+      outboxStart = integrity.stateLength
     }
     do {
       let state = try data.withUnsafeBytes { raw in
         try StateCodec.decode(
           UnsafeBufferPointer(rebasing: raw.bindMemory(to: UInt8.self)[start...]),
-          skippingNotifications: skippingNotifications)
+          skippingNotifications: skippingNotifications, outboxStart: outboxStart)
       }
       return (Header(version: version, configurationPath: configurationPath, configurationDigest: digest), state)
     } catch {

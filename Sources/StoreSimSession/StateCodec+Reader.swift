@@ -16,6 +16,12 @@ extension StateCodec {
     var customers: [Customer] = []
     var decimals: [String: Decimal] = [:]
     var skippingNotifications = false
+    /// Where the customers' list ends, when known, and from what size it is read in two halves
+    /// (`customerList`).
+    var customersEnd: Int?
+    var splitting = StateCodec.splitting
+    /// Where the second half began, when a helper's was taken.
+    var secondHalf: Int?
     /// Whether the next value follows another one in the same array or object.
     var needsSeparator = false
     /// Whether the record row being read ended before its trailing fields (`reads`).
@@ -354,7 +360,7 @@ extension StateCodec {
       try key("base")
       var state = try base()
       try key("customers")
-      _ = try list { (r: inout Reader) throws(DecodingError) -> Void in try r.customer() }
+      try customerList(end: customersEnd, splitting: splitting)
       try key("notifications")
       if skippingNotifications {
         // The outbox is written last: check the document closes after it and go on from its

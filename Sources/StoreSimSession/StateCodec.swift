@@ -11,7 +11,8 @@ import StoreSim
 ///
 /// Files: this one (entry points), `+Writer` (encoding), `+Reader` (tokens, fields, `base`,
 /// the document), `+Records` (the rows of the records declared once: transactions,
-/// subscriptions, renewal infos, commitments), `+Rows` (customers, notifications, offers, …).
+/// subscriptions, renewal infos, commitments), `+Rows` (customers, notifications, offers, …),
+/// `+Halves` (a large customers' list read in two halves at once).
 ///
 ///     {"codec":"compact-1","base":{...StoreState without customers and notifications...},
 ///      "customers":[[name,appTransactionID,familyID,[groups],[transaction...],[subscription...]],...],
@@ -87,11 +88,31 @@ package enum StateCodec {
   /// read: the state has no notifications. That is for commands that only read transactions or
   /// subscriptions, and such a state must never be saved. The document must still end where a whole
   /// one does.
+  ///
+  /// `outboxStart` (where `encodeSplit` said the outbox begins; a session file's header keeps
+  /// it) lets a large customers' list be read in two halves at once, on two threads; the result
+  /// and any error are those of a reading in order. `splitting` is the list's size from which
+  /// it is.
   package static func decode(
-    _ buffer: UnsafeBufferPointer<UInt8>, skippingNotifications: Bool = false
+    _ buffer: UnsafeBufferPointer<UInt8>, skippingNotifications: Bool = false, outboxStart: Int? = nil,
+    splitting: Int = splitting
   ) throws(DecodingError) -> StoreState {
+    try read(buffer, skippingNotifications: skippingNotifications, outboxStart: outboxStart, splitting: splitting).state
+  }
+
+  /// `decode`, and where the customer row the helper thread began reading at is, when its
+  /// half was taken (for tests).
+  static func read(
+    _ buffer: UnsafeBufferPointer<UInt8>, skippingNotifications: Bool, outboxStart: Int?, splitting: Int
+  ) throws(DecodingError) -> (state: StoreState, secondHalf: Int?) {
     var r = Reader(bytes: buffer)
     r.skippingNotifications = skippingNotifications
-    return try r.document()
+    r.customersEnd = outboxStart
+    r.splitting = splitting
+    let state = try r.document()
+    return (state, r.secondHalf)
   }
+
+  /// The size of a customers' list (1 MiB) from which it is read in two halves.
+  package static let splitting = 1 << 20
 }

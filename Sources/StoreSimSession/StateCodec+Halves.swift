@@ -1,0 +1,139 @@
+import Foundation
+import StoreSim
+import StoreSimSync
+
+// The customers' list of a large session, read in two halves at once: a helper thread reads
+// from a customer row near the middle to the end of the list while the reader reads from the
+// start. JSON cannot be cut anywhere (a `,["` may sit inside a string), so the helper only
+// guesses where a row begins, and its work is taken only when the reader, reading in order,
+// finishes a customer exactly where the helper began: the bytes before that point are then
+// what the reader read, and from it the helper read the same bytes in the same state, so its
+// customers are the ones the reader would have read. Anything else (a guess that was wrong, a
+// row the helper refused, a file whose list ends sooner) and the reader reads on alone: the
+// result and every error are those of a reading in order.
+
+extension StateCodec.Reader {
+  /// `[customer, …]`, read in two halves when it reaches past `splitting` bytes and its end is
+  /// known (`end`: where the notifications begin, from a session file's integrity header).
+  mutating func customerList(end: Int?, splitting threshold: Int) throws(StateCodec.DecodingError) {
+    try row { (r: inout StateCodec.Reader) throws(StateCodec.DecodingError) in
+      guard !r.at(UInt8(ascii: "]")) else { return }
+      guard let end, end - r.i >= threshold, end <= r.scanner.bytes.count else {
+        repeat { try r.customer() } while r.more()
+        return
+      }
+      let middle = r.i + (end - r.i) / 2
+      let helper = StateCodec.SecondHalf(
+        bytes: r.scanner.bytes, from: middle, skippingNotifications: r.skippingNotifications)
+      defer { helper.stop() }
+      repeat {
+        try r.customer()
+        guard r.more() else { return }
+      } while r.i < middle
+      if let read = helper.result(), read.start == r.i {
+        r.adopt(read)
+        return
+      }
+      repeat { try r.customer() } while r.more()
+    }
+  }
+
+  /// Takes the helper's customers as if read here, and goes on from the list's closing bracket.
+  mutating func adopt(_ read: StateCodec.SecondHalf.Read) {
+    let offset = Int32(customers.count)
+    if !skippingNotifications {
+      for (id, (c, n)) in read.byID { byID[id] = (c + offset, n) }
+    }
+    customers.append(contentsOf: read.customers)
+    scanner.index = read.end
+    secondHalf = read.start
+  }
+}
+
+extension StateCodec {
+  /// A helper thread reading customer rows from the first one that begins at or after a byte
+  /// offset, to the end of the list. It reads the buffer until `stop` returns, which every
+  /// reader calls before the buffer may go.
+  final class SecondHalf: Sendable {
+    /// The helper's customers: where the first began, where the list's `]` is, and the
+    /// transactions' places (in its own numbering of the customers).
+    struct Read: Sendable {
+      var start: Int
+      var end: Int
+      var customers: [Customer]
+      var byID: [TransactionID: (Int32, Int32)]
+    }
+
+    /// The buffer, which outlives the helper: every reader that starts one stops it before
+    /// returning (`defer`), and `stop` returns only once the helper has left the buffer.
+    private struct Bytes: @unchecked Sendable { let buffer: UnsafeBufferPointer<UInt8> }
+
+    private enum Progress: Sendable { case reading, stopping, done(Read?) }
+    private let progress = Condition(Progress.reading)
+
+    /// How many places that look like a row's start the helper tries before giving up.
+    static let guesses = 32
+
+    init(bytes: UnsafeBufferPointer<UInt8>, from middle: Int, skippingNotifications: Bool) {
+      let bytes = Bytes(buffer: bytes)
+      let thread = Thread { [progress] in
+        let read = SecondHalf.read(bytes.buffer, from: middle, skippingNotifications: skippingNotifications) {
+          progress.withLock { if case .stopping = $0 { true } else { false } }
+        }
+        progress.withLock(waking: .all) { $0 = .done(read) }
+      }
+      thread.start()
+    }
+
+    /// What the helper read, once it has finished; nil when it found no row it could read.
+    func result() -> Read? {
+      progress.wait { (progress: inout Progress) -> Read?? in
+        if case .done(let read) = progress { return .some(read) }
+        return nil
+      }
+    }
+
+    /// Asks the helper to stop and waits until it has (it checks between rows).
+    func stop() {
+      progress.withLock { if case .reading = $0 { $0 = .stopping } }
+      _ = progress.wait { if case .done = $0 { true } else { nil } }
+    }
+
+    /// Tries each `,["` from `middle` on as the start of a customer row, and reads on from the
+    /// first that reads to the list's end.
+    private static func read(
+      _ bytes: UnsafeBufferPointer<UInt8>, from middle: Int, skippingNotifications: Bool, stopped: () -> Bool
+    ) -> Read? {
+      var from = max(middle, 1)
+      for _ in 0..<guesses {
+        guard let start = rowStart(in: bytes, from: from) else { return nil }
+        var r = Reader(bytes: bytes)
+        r.scanner.index = start
+        r.skippingNotifications = skippingNotifications
+        do {
+          repeat {
+            if stopped() { return nil }
+            try r.customer()
+          } while r.more()
+          if r.at(UInt8(ascii: "]")) {
+            return Read(start: start, end: r.i, customers: r.customers, byID: r.byID)
+          }
+        } catch {}
+        from = start + 1
+      }
+      return nil
+    }
+
+    /// The offset of the `[` of the first `,["` whose `[` is at or after `from`.
+    static func rowStart(in bytes: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
+      var i = from
+      while i + 1 < bytes.count {
+        if bytes[i] == UInt8(ascii: "["), bytes[i - 1] == UInt8(ascii: ","), bytes[i + 1] == UInt8(ascii: "\"") {
+          return i
+        }
+        i += 1
+      }
+      return nil
+    }
+  }
+}
