@@ -62,6 +62,9 @@ session_seed sample Configurations/AppleSample.storekit "buy nonconsumable.car" 
   "buy subscription.pro" "advance 2mo" "settings billing-retry on" "settings grace-period on" "advance 1mo" \
   "refund 2000000000000001"
 session_seed premium Configurations/Premium.storekit "buy com.example.premium.monthly" "advance 3mo"
+# Several customers, so that the customers' list has rows for a second half to start at.
+session_seed customers Configurations/AppleSample.storekit "buy subscription.pro --customer ann" \
+  "buy nonconsumable.car --customer bo" "buy consumable.fuel.octane87 --customer cy" "buy subscription.pro" "advance 1mo"
 
 # Signing seeds: a certificate, keys (PKCS #8 DER, PEM), a signature and signed JWS the built
 # storesim writes.
