@@ -22,29 +22,30 @@ public let SKDownloadTimeRemainingUnknown: TimeInterval = -1
 /// queue's `start`, `pause`, `resume` and `cancel` exist so that code written for StoreKit 1
 /// compiles and runs; given a download they move it as StoreKit does and tell observers
 /// (`paymentQueue(_:updatedDownloads:)`).
-public final class SKDownload: NSObject, Sendable {
-  public let transaction: SKPaymentTransaction
-  public let contentIdentifier: String
-  public let contentVersion: String
-  public let expectedContentLength: Int64
+///
+/// Open, as in StoreKit; unchecked only because of that: what changes lives in a Mutex.
+open class SKDownload: NSObject, @unchecked Sendable {
+  private let content: (transaction: SKPaymentTransaction, identifier: String, version: String, length: Int64)
   private let fields = Mutex((state: SKDownloadState.waiting, progress: Float(0)))
 
+  open var transaction: SKPaymentTransaction { content.transaction }
+  open var contentIdentifier: String { content.identifier }
+  open var contentVersion: String { content.version }
+  open var expectedContentLength: Int64 { content.length }
+
   init(transaction: SKPaymentTransaction, contentIdentifier: String, contentVersion: String, length: Int64) {
-    self.transaction = transaction
-    self.contentIdentifier = contentIdentifier
-    self.contentVersion = contentVersion
-    expectedContentLength = length
+    content = (transaction, contentIdentifier, contentVersion, length)
     super.init()
   }
 
-  public var state: SKDownloadState { downloadState }
-  public var downloadState: SKDownloadState { fields.withLock { $0.state } }
-  public var contentLength: Int64 { expectedContentLength }
+  open var state: SKDownloadState { downloadState }
+  open var downloadState: SKDownloadState { fields.withLock { $0.state } }
+  open var contentLength: Int64 { expectedContentLength }
   /// Where the finished content is: never, as nothing is downloaded.
-  public var contentURL: URL? { nil }
-  public var error: (any Error)? { nil }
-  public var progress: Float { fields.withLock { $0.progress } }
-  public var timeRemaining: TimeInterval { SKDownloadTimeRemainingUnknown }
+  open var contentURL: URL? { nil }
+  open var error: (any Error)? { nil }
+  open var progress: Float { fields.withLock { $0.progress } }
+  open var timeRemaining: TimeInterval { SKDownloadTimeRemainingUnknown }
 
   /// Moves to `state` unless the download has ended; whether it moved.
   func move(to state: SKDownloadState) -> Bool {

@@ -2,11 +2,11 @@ import Foundation
 import StoreSim
 import StoreSimSync
 
-// Unchecked only because the class is open to `SKMutablePayment`, as in StoreKit; its fields
-// live in a Mutex.
+// Open, as in StoreKit (where it comes from Objective-C); unchecked only because of that: its
+// fields live in a Mutex.
 /// A request to buy a product, as StoreKit 1's `SKPayment`. `SKPaymentQueue.add(_:)` queues a
 /// copy, so changing an `SKMutablePayment` afterwards does not change the queued purchase.
-public class SKPayment: NSObject, @unchecked Sendable {
+open class SKPayment: NSObject, @unchecked Sendable {
   struct Fields: Sendable {
     var productIdentifier: String
     var quantity = 1
@@ -20,17 +20,17 @@ public class SKPayment: NSObject, @unchecked Sendable {
   /// while a payment is made (`init(fields:)`).
   let fields: Mutex<Fields>
 
-  public var productIdentifier: String { fields.withLock { $0.productIdentifier } }
+  open var productIdentifier: String { fields.withLock { $0.productIdentifier } }
   /// 1...10; `add(_:)` traps on 0 or less, a payment of more than 10 fails with `paymentInvalid`.
-  public var quantity: Int { fields.withLock { $0.quantity } }
+  open var quantity: Int { fields.withLock { $0.quantity } }
   /// A UUID string here becomes the transaction's `appAccountToken` (StoreKit 2 and the server
   /// see it); any other string stays on the payment only.
-  public var applicationUsername: String? { fields.withLock { $0.applicationUsername } }
+  open var applicationUsername: String? { fields.withLock { $0.applicationUsername } }
   /// Sandbox only, as in StoreKit: no effect in a session (use `SKTestSession.askToBuyEnabled`).
-  public var simulatesAskToBuyInSandbox: Bool { fields.withLock { $0.simulatesAskToBuyInSandbox } }
+  open var simulatesAskToBuyInSandbox: Bool { fields.withLock { $0.simulatesAskToBuyInSandbox } }
   /// A promotional offer; its signature is not checked (as `promotionalOffer` in StoreKit 2).
-  public var paymentDiscount: SKPaymentDiscount? { fields.withLock { $0.paymentDiscount } }
-  public var requestData: Data? { fields.withLock { $0.requestData } }
+  open var paymentDiscount: SKPaymentDiscount? { fields.withLock { $0.paymentDiscount } }
+  open var requestData: Data? { fields.withLock { $0.requestData } }
 
   /// A payment for a product an `SKProductsRequest` returned.
   public convenience init(product: SKProduct) {
@@ -47,7 +47,7 @@ public class SKPayment: NSObject, @unchecked Sendable {
   }
 
   /// Deprecated in StoreKit; prefer `SKPayment(product:)`.
-  public class func payment(withProductIdentifier identifier: String) -> Any {
+  open class func payment(withProductIdentifier identifier: String) -> Any {
     SKPayment(productIdentifier: identifier)
   }
 
@@ -56,39 +56,39 @@ public class SKPayment: NSObject, @unchecked Sendable {
     SKPayment(fields: fields.current)
   }
 
-  public override var description: String { "SKPayment(\(productIdentifier), quantity \(quantity))" }
+  open override var description: String { "SKPayment(\(productIdentifier), quantity \(quantity))" }
 }
 
 // Restates its superclass's unchecked conformance (a Swift rule); its fields are the Mutex's.
 /// A payment whose fields the app sets, as `SKMutablePayment`.
-public final class SKMutablePayment: SKPayment, @unchecked Sendable {
+open class SKMutablePayment: SKPayment, @unchecked Sendable {
   /// An empty payment; set `productIdentifier` before adding it. `SKMutablePayment(product:)`
   /// is inherited.
   public init(productIdentifier: String = "") { super.init(fields: Fields(productIdentifier: productIdentifier)) }
 
   override init(fields: Fields) { super.init(fields: fields) }
 
-  public override var productIdentifier: String {
+  open override var productIdentifier: String {
     get { fields.withLock { $0.productIdentifier } }
     set { fields.withLock { $0.productIdentifier = newValue } }
   }
-  public override var quantity: Int {
+  open override var quantity: Int {
     get { fields.withLock { $0.quantity } }
     set { fields.withLock { $0.quantity = newValue } }
   }
-  public override var applicationUsername: String? {
+  open override var applicationUsername: String? {
     get { fields.withLock { $0.applicationUsername } }
     set { fields.withLock { $0.applicationUsername = newValue } }
   }
-  public override var simulatesAskToBuyInSandbox: Bool {
+  open override var simulatesAskToBuyInSandbox: Bool {
     get { fields.withLock { $0.simulatesAskToBuyInSandbox } }
     set { fields.withLock { $0.simulatesAskToBuyInSandbox = newValue } }
   }
-  public override var paymentDiscount: SKPaymentDiscount? {
+  open override var paymentDiscount: SKPaymentDiscount? {
     get { fields.withLock { $0.paymentDiscount } }
     set { fields.withLock { $0.paymentDiscount = newValue } }
   }
-  public override var requestData: Data? {
+  open override var requestData: Data? {
     get { fields.withLock { $0.requestData } }
     set { fields.withLock { $0.requestData = newValue } }
   }
@@ -97,19 +97,18 @@ public final class SKMutablePayment: SKPayment, @unchecked Sendable {
 /// A signed promotional offer for a payment, as `SKPaymentDiscount`: the signature (Base64 DER
 /// over the U+2063-joined fields) is checked with the configuration's `subscriptionOffersKeyPair`;
 /// a bad one fails the payment with `SKError.invalidSignature`.
-public final class SKPaymentDiscount: NSObject, Sendable {
-  public let identifier: String
-  public let keyIdentifier: String
-  public let nonce: UUID
-  public let signature: String
-  public let timestamp: NSNumber
+// Open, as in StoreKit; unchecked only because of that: its values are set once, in `init`.
+open class SKPaymentDiscount: NSObject, @unchecked Sendable {
+  private let values: (identifier: String, keyIdentifier: String, nonce: UUID, signature: String, timestamp: NSNumber)
+
+  open var identifier: String { values.identifier }
+  open var keyIdentifier: String { values.keyIdentifier }
+  open var nonce: UUID { values.nonce }
+  open var signature: String { values.signature }
+  open var timestamp: NSNumber { values.timestamp }
 
   public init(identifier: String, keyIdentifier: String, nonce: UUID, signature: String, timestamp: NSNumber) {
-    self.identifier = identifier
-    self.keyIdentifier = keyIdentifier
-    self.nonce = nonce
-    self.signature = signature
-    self.timestamp = timestamp
+    values = (identifier, keyIdentifier, nonce, signature, timestamp)
     super.init()
   }
 }
@@ -123,9 +122,13 @@ public enum SKPaymentTransactionState: Int, Sendable, Hashable {
   case deferred = 4
 }
 
+// Open, as in StoreKit (where it comes from Objective-C): an app's tests subclass it to make
+// transactions of their own (`init()`, then overriding the properties they need), and the queue
+// reads its own entries' fields, never a subclass's. Unchecked only because of that: its
+// fields live in a Mutex.
 /// One entry of the payment queue, as `SKPaymentTransaction`. The same object moves from
 /// `purchasing` to its end state; its fields change only when the queue tells its observers.
-public final class SKPaymentTransaction: NSObject, Sendable {
+open class SKPaymentTransaction: NSObject, @unchecked Sendable {
   struct Fields {
     var state: SKPaymentTransactionState
     var identifier: String?
@@ -139,11 +142,22 @@ public final class SKPaymentTransaction: NSObject, Sendable {
     var finishesLedger = false
   }
 
-  public let payment: SKPayment
+  /// The payment as queued (a copy of what `add(_:)` got).
+  let queuedPayment: SKPayment
   let fields: Mutex<Fields>
 
+  open var payment: SKPayment { queuedPayment }
+
+  /// A transaction of an empty payment, `purchasing`, that no queue holds, as `NSObject`'s
+  /// `init()` makes one in StoreKit: for a subclass that overrides the properties it needs.
+  public override init() {
+    queuedPayment = SKPayment(productIdentifier: "")
+    fields = Mutex(Fields(state: .purchasing))
+    super.init()
+  }
+
   init(payment: SKPayment, state: SKPaymentTransactionState) {
-    self.payment = payment
+    queuedPayment = payment
     fields = Mutex(Fields(state: state))
     super.init()
   }
@@ -162,38 +176,40 @@ public final class SKPaymentTransaction: NSObject, Sendable {
     }
   }
 
-  public var transactionState: SKPaymentTransactionState { fields.withLock { $0.state } }
+  open var transactionState: SKPaymentTransactionState { fields.withLock { $0.state } }
   /// Set in `purchased` and `restored` only.
-  public var transactionIdentifier: String? { fields.withLock { $0.identifier } }
+  open var transactionIdentifier: String? { fields.withLock { $0.identifier } }
   /// Set in `purchased` and `restored` only.
-  public var transactionDate: Date? { fields.withLock { $0.date } }
+  open var transactionDate: Date? { fields.withLock { $0.date } }
   /// The transaction a `restored` one restores, or the first of a renewed subscription.
-  public var original: SKPaymentTransaction? { fields.withLock { $0.original } }
+  open var original: SKPaymentTransaction? { fields.withLock { $0.original } }
   /// Set in `failed` only.
-  public var error: (any Error)? { fields.withLock { $0.error } }
+  open var error: (any Error)? { fields.withLock { $0.error } }
   /// Hosted content is not simulated: always empty (see `SKDownload`).
-  public var downloads: [SKDownload] { [] }
+  open var downloads: [SKDownload] { [] }
 
-  public override var description: String {
+  open override var description: String {
     "SKPaymentTransaction(\(payment.productIdentifier), \(transactionState), \(transactionIdentifier ?? "no id"))"
   }
 }
 
 /// The App Store storefront, as `SKStorefront`.
-public final class SKStorefront: NSObject, Sendable {
+// Open, as in StoreKit; unchecked only because of that: its values are set once, in `init`.
+open class SKStorefront: NSObject, @unchecked Sendable {
+  private let values: (countryCode: String, identifier: String)
+
   /// ISO 3166-1 alpha-3 code.
-  public let countryCode: String
-  public let identifier: String
+  open var countryCode: String { values.countryCode }
+  open var identifier: String { values.identifier }
 
   init(countryCode: String, identifier: String) {
-    self.countryCode = countryCode
-    self.identifier = identifier
+    values = (countryCode, identifier)
     super.init()
   }
 
-  public override func isEqual(_ object: Any?) -> Bool {
+  open override func isEqual(_ object: Any?) -> Bool {
     (object as? SKStorefront).map { $0.countryCode == countryCode && $0.identifier == identifier } ?? false
   }
 
-  public override var hash: Int { identifier.hashValue }
+  open override var hash: Int { identifier.hashValue }
 }

@@ -28,7 +28,10 @@ import StoreSimSync
 ///
 /// While no observer is added, nothing is processed: payments wait, and an observer added later
 /// is first told of every unfinished transaction already in the queue (as at an app launch).
-public final class SKPaymentQueue: NSObject, Sendable {
+///
+/// Open, as in StoreKit (where it comes from Objective-C); unchecked only because of that: its
+/// state lives in Mutexes.
+open class SKPaymentQueue: NSObject, @unchecked Sendable {
   /// The session whose store the queue uses: set once, by the session, which owns the queue.
   private let session = Mutex(WeakSession())
   let state = Mutex(QueueState())
@@ -44,7 +47,7 @@ public final class SKPaymentQueue: NSObject, Sendable {
   private let delegateReference = Mutex<AppObjectReference<any SKPaymentQueueDelegate>?>(nil)
 
   /// Held weakly, as in StoreKit; never asked (see `SKPaymentQueueDelegate`).
-  public var delegate: (any SKPaymentQueueDelegate)? {
+  open var delegate: (any SKPaymentQueueDelegate)? {
     get { face.delegateReference.withLock { $0?.handedBack } }
     set { face.delegateReference.withLock { $0 = newValue.map { AppObjectReference($0, weakly: true) } } }
   }
@@ -67,7 +70,7 @@ public final class SKPaymentQueue: NSObject, Sendable {
 
   /// The process's queue (the device's): one object, whichever session is in force
   /// (rule default-payment-queue-is-one-object-for-the-process).
-  public class func `default`() -> SKPaymentQueue {
+  open class func `default`() -> SKPaymentQueue {
     SessionResolver.currentDevice.paymentQueue
   }
 
@@ -108,19 +111,19 @@ public final class SKPaymentQueue: NSObject, Sendable {
 
   /// False while the test says the customer may not pay (`SKTestSession.canMakePayments`);
   /// payments then fail with `SKError.paymentNotAllowed`.
-  public class func canMakePayments() -> Bool {
+  open class func canMakePayments() -> Bool {
     SessionResolver.resolve()?.paymentQueue.paymentsAllowed ?? true
   }
 
   /// The unfinished transactions (in every state but finished), oldest first.
-  public var transactions: [SKPaymentTransaction] { target(warn: false).state.withLock { $0.entries } }
+  open var transactions: [SKPaymentTransaction] { target(warn: false).state.withLock { $0.entries } }
 
-  public var transactionObservers: [any SKPaymentTransactionObserver] {
+  open var transactionObservers: [any SKPaymentTransactionObserver] {
     face.state.withLock { $0.observers }.compactMap(\.handedBack)
   }
 
   /// The session's storefront.
-  public var storefront: SKStorefront? {
+  open var storefront: SKStorefront? {
     target.core?.read { store in
       let s = SessionCore.storefront(of: store)
       return SKStorefront(countryCode: s.countryCode, identifier: s.id)
@@ -129,7 +132,7 @@ public final class SKPaymentQueue: NSObject, Sendable {
 
   /// Adds an observer. If the queue holds unfinished transactions, the observer is told of them
   /// (`updatedTransactions`), as at an app launch.
-  public func add(_ observer: any SKPaymentTransactionObserver) {
+  open func add(_ observer: any SKPaymentTransactionObserver) {
     let added = face.state.withLock { s in
       guard !s.observers.contains(where: { $0.refers(to: observer) }) else { return false }
       s.observers.append(AppObjectReference(observer, weakly: false))
@@ -142,14 +145,14 @@ public final class SKPaymentQueue: NSObject, Sendable {
   }
 
   /// Stops calling an observer; the queue keeps its transactions.
-  public func remove(_ observer: any SKPaymentTransactionObserver) {
+  open func remove(_ observer: any SKPaymentTransactionObserver) {
     face.state.withLock { s in s.observers.removeAll { $0.refers(to: observer) } }
   }
 
   /// Queues a payment: observers get the new transaction as `purchasing`, then in a second call
   /// its end state (`purchased`, `failed`, `deferred`). Traps, as StoreKit raises, when the
   /// quantity is less than 1.
-  public func add(_ payment: SKPayment) {
+  open func add(_ payment: SKPayment) {
     let queue = target
     guard queue === self else { return queue.add(payment) }
     precondition(payment.quantity >= 1, "SKPaymentQueue.add(_:): the payment's quantity must be at least 1")
@@ -165,10 +168,13 @@ public final class SKPaymentQueue: NSObject, Sendable {
   /// Removes a transaction from the queue (`removedTransactions` follows). A purchased one is
   /// finished in the store too: it leaves StoreKit 2's `Transaction.unfinished`, and a
   /// consumable leaves the receipt at its next update. Traps, as StoreKit raises, for a
-  /// `purchasing` transaction; a transaction no longer in the queue is ignored.
-  public func finishTransaction(_ transaction: SKPaymentTransaction) {
+  /// `purchasing` transaction; a transaction the queue does not hold (no longer, or never: a
+  /// subclass an app's tests made) is ignored.
+  open func finishTransaction(_ transaction: SKPaymentTransaction) {
     let queue = target
     guard queue === self else { return queue.finishTransaction(transaction) }
+    // One the queue does not hold (finished before, or an app's own test double) is ignored.
+    guard state.withLock({ $0.entries.contains { $0 === transaction } }) else { return }
     let fields = transaction.fields.withLock { $0 }
     precondition(
       fields.state != .purchasing, "SKPaymentQueue.finishTransaction(_:): cannot finish a purchasing transaction")
@@ -192,12 +198,12 @@ public final class SKPaymentQueue: NSObject, Sendable {
   /// `paymentQueueRestoreCompletedTransactionsFinished`; or, with a simulated `.appStoreSync`
   /// error (the App Store sign-in restoring needs), `restoreCompletedTransactionsFailedWithError`
   /// alone. Consumables, non-renewing subscriptions and refunded purchases are not restored.
-  public func restoreCompletedTransactions() {
+  open func restoreCompletedTransactions() {
     restoreCompletedTransactions(withApplicationUsername: nil)
   }
 
   /// `restoreCompletedTransactions()`; the user name is kept on the restored payments.
-  public func restoreCompletedTransactions(withApplicationUsername username: String?) {
+  open func restoreCompletedTransactions(withApplicationUsername username: String?) {
     let queue = target
     guard queue === self else { return queue.restoreCompletedTransactions(withApplicationUsername: username) }
     state.withLock { s in s.outbox.append(.restore(username)) }

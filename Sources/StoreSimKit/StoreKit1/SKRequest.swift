@@ -13,20 +13,20 @@ extension SKRequestDelegate {
   public func request(_ request: SKRequest, didFailWithError error: any Error) {}
 }
 
-// Unchecked only because the class is open to its request kinds, as in StoreKit; its state
-// lives in a Mutex.
+// Open, as in StoreKit (an app's tests subclass a request to answer it themselves); unchecked
+// only because of that: its state lives in a Mutex.
 /// A request to the App Store, as `SKRequest`: `start()` sends it to the session in reach; the
 /// answer comes later, on the main queue, like the payment queue's callbacks (see
 /// `SKPaymentQueue`). As on a device, a started request is kept until it answers, whoever holds
 /// it: a caller that starts one and keeps no reference still hears back (its delegate, held
 /// weakly, must live; rule a-started-request-answers-without-being-kept). `cancel()` stops an
 /// answer that has not come yet.
-public class SKRequest: NSObject, @unchecked Sendable {
+open class SKRequest: NSObject, @unchecked Sendable {
   private let session = Mutex<(core: SessionCore?, cancelled: Bool)>((nil, false))
 
   /// Sends the request to the session in reach (with none, it fails with `SKError.unknown`
   /// and the hint of how to create one is printed once).
-  public func start() {
+  open func start() {
     let core = SessionResolver.resolveOrWarn("\(type(of: self)).start()")
     session.withLock { $0 = (core, false) }
     if let core {
@@ -36,7 +36,7 @@ public class SKRequest: NSObject, @unchecked Sendable {
     }
   }
 
-  public func cancel() { session.withLock { $0.cancelled = true } }
+  open func cancel() { session.withLock { $0.cancelled = true } }
 
   /// Answers (on the main queue), unless cancelled.
   @MainActor func deliver() {
@@ -59,12 +59,12 @@ public protocol SKProductsRequestDelegate: SKRequestDelegate {
 /// A request for products by identifier, as `SKProductsRequest`. The delegate gets
 /// `productsRequest(_:didReceive:)` then `requestDidFinish(_:)`, or `request(_:didFailWithError:)`
 /// alone (a simulated `.loadProducts` error, as an `SKError`).
-public final class SKProductsRequest: SKRequest, @unchecked Sendable {
+open class SKProductsRequest: SKRequest, @unchecked Sendable {
   private let delegateReference = Mutex<AppObjectReference<any SKProductsRequestDelegate>?>(nil)
   let identifiers: Set<String>
 
   /// Held weakly, as in StoreKit.
-  public var delegate: (any SKProductsRequestDelegate)? {
+  open var delegate: (any SKProductsRequestDelegate)? {
     get { delegateReference.withLock { $0?.handedBack } }
     set { delegateReference.withLock { $0 = newValue.map { AppObjectReference($0, weakly: true) } } }
   }
@@ -100,13 +100,23 @@ public final class SKProductsRequest: SKRequest, @unchecked Sendable {
 
 /// The answer to a products request, as `SKProductsResponse`: every requested identifier is in
 /// exactly one of the two lists, each sorted by identifier (StoreKit promises no order).
-public final class SKProductsResponse: NSObject, Sendable {
-  public let products: [SKProduct]
-  public let invalidProductIdentifiers: [String]
+// Open, as in StoreKit (an app's tests subclass it to answer a request themselves); unchecked
+// only because of that: its lists are set once, in an initializer.
+open class SKProductsResponse: NSObject, @unchecked Sendable {
+  private let lists: (products: [SKProduct], invalidProductIdentifiers: [String])
+
+  open var products: [SKProduct] { lists.products }
+  open var invalidProductIdentifiers: [String] { lists.invalidProductIdentifiers }
+
+  /// An empty answer, as `NSObject`'s `init()` makes one in StoreKit: for a subclass that
+  /// overrides the lists.
+  public override init() {
+    lists = ([], [])
+    super.init()
+  }
 
   init(products: [SKProduct], invalidProductIdentifiers: [String]) {
-    self.products = products
-    self.invalidProductIdentifiers = invalidProductIdentifiers
+    lists = (products, invalidProductIdentifiers)
     super.init()
   }
 }
@@ -117,12 +127,13 @@ public final class SKProductsResponse: NSObject, Sendable {
 /// receipt file (`SKTestSession.appStoreReceiptURL`) and the delegate gets `requestDidFinish(_:)`;
 /// a simulated `.appStoreSync` error (the App Store sign-in the refresh needs) fails it instead,
 /// `userCancelled` as `SKError.paymentCancelled`. The receipt properties are kept, not used.
-public final class SKReceiptRefreshRequest: SKRequest, @unchecked Sendable {
+open class SKReceiptRefreshRequest: SKRequest, @unchecked Sendable {
   private let delegateReference = Mutex<AppObjectReference<any SKRequestDelegate>?>(nil)
-  public let receiptProperties: [String: Any]?
+  private let properties: [String: Any]?
+  open var receiptProperties: [String: Any]? { properties }
 
   /// Held weakly, as in StoreKit.
-  public var delegate: (any SKRequestDelegate)? {
+  open var delegate: (any SKRequestDelegate)? {
     get { delegateReference.withLock { $0?.handedBack } }
     set { delegateReference.withLock { $0 = newValue.map { AppObjectReference($0, weakly: true) } } }
   }
@@ -131,7 +142,7 @@ public final class SKReceiptRefreshRequest: SKRequest, @unchecked Sendable {
   @MainActor private var callee: (any SKRequestDelegate)? { delegateReference.withLock { $0 }?.onMainActor }
 
   public init(receiptProperties properties: [String: Any]? = nil) {
-    receiptProperties = properties
+    self.properties = properties
     super.init()
   }
 

@@ -37,10 +37,10 @@ extension SKPaymentQueue {
 
 /// The rating prompt, as StoreKit's `SKStoreReviewController`: the system decides whether to show
 /// it, and in tests it never shows, so the calls do nothing.
-public final class SKStoreReviewController: NSObject, Sendable {
-  public class func requestReview() {}
+open class SKStoreReviewController: NSObject, @unchecked Sendable {
+  open class func requestReview() {}
   /// The scene (`UIWindowScene`) is not used.
-  public class func requestReview<Scene>(in windowScene: Scene) {}
+  open class func requestReview<Scene>(in windowScene: Scene) {}
 }
 
 /// Keys of `SKReceiptRefreshRequest(receiptProperties:)`, as StoreKit's (the sandbox's test
