@@ -65,38 +65,74 @@ extension StateCodec {
     }
 
     /// The buffer, which outlives the helper: every reader that starts one stops it before
-    /// returning (`defer`), and `stop` returns only once the helper has left the buffer.
+    /// returning (`defer`), and `stop` returns only once the helper has left the buffer or
+    /// will never touch it.
     private struct Bytes: @unchecked Sendable { let buffer: UnsafeBufferPointer<UInt8> }
 
-    private enum Progress: Sendable { case reading, stopping, done(Read?) }
-    private let progress = Condition(Progress.reading)
+    /// `starting` until the thread runs; a helper that finds itself `abandoned` when it starts
+    /// (the reader went on without it) never touches the buffer.
+    private enum Progress: Sendable { case starting, reading, stopping, done(Read?), abandoned }
+    private let progress = Condition(Progress.starting)
 
     /// How many places that look like a row's start the helper tries before giving up.
     static let guesses = 32
 
-    init(bytes: UnsafeBufferPointer<UInt8>, from middle: Int, skippingNotifications: Bool) {
+    /// `startsThread` false stands for a thread that could not be made (`Thread.start()` does
+    /// not say so): the helper never runs (for tests).
+    init(bytes: UnsafeBufferPointer<UInt8>, from middle: Int, skippingNotifications: Bool, startsThread: Bool = true) {
       let bytes = Bytes(buffer: bytes)
       let thread = Thread { [progress] in
+        let starts = progress.withLock { p -> Bool in
+          guard case .starting = p else { return false }
+          p = .reading
+          return true
+        }
+        guard starts else { return }
         let read = SecondHalf.read(bytes.buffer, from: middle, skippingNotifications: skippingNotifications) {
           progress.withLock { if case .stopping = $0 { true } else { false } }
         }
         progress.withLock(waking: .all) { $0 = .done(read) }
       }
-      thread.start()
+      if startsThread { thread.start() }
     }
 
-    /// What the helper read, once it has finished; nil when it found no row it could read.
+    /// What the helper read, once it has finished; nil when it found no row it could read, or
+    /// when its thread has not started within half a second (a thread starts in well under a
+    /// millisecond; one that could not be made never does): the reader then reads on alone, and
+    /// the helper, should it start later, leaves the buffer alone.
     func result() -> Read? {
-      progress.wait { (progress: inout Progress) -> Read?? in
-        if case .done(let read) = progress { return .some(read) }
-        return nil
+      let deadline = WaitClock.system.deadline(after: 0.5)
+      while progress.withLock({ if case .starting = $0 { true } else { false } }), !deadline.hasPassed {
+        Thread.sleep(forTimeInterval: 0.0002)
+      }
+      return progress.wait { (progress: inout Progress) -> Read?? in
+        switch progress {
+        case .starting:
+          progress = .abandoned
+          return .some(nil)
+        case .done(let read): return .some(read)
+        case .abandoned: return .some(nil)
+        case .reading, .stopping: return nil
+        }
       }
     }
 
-    /// Asks the helper to stop and waits until it has (it checks between rows).
+    /// Asks the helper to stop and waits until it has (it checks between rows); one that has
+    /// not started never will.
     func stop() {
-      progress.withLock { if case .reading = $0 { $0 = .stopping } }
-      _ = progress.wait { if case .done = $0 { true } else { nil } }
+      progress.withLock { p in
+        switch p {
+        case .starting: p = .abandoned
+        case .reading: p = .stopping
+        case .stopping, .done, .abandoned: break
+        }
+      }
+      _ = progress.wait { p -> Bool? in
+        switch p {
+        case .done, .abandoned: true
+        case .starting, .reading, .stopping: nil
+        }
+      }
     }
 
     /// Tries each `,["` from `middle` on as the start of a customer row, and reads on from the

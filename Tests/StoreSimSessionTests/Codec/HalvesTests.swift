@@ -120,6 +120,28 @@ import Testing
     #expect(try Self.read(bytes, outboxStart: outboxStart, splitting: StateCodec.splitting).secondHalf != nil)
   }
 
+  @Test func aHelperWhoseThreadNeverRunsIsLeftBehind() throws {
+    let store = try Self.store(customers: 10)
+    let (bytes, outboxStart) = try StateCodec.encodeSplit(store.state)
+    try bytes.withUnsafeBufferPointer { buffer in
+      // Asked for its result, it is abandoned after its wait; asked to stop, at once.
+      let waited = StateCodec.SecondHalf(
+        bytes: buffer, from: outboxStart / 2, skippingNotifications: false, startsThread: false)
+      #expect(waited.result() == nil)
+      waited.stop()
+      let stopped = StateCodec.SecondHalf(
+        bytes: buffer, from: outboxStart / 2, skippingNotifications: false, startsThread: false)
+      stopped.stop()
+      #expect(stopped.result() == nil)
+      // A helper that runs is waited for.
+      let running = StateCodec.SecondHalf(bytes: buffer, from: outboxStart / 2, skippingNotifications: false)
+      let read = try #require(running.result())
+      running.stop()
+      #expect(read.customers == Array(store.state.customers.suffix(read.customers.count)))
+      #expect(!read.customers.isEmpty)
+    }
+  }
+
   static func offset(of text: String, in bytes: [UInt8], from: Int) -> Int? {
     let needle = Array(text.utf8)
     return (from...(bytes.count - needle.count)).first { bytes[$0..<$0 + needle.count].elementsEqual(needle) }
