@@ -33,6 +33,13 @@ open class SKDownload: NSObject, @unchecked Sendable {
   open var contentVersion: String { content.version }
   open var expectedContentLength: Int64 { content.length }
 
+  /// An empty download (of a blank transaction), as `NSObject`'s `init()` makes one in
+  /// StoreKit: for a subclass that overrides the properties it needs.
+  public override init() {
+    content = (SKPaymentTransaction(), "", "", 0)
+    super.init()
+  }
+
   init(transaction: SKPaymentTransaction, contentIdentifier: String, contentVersion: String, length: Int64) {
     content = (transaction, contentIdentifier, contentVersion, length)
     super.init()
@@ -58,16 +65,8 @@ open class SKDownload: NSObject, @unchecked Sendable {
 }
 
 extension SKPaymentQueue {
-  /// Starts downloads (they become `active`).
-  public func start(_ downloads: [SKDownload]) { moveDownloads(downloads, to: .active) }
-  /// Pauses downloads.
-  public func pause(_ downloads: [SKDownload]) { moveDownloads(downloads, to: .paused) }
-  /// Resumes paused downloads.
-  public func resume(_ downloads: [SKDownload]) { moveDownloads(downloads, to: .active) }
-  /// Cancels downloads.
-  public func cancel(_ downloads: [SKDownload]) { moveDownloads(downloads, to: .cancelled) }
-
-  private func moveDownloads(_ downloads: [SKDownload], to state: SKDownloadState) {
+  /// Moves downloads (`start`, `pause`, `resume`, `cancel`) and tells observers.
+  func moveDownloads(_ downloads: [SKDownload], to state: SKDownloadState) {
     let queue = target
     let moved = downloads.filter { $0.move(to: state) }
     guard !moved.isEmpty else { return }

@@ -41,6 +41,13 @@ open class SKPayment: NSObject, @unchecked Sendable {
     self.init(fields: Fields(productIdentifier: productIdentifier))
   }
 
+  /// A payment of no product (identifier `""`), as `NSObject`'s `init()` makes one in StoreKit:
+  /// for a subclass that overrides the properties it needs.
+  public override init() {
+    fields = Mutex(Fields(productIdentifier: ""))
+    super.init()
+  }
+
   init(fields: Fields) {
     self.fields = Mutex(fields)
     super.init()
@@ -64,7 +71,10 @@ open class SKPayment: NSObject, @unchecked Sendable {
 open class SKMutablePayment: SKPayment, @unchecked Sendable {
   /// An empty payment; set `productIdentifier` before adding it. `SKMutablePayment(product:)`
   /// is inherited.
-  public init(productIdentifier: String = "") { super.init(fields: Fields(productIdentifier: productIdentifier)) }
+  public override init() { super.init(fields: Fields(productIdentifier: "")) }
+
+  /// A payment of this product identifier (storesim's shorthand for `init()` and setting it).
+  public convenience init(productIdentifier: String) { self.init(fields: Fields(productIdentifier: productIdentifier)) }
 
   override init(fields: Fields) { super.init(fields: fields) }
 
@@ -109,6 +119,13 @@ open class SKPaymentDiscount: NSObject, @unchecked Sendable {
 
   public init(identifier: String, keyIdentifier: String, nonce: UUID, signature: String, timestamp: NSNumber) {
     values = (identifier, keyIdentifier, nonce, signature, timestamp)
+    super.init()
+  }
+
+  /// An empty discount (every string `""`, a new nonce, timestamp 0), as `NSObject`'s `init()`
+  /// makes one in StoreKit: for a subclass that overrides the properties it needs.
+  public override init() {
+    values = ("", "", UUID(), "", 0)
     super.init()
   }
 }
@@ -204,6 +221,13 @@ open class SKStorefront: NSObject, @unchecked Sendable {
 
   init(countryCode: String, identifier: String) {
     values = (countryCode, identifier)
+    super.init()
+  }
+
+  /// An empty storefront (both codes `""`), as `NSObject`'s `init()` makes one in StoreKit: for
+  /// a subclass that overrides the properties it needs.
+  public override init() {
+    values = ("", "")
     super.init()
   }
 

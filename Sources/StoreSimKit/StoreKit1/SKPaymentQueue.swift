@@ -54,7 +54,10 @@ open class SKPaymentQueue: NSObject, @unchecked Sendable {
 
   /// A queue of its own, attached to no session: its payments fail with `SKError.unknown`.
   /// Apps use `default()`.
-  public override convenience init() { self.init(device: nil) }
+  public override init() {
+    device = nil
+    super.init()
+  }
 
   init(device: Device?) {
     self.device = device
@@ -209,6 +212,24 @@ open class SKPaymentQueue: NSObject, @unchecked Sendable {
     state.withLock { s in s.outbox.append(.restore(username)) }
     scheduleDelivery()
   }
+
+  /// The price consent sheet: the customer's answer is the test's
+  /// (`SKTestSession.consentToPriceIncreaseForTransaction`), so nothing is shown.
+  open func showPriceConsentIfNeeded() {}
+
+  /// The offer code redemption sheet: a code the customer redeems is a purchase made outside
+  /// the app, which the test makes with `SKTestSession.buyProduct(identifier:options:)`
+  /// (`.codeOffer`); observers are told of it. Nothing is shown.
+  open func presentCodeRedemptionSheet() {}
+
+  /// Starts downloads (they become `active`).
+  open func start(_ downloads: [SKDownload]) { moveDownloads(downloads, to: .active) }
+  /// Pauses downloads.
+  open func pause(_ downloads: [SKDownload]) { moveDownloads(downloads, to: .paused) }
+  /// Resumes paused downloads.
+  open func resume(_ downloads: [SKDownload]) { moveDownloads(downloads, to: .active) }
+  /// Cancels downloads.
+  open func cancel(_ downloads: [SKDownload]) { moveDownloads(downloads, to: .cancelled) }
 
   /// Whether the customer may pay (`SKPaymentQueue.canMakePayments()`).
   var paymentsAllowed: Bool {

@@ -77,6 +77,13 @@ open class SKProductsRequest: SKRequest, @unchecked Sendable {
     super.init()
   }
 
+  /// A request for no products, as `NSObject`'s `init()` makes one in StoreKit: for a subclass
+  /// (its `start()` answering the delegate itself).
+  public override init() {
+    identifiers = []
+    super.init()
+  }
+
   @MainActor override func answer(_ core: SessionCore) {
     guard let delegate = callee else { return }
     let answer = core.read { store -> Result<SKProductsResponse, SKError> in
@@ -141,8 +148,14 @@ open class SKReceiptRefreshRequest: SKRequest, @unchecked Sendable {
   /// The delegate, to be called.
   @MainActor private var callee: (any SKRequestDelegate)? { delegateReference.withLock { $0 }?.onMainActor }
 
-  public init(receiptProperties properties: [String: Any]? = nil) {
+  public init(receiptProperties properties: [String: Any]?) {
     self.properties = properties
+    super.init()
+  }
+
+  /// A request without receipt properties.
+  public override init() {
+    properties = nil
     super.init()
   }
 

@@ -24,16 +24,6 @@ extension SKPaymentQueueDelegate {
   public func paymentQueueShouldShowPriceConsent(_ paymentQueue: SKPaymentQueue) -> Bool { true }
 }
 
-extension SKPaymentQueue {
-  /// The price consent sheet: the customer's answer is the test's
-  /// (`SKTestSession.consentToPriceIncreaseForTransaction`), so nothing is shown.
-  public func showPriceConsentIfNeeded() {}
-
-  /// The offer code redemption sheet: a code the customer redeems is a purchase made outside
-  /// the app, which the test makes with `SKTestSession.buyProduct(identifier:options:)`
-  /// (`.codeOffer`); observers are told of it. Nothing is shown.
-  public func presentCodeRedemptionSheet() {}
-}
 
 /// The rating prompt, as StoreKit's `SKStoreReviewController`: the system decides whether to show
 /// it, and in tests it never shows, so the calls do nothing.

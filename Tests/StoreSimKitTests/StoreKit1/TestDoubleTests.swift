@@ -57,6 +57,51 @@ final class StubProductsRequest: SKProductsRequest, @unchecked Sendable {
   }
 }
 
+final class MockPayment: SKPayment, @unchecked Sendable {
+  override var productIdentifier: String { "com.example.mock" }
+  override var quantity: Int { 2 }
+}
+
+final class MockMutablePayment: SKMutablePayment, @unchecked Sendable {
+  override init() {
+    super.init()
+    productIdentifier = "com.example.mutable"
+  }
+}
+
+/// A queue that records what is added instead of buying it.
+final class SpyPaymentQueue: SKPaymentQueue, @unchecked Sendable {
+  nonisolated(unsafe) var added: [String] = []
+  nonisolated(unsafe) var sheets = 0
+  override func add(_ payment: SKPayment) { added.append(payment.productIdentifier) }
+  override func presentCodeRedemptionSheet() { sheets += 1 }
+  override var storefront: SKStorefront? { MockStorefront() }
+}
+
+final class MockStorefront: SKStorefront, @unchecked Sendable {
+  override var countryCode: String { "DEU" }
+}
+
+final class MockPaymentDiscount: SKPaymentDiscount, @unchecked Sendable {
+  override init() { super.init() }
+  override var identifier: String { "promo" }
+}
+
+final class MockProductsRequest: SKProductsRequest, @unchecked Sendable {
+  override init() { super.init() }
+  override func start() { delegate?.requestDidFinish(self) }
+}
+
+final class MockReceiptRequest: SKReceiptRefreshRequest, @unchecked Sendable {
+  required override init() { super.init() }
+  nonisolated(unsafe) var started = false
+  override func start() { started = true }
+}
+
+final class MockDownload: SKDownload, @unchecked Sendable {
+  override var contentIdentifier: String { "pack" }
+}
+
 /// What an app's store class keeps from StoreKit 1's callbacks (its own code under test).
 @MainActor final class AppProductCatalog: NSObject, SKProductsRequestDelegate {
   var titles: [String] = []
@@ -128,6 +173,29 @@ struct TestDoubleTests {
     #expect(catalog.titles == ["Test com.example.coins 0.99"])
     #expect(catalog.invalid == ["com.example.gone"])
     #expect(catalog.finished)
+  }
+
+  @Test @MainActor func everyStoreKit1ClassCanBeSubclassedWithItsEmptyInit() {
+    let payment: SKPayment = MockPayment()
+    #expect(payment.productIdentifier == "com.example.mock" && payment.quantity == 2)
+    #expect(SKPayment().productIdentifier == "" && SKPayment().quantity == 1)
+    #expect(MockMutablePayment().productIdentifier == "com.example.mutable")
+    #expect(SKMutablePayment().productIdentifier == "")
+    let queue = SpyPaymentQueue()
+    queue.add(payment)
+    queue.presentCodeRedemptionSheet()
+    #expect(queue.added == ["com.example.mock"] && queue.sheets == 1)
+    #expect(queue.storefront?.countryCode == "DEU" && queue.storefront?.identifier == "")
+    #expect(MockPaymentDiscount().identifier == "promo" && MockPaymentDiscount().keyIdentifier == "")
+    let catalog = AppProductCatalog()
+    let request = MockProductsRequest()
+    request.delegate = catalog
+    request.start()
+    #expect(catalog.finished && catalog.titles.isEmpty)
+    let receipt = MockReceiptRequest()
+    receipt.start()
+    #expect(receipt.started && receipt.receiptProperties == nil)
+    #expect(MockDownload().contentIdentifier == "pack" && MockDownload().expectedContentLength == 0)
   }
 
   @Test(.isolatedTestSession) func theQueueIgnoresATransactionItDoesNotHold() async throws {
