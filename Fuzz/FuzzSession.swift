@@ -35,7 +35,9 @@ private func checkHalves(_ file: UnsafeBufferPointer<UInt8>) {
   let line = UnsafeBufferPointer(rebasing: file[((file.firstIndex(of: 0x0A) ?? -1) + 1)...])
   func read(_ end: Int?, splitting: Int) -> Result<StoreState, StateCodec.DecodingError> {
     Result { () throws(StateCodec.DecodingError) in
-      try StateCodec.read(line, skippingNotifications: false, outboxStart: end, splitting: splitting).state
+      try StateCodec.read(
+        line, skippingNotifications: false, outboxStart: end, splitting: splitting, waitingForHelper: true
+      ).state
     }
   }
   let inOrder = read(nil, splitting: .max)

@@ -30,7 +30,13 @@ extension StateCodec.Reader {
         try r.customer()
         guard r.more() else { return }
       } while r.i < middle
-      if let read = helper.result(), read.start == r.i {
+      // The helper only ever begins at a `,["`: anywhere else (whitespace after the comma) its
+      // read could not be taken, and is not waited for.
+      let bytes = r.scanner.bytes
+      let here = r.i
+      let couldMatch =
+        here + 1 < bytes.count && bytes[here] == UInt8(ascii: "[") && bytes[here + 1] == UInt8(ascii: "\"")
+      if couldMatch, let read = helper.result(waitingToStart: r.waitsForHelper), read.start == r.i {
         r.adopt(read)
         return
       }
@@ -73,6 +79,8 @@ extension StateCodec {
     /// (the reader went on without it) never touches the buffer.
     private enum Progress: Sendable { case starting, reading, stopping, done(Read?), abandoned }
     private let progress = Condition(Progress.starting)
+    /// How many starts the helper has tried (for tests).
+    let guessesTried = Mutex(0)
 
     /// How many places that look like a row's start the helper tries before giving up.
     static let guesses = 32
@@ -81,14 +89,16 @@ extension StateCodec {
     /// not say so): the helper never runs (for tests).
     init(bytes: UnsafeBufferPointer<UInt8>, from middle: Int, skippingNotifications: Bool, startsThread: Bool = true) {
       let bytes = Bytes(buffer: bytes)
-      let thread = Thread { [progress] in
+      let thread = Thread { [progress, guessesTried] in
         let starts = progress.withLock { p -> Bool in
           guard case .starting = p else { return false }
           p = .reading
           return true
         }
         guard starts else { return }
-        let read = SecondHalf.read(bytes.buffer, from: middle, skippingNotifications: skippingNotifications) {
+        let read = SecondHalf.read(
+          bytes.buffer, from: middle, skippingNotifications: skippingNotifications, tried: guessesTried
+        ) {
           progress.withLock { if case .stopping = $0 { true } else { false } }
         }
         progress.withLock(waking: .all) { $0 = .done(read) }
@@ -97,11 +107,13 @@ extension StateCodec {
     }
 
     /// What the helper read, once it has finished; nil when it found no row it could read, or
-    /// when its thread has not started within half a second (a thread starts in well under a
-    /// millisecond; one that could not be made never does): the reader then reads on alone, and
-    /// the helper, should it start later, leaves the buffer alone.
-    func result() -> Read? {
-      let deadline = WaitClock.system.deadline(after: 0.5)
+    /// when its thread has not started: a helper that has not started by the time the reader is
+    /// halfway through would not finish sooner than the reader reading on alone (and a thread
+    /// that could not be made never starts), so it is abandoned and, should it start later,
+    /// leaves the buffer alone. `waitingToStart` (for tests, whose lists are read in less time
+    /// than a thread takes to start) first gives it up to half a second.
+    func result(waitingToStart: Bool = false) -> Read? {
+      let deadline = WaitClock.system.deadline(after: waitingToStart ? 0.5 : 0)
       while progress.withLock({ if case .starting = $0 { true } else { false } }), !deadline.hasPassed {
         Thread.sleep(forTimeInterval: 0.0002)
       }
@@ -136,13 +148,17 @@ extension StateCodec {
     }
 
     /// Tries each `,["` from `middle` on as the start of a customer row, and reads on from the
-    /// first that reads to the list's end.
+    /// first that reads to the list's end. A guess that read a whole customer before failing is
+    /// the last: its first row was a real one (or as good as), so a later start would only read
+    /// to the same damage again; the reader reads on alone and finds it.
     private static func read(
-      _ bytes: UnsafeBufferPointer<UInt8>, from middle: Int, skippingNotifications: Bool, stopped: () -> Bool
+      _ bytes: UnsafeBufferPointer<UInt8>, from middle: Int, skippingNotifications: Bool, tried: Mutex<Int>,
+      stopped: () -> Bool
     ) -> Read? {
       var from = max(middle, 1)
       for _ in 0..<guesses {
         guard let start = rowStart(in: bytes, from: from) else { return nil }
+        tried.withLock { $0 += 1 }
         var r = Reader(bytes: bytes)
         r.scanner.index = start
         r.skippingNotifications = skippingNotifications
@@ -155,6 +171,7 @@ extension StateCodec {
             return Read(start: start, end: r.i, customers: r.customers, byID: r.byID)
           }
         } catch {}
+        if !r.customers.isEmpty { return nil }
         from = start + 1
       }
       return nil

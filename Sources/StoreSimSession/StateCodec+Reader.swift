@@ -22,6 +22,8 @@ extension StateCodec {
     var splitting = StateCodec.splitting
     /// Where the second half began, when a helper's was taken.
     var secondHalf: Int?
+    /// Whether the reader, halfway, waits for a helper whose thread has not started (tests).
+    var waitsForHelper = false
     /// Whether the next value follows another one in the same array or object.
     var needsSeparator = false
     /// Whether the record row being read ended before its trailing fields (`reads`).

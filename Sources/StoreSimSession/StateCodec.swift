@@ -101,11 +101,14 @@ package enum StateCodec {
   }
 
   /// `decode`, and where the customer row the helper thread began reading at is, when its
-  /// half was taken (for tests).
+  /// half was taken (for tests, which may have the reader wait for the helper's thread to start:
+  /// their lists are read in less time than a thread takes to).
   static func read(
-    _ buffer: UnsafeBufferPointer<UInt8>, skippingNotifications: Bool, outboxStart: Int?, splitting: Int
+    _ buffer: UnsafeBufferPointer<UInt8>, skippingNotifications: Bool, outboxStart: Int?, splitting: Int,
+    waitingForHelper: Bool = false
   ) throws(DecodingError) -> (state: StoreState, secondHalf: Int?) {
     var r = Reader(bytes: buffer)
+    r.waitsForHelper = waitingForHelper
     r.skippingNotifications = skippingNotifications
     r.customersEnd = outboxStart
     r.splitting = splitting

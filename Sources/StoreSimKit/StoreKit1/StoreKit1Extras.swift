@@ -24,7 +24,6 @@ extension SKPaymentQueueDelegate {
   public func paymentQueueShouldShowPriceConsent(_ paymentQueue: SKPaymentQueue) -> Bool { true }
 }
 
-
 /// The rating prompt, as StoreKit's `SKStoreReviewController`: the system decides whether to show
 /// it, and in tests it never shows, so the calls do nothing.
 open class SKStoreReviewController: NSObject, @unchecked Sendable {

@@ -28,7 +28,8 @@ import Testing
   ) throws -> (state: StoreState, secondHalf: Int?) {
     try bytes.withUnsafeBufferPointer {
       try StateCodec.read(
-        $0, skippingNotifications: skippingNotifications, outboxStart: outboxStart, splitting: splitting)
+        $0, skippingNotifications: skippingNotifications, outboxStart: outboxStart, splitting: splitting,
+        waitingForHelper: true)
     }
   }
 
@@ -100,6 +101,22 @@ import Testing
       #expect(halves?.description == inOrder?.description)
       #expect(halves?.offset == at)
     }
+    // Damage late in the list: the helper's guess at the real row reads a whole customer, then
+    // fails; it gives up there rather than trying later starts that would read to it again.
+    do {
+      var broken = bytes
+      broken.replaceSubrange(last..<last + 5, with: Array("12345".utf8))
+      try broken.withUnsafeBufferPointer { buffer in
+        let list = try #require(Self.offset(of: "\"customers\":[", in: bytes, from: 0)) + 13
+        let helper = StateCodec.SecondHalf(
+          bytes: buffer, from: list + (outboxStart - list) / 2, skippingNotifications: false)
+        #expect(helper.result(waitingToStart: true) == nil)
+        helper.stop()
+        // The first `,["` after the middle is a customer row (or its groups list, refused at
+        // once, then the row after it).
+        #expect(helper.guessesTried.withLock { $0 } <= 2)
+      }
+    }
     // Cut inside the second half.
     let cut = Array(bytes[..<(outboxStart - 50)])
     let inOrder = #expect(throws: StateCodec.DecodingError.self) {
@@ -127,15 +144,20 @@ import Testing
       // Asked for its result, it is abandoned after its wait; asked to stop, at once.
       let waited = StateCodec.SecondHalf(
         bytes: buffer, from: outboxStart / 2, skippingNotifications: false, startsThread: false)
-      #expect(waited.result() == nil)
+      #expect(waited.result(waitingToStart: true) == nil)
       waited.stop()
       let stopped = StateCodec.SecondHalf(
         bytes: buffer, from: outboxStart / 2, skippingNotifications: false, startsThread: false)
       stopped.stop()
       #expect(stopped.result() == nil)
+      // Not waited for at all by default.
+      let abandoned = StateCodec.SecondHalf(
+        bytes: buffer, from: outboxStart / 2, skippingNotifications: false, startsThread: false)
+      #expect(abandoned.result() == nil)
+      abandoned.stop()
       // A helper that runs is waited for.
       let running = StateCodec.SecondHalf(bytes: buffer, from: outboxStart / 2, skippingNotifications: false)
-      let read = try #require(running.result())
+      let read = try #require(running.result(waitingToStart: true))
       running.stop()
       #expect(read.customers == Array(store.state.customers.suffix(read.customers.count)))
       #expect(!read.customers.isEmpty)
