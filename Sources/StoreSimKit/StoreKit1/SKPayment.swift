@@ -42,15 +42,16 @@ open class SKPayment: NSObject, @unchecked Sendable {
   }
 
   /// A payment of no product (identifier `""`), as `NSObject`'s `init()` makes one in StoreKit:
-  /// for a subclass that overrides the properties it needs.
+  /// for a subclass that overrides the properties it needs. The only designated initializer,
+  /// as in StoreKit, so that a subclass that declares none inherits `init(product:)` too.
   public override init() {
     fields = Mutex(Fields(productIdentifier: ""))
     super.init()
   }
 
-  init(fields: Fields) {
-    self.fields = Mutex(fields)
-    super.init()
+  convenience init(fields: Fields) {
+    self.init()
+    self.fields.withLock { $0 = fields }
   }
 
   /// Deprecated in StoreKit; prefer `SKPayment(product:)`.
@@ -71,12 +72,13 @@ open class SKPayment: NSObject, @unchecked Sendable {
 open class SKMutablePayment: SKPayment, @unchecked Sendable {
   /// An empty payment; set `productIdentifier` before adding it. `SKMutablePayment(product:)`
   /// is inherited.
-  public override init() { super.init(fields: Fields(productIdentifier: "")) }
+  public override init() { super.init() }
 
   /// A payment of this product identifier (storesim's shorthand for `init()` and setting it).
-  public convenience init(productIdentifier: String) { self.init(fields: Fields(productIdentifier: productIdentifier)) }
-
-  override init(fields: Fields) { super.init(fields: fields) }
+  public convenience init(productIdentifier: String) {
+    self.init()
+    self.productIdentifier = productIdentifier
+  }
 
   open override var productIdentifier: String {
     get { fields.withLock { $0.productIdentifier } }

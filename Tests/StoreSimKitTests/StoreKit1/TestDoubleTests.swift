@@ -179,6 +179,8 @@ struct TestDoubleTests {
     let payment: SKPayment = MockPayment()
     #expect(payment.productIdentifier == "com.example.mock" && payment.quantity == 2)
     #expect(SKPayment().productIdentifier == "" && SKPayment().quantity == 1)
+    // A subclass that declares no initializer inherits `init(product:)`, as in StoreKit.
+    #expect(MockPayment(product: TestProduct(id: "p", price: "1")).quantity == 2)
     #expect(MockMutablePayment().productIdentifier == "com.example.mutable")
     #expect(SKMutablePayment().productIdentifier == "")
     let queue = SpyPaymentQueue()
