@@ -14,11 +14,12 @@ import StoreSimSync
 
 extension StateCodec.Reader {
   /// `[customer, …]`, read in two halves when it reaches past `splitting` bytes and its end is
-  /// known (`end`: where the notifications begin, from a session file's integrity header).
-  mutating func customerList(end: Int?, splitting threshold: Int) throws(StateCodec.DecodingError) {
+  /// known (`customersEnd`: where the notifications begin, from a session file's integrity
+  /// header).
+  mutating func customerList() throws(StateCodec.DecodingError) {
     try row { (r: inout StateCodec.Reader) throws(StateCodec.DecodingError) in
       guard !r.at(UInt8(ascii: "]")) else { return }
-      guard let end, end - r.i >= threshold, end <= r.scanner.bytes.count else {
+      guard let end = r.customersEnd, end - r.i >= r.splitting, end <= r.scanner.bytes.count else {
         repeat { try r.customer() } while r.more()
         return
       }
@@ -32,11 +33,9 @@ extension StateCodec.Reader {
       } while r.i < middle
       // The helper only ever begins at a `,["`: anywhere else (whitespace after the comma) its
       // read could not be taken, and is not waited for.
-      let bytes = r.scanner.bytes
-      let here = r.i
-      let couldMatch =
-        here + 1 < bytes.count && bytes[here] == UInt8(ascii: "[") && bytes[here + 1] == UInt8(ascii: "\"")
-      if couldMatch, let read = helper.result(waitingToStart: r.waitsForHelper), read.start == r.i {
+      if StateCodec.SecondHalf.isRowStart(r.scanner.bytes, at: r.i),
+        let read = helper.result(waitingToStart: r.waitsForHelper), read.start == r.i
+      {
         r.adopt(read)
         return
       }
@@ -181,12 +180,17 @@ extension StateCodec {
     static func rowStart(in bytes: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
       var i = from
       while i + 1 < bytes.count {
-        if bytes[i] == UInt8(ascii: "["), bytes[i - 1] == UInt8(ascii: ","), bytes[i + 1] == UInt8(ascii: "\"") {
-          return i
-        }
+        if isRowStart(bytes, at: i) { return i }
         i += 1
       }
       return nil
+    }
+
+    /// Whether `i` is the `[` of a `,["`: where a customer row can begin (the only place the
+    /// helper begins).
+    static func isRowStart(_ bytes: UnsafeBufferPointer<UInt8>, at i: Int) -> Bool {
+      i >= 1 && i + 1 < bytes.count && bytes[i] == UInt8(ascii: "[") && bytes[i - 1] == UInt8(ascii: ",")
+        && bytes[i + 1] == UInt8(ascii: "\"")
     }
   }
 }

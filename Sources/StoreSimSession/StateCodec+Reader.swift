@@ -362,7 +362,7 @@ extension StateCodec {
       try key("base")
       var state = try base()
       try key("customers")
-      try customerList(end: customersEnd, splitting: splitting)
+      try customerList()
       try key("notifications")
       if skippingNotifications {
         // The outbox is written last: check the document closes after it and go on from its

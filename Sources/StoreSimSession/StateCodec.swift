@@ -90,12 +90,10 @@ package enum StateCodec {
   /// one does.
   ///
   /// `outboxStart` (where `encodeSplit` said the outbox begins; a session file's header keeps
-  /// it) lets a large customers' list be read in two halves at once, on two threads; the result
-  /// and any error are those of a reading in order. `splitting` is the list's size from which
-  /// it is.
+  /// it) lets a large customers' list (`splitting` bytes or more) be read in two halves at once,
+  /// on two threads; the result and any error are those of a reading in order.
   package static func decode(
-    _ buffer: UnsafeBufferPointer<UInt8>, skippingNotifications: Bool = false, outboxStart: Int? = nil,
-    splitting: Int = splitting
+    _ buffer: UnsafeBufferPointer<UInt8>, skippingNotifications: Bool = false, outboxStart: Int? = nil
   ) throws(DecodingError) -> StoreState {
     try read(buffer, skippingNotifications: skippingNotifications, outboxStart: outboxStart, splitting: splitting).state
   }
@@ -117,5 +115,5 @@ package enum StateCodec {
   }
 
   /// The size of a customers' list (1 MiB) from which it is read in two halves.
-  package static let splitting = 1 << 20
+  static let splitting = 1 << 20
 }
