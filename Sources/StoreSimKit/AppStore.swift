@@ -23,7 +23,7 @@ public struct Storefront: Hashable, Sendable {
 
   /// The storefront each time the session's `storefront` changes.
   public static var updates: Storefronts {
-    Storefronts(live: ListenerHandle.open("Storefront.updates") { $0.addListener(of: Storefront.self) })
+    Storefronts(live: ListenerHandle.open("Storefront.updates") { core, _ in core.addListener(of: Storefront.self) })
   }
 
   /// An asynchronous sequence of storefronts.

@@ -43,7 +43,9 @@ struct DetachedScope: Sendable {
     // device as on a device.
     core = SessionResolver.current
     device = SessionResolver.currentDevice
-    pending = SessionResolver.resolve().map(PendingTask.init)
+    pending = SessionResolver.resolve().map { [core, device] in
+      PendingTask(core: $0, follows: core == nil ? device : nil)
+    }
   }
 
   func run<T>(_ body: () async throws -> T) async rethrows -> T {

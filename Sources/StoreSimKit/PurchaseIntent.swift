@@ -16,7 +16,7 @@ public struct PurchaseIntent: Sendable, Hashable, Identifiable {
   /// sequence was read is kept for the next one (the app reads it at launch, after the fact;
   /// rule purchase-intents-deliver-promoted-purchases).
   public static var intents: PurchaseIntents {
-    PurchaseIntents(live: ListenerHandle.open("PurchaseIntent.intents") { $0.addIntentListener() })
+    PurchaseIntents(live: ListenerHandle.open("PurchaseIntent.intents") { core, _ in core.addIntentListener() })
   }
 
   /// An asynchronous sequence of purchase intents.

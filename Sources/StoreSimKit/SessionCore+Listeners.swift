@@ -8,9 +8,14 @@ extension SessionCore {
   /// Registers a `Transaction.updates` listener. It starts with what no listener took yet: the
   /// first listener of a session gets the unfinished transactions the app was not handed by a
   /// `purchase()` call (the once-per-launch replay, rule 20), and every listener gets what was
-  /// emitted while none was listening.
-  func addListener() -> Listener<VerificationResult<Transaction>> {
+  /// emitted while none was listening; the first sequence of a task on its way (`since`) also
+  /// gets what was emitted after the task started, whoever took it (`EmissionLog`).
+  func addListener(since mark: EmissionLog.Mark? = nil) -> Listener<VerificationResult<Transaction>> {
     state.withLock { s in
+      // What the task is owed, each delivery as it was made (a purchase, then its refund).
+      var owed: [VerificationResult<Transaction>] = []
+      for case .transaction(let item) in mark.map(s.tasksOnTheirWay.since) ?? [] { owed.append(item) }
+      let owedIDs = Set(owed.map(\.unsafePayloadValue.id))
       var ids: [TransactionID] = []
       if !s.replayedUnfinished {
         s.replayedUnfinished = true
@@ -19,12 +24,22 @@ extension SessionCore {
       for id in s.backlog where !ids.contains(id) { ids.append(id) }
       s.backlog = []
       let store = s.store
-      let items = ids.compactMap { store.customer(customer)?.transaction($0) }.map { verified($0, in: store) }
-      return s.add(TransactionQueue(items: items))
+      let kept = ids.filter { !owedIDs.contains($0) }.compactMap { store.customer(customer)?.transaction($0) }
+      return s.add(TransactionQueue(items: kept.map { verified($0, in: store) } + owed))
     }
   }
 
-  /// Registers a listener of statuses or storefronts.
+  /// Registers a listener of statuses; the first sequence of a task on its way (`since`) starts
+  /// with the statuses of the groups that changed after the task started.
+  func addStatusListener(since mark: EmissionLog.Mark? = nil) -> Listener<Product.SubscriptionInfo.Status> {
+    state.withLock { s in
+      var statuses: [Product.SubscriptionInfo.Status] = []
+      for case .status(let status) in mark.map(s.tasksOnTheirWay.since) ?? [] { statuses.append(status) }
+      return s.add(ListenerQueue(items: statuses))
+    }
+  }
+
+  /// Registers a listener of storefronts.
   func addListener<Element: Sendable>(of: Element.Type) -> Listener<Element> {
     state.withLock { $0.add(ListenerQueue<Element>()) }
   }
@@ -67,13 +82,15 @@ extension SessionCore {
     for wake in wakeups { wake() }
   }
 
-  func taskStarted() {
-    state.withLock { $0.pendingTasks += 1 }
+  /// A tracked detached task started: what is emitted from now on is kept for it.
+  func taskStarted() -> EmissionLog.Mark {
+    state.withLock { $0.tasksOnTheirWay.mark() }
   }
 
-  func taskReached() {
+  /// The task reached a sequence, ended, or moved to another session.
+  func taskReached(_ mark: EmissionLog.Mark) {
     let wakeups = state.withLock { s in
-      s.pendingTasks -= 1
+      s.tasksOnTheirWay.release(mark)
       return settleIfIdle(&s)
     }
     for wake in wakeups { wake() }
@@ -110,6 +127,7 @@ extension SessionCore {
     let items = ids.compactMap { store.customer(customer)?.transaction($0) }.map { verified($0, in: store) }
     let statuses = groups.flatMap { Product.SubscriptionInfo.statuses(self, store: store, group: $0) }
     guard !items.isEmpty || !statuses.isEmpty else { return [] }
+    s.tasksOnTheirWay.record(items.map(EmissionLog.Entry.transaction) + statuses.map(EmissionLog.Entry.status))
     var wakeups: [() -> Void] = []
     if !s.listeners.contains(where: { $0.queue is TransactionQueue && $0.isTaking }) {
       for id in ids where !s.backlog.contains(id) { s.backlog.append(id) }
@@ -193,42 +211,67 @@ extension SessionCore {
 
   /// Waits until every listener has taken everything queued for it and is waiting for more
   /// (for a `for await` loop: its body finished with the last element), and no task that may be
-  /// the app's listener on its way is still to reach its sequence while something waits for one.
-  func settle() async {
+  /// the app's listener on its way is still to reach its sequence while something waits for it
+  /// (the task `settle` runs in is not waited for). A task on its way that does not reach a
+  /// sequence within `patience` (a detached task that does other work for long) is no longer
+  /// waited for by this call; the listeners themselves are waited for however long they take.
+  func settle(patience: Duration = .seconds(2)) async {
+    let except = SessionResolver.pendingTask?.mark(on: self)
+    let id = state.withLock { s in
+      defer { s.nextSettleWaiter += 1 }
+      return s.nextSettleWaiter
+    }
+    let impatience = WallClock.after(patience) { [weak self] in
+      guard let self else { return }
+      let wakeups = self.state.withLock { s -> [() -> Void] in
+        guard let i = s.settleWaiters.firstIndex(where: { $0.id == id }) else { return [] }
+        s.settleWaiters[i].waitsForTasks = false
+        return self.settleIfIdle(&s)
+      }
+      for wake in wakeups { wake() }
+    }
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
       let idle = state.withLock { s in
-        if isIdle(s) { return true }
-        s.settleWaiters.append(continuation)
+        if isIdle(s, except: except) { return true }
+        s.settleWaiters.append(SettleWaiter(id: id, continuation: continuation, except: except))
         return false
       }
       if idle { continuation.resume() }
     }
+    impatience.cancel()
   }
 
   /// Whether `settle()` would return now (for tests).
   var isSettled: Bool {
-    state.withLock { isIdle($0) }
+    state.withLock { isIdle($0, except: nil) }
   }
 
   /// Every listener being iterated waits with nothing queued; one not iterated yet has nothing
-  /// queued (its loop is about to start); one whose loops all ended is not waited for; and if
-  /// something waits for a listener (kept updates, unfinished transactions not replayed yet), no
-  /// tracked task is still on its way to a sequence.
-  private func isIdle(_ s: SessionState) -> Bool {
+  /// queued (its loop is about to start); one whose loops all ended is not waited for; and, when
+  /// `waitsForTasks`, no tracked task (but `except`) is still on its way to a sequence while
+  /// something waits for it: updates kept for the next listener, unfinished transactions not
+  /// replayed yet, or what was emitted since the task started.
+  private func isIdle(_ s: SessionState, except: EmissionLog.Mark?, waitsForTasks: Bool = true) -> Bool {
     let listenersIdle = s.listeners.allSatisfy { l in
       if l.finished { return true }
       if l.iterators > 0 { return l.queue.isEmpty && l.queue.isWaiting }
       return l.everIterated || l.queue.isEmpty
     }
     guard listenersIdle else { return false }
-    guard s.pendingTasks > 0 else { return true }
+    guard waitsForTasks, s.tasksOnTheirWay.hasTasks(except: except) else { return true }
     return s.backlog.isEmpty && (s.replayedUnfinished || replayable(s).isEmpty)
+      && !s.tasksOnTheirWay.owesAnything(except: except)
   }
 
   func settleIfIdle(_ s: inout SessionState) -> [() -> Void] {
-    guard !s.settleWaiters.isEmpty, isIdle(s) else { return [] }
-    let waiters = s.settleWaiters
-    s.settleWaiters = []
-    return waiters.map { waiter in { waiter.resume() } }
+    guard !s.settleWaiters.isEmpty else { return [] }
+    let now = s
+    var wakeups: [() -> Void] = []
+    s.settleWaiters.removeAll { waiter in
+      guard isIdle(now, except: waiter.except, waitsForTasks: waiter.waitsForTasks) else { return false }
+      wakeups.append { waiter.continuation.resume() }
+      return true
+    }
+    return wakeups
   }
 }

@@ -93,21 +93,22 @@ final class Device: Sendable {
     paymentQueue.own(by: self)
   }
 
-  /// Listeners of sequences that follow the device, held weakly.
+  /// Listeners of sequences that follow the device, and tasks on their way to one, held weakly.
   private let followers = Mutex<[WeakFollower]>([])
 
   private struct WeakFollower {
-    weak var listener: (any FollowingListener)?
+    weak var listener: (any DeviceFollower)?
   }
 
-  func follow(_ listener: any FollowingListener) {
+  func follow(_ listener: any DeviceFollower) {
     followers.withLock { followers in
       followers.removeAll { $0.listener == nil }
       followers.append(WeakFollower(listener: listener))
     }
   }
 
-  /// A new session is the device's: the sequences that follow the device move to it.
+  /// A new session is the device's: the sequences that follow the device, and the tasks on
+  /// their way to one, move to it.
   func register(_ session: SKTestSession) {
     entries.withLock { entries in
       entries.removeAll { $0.session == nil }
@@ -135,24 +136,46 @@ final class Device: Sendable {
 }
 
 /// A task started with StoreSimKit's `Task.detached` while a session was in reach, until it
-/// reads a StoreKit update sequence or ends: `waitForTransactionUpdates()` waits for it when
-/// something is waiting to be delivered, since it may be the app's listener on its way.
-final class PendingTask: Sendable {
-  private let core: SessionCore
-  private let pending = Mutex(true)
+/// reads a StoreKit update sequence or ends: its first sequence starts with what was emitted
+/// after it started (`EmissionLog`), and `waitForTransactionUpdates()` waits for it when
+/// something is owed to it, since it may be the app's listener on its way. Started under the
+/// device's session, it moves with the device to a newer session, as its sequence would.
+final class PendingTask: DeviceFollower {
+  private struct Way {
+    var core: SessionCore
+    var mark: EmissionLog.Mark
+  }
 
-  init(core: SessionCore) {
-    self.core = core
-    core.taskStarted()
+  /// Nil once the task reached a sequence or ended.
+  private let way: Mutex<Way?>
+
+  init(core: SessionCore, follows device: Device?) {
+    way = Mutex(Way(core: core, mark: core.taskStarted()))
+    device?.follow(self)
+  }
+
+  /// Where the task's first sequence on `core` starts; nil on another session, or once reached.
+  func mark(on core: SessionCore) -> EmissionLog.Mark? {
+    way.withLock { w in w.flatMap { $0.core === core ? $0.mark : nil } }
   }
 
   /// The task reached an update sequence, or ended; only the first call counts.
   func reached() {
-    let first = pending.withLock { pending in
-      defer { pending = false }
-      return pending
+    let done = way.withLock { w in
+      defer { w = nil }
+      return w
     }
-    if first { core.taskReached() }
+    if let done { done.core.taskReached(done.mark) }
+  }
+
+  /// The device has a newer session: everything emitted there is after the task started.
+  func retarget(to core: SessionCore) {
+    let old = way.withLock { w -> Way? in
+      guard let current = w, current.core !== core else { return nil }
+      w = Way(core: core, mark: core.taskStarted())
+      return current
+    }
+    if let old { old.core.taskReached(old.mark) }
   }
 
   deinit { reached() }

@@ -13,9 +13,11 @@ struct SessionState: Sendable {
   var backlog: [TransactionID] = []
   /// Transactions a same-device `purchase()` returned to the app (never replayed on `updates`).
   var returnedToApp: Set<TransactionID> = []
-  /// Detached tasks started with this session in reach that have not reached a sequence yet.
-  var pendingTasks = 0
-  var settleWaiters: [CheckedContinuation<Void, Never>] = []
+  /// Detached tasks started with this session in reach that have not reached a sequence yet,
+  /// and what was emitted since each started.
+  var tasksOnTheirWay = EmissionLog()
+  var settleWaiters: [SettleWaiter] = []
+  var nextSettleWaiter = 0
   /// Purchase intents made while no `PurchaseIntent.intents` listener was there, in order.
   var intentBacklog: [PurchaseIntent] = []
 

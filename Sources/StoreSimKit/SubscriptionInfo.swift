@@ -93,9 +93,7 @@ extension Product {
       /// like `Transaction.updates`.
       public static var updates: Statuses {
         Statuses(
-          live: ListenerHandle.open("Product.SubscriptionInfo.Status.updates") {
-            $0.addListener(of: Product.SubscriptionInfo.Status.self)
-          })
+          live: ListenerHandle.open("Product.SubscriptionInfo.Status.updates") { $0.addStatusListener(since: $1) })
       }
 
       /// The customer's statuses in every group they ever subscribed in, one element per group

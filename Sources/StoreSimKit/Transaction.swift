@@ -181,7 +181,7 @@ public struct Transaction: Identifiable, Sendable, Hashable, JWSRepresentable {
   /// The sequence is bound to the session in reach where this property is read; iterate it from
   /// any task, detached included.
   public static var updates: Transactions {
-    Transactions(live: ListenerHandle.open("Transaction.updates") { $0.addListener() })
+    Transactions(live: ListenerHandle.open("Transaction.updates") { $0.addListener(since: $1) })
   }
 
   /// Every transaction except finished consumables, oldest first.

@@ -12,11 +12,15 @@ final class IterationToken: Sendable {
   deinit { handle.iteratorEnded() }
 }
 
+/// What the device moves to its newest session when a test makes one.
+protocol DeviceFollower: AnyObject, Sendable {
+  func retarget(to core: SessionCore)
+}
+
 /// A listener the device moves to its newest session (see `ListenerHandle.follows`).
-protocol FollowingListener: AnyObject, Sendable {
+protocol FollowingListener: DeviceFollower {
   /// The session the listener is on now.
   var currentCore: SessionCore { get }
-  func retarget(to core: SessionCore)
   func iteratorStarted()
   func iteratorEnded()
 }
@@ -36,12 +40,15 @@ final class ListenerHandle<Element: Sendable>: FollowingListener {
   }
 
   private let target: Mutex<Target>
-  /// How to listen on a session.
-  private let make: @Sendable (SessionCore) -> Listener<Element>
+  /// How to listen on a session; a task on its way (`EmissionLog.Mark`) starts with what it is owed.
+  private let make: @Sendable (SessionCore, EmissionLog.Mark?) -> Listener<Element>
 
-  init(core: SessionCore, follows device: Device?, make: @escaping @Sendable (SessionCore) -> Listener<Element>) {
+  init(
+    core: SessionCore, follows device: Device?, since mark: EmissionLog.Mark? = nil,
+    make: @escaping @Sendable (SessionCore, EmissionLog.Mark?) -> Listener<Element>
+  ) {
     self.make = make
-    target = Mutex(Target(core: core, listener: make(core)))
+    target = Mutex(Target(core: core, listener: make(core, mark)))
     device?.follow(self)
   }
 
@@ -62,7 +69,7 @@ final class ListenerHandle<Element: Sendable>: FollowingListener {
       guard t.core !== core else { return nil }
       let old = t
       t.core = core
-      t.listener = make(core)
+      t.listener = make(core, nil)
       for _ in 0..<t.iterators { core.iteratorStarted(t.listener.id) }
       return old
     }
@@ -88,15 +95,17 @@ final class ListenerHandle<Element: Sendable>: FollowingListener {
 
 extension ListenerHandle {
   /// A listener on the session in reach for a live sequence read in the current task, which (if
-  /// it is a tracked detached task) has now reached its sequence. Nil, after a printed hint, with
-  /// no session.
+  /// it is a tracked detached task) has now reached its sequence, starting with what was emitted
+  /// since the task started. Nil, after a printed hint, with no session.
   static func open(
-    _ api: String, _ make: @escaping @Sendable (SessionCore) -> Listener<Element>
+    _ api: String, _ make: @escaping @Sendable (SessionCore, EmissionLog.Mark?) -> Listener<Element>
   ) -> ListenerHandle? {
     let scoped = SessionResolver.current != nil
     guard let core = SessionResolver.resolveOrWarn(api) else { return nil }
-    let handle = ListenerHandle(core: core, follows: scoped ? nil : SessionResolver.currentDevice, make: make)
-    SessionResolver.pendingTask?.reached()
+    let pending = SessionResolver.pendingTask
+    let handle = ListenerHandle(
+      core: core, follows: scoped ? nil : SessionResolver.currentDevice, since: pending?.mark(on: core), make: make)
+    pending?.reached()
     return handle
   }
 }

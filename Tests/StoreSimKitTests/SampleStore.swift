@@ -74,6 +74,11 @@ final class SampleStore {
     updateListenerTask?.cancel()
   }
 
+  /// Ends the listener (its task holds the store, so dropping the store does not end it).
+  func stopListening() {
+    updateListenerTask?.cancel()
+  }
+
   static let defaultProductIDs = [
     "nonconsumable.car", "nonconsumable.utilityvehicle", "nonconsumable.racecar",
     "consumable.fuel.octane87", "consumable.fuel.octane89", "consumable.fuel.octane91",

@@ -18,6 +18,15 @@ struct QueueState: Sendable {
   var paymentsAllowed = true
   /// The next identifier of a restored transaction (never a ledger transaction's).
   var nextRestoredID: UInt64 = 3_000_000_000_000_001
+
+  /// Whether `finishTransaction` was called on it: it stays in `entries` until its `removed`
+  /// step runs.
+  func isFinishing(_ t: SKPaymentTransaction) -> Bool {
+    outbox.contains { step in
+      if case .removed(let ts) = step { return ts.contains { $0 === t } }
+      return false
+    }
+  }
 }
 
 /// A state change of a transaction, made when observers are told of it.
@@ -191,6 +200,7 @@ extension SKPaymentQueue {
       let change = process(transaction)
       state.withLock { $0.outbox.insert(.updated([change]), at: 0) }
     case .removed(let transactions):
+      state.withLock { s in s.entries.removeAll { entry in transactions.contains { $0 === entry } } }
       for o in observers { o.paymentQueue(face, removedTransactions: transactions) }
     case .vanish(let transaction):
       state.withLock { $0.entries.removeAll { $0 === transaction } }

@@ -141,9 +141,11 @@ extension SKPaymentQueue {
             }))
       }
       var removed: [SKPaymentTransaction] = []
+      let queue = s
       s.entries.removeAll { entry in
         let f = entry.fields.withLock { $0 }
-        guard f.finishesLedger, let id = f.ledgerID else { return false }
+        // One the app finished leaves with its own `removed` step.
+        guard f.finishesLedger, let id = f.ledgerID, !queue.isFinishing(entry) else { return false }
         let gone = ledger?.transaction(id).map(\.isFinished) ?? true
         if gone { removed.append(entry) }
         return gone

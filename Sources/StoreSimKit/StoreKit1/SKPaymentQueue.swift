@@ -168,24 +168,31 @@ open class SKPaymentQueue: NSObject, @unchecked Sendable {
     scheduleDelivery()
   }
 
-  /// Removes a transaction from the queue (`removedTransactions` follows). A purchased one is
-  /// finished in the store too: it leaves StoreKit 2's `Transaction.unfinished`, and a
-  /// consumable leaves the receipt at its next update. Traps, as StoreKit raises, for a
-  /// `purchasing` transaction; a transaction the queue does not hold (no longer, or never: a
-  /// subclass an app's tests made) is ignored.
+  /// Finishes a transaction: a purchased one is finished in the store at once (it leaves
+  /// StoreKit 2's `Transaction.unfinished`, and a consumable leaves the receipt at its next
+  /// update), and the queue takes it off `transactions` later, on the main queue, when it tells
+  /// observers `removedTransactions`, as a device does: an observer that finishes each restored
+  /// transaction in `updatedTransactions` still finds them in `transactions` in
+  /// `paymentQueueRestoreCompletedTransactionsFinished` (jinSasaki/InAppPurchase's restore reads
+  /// them there). Traps, as StoreKit raises, for a `purchasing` transaction; a transaction the
+  /// queue does not hold (no longer, or never: a subclass an app's tests made), or one already
+  /// being finished, is ignored.
   open func finishTransaction(_ transaction: SKPaymentTransaction) {
     let queue = target
     guard queue === self else { return queue.finishTransaction(transaction) }
     // One the queue does not hold (finished before, or an app's own test double) is ignored.
-    guard state.withLock({ $0.entries.contains { $0 === transaction } }) else { return }
+    guard state.withLock({ s in s.entries.contains { $0 === transaction } && !s.isFinishing(transaction) })
+    else { return }
     let fields = transaction.fields.withLock { $0 }
     precondition(
       fields.state != .purchasing, "SKPaymentQueue.finishTransaction(_:): cannot finish a purchasing transaction")
+    let observed = !liveObservers.isEmpty
     let removed = state.withLock { s -> Bool in
-      guard let i = s.entries.firstIndex(where: { $0 === transaction }) else { return false }
-      s.entries.remove(at: i)
+      guard s.entries.contains(where: { $0 === transaction }), !s.isFinishing(transaction) else { return false }
       s.deferred.removeAll { $0.transaction === transaction }
       s.outbox.append(.removed([transaction]))
+      // With no observer nothing is delivered: it leaves at once.
+      if !observed { s.entries.removeAll { $0 === transaction } }
       return true
     }
     guard removed else { return }
