@@ -135,7 +135,17 @@ final class NodeDecoder: Decoder {
 
   /// An integer, as `JSONDecoder` converts one: digits exactly; a fraction or an exponent
   /// through `Double`, when that is an integer of the type.
+  /// Refused past `SessionBounds.largestInteger`, except an `Int64` (an identifier Apple gives,
+  /// such as a download id, is any 64-bit number and is never counted on).
   func unboxInteger<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
+    let v = try unboxAnyInteger(type)
+    guard T.self == Int64.self || SessionBounds.holds(integer: v) else {
+      throw corrupted("Number \(v) is out of range.", at: [])
+    }
+    return v
+  }
+
+  private func unboxAnyInteger<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
     let text = try number(type)
     let plain = !text.utf8.contains { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }
     if plain, let v = T(text) { return v }
@@ -160,7 +170,9 @@ final class NodeDecoder: Decoder {
   /// Milliseconds since 1970, as `JSONDecoder` reads them (through `Double`).
   func unboxDate() throws -> Date {
     let text = try number(Date.self)
-    guard let ms = Double(text), ms.isFinite else { throw corrupted("Number \(text) is not representable.", at: []) }
+    guard let ms = Double(text), ms.isFinite, ms.magnitude <= Double(SessionBounds.milliseconds.upperBound) else {
+      throw corrupted("Date \(text) is out of range.", at: [])
+    }
     let date = Date(timeIntervalSince1970: ms / 1000)
     if strict {
       // What the encoder writes for the date: its milliseconds as a `Double`.
@@ -175,6 +187,7 @@ final class NodeDecoder: Decoder {
   func unboxDecimal() throws -> Decimal {
     let text = try number(Decimal.self)
     guard let d = Self.decimal(text) else { throw corrupted("Number \(text) is not representable as Decimal.", at: []) }
+    guard SessionBounds.holds(price: d) else { throw corrupted("Number \(text) is out of range.", at: []) }
     return d
   }
 
