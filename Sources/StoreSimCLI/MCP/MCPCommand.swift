@@ -36,7 +36,7 @@ struct MCPCommand: CommandLineCommand {
       else { throw CLIError.noInput("--allow-path \(folder): no such folder") }
     }
     var environment = inv.environment
-    environment.pathPolicy = Self.pathPolicy(inv, allowed: allowPath ?? [])
+    environment.pathPolicy = Self.pathPolicy(environment, session: SessionContext.path(inv), allowed: allowPath ?? [])
     let server = MCPServer(
       tools: MCPTools(
         table: inv.table, environment: environment, session: inv.globals.session,
@@ -54,9 +54,8 @@ struct MCPCommand: CommandLineCommand {
 
   /// The folders the tools may use: the one the server was started in, the session's, and
   /// each `--allow-path`.
-  static func pathPolicy(_ inv: Invocation, allowed: [String]) -> PathPolicy {
-    let environment = inv.environment
-    let session = environment.absolutePath(SessionContext.path(inv))
+  static func pathPolicy(_ environment: CLIEnvironment, session: String, allowed: [String]) -> PathPolicy {
+    let session = environment.absolutePath(session)
     return PathPolicy(
       project: environment.currentDirectory, sessionFolder: (session as NSString).deletingLastPathComponent,
       allowed: allowed.map(environment.absolutePath), owner: "this MCP server",
