@@ -25,6 +25,9 @@ And the rows that held, so they stay held:
   half-closed  a request followed by a half close is answered, and the connection closed.
   idle-burst   1,000 idle connections, then a burst of 200 requests on new connections: all
                answered.
+The rows of the fifth pass (issue 45: files through the MCP server, XML of control characters,
+crafted sessions, caps) are in Scripts/attack_files.py: mcp-read, mcp-write, svg-controls,
+junit-controls, huge-date, mcp-line, session-size.
 (Hostile names in manage and the CLI's tables are Swift tests: TerminalAttackTests.)
 Python 3 standard library only; the clients and servers are in Scripts/attack_support.py.
 """
@@ -45,6 +48,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from attack_support import (  # noqa: E402
     BIN, FAILURES, Server, Session, check, one_answer, read_answers, request, verify)
+import attack_files  # noqa: E402
 
 # ---------------------------------------------------------------------------------------------
 
@@ -383,6 +387,7 @@ ROWS = {
     "pipelining": row_pipelining, "flat-out": row_flat_out, "descriptors": row_descriptors,
     "big-receipt": row_big_receipt, "crlf": row_crlf, "foreign": row_foreign, "sigquit": row_sigquit,
     "malformed": row_malformed, "half-closed": row_half_closed, "idle-burst": row_idle_burst,
+    **attack_files.ROWS,
 }
 # The large pipelining size: 8 MB in CI (a debug build); the figures in docs/hostile-clients.md
 # were taken at ATTACK_LARGE_MB=32 on a release build.

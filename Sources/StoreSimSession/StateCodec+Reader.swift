@@ -355,7 +355,7 @@ extension StateCodec {
       let start = i
       guard next == UInt8(ascii: "{") else { throw fail("expected an object") }
       let node = try value(depth: 0)
-      guard let state = try? JSONNodeDecoder(strict: true).decode(StoreState.self, from: node),
+      guard let state = try? JSONNodeDecoder(strict: true, bounded: true).decode(StoreState.self, from: node),
         state.customers.isEmpty, state.notifications.isEmpty
       else { throw fail("bad base state", at: start) }
       return state
