@@ -36,18 +36,16 @@ import base64
 import json
 import os
 import resource
-import select
 import signal
 import socket
 import subprocess
 import sys
-import termios
 import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from attack_support import (  # noqa: E402
-    BIN, FAILURES, Server, Session, check, one_answer, read_answers, request, verify)
+    BIN, FAILURES, Server, Session, check, manage_stopped_by, one_answer, read_answers, request, verify)
 import attack_files  # noqa: E402
 
 # ---------------------------------------------------------------------------------------------
@@ -270,41 +268,6 @@ def row_sigquit():
     print(f"row sigquit: serve exit {code}, shell ended by signal {-shell_code if isinstance(shell_code, int) else shell_code}, "
           f"manage ended by signal {-manage[signal.SIGQUIT][0]} (as after SIGTERM: {-manage[signal.SIGTERM][0]}) "
           "with its terminal restored, no crash report", flush=True)
-
-
-def manage_stopped_by(session, sig):
-    """Runs `manage` in a pseudo-terminal, sends `sig` once its screen is drawn; returns its exit
-    code, whether the terminal is back in line mode with echo, whether its last bytes left the
-    alternate screen with the cursor shown, and what it wrote after the signal."""
-    master, slave = os.openpty()
-    proc = subprocess.Popen([BIN, "manage"], cwd=session.folder, stdin=slave, stdout=slave, stderr=slave,
-                            start_new_session=True, env={**os.environ, "TERM": "xterm-256color"})
-    screen, deadline = b"", time.monotonic() + 20
-    while b"? help" not in screen and time.monotonic() < deadline and proc.poll() is None:
-        ready, _, _ = select.select([master], [], [], 0.2)
-        if ready:
-            screen += os.read(master, 65536)
-    check(b"? help" in screen, f"manage never drew its screen before {signal.Signals(sig).name}: {screen[-300:]!r}")
-    proc.send_signal(sig)
-    try:
-        code = proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        code = "still running"
-    tail = b""
-    while select.select([master], [], [], 0.2)[0]:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        tail += chunk
-    lflag = termios.tcgetattr(slave)[3]
-    os.close(master)
-    os.close(slave)
-    restored = bool(lflag & termios.ICANON) and bool(lflag & termios.ECHO)
-    return code, restored, tail.endswith(b"\x1b[?25h\x1b[?1049l"), tail.decode("utf-8", "replace")
 
 
 def row_malformed():
