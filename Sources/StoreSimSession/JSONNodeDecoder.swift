@@ -176,7 +176,7 @@ final class NodeDecoder: Decoder {
   func unboxDate() throws -> Date {
     let text = try number(Date.self)
     guard let ms = Double(text), ms.isFinite else { throw corrupted("Number \(text) is not representable.", at: []) }
-    guard !bounded || ms.magnitude <= Double(SessionBounds.milliseconds.upperBound) else {
+    guard !bounded || SessionBounds.holds(milliseconds: ms) else {
       throw corrupted("Date \(text) is out of range.", at: [])
     }
     let date = Date(timeIntervalSince1970: ms / 1000)

@@ -21,6 +21,9 @@ package enum SessionBounds {
   package static let largestFile = 2 << 30
 
   package static func holds(milliseconds: Int64) -> Bool { Self.milliseconds.contains(milliseconds) }
+  package static func holds(milliseconds: Double) -> Bool {
+    (Double(Self.milliseconds.lowerBound)...Double(Self.milliseconds.upperBound)).contains(milliseconds)
+  }
   package static func holds(price: Decimal) -> Bool { !price.isNaN && abs(price) <= largestPrice }
   package static func holds<T: BinaryInteger>(integer: T) -> Bool { integer.magnitude <= largestInteger }
 }
