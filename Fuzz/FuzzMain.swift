@@ -8,12 +8,13 @@ private let target: @Sendable (UnsafePointer<UInt8>, Int) -> CInt = {
   case "configuration": return fuzzConfiguration
   case "scenario": return fuzzScenario
   case "session": return fuzzSession
+  case "old-session": return fuzzOldSession
   case "http": return fuzzHTTPRequest
   case "signing": return fuzzSigning
   case let name:
     FileHandle.standardError.write(
       Data(
-        "STORESIM_FUZZ_TARGET must be configuration, scenario, session, http or signing (got \(name ?? "nothing"))\n"
+        "STORESIM_FUZZ_TARGET must be configuration, scenario, session, old-session, http or signing (got \(name ?? "nothing"))\n"
           .utf8))
     exit(2)
   }

@@ -25,6 +25,9 @@ And the rows that held, so they stay held:
   half-closed  a request followed by a half close is answered, and the connection closed.
   idle-burst   1,000 idle connections, then a burst of 200 requests on new connections: all
                answered.
+The rows of the fifth pass (issue 45: files through the MCP server, XML of control characters,
+crafted sessions, caps) are in Scripts/attack_files.py: mcp-read, mcp-write, svg-controls,
+junit-controls, huge-date, mcp-line, session-size.
 (Hostile names in manage and the CLI's tables are Swift tests: TerminalAttackTests.)
 Python 3 standard library only; the clients and servers are in Scripts/attack_support.py.
 """
@@ -33,18 +36,17 @@ import base64
 import json
 import os
 import resource
-import select
 import signal
 import socket
 import subprocess
 import sys
-import termios
 import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from attack_support import (  # noqa: E402
-    BIN, FAILURES, Server, Session, check, one_answer, read_answers, request, verify)
+    BIN, FAILURES, Server, Session, check, manage_stopped_by, one_answer, read_answers, request, verify)
+import attack_files  # noqa: E402
 
 # ---------------------------------------------------------------------------------------------
 
@@ -268,41 +270,6 @@ def row_sigquit():
           "with its terminal restored, no crash report", flush=True)
 
 
-def manage_stopped_by(session, sig):
-    """Runs `manage` in a pseudo-terminal, sends `sig` once its screen is drawn; returns its exit
-    code, whether the terminal is back in line mode with echo, whether its last bytes left the
-    alternate screen with the cursor shown, and what it wrote after the signal."""
-    master, slave = os.openpty()
-    proc = subprocess.Popen([BIN, "manage"], cwd=session.folder, stdin=slave, stdout=slave, stderr=slave,
-                            start_new_session=True, env={**os.environ, "TERM": "xterm-256color"})
-    screen, deadline = b"", time.monotonic() + 20
-    while b"? help" not in screen and time.monotonic() < deadline and proc.poll() is None:
-        ready, _, _ = select.select([master], [], [], 0.2)
-        if ready:
-            screen += os.read(master, 65536)
-    check(b"? help" in screen, f"manage never drew its screen before {signal.Signals(sig).name}: {screen[-300:]!r}")
-    proc.send_signal(sig)
-    try:
-        code = proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        code = "still running"
-    tail = b""
-    while select.select([master], [], [], 0.2)[0]:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        tail += chunk
-    lflag = termios.tcgetattr(slave)[3]
-    os.close(master)
-    os.close(slave)
-    restored = bool(lflag & termios.ICANON) and bool(lflag & termios.ECHO)
-    return code, restored, tail.endswith(b"\x1b[?25h\x1b[?1049l"), tail.decode("utf-8", "replace")
-
-
 def row_malformed():
     session = Session(("buy", "com.example.premium.lifetime"))
     server = Server(session)
@@ -383,6 +350,7 @@ ROWS = {
     "pipelining": row_pipelining, "flat-out": row_flat_out, "descriptors": row_descriptors,
     "big-receipt": row_big_receipt, "crlf": row_crlf, "foreign": row_foreign, "sigquit": row_sigquit,
     "malformed": row_malformed, "half-closed": row_half_closed, "idle-burst": row_idle_burst,
+    **attack_files.ROWS,
 }
 # The large pipelining size: 8 MB in CI (a debug build); the figures in docs/hostile-clients.md
 # were taken at ATTACK_LARGE_MB=32 on a release build.

@@ -1,6 +1,6 @@
 """The clients and servers of Scripts/attack.py: a session made with the CLI in a temporary
-folder, `storesim serve` on an ephemeral port, raw HTTP/1.1 requests and answers on sockets.
-Python 3 standard library only.
+folder, `storesim serve` on an ephemeral port, raw HTTP/1.1 requests and answers on sockets,
+and `manage` in a pseudo-terminal. Python 3 standard library only.
 """
 
 import atexit
@@ -8,12 +8,14 @@ import base64
 import json
 import os
 import resource
+import select
 import shutil
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import termios
 import time
 import urllib.parse
 
@@ -171,3 +173,38 @@ def verify(server, receipt_data, path="/sandbox/verifyReceipt"):
 
 
 TOKEN = token()
+
+
+def manage_stopped_by(session, sig):
+    """Runs `manage` in a pseudo-terminal, sends `sig` once its screen is drawn; returns its exit
+    code, whether the terminal is back in line mode with echo, whether its last bytes left the
+    alternate screen with the cursor shown, and what it wrote after the signal."""
+    master, slave = os.openpty()
+    proc = subprocess.Popen([BIN, "manage"], cwd=session.folder, stdin=slave, stdout=slave, stderr=slave,
+                            start_new_session=True, env={**os.environ, "TERM": "xterm-256color"})
+    screen, deadline = b"", time.monotonic() + 20
+    while b"? help" not in screen and time.monotonic() < deadline and proc.poll() is None:
+        ready, _, _ = select.select([master], [], [], 0.2)
+        if ready:
+            screen += os.read(master, 65536)
+    check(b"? help" in screen, f"manage never drew its screen before {signal.Signals(sig).name}: {screen[-300:]!r}")
+    proc.send_signal(sig)
+    try:
+        code = proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        code = "still running"
+    tail = b""
+    while select.select([master], [], [], 0.2)[0]:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        tail += chunk
+    lflag = termios.tcgetattr(slave)[3]
+    os.close(master)
+    os.close(slave)
+    restored = bool(lflag & termios.ICANON) and bool(lflag & termios.ECHO)
+    return code, restored, tail.endswith(b"\x1b[?25h\x1b[?1049l"), tail.decode("utf-8", "replace")

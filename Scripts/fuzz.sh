@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Builds one libFuzzer binary holding the five targets (configuration reader, scenario parser,
-# session reader, HTTP request parser, DER and JWS readers) with the toolchain's own
-# -sanitize=fuzzer (plus address sanitizer) and runs each for a bounded time, seeded from the
-# .storekit corpus, Scripts/ and session files written here by the built storesim.
+# Builds one libFuzzer binary holding the six targets (configuration reader, scenario parser,
+# session reader, old-format sessions used by the commands, HTTP request parser, DER and JWS
+# readers) with the toolchain's own -sanitize=fuzzer (plus address sanitizer) and runs each for
+# a bounded time, seeded from the .storekit corpus, Scripts/ and session files written here by
+# the built storesim.
 #   Scripts/fuzz.sh [SECONDS_PER_TARGET]   (default 60)
 #   Scripts/fuzz.sh --build-only           (builds the binary and stops: CI builds it beside
 #                                           other steps, then runs the targets)
@@ -14,7 +15,7 @@ BUILD_ONLY=
 if [ "${1:-}" = --build-only ]; then BUILD_ONLY=1; shift; fi
 SECONDS_EACH="${1:-60}"
 OUT=.build/fuzz
-mkdir -p "$OUT/crashes" "$OUT/corpus-configuration" "$OUT/corpus-scenario" "$OUT/corpus-session" "$OUT/corpus-http" "$OUT/corpus-signing"
+mkdir -p "$OUT/crashes" "$OUT/corpus-configuration" "$OUT/corpus-scenario" "$OUT/corpus-session" "$OUT/corpus-old-session" "$OUT/corpus-http" "$OUT/corpus-signing"
 
 # The core and the CLI library compiled, with every target's entry and FuzzMain.swift's single
 # LLVMFuzzerTestOneInput, into one binary as one module (the fuzz entry points use internal
@@ -55,6 +56,7 @@ session_seed() { # NAME CONFIGURATION COMMAND...
   for line in "$@"; do read -ra words <<<"$line"; "$STORESIM" "${words[@]}" >/dev/null; done
   { printf '%s\n' '{"codec":"compact-1","configurationDigest":"0","configurationPath":"p","format":"storesim-session","version":2}'
     sed -n 2p "$STORESIM_SESSION"; } > "$OUT/corpus-session/$name-v2.json"
+  sed -n 2p "$STORESIM_SESSION" > "$OUT/corpus-old-session/$name"  # old-session: the state line alone
   unset STORESIM_SESSION
 }
 session_seed fresh Configurations/Premium.storekit
@@ -83,7 +85,7 @@ if command -v openssl >/dev/null; then
 fi
 
 status=0
-for target in configuration scenario session http signing; do
+for target in configuration scenario session old-session http signing; do
   echo "== fuzz-$target for ${SECONDS_EACH}s"
   if ! STORESIM_FUZZ_TARGET="$target" "$OUT/fuzz" "$OUT/corpus-$target" -max_total_time="$SECONDS_EACH" -max_len=65536 \
       -rss_limit_mb=2048 -timeout=10 -artifact_prefix="$OUT/crashes/$target-" -print_final_stats=1 2>"$OUT/$target.log"; then

@@ -1,4 +1,5 @@
 import Foundation
+import StoreSimSession
 
 /// The world the CLI runs in: output sinks, environment variables, the folder, the wall clock.
 ///
@@ -20,6 +21,9 @@ public struct CLIEnvironment: Sendable {
   public var columns: Int = HelpText.width
   /// Reads one line of standard input (the shell); nil at end of input.
   public var readLine: @Sendable () -> String?
+  /// Reads one line of standard input holding at most the given bytes of it (the MCP server);
+  /// nil: `readLine`, with the cap checked after.
+  var readLimitedLine: (@Sendable (Int) -> InputLine?)? = nil
   /// Writes bytes to standard output as they are (`certificate --der`).
   public var writeOutBytes: @Sendable ([UInt8]) -> Void
   /// Random bytes (a new session's signing key; the core has no randomness of its own).
@@ -36,6 +40,8 @@ public struct CLIEnvironment: Sendable {
   /// The MCP server's dual mode: a command prints its text to `writeOut` and writes its
   /// `--json` output here, from one run. Nil everywhere else.
   var writeJSON: (@Sendable (String) -> Void)? = nil
+  /// The folders files may be read and written in (the MCP server's); nil: anywhere.
+  var pathPolicy: PathPolicy? = nil
 
   /// Creates an environment.
   public init(
@@ -68,6 +74,8 @@ public struct CLIEnvironment: Sendable {
       readLine: { Swift.readLine(strippingNewline: true) }
     )
     environment.writeOutBytes = { bytes in bytes.withUnsafeBytes { StandardStream.output.write($0) } }
+    let input = LimitedLineReader()
+    environment.readLimitedLine = { limit in input.next(limit: limit) }
     if environment.isTerminal { environment.columns = terminalColumns(environment.variables) }
     return environment
   }
@@ -82,11 +90,31 @@ public struct CLIEnvironment: Sendable {
     return columns > 0 ? min(max(columns, 40), 200) : HelpText.width
   }
 
-  /// An absolute path for a path the user typed.
-  func resolve(_ path: String) -> String {
+  /// An absolute path for a path the user typed; refused (77) when it lies outside the folders
+  /// of `pathPolicy`. Every file a command reads or writes by name is found here.
+  func resolve(_ path: String) throws -> String {
+    let absolute = absolutePath(path)
+    guard let pathPolicy else { return absolute }
+    do { return try pathPolicy.check(absolute) } catch {
+      throw CLIError(code: .permissionDenied, message: error.message)
+    }
+  }
+
+  /// An absolute path for a path the user typed, whatever the policy: the session's own.
+  func absolutePath(_ path: String) -> String {
     if path.hasPrefix("/") { return path }
     if path.hasPrefix("~/"), let home = variables["HOME"] { return home + path.dropFirst() }
     return (currentDirectory as NSString).appendingPathComponent(path)
+  }
+
+  /// A copy that writes nowhere, with relative paths from `folder` (a scenario's), under the
+  /// same path policy.
+  func quiet(in folder: String) -> CLIEnvironment {
+    var quiet = CLIEnvironment(
+      writeOut: { _ in }, writeErr: { _ in }, variables: variables, currentDirectory: folder, now: now,
+      isTerminal: false)
+    quiet.pathPolicy = pathPolicy
+    return quiet
   }
 }
 

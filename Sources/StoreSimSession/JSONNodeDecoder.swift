@@ -14,10 +14,13 @@ import StoreSim
 package struct JSONNodeDecoder {
   /// Whether the JSON must be exactly what the encoder writes (see above).
   package var strict: Bool
+  /// Whether dates, decimals and integers must lie in `SessionBounds` (a session file's).
+  package var bounded: Bool
 
-  /// A decoder; strict or as lenient as `JSONDecoder`.
-  package init(strict: Bool) {
+  /// A decoder; strict or as lenient as `JSONDecoder`; bounded as a session's values are.
+  package init(strict: Bool, bounded: Bool = false) {
     self.strict = strict
+    self.bounded = bounded
   }
 
   /// The value of a number's text as `Decimal` holds it; nil when it cannot.
@@ -25,7 +28,7 @@ package struct JSONNodeDecoder {
 
   /// Decodes a value of `type` from `node`.
   package func decode<T: Decodable>(_ type: T.Type, from node: JSONNode) throws -> T {
-    try NodeDecoder(node.value, codingPath: [], strict: strict).unbox(T.self)
+    try NodeDecoder(node.value, codingPath: [], strict: strict, bounded: bounded).unbox(T.self)
   }
 }
 
@@ -52,17 +55,19 @@ final class NodeDecoder: Decoder {
   let value: JSONValue
   let codingPath: [any CodingKey]
   let strict: Bool
+  let bounded: Bool
   var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-  init(_ value: JSONValue, codingPath: [any CodingKey], strict: Bool) {
+  init(_ value: JSONValue, codingPath: [any CodingKey], strict: Bool, bounded: Bool) {
     self.value = value
     self.codingPath = codingPath
     self.strict = strict
+    self.bounded = bounded
   }
 
   /// A decoder for a value inside this one.
   func child(_ value: JSONValue, key: any CodingKey) -> NodeDecoder {
-    NodeDecoder(value, codingPath: codingPath + [key], strict: strict)
+    NodeDecoder(value, codingPath: codingPath + [key], strict: strict, bounded: bounded)
   }
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
@@ -135,7 +140,17 @@ final class NodeDecoder: Decoder {
 
   /// An integer, as `JSONDecoder` converts one: digits exactly; a fraction or an exponent
   /// through `Double`, when that is an integer of the type.
+  /// Bounded: refused past `SessionBounds.largestInteger`, except an `Int64` (an identifier
+  /// Apple gives, such as a download id, is any 64-bit number and is never counted on).
   func unboxInteger<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
+    let v = try unboxAnyInteger(type)
+    guard !bounded || T.self == Int64.self || SessionBounds.holds(integer: v) else {
+      throw corrupted("Number \(v) is out of range.", at: [])
+    }
+    return v
+  }
+
+  private func unboxAnyInteger<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
     let text = try number(type)
     let plain = !text.utf8.contains { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }
     if plain, let v = T(text) { return v }
@@ -161,6 +176,9 @@ final class NodeDecoder: Decoder {
   func unboxDate() throws -> Date {
     let text = try number(Date.self)
     guard let ms = Double(text), ms.isFinite else { throw corrupted("Number \(text) is not representable.", at: []) }
+    guard !bounded || SessionBounds.holds(milliseconds: ms) else {
+      throw corrupted("Date \(text) is out of range.", at: [])
+    }
     let date = Date(timeIntervalSince1970: ms / 1000)
     if strict {
       // What the encoder writes for the date: its milliseconds as a `Double`.
@@ -175,6 +193,7 @@ final class NodeDecoder: Decoder {
   func unboxDecimal() throws -> Decimal {
     let text = try number(Decimal.self)
     guard let d = Self.decimal(text) else { throw corrupted("Number \(text) is not representable as Decimal.", at: []) }
+    guard !bounded || SessionBounds.holds(price: d) else { throw corrupted("Number \(text) is out of range.", at: []) }
     return d
   }
 

@@ -54,6 +54,13 @@ package enum SessionFile {
       throw SessionStoreError(.noInput, "no session at \(name); start one with 'storesim init CONFIG.storekit'")
     }
     if access(path, R_OK) != 0 { throw SessionStoreError.system("cannot read session file \(name)", errno: errno) }
+    var status = stat()
+    if stat(path, &status) == 0, Int(status.st_size) > SessionBounds.largestFile {
+      throw SessionStoreError(
+        .badData,
+        "session file \(name) has \(status.st_size) bytes, more than the \(SessionBounds.largestFile >> 30) GiB a session may have; it was left untouched"
+      )
+    }
     guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else {
       throw SessionStoreError(.noInput, "cannot read session file \(name)")
     }

@@ -223,14 +223,18 @@ extension StateCodec {
     mutating func uint() throws(DecodingError) -> UInt64 {
       try separator()
       ws()
-      do { return try scanner.scanDigits() } catch { throw fail(error) }
+      let v: UInt64
+      do { v = try scanner.scanDigits() } catch { throw fail(error) }
+      guard SessionBounds.holds(integer: v) else { throw fail("integer out of range") }
+      return v
     }
 
     mutating func optUInt() throws(DecodingError) -> UInt64? { try null() ? nil : try uint() }
 
+    /// A count, within `SessionBounds.counts`.
     mutating func smallInt() throws(DecodingError) -> Int {
       let v = try int()
-      guard let n = Int(exactly: v) else { throw fail("integer out of range") }
+      guard SessionBounds.counts.contains(v), let n = Int(exactly: v) else { throw fail("count out of range") }
       return n
     }
 
@@ -239,7 +243,11 @@ extension StateCodec {
       return try boolean()
     }
 
-    mutating func date() throws(DecodingError) -> Date { Date(epochMilliseconds: try int()) }
+    mutating func date() throws(DecodingError) -> Date {
+      let ms = try int()
+      guard SessionBounds.holds(milliseconds: ms) else { throw fail("date out of range") }
+      return Date(epochMilliseconds: ms)
+    }
     mutating func optDate() throws(DecodingError) -> Date? { try null() ? nil : try date() }
 
     mutating func decimal() throws(DecodingError) -> Decimal {
@@ -249,6 +257,7 @@ extension StateCodec {
       guard Self.isPlainNumber(s.utf8), let d = Decimal(string: s, locale: Locale(identifier: "en_US_POSIX")) else {
         throw fail("bad decimal '\(s)'")
       }
+      guard SessionBounds.holds(price: d) else { throw fail("price out of range") }
       decimals[s] = d
       return d
     }
@@ -346,7 +355,7 @@ extension StateCodec {
       let start = i
       guard next == UInt8(ascii: "{") else { throw fail("expected an object") }
       let node = try value(depth: 0)
-      guard let state = try? JSONNodeDecoder(strict: true).decode(StoreState.self, from: node),
+      guard let state = try? JSONNodeDecoder(strict: true, bounded: true).decode(StoreState.self, from: node),
         state.customers.isEmpty, state.notifications.isEmpty
       else { throw fail("bad base state", at: start) }
       return state

@@ -8,7 +8,7 @@ enum KeyFile {
   static let maximumSize = 64 * 1024
 
   static func read(_ path: String, option: String, _ inv: Invocation) throws -> P256.PrivateKey {
-    let data = try ConfigurationFile.bytes(inv.environment.resolve(path), shownAs: path)
+    let data = try ConfigurationFile.bytes(try inv.environment.resolve(path), shownAs: path)
     guard data.count <= maximumSize else { throw CLIError.data("\(option) \(path): not a P-256 private key") }
     do {
       if let text = String(data: data, encoding: .utf8) { return try P256.PrivateKey(pemOrBase64: text) }

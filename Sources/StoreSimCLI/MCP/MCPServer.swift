@@ -28,6 +28,16 @@ struct MCPServer {
   let tools: MCPTools
 
   /// The answer to one line of input: nil for a notification, a response or an empty line.
+  func handle(_ input: InputLine) -> String? {
+    guard case .text(let line) = input else {
+      return Self.error(
+        id: .null, .parseError,
+        "parse error: a message longer than \(InputLine.limit >> 20) MiB; it was not read (one message a line)")
+    }
+    return handle(line)
+  }
+
+  /// The answer to one line of text.
   func handle(_ line: String) -> String? {
     guard !line.allSatisfy(\.isWhitespace) else { return nil }
     let message: JSONNode

@@ -14,6 +14,11 @@ struct MCPTools {
     "timeline", "restore", "consumption", "version",
   ]
 
+  /// Commands that reach URLs outside the session (`openWorldHint`): `settings` sets the
+  /// delivery URL and `retention` asks the developer's server; beside them every command that
+  /// changes the session, which posts its notifications to the delivery URL when one is set.
+  static let reachesURLs: Set<String> = ["settings", "retention"]
+
   let table: CommandTable
   /// What `storesim mcp` itself was given: the session, the customer, the folder.
   let environment: CLIEnvironment
@@ -33,7 +38,9 @@ struct MCPTools {
         "title": .string(spec.abstract),
         "description": .string(description(spec)),
         "inputSchema": Self.inputSchema(spec),
-        "annotations": .object(["readOnlyHint": .bool(readOnly), "openWorldHint": .bool(false)]),
+        "annotations": .object([
+          "readOnlyHint": .bool(readOnly), "openWorldHint": .bool(!readOnly || Self.reachesURLs.contains(spec.name)),
+        ]),
       ])
     } + [expectDescription]
   }

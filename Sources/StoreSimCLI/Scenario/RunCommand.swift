@@ -71,10 +71,15 @@ struct ScenarioRun {
     if inv.json { scenarioEnvironment.writeOut = inv.environment.writeErr }
     let runner = ScenarioRunner(environment: scenarioEnvironment, verbose: options.verbose)
     let forced = try forcedEnvironment()
+    // The files the run writes are found (and refused) before anything is read or run.
+    let junit = try options.junit.map { try inv.environment.resolve($0) }
+    let reportPath = try options.report.map { try inv.environment.resolve($0) }
+    let timelinePath = try options.timeline.map { try inv.environment.resolve($0) }
+    let artifactsPath = try options.artifacts.map { try inv.environment.resolve($0) }
     // Every file is read and checked before anything runs; a file with errors is reported with
     // all of them and does not run, and the other files still do.
     let checked = try files.map(check)
-    let artifactsFolder = try createArtifactsFolder()
+    let artifactsFolder = try createArtifactsFolder(artifactsPath)
     var results: [ScenarioResult] = []
     var last: Store?
     for var r in checked {
@@ -82,13 +87,13 @@ struct ScenarioRun {
       results.append(r)
       if inv.printsText { inv.out(r.summary) }
     }
-    try writePictures(of: last, scenario: files[0])
+    try writePictures(of: last, scenario: files[0], report: reportPath, timeline: timelinePath)
     report(results)
-    if let junit = options.junit {
+    if let junit, let shown = options.junit {
       do {
-        try Self.junit(results).write(toFile: inv.environment.resolve(junit), atomically: true, encoding: .utf8)
+        try Self.junit(results).write(toFile: junit, atomically: true, encoding: .utf8)
       } catch {
-        throw CLIError(code: .cannotCreate, message: "cannot write JUnit report to \(junit)")
+        throw CLIError(code: .cannotCreate, message: "cannot write JUnit report to \(shown)")
       }
     }
     if results.contains(where: { !$0.errors.isEmpty }) { return .dataError }
@@ -108,7 +113,7 @@ struct ScenarioRun {
 
   /// Reads and checks one file, printing its errors.
   func check(_ file: String) throws -> ScenarioResult {
-    let path = inv.environment.resolve(file)
+    let path = try inv.environment.resolve(file)
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
       throw CLIError.noInput("no such scenario file: \(file)")
@@ -141,8 +146,8 @@ struct ScenarioRun {
   }
 
   /// `--artifacts`: the folder, created.
-  func createArtifactsFolder() throws -> String? {
-    guard let folder = options.artifacts.map({ inv.environment.resolve($0) }) else { return nil }
+  func createArtifactsFolder(_ folder: String?) throws -> String? {
+    guard let folder else { return nil }
     do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) } catch {
       throw CLIError(code: .cannotCreate, message: "cannot create the artifacts folder \(folder)")
     }
@@ -151,15 +156,13 @@ struct ScenarioRun {
 
   /// `--report` and `--timeline`: the page and the drawing of the scenario's session (nothing
   /// when it did not run or made no session).
-  func writePictures(of store: Store?, scenario: String) throws {
-    if let file = options.report, let store {
-      try ReportPage.write(
-        ReportPage.html(store: store, title: scenario), to: inv.environment.resolve(file), shown: file)
+  func writePictures(of store: Store?, scenario: String, report: String?, timeline: String?) throws {
+    if let path = report, let file = options.report, let store {
+      try ReportPage.write(ReportPage.html(store: store, title: scenario), to: path, shown: file)
     }
-    if let file = options.timeline, let store {
+    if let path = timeline, let file = options.timeline, let store {
       try ReportPage.write(
-        TimelinePicture.svg(store: store, groups: store.configuration.subscriptionGroups),
-        to: inv.environment.resolve(file), shown: file)
+        TimelinePicture.svg(store: store, groups: store.configuration.subscriptionGroups), to: path, shown: file)
     }
   }
 
@@ -204,17 +207,18 @@ struct ScenarioRun {
       + "\n"
     for r in results {
       xml +=
-        #"  <testcase classname="storesim.scenario" name="\#(xmlEscape(r.file))" time="\#(String(format: "%.3f", r.elapsed))">"#
+        #"  <testcase classname="storesim.scenario" name="\#(XMLText.escaped(r.file))" time="\#(String(format: "%.3f", r.elapsed))">"#
       if !r.errors.isEmpty {
         let body = r.errors.map { "\(r.file):\($0.line): error: \($0.message)" }.joined(separator: "\n")
         xml +=
           "\n"
-          + #"    <error type="scenario error" message="\#(r.errors.count) error\#(r.errors.count == 1 ? "" : "s"); not run">\#(xmlEscape(body))</error>"#
+          + #"    <error type="scenario error" message="\#(r.errors.count) error\#(r.errors.count == 1 ? "" : "s"); not run">\#(XMLText.escaped(body))</error>"#
           + "\n  "
       } else if !r.failures.isEmpty {
         let body = r.failures.map { "\(r.file):\($0.line): \($0.message)" }.joined(separator: "\n")
         xml +=
-          "\n" + #"    <failure message="\#(xmlEscape(r.failures[0].message))">\#(xmlEscape(body))</failure>"#
+          "\n"
+          + #"    <failure message="\#(XMLText.escaped(r.failures[0].message))">\#(XMLText.escaped(body))</failure>"#
           + "\n  "
       }
       xml += "</testcase>\n"
@@ -261,9 +265,4 @@ struct ScenarioResult {
         }),
     ])
   }
-}
-
-func xmlEscape(_ s: String) -> String {
-  s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-    .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
 }

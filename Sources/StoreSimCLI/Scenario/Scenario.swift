@@ -222,9 +222,9 @@ struct ScenarioRunner {
       // A refused purchase is a failed one for `expect result`.
       if words[0] == "buy" { memory.lastPurchaseResult = PurchaseResultName.failed.rawValue }
       let box = Mutex(CapturedOutput())
-      let captured = CLIEnvironment(
-        writeOut: { text in box.withLock { $0.out += text } }, writeErr: { text in box.withLock { $0.err += text } },
-        variables: environment.variables, currentDirectory: folder, now: environment.now, isTerminal: false)
+      var captured = environment.quiet(in: folder)
+      captured.writeOut = { text in box.withLock { $0.out += text } }
+      captured.writeErr = { text in box.withLock { $0.err += text } }
       let code = CLI.run(words, environment: captured, memory: memory)
       let output = box.current
       if verbose {

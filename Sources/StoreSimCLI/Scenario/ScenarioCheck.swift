@@ -60,18 +60,42 @@ enum ScenarioCheck {
     return expecting
   }
 
+  /// The words a scenario line may begin with besides a command's name (`storesim` is refused
+  /// with its own message).
+  static let lineWords: Set<String> = ["expect", "echo", "respond", "help", "storesim"]
+
+  /// Whether `text` is no scenario at all: its first line with words (after blank lines and
+  /// comments) does not begin with a command, `expect`, `echo` or `respond` (a typo there is
+  /// answered so too: a near miss may be the start of a secret). Such a file (a key, a `.env`, any file named by mistake or by an agent) is
+  /// refused whole, before any line of it is read further, and its error shows no word of it.
+  static func notAScenario(_ text: String, table: CommandTable) -> ScenarioFailure? {
+    for (number, raw) in ScenarioRunner.numberedLines(text) {
+      let refusal = ScenarioFailure(
+        line: number,
+        message:
+          "line \(number) is not a scenario command (a command, expect, echo or respond), so this is not a scenario file; none of its lines is shown"
+      )
+      guard let words = try? ScriptLineSplitter.split(String(raw)) else { return refusal }
+      guard let first = words.first else { continue }
+      return table.spec(named: first) != nil || lineWords.contains(first) ? nil : refusal
+    }
+    return nil
+  }
+
   /// Every error of a scenario file, each with its line, and its lines to run.
   static func check(
     _ text: String, file: String, folder: String, table: CommandTable, environment: CLIEnvironment
   ) -> Result {
     var result = Result()
+    if let refusal = notAScenario(text, table: table) {
+      result.errors = [refusal]
+      return result
+    }
     let expectingRefusal = linesExpectingRefusal(text)
     let memory = MemorySession()
     memory.checking = true
     var initFailed = false
-    let quiet = CLIEnvironment(
-      writeOut: { _ in }, writeErr: { _ in }, variables: environment.variables, currentDirectory: folder,
-      now: environment.now, isTerminal: false)
+    let quiet = environment.quiet(in: folder)
     for (number, raw) in ScenarioRunner.numberedLines(text) {
       let line: ScenarioLine
       do {

@@ -59,7 +59,7 @@ struct APICommand: CommandLineCommand {
       if file == "-" {
         body = Array(FileHandle.standardInput.readDataToEndOfFile())
       } else {
-        let path = inv.environment.resolve(file)
+        let path = try inv.environment.resolve(file)
         guard FileManager.default.fileExists(atPath: path) else { throw CLIError.noInput("no such file: \(file)") }
         guard let handle = FileHandle(forReadingAtPath: path) else { throw CLIError.noInput("cannot read \(file)") }
         body = Array(handle.readDataToEndOfFile())

@@ -10,7 +10,7 @@ enum ConfigurationFile {
   /// The file to read for a path: the path itself, or `Configuration.storekit` inside a
   /// `.storekit` package folder.
   static func contentPath(_ path: String, environment: CLIEnvironment) throws -> String {
-    let absolute = environment.resolve(path)
+    let absolute = try environment.resolve(path)
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: absolute, isDirectory: &isDirectory) else {
       throw CLIError.noInput("no such file: \(path)")

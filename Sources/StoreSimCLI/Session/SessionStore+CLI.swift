@@ -30,7 +30,7 @@ extension SessionLocation {
   /// Checks and resolves a session path as the user wrote it (relative to the working
   /// directory, `~/` to the home folder).
   init(shown: String, environment: CLIEnvironment) throws {
-    self = try reportingSessionErrors { try SessionLocation(shown: shown, resolve: environment.resolve) }
+    self = try reportingSessionErrors { try SessionLocation(shown: shown, resolve: environment.absolutePath) }
   }
 }
 

@@ -25,14 +25,14 @@ enum ReportPage {
       <meta name="viewport" content="width=device-width, initial-scale=1">
       <meta name="color-scheme" content="light dark">
       <link rel="icon" href="data:,">
-      <title>storesim report: \(xmlEscape(title))</title>
+      <title>storesim report: \(XMLText.escaped(title))</title>
       <style>
       \(style)
       </style>
       </head>
       <body>
-      <h1>storesim report: \(xmlEscape(title))</h1>
-      <p class="muted">Virtual now \(ISO8601.string(store.now)) · environment \(xmlEscape(store.state.environment.rawValue)) · \
+      <h1>storesim report: \(XMLText.escaped(title))</h1>
+      <p class="muted">Virtual now \(ISO8601.string(store.now)) · environment \(XMLText.escaped(store.state.environment.rawValue)) · \
       \(store.configuration.products.count) products · made by storesim \(storesimVersion)</p>
 
       """
@@ -52,11 +52,11 @@ enum ReportPage {
   }
 
   static func section(_ title: String, _ head: [String], _ rows: [[String]]) -> String {
-    var out = "<h2>\(xmlEscape(title))</h2>\n"
+    var out = "<h2>\(XMLText.escaped(title))</h2>\n"
     guard !rows.isEmpty else { return out + "<p class=\"muted\">none</p>\n" }
-    out += "<div class=\"wide\"><table>\n<tr>" + head.map { "<th>\(xmlEscape($0))</th>" }.joined() + "</tr>\n"
+    out += "<div class=\"wide\"><table>\n<tr>" + head.map { "<th>\(XMLText.escaped($0))</th>" }.joined() + "</tr>\n"
     for row in rows {
-      out += "<tr>" + row.map { "<td>\(xmlEscape($0))</td>" }.joined() + "</tr>\n"
+      out += "<tr>" + row.map { "<td>\(XMLText.escaped($0))</td>" }.joined() + "</tr>\n"
     }
     return out + "</table></div>\n"
   }
@@ -138,10 +138,9 @@ struct ReportCommand: CommandLineCommand {
 
   func run(_ inv: Invocation) throws -> ExitCode {
     guard let file = html else { return .usage }
+    let path = try inv.environment.resolve(file)
     return try SessionContext.with(inv, mutating: false) { store in
-      try ReportPage.write(
-        ReportPage.html(store: store, title: SessionContext.path(inv)), to: inv.environment.resolve(file),
-        shown: file)
+      try ReportPage.write(ReportPage.html(store: store, title: SessionContext.path(inv)), to: path, shown: file)
       inv.emit(json: .object(["report": .string(file)]), line: "wrote \(file)")
       return .success
     }

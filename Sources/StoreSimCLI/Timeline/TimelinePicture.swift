@@ -136,11 +136,11 @@ enum TimelinePicture {
       var tip = "\(p.kind) \(axis.label(p.start)) – \(axis.label(p.end))"
       if let t = p.transaction { tip += " · \(t.productID) · transaction \(t.id)" }
       out += #"<rect class="tl-\#(p.kind)" x="\#(a)" y="\#(y)" width="\#(b - a)" height="\#(h)">"#
-      out += "<title>\(xmlEscape(tip))</title></rect>"
+      out += "<title>\(XMLText.escaped(tip))</title></rect>"
       if let t = p.transaction {
         if let previous = previousProduct, previous != t.productID {
           out += #"<line class="tl-change" x1="\#(a)" y1="\#(top - 4)" x2="\#(a)" y2="\#(top + 20)">"#
-          out += "<title>\(xmlEscape("plan change: \(previous) → \(t.productID)"))</title></line>"
+          out += "<title>\(XMLText.escaped("plan change: \(previous) → \(t.productID)"))</title></line>"
         }
         previousProduct = t.productID
         let label = t.productID
@@ -172,6 +172,6 @@ enum TimelinePicture {
 
   static func text(_ x: Int, _ y: Int, _ content: String, class name: String? = nil) -> String {
     let attribute = name.map { #" class="\#($0)""# } ?? ""
-    return #"<text x="\#(x)" y="\#(y)"\#(attribute)>\#(xmlEscape(content))</text>"#
+    return #"<text x="\#(x)" y="\#(y)"\#(attribute)>\#(XMLText.escaped(content))</text>"#
   }
 }

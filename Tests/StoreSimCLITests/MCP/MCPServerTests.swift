@@ -13,11 +13,14 @@ import Testing
     let server: MCPServer
     var session: String { cli.folder + "/s.json" }
 
-    init(initialized: Bool = true) throws {
+    /// `allowed`: the server's `--allow-path` folders; it may use the harness folder (its
+    /// project and the session's folder) and those, as `storesim mcp` would.
+    init(initialized: Bool = true, allowed: [String] = []) throws {
       cli = try CLIHarness()
-      let environment = CLIEnvironment(
+      var environment = CLIEnvironment(
         writeOut: { _ in }, writeErr: { _ in }, currentDirectory: cli.folder,
         now: { Date(timeIntervalSince1970: 1_767_225_600) })
+      environment.pathPolicy = MCPCommand.pathPolicy(environment, session: cli.folder + "/s.json", allowed: allowed)
       server = MCPServer(
         tools: MCPTools(
           table: .standard, environment: environment, session: cli.folder + "/s.json", customer: nil))
