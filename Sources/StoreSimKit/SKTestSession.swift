@@ -26,7 +26,13 @@ public final class SKTestSession: Sendable {
   public convenience init(contentsOf url: URL, startDate: Date? = nil) throws {
     guard url.isFileURL else { throw SKTestError(.invalidURL, "\(url) is not a file URL") }
     let data: Data
-    do { data = try Data(contentsOf: url) } catch { throw SKTestError(.fileNotFound, "cannot read \(url.path)") }
+    do {
+      data = try ConfigurationBytes.read(url.path)
+    } catch .tooLarge {
+      throw SKTestError(.invalidAction, "\(url.path) is larger than 32 MiB; not a StoreKit configuration")
+    } catch {
+      throw SKTestError(.fileNotFound, "cannot read \(url.path)")
+    }
     try self.init(configurationData: data, startDate: startDate, path: url.path)
   }
 

@@ -12,31 +12,10 @@ struct SessionOrigin: Sendable {
   let file = Mutex<(path: String, identity: FileIdentity?)?>(nil)
 }
 
-/// Reads and writes the CLI's session files through the engine's `SessionFileFormat` (every
-/// version the CLI reads; checksums verified), so a session prepared with scenarios can be
-/// loaded into a test and saved back.
+/// Writes the CLI's session files through the engine's `SessionFileFormat`, so a session
+/// prepared with scenarios can be loaded into a test and saved back. Reading goes through
+/// `SessionWork.read` (the session's lock and the configuration-reload rule, as the CLI reads).
 enum SessionFileCodec {
-  static func read(_ data: Data) throws -> (StoreState, SessionOrigin) {
-    do {
-      let (header, state) = try SessionFileFormat.decode(data)
-      return (
-        state,
-        SessionOrigin(configurationPath: header.configurationPath, configurationDigest: header.configurationDigest)
-      )
-    } catch {
-      switch error {
-      case .notJSON, .notASession: throw SKTestError(.invalidAction, "not a storesim session file")
-      case .newer(let version):
-        throw SKTestError(
-          .invalidAction,
-          "session file version \(version) is newer than this StoreSimKit reads (\(SessionFileFormat.currentVersion))")
-      case .incompleteHeader: throw SKTestError(.invalidAction, "session file is corrupt: incomplete header")
-      case .checksumMismatch: throw SKTestError(.invalidAction, "session file is corrupt (checksum mismatch)")
-      case .corrupt(_, let reason): throw SKTestError(.invalidAction, "session file is corrupt or truncated: \(reason)")
-      }
-    }
-  }
-
   static func write(_ state: StoreState, origin: SessionOrigin) throws -> Data {
     try SessionFileFormat.encode(
       state, configurationPath: origin.configurationPath, configurationDigest: origin.configurationDigest)
@@ -47,18 +26,20 @@ extension SKTestSession {
   /// Not in StoreKitTest: a session loaded from a storesim session file (made with the CLI, for
   /// example by a scenario); read only from the URL given.
   public convenience init(sessionFileURL url: URL) throws {
-    // The identity kept is the one of the bytes read: read again if the file was replaced
-    // while it was being read (saves replace it whole, by a rename).
-    var data = Data()
-    var identity: FileIdentity?
-    for _ in 0..<100 {
-      identity = FileIdentity(url.path)
-      do { data = try Data(contentsOf: url) } catch { throw SKTestError(.fileNotFound, "cannot read \(url.path)") }
-      if FileIdentity(url.path) == identity { break }
+    // Read as the CLI reads it: under the session's lock, an edited configuration reloaded;
+    // the identity kept is the one of the file read.
+    let read: (document: SessionDocument, identity: FileIdentity?)
+    do {
+      let location = try SessionLocation(shown: url.path, resolve: { $0 })
+      read = try SessionWork(location: location, warn: { KitDiagnostics.write("StoreSimKit: warning: \($0)\n") })
+        .read()
+    } catch let error as SessionStoreError {
+      throw SKTestError(error.kind == .noInput ? .fileNotFound : .invalidAction, error.message)
     }
-    let (state, origin) = try SessionFileCodec.read(data)
-    origin.file.withLock { [identity] in $0 = (url.path, identity) }
-    self.init(store: Store(state: state), origin: origin)
+    let origin = SessionOrigin(
+      configurationPath: read.document.configurationPath, configurationDigest: read.document.configurationDigest)
+    origin.file.withLock { [identity = read.identity] in $0 = (url.path, identity) }
+    self.init(store: Store(state: read.document.state), origin: origin)
   }
 
   /// Not in StoreKitTest: the session as a storesim session file the CLI can go on with.

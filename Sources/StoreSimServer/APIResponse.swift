@@ -11,6 +11,8 @@ package struct APIResponse: Sendable {
   package var contentType = "application/json"
   /// Further header fields (`Retry-After` on a 503).
   package var headers: [HTTPResponse.Header] = []
+  /// The JSON the body renders, for front doors that print it themselves (`--format api`).
+  package var value: JSONOutput?
 
   package init(status: Int, body: String, changed: Store? = nil) {
     self.status = status
@@ -19,7 +21,9 @@ package struct APIResponse: Sendable {
   }
 
   package static func json(_ value: JSONOutput, status: Int = 200) -> APIResponse {
-    APIResponse(status: status, body: value.rendered(pretty: false))
+    var response = APIResponse(status: status, body: value.rendered(pretty: false))
+    response.value = value
+    return response
   }
 
   /// Apple's error body `{"errorCode": N, "errorMessage": "..."}` (no `errorCode` when the

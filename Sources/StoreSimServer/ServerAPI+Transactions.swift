@@ -32,7 +32,33 @@ extension ServerAPI {
         guard let n = Int(v), (1...5).contains(n) else { throw APIError.invalidStatus }
         return n
       })
-    return .json(store.allSubscriptionStatusesResponse(customer: customer, status: wanted))
+    let groups = store.configuration.subscriptionGroups.map(\.id)
+    var data: [JSONOutput] = []
+    for g in groups {
+      let list = store.statuses(forGroup: g, customer: customer).filter {
+        wanted.isEmpty || wanted.contains($0.state.serverStatus)
+      }
+      guard !list.isEmpty else { continue }
+      data.append(
+        .object([
+          "subscriptionGroupIdentifier": .string(g),
+          "lastTransactions": .array(
+            list.map { s in
+              .object([
+                "status": .int(Int64(s.state.serverStatus)),
+                "originalTransactionId": .string(String(s.transaction.originalID)),
+                "signedTransactionInfo": .string(store.signed(s.transaction, customer: customer)),
+                "signedRenewalInfo": .string(store.signed(s.renewalInfo, customer: customer)),
+              ])
+            }),
+        ]))
+    }
+    return .json(
+      .object([
+        "bundleId": .string(store.state.bundleID),
+        "environment": .string(store.state.environment.rawValue),
+        "data": .array(data),
+      ]))
   }
 
   /// Look Up Order ID: `status` 0 with the order's transactions, or 1 (without

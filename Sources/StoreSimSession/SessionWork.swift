@@ -9,7 +9,8 @@ import StoreSimSync
 /// sources for it): a command-line command, `storesim api`, the shell's and `manage`'s
 /// commands and the recording of delivery attempts go through `perform`; `serve`, the shell
 /// and `manage`, which keep the loaded store between uses, through `perform(keeping:)`;
-/// `init` through `create`; StoreSimKit's `save(to:)` through `replace`.
+/// `init` through `create`; StoreSimKit's `SKTestSession(sessionFileURL:)` through `read` and
+/// its `save(to:)` through `replace`.
 package struct SessionWork {
   package let location: SessionLocation
   /// Says what happened beside the work (a reloaded configuration), without `warning: `.
@@ -56,6 +57,23 @@ package struct SessionWork {
       }
     }
     return (value, planned)
+  }
+
+  /// Reads the whole session under its lock with the configuration-reload rule (a reloaded
+  /// configuration is saved when the file can be written, as a reading `perform` does), and
+  /// returns it with the identity of the file read, for a later `replace(ifStill:)`.
+  package func read() throws -> (document: SessionDocument, identity: FileIdentity?) {
+    let lock = try SessionLock(location, forWriting: false)
+    defer { withExtendedLifetime(lock) {} }
+    let (document, reloaded) = try Self.load(location, partial: false, warn: warn)
+    if reloaded {
+      do {
+        try SessionFile.write(document, to: location)
+      } catch let error as SessionStoreError {
+        warn("the reloaded configuration was not saved: \(error.message)")
+      }
+    }
+    return (document, FileIdentity(location.file))
   }
 
   /// Replaces the session file with `data` under the lock, unless the file is no longer the
@@ -236,24 +254,17 @@ package struct SessionWork {
     return (document, true)
   }
 
-  /// Largest configuration file read; real files are a few kilobytes.
-  package static let maximumConfigurationSize = 32 * 1024 * 1024
-
   /// The bytes of a session's configuration file, to notice edits; nil (with a warning when it
   /// is there but too large or not a file) when it cannot be read.
   package static func configurationForReload(_ path: String, warn: (String) -> Void) -> Data? {
-    var info = stat()
-    guard stat(path, &info) == 0 else { return nil }
-    let limit = maximumConfigurationSize
-    guard info.st_mode & S_IFMT == S_IFREG, Int(info.st_size) <= limit else {
-      warn(
-        "configuration \(path) is not a file of at most \(limit / 1024 / 1024) MiB any more; using the copy saved in the session"
-      )
+    do {
+      return try ConfigurationBytes.read(path)
+    } catch .notAFile, .tooLarge {
+      let limit = ConfigurationBytes.maximumSize / 1024 / 1024
+      warn("configuration \(path) is not a file of at most \(limit) MiB any more; using the copy saved in the session")
+      return nil
+    } catch {
       return nil
     }
-    guard access(path, R_OK) == 0, let handle = FileHandle(forReadingAtPath: path) else { return nil }
-    defer { try? handle.close() }
-    let data = (try? handle.read(upToCount: limit + 1)) ?? Data()
-    return data.count <= limit ? data : nil
   }
 }

@@ -37,6 +37,23 @@ struct SessionFileTests {
     }
   }
 
+  /// The Kit reads a session file as the CLI does (`SessionWork.read`): a configuration edited
+  /// since the session was saved is reloaded.
+  @Test func aSessionFileReadByTheKitReloadsAnEditedConfiguration() async throws {
+    let folder = try Folder()
+    let configuration = URL(fileURLWithPath: folder.path + "/Products.storekit")
+    try Data(contentsOf: Kit.premium).write(to: configuration)
+    #expect(folder.cli("init \(configuration.path) --start 2026-01-01T00:00:00Z").1 == 0)
+    let text = try String(contentsOf: configuration, encoding: .utf8)
+    let edited = text.replacingOccurrences(
+      of: "\"com.example.premium.lifetime\"", with: "\"com.example.premium.forever\"")
+    #expect(edited != text)
+    try edited.write(to: configuration, atomically: true, encoding: .utf8)
+    let session = try SKTestSession(sessionFileURL: folder.session)
+    let products = try await session.run { try await Product.products(for: ["com.example.premium.forever"]) }
+    #expect(products.count == 1)
+  }
+
   @Test func aStatePreparedWithTheCLILoadsAndSavesBack() async throws {
     let folder = try Folder()
     #expect(folder.cli("init \(Kit.premium.path) --start 2026-01-01T00:00:00Z").1 == 0)

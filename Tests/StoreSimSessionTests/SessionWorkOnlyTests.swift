@@ -10,7 +10,10 @@ import Testing
   static let sources = Fixtures.projectRoot.appendingPathComponent("Sources")
 
   /// The calls that lock, read or save a session file.
-  static let calls = ["SessionLock(", "SessionFile.read(", "SessionFile.write(", "AtomicFile.write("]
+  static let calls = [
+    "SessionLock(", "SessionFile.read(", "SessionFile.write(", "AtomicFile.write(", "SessionFileFormat.decode(",
+    "Data(contentsOf:",
+  ]
 
   /// Where they may be: `SessionWork` itself, and `SessionFile`'s save, which `SessionWork`
   /// calls and which hands the bytes to `AtomicFile`.

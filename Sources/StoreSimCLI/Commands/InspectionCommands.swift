@@ -1,25 +1,6 @@
 import Foundation
 import StoreSim
 
-let signedOptionHelp = "print compact JWS (ES256, the session's key; see 'storesim certificate')"
-let formatOptionHelp = "api: the App Store Server API response shape"
-
-/// `--format api`: the only format there is.
-func apiFormat(_ text: String, _ context: ParseContext) throws -> String {
-  guard text.lowercased() == "api" else {
-    throw CLIError.usage("unknown format '\(text)'; the only format is api", command: context.command)
-  }
-  return text
-}
-
-/// `--signed` and `--format api` exclude each other (the API response already holds signed data).
-func checkSignedOrFormat(signed: Bool, format: String?, command: String) throws {
-  if signed && format != nil {
-    throw CLIError.usage(
-      "give --signed or --format api, not both (the API response already holds signed data)", command: command)
-  }
-}
-
 /// The run of a reading command: `body` on the session for the customer.
 func inspecting(
   _ inv: Invocation, needsNotifications: Bool = true,
@@ -62,7 +43,10 @@ struct TransactionsCommand: CommandLineCommand {
     name: "transactions", group: "Inspection",
     abstract: "Transaction.all (or Transaction.unfinished)",
     discussion:
-      "The text table shows each purchase's order id (ORDER), which 'GET /inApps/v1/lookup/{orderId}' finds; renewals and family copies have none.",
+      "The text table shows each purchase's order id (ORDER), which 'GET /inApps/v1/lookup/{orderId}' finds; renewals and family copies have none. "
+      + "--format api prints Get Transaction History (v2) as serve answers it: 20 transactions a page, oldest change first; "
+      + "pass its revision to --revision for the next page. With --unfinished, every page is read and only the "
+      + "unfinished transactions are kept (the API has no such filter).",
     example: "storesim transactions --product subscription.pro")
 
   @Option("<id>", help: "only this product (Transaction.all(for:))")
@@ -73,12 +57,19 @@ struct TransactionsCommand: CommandLineCommand {
   var signed: Bool
   @Option("<format>", help: formatOptionHelp, parse: apiFormat)
   var format: String?
+  @Option("<revision>", help: "with --format api: the page after the one whose revision this is")
+  var revision: String?
   @Arguments(0...0, "")
   var arguments: [String]
 
   var configurationReferences: [ConfigurationReference] { product.map { [.product($0)] } ?? [] }
 
-  func validate() throws { try checkSignedOrFormat(signed: signed, format: format, command: "transactions") }
+  func validate() throws {
+    try checkSignedOrFormat(signed: signed, format: format, command: "transactions")
+    if revision != nil && format == nil {
+      throw CLIError.usage("--revision pages --format api's answer; give --format api too", command: "transactions")
+    }
+  }
 
   func run(_ inv: Invocation) throws -> ExitCode {
     let api = format != nil
@@ -91,10 +82,21 @@ struct TransactionsCommand: CommandLineCommand {
         list = list.filter { $0.productID == p }
       }
       if api {
-        // JSON on the terminal too.
-        let response = store.transactionHistoryResponse(
-          customer: customer, productID: product, unfinishedOnly: unfinished)
-        inv.emit(json: response) { inv.printJSON(response) }
+        guard let id = ServerAPIAnswer.anyTransactionID(of: customer, in: store) else {
+          throw CLIError.failed(
+            "customer '\(customer)' has no transactions; the App Store Server API knows no id of theirs")
+        }
+        var response = try ServerAPIAnswer.history(
+          of: id, productID: product, revision: revision, unfinishedOnly: unfinished, store: store, inv: inv)
+        if unfinished {
+          let kept = Set(list.map { store.signed($0, customer: customer) })
+          if case .object(var fields) = response, case .array(let all)? = fields["signedTransactions"] {
+            fields["signedTransactions"] = .array(
+              all.filter { if case .string(let s) = $0 { kept.contains(s) } else { false } })
+            response = .object(fields)
+          }
+        }
+        inv.emit(json: response) { inv.printJSON(response) }  // JSON on the terminal too
       } else if signed {
         let jws = list.map { store.signed($0, customer: customer) }
         inv.emit(json: .array(jws.map(JSONOutput.string))) { jws.forEach { inv.out($0) } }
@@ -136,9 +138,9 @@ struct LatestCommand: CommandLineCommand {
       _ = try store.checkedProduct(p)
       let t = store.latestTransaction(for: p, customer: customer)
       if api {
-        let response = JSONOutput.object([
-          "signedTransactionInfo": t.map { .string(store.signed($0, customer: customer)) }
-        ])
+        let response =
+          try t.map { try ServerAPIAnswer.get("/inApps/v1/transactions/\($0.id)", store: store, inv: inv) }
+          ?? .object(["signedTransactionInfo": nil])
         inv.emit(json: response) { inv.printJSON(response) }
       } else if signed {
         let jws = t.map { store.signed($0, customer: customer) }
@@ -193,7 +195,19 @@ struct StatusCommand: CommandLineCommand {
       }
       let statuses = groups.flatMap { store.statuses(forGroup: $0, customer: customer) }
       if api {
-        let response = store.allSubscriptionStatusesResponse(customer: customer, groups: groups)
+        var response: JSONOutput = .object([:])
+        if let id = ServerAPIAnswer.anyTransactionID(of: customer, in: store) {
+          response = try ServerAPIAnswer.get("/inApps/v1/subscriptions/\(id)", store: store, inv: inv)
+        }
+        // The API answers every group; a group or product given narrows `data` to its group.
+        if case .object(var fields) = response, case .array(let data)? = fields["data"] {
+          fields["data"] = .array(
+            data.filter { entry in
+              guard case .string(let g)? = entry["subscriptionGroupIdentifier"] else { return false }
+              return groups.contains(g)
+            })
+          response = .object(fields)
+        }
         inv.emit(json: response) { inv.printJSON(response) }
         return .success
       }

@@ -5,7 +5,7 @@ import StoreSimSession
 /// Reading `.storekit` files from disk (the core never sees a path).
 enum ConfigurationFile {
   /// Largest configuration accepted; real files are a few kilobytes.
-  static let maximumSize = SessionWork.maximumConfigurationSize
+  static let maximumSize = ConfigurationBytes.maximumSize
 
   /// The file to read for a path: the path itself, or `Configuration.storekit` inside a
   /// `.storekit` package folder.
@@ -27,16 +27,15 @@ enum ConfigurationFile {
 
   /// Reads the bytes of a file the user named.
   static func bytes(_ path: String, shownAs name: String) throws -> Data {
-    if access(path, R_OK) != 0 && errno == EACCES { throw SystemError.error("cannot read \(name)", errno: EACCES) }
-    guard let handle = FileHandle(forReadingAtPath: path) else {
+    do {
+      return try ConfigurationBytes.read(path)
+    } catch .permissionDenied {
+      throw SystemError.error("cannot read \(name)", errno: EACCES)
+    } catch .tooLarge {
+      throw CLIError.data("\(name): file is larger than \(maximumSize / 1024 / 1024) MiB; not a StoreKit configuration")
+    } catch {
       throw CLIError.noInput("cannot read \(name)")
     }
-    defer { try? handle.close() }
-    let data = (try? handle.read(upToCount: maximumSize + 1)) ?? Data()
-    if data.count > maximumSize {
-      throw CLIError.data("\(name): file is larger than \(maximumSize / 1024 / 1024) MiB; not a StoreKit configuration")
-    }
-    return data
   }
 
   /// Loads a configuration, printing nothing; errors carry `file:line:column`.

@@ -82,23 +82,6 @@ import Testing
     #expect(pending.first?["auto_renew_status"] == .string("1"))
     #expect(ReceiptDates.pacificOffsetMs(1_782_000_000_000) == -7 * 3_600_000)  // July 2026: PDT
   }
-
-  @Test func serverAPIShapesCarrySignedData() throws {
-    var store = Fixtures.store()
-    _ = try store.buyProduct("car")
-    _ = try store.buyProduct("basic")
-    guard case .array(let signed)? = store.transactionHistoryResponse()["signedTransactions"] else {
-      Issue.record("no signedTransactions"); return
-    }
-    #expect(signed.count == 2)
-    guard case .array(let data)? = store.allSubscriptionStatusesResponse()["data"],
-      case .array(let last)? = data.first?["lastTransactions"]
-    else {
-      Issue.record("no data"); return
-    }
-    #expect(last.first?["status"] == .int(1))
-    #expect(last.first?["originalTransactionId"] == .string("2000000000000002"))
-  }
 }
 
 @Suite struct PriceDisplayTests {

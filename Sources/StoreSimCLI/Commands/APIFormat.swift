@@ -1,0 +1,79 @@
+import Foundation
+import StoreSim
+import StoreSimHTTP
+import StoreSimServer
+
+let signedOptionHelp = "print compact JWS (ES256, the session's key; see 'storesim certificate')"
+let formatOptionHelp = "api: the App Store Server API's answer, from the same code serve answers with"
+
+/// `--format api`: the only format there is.
+func apiFormat(_ text: String, _ context: ParseContext) throws -> String {
+  guard text.lowercased() == "api" else {
+    throw CLIError.usage("unknown format '\(text)'; the only format is api", command: context.command)
+  }
+  return text
+}
+
+/// `--signed` and `--format api` exclude each other (the API response already holds signed data).
+func checkSignedOrFormat(signed: Bool, format: String?, command: String) throws {
+  if signed && format != nil {
+    throw CLIError.usage(
+      "give --signed or --format api, not both (the API response already holds signed data)", command: command)
+  }
+}
+
+/// What `--format api` prints: the App Store Server API's answer to a GET on the session,
+/// answered by the server's own responder (`ServerAPI.respond`, as `serve` and `storesim api`
+/// answer), so the two never disagree (paging by 20, a real `revision`).
+enum ServerAPIAnswer {
+  /// The JSON body of a GET of `target` (a path with its query); an error answer is refused.
+  static func get(_ target: String, store: Store, inv: Invocation) throws -> JSONOutput {
+    let request = HTTPRequest(method: "GET", target: target, headers: [:], body: [])
+    let response = ServerAPI.respond(request, store: store, now: inv.environment.now(), trusted: true)
+    guard (200...299).contains(response.status), let value = response.value else {
+      let message = response.value?["errorMessage"].flatMap { v -> String? in
+        if case .string(let s) = v { return s }
+        return nil
+      }
+      throw CLIError.failed("the App Store Server API answered \(response.status): \(message ?? response.body)")
+    }
+    return value
+  }
+
+  /// Get Transaction History (v2) of the customer `id` names: one page (the one after
+  /// `revision`), or with `unfinishedOnly` every page in one answer (`hasMore` false, the last
+  /// page's revision), for the caller to keep the unfinished ones.
+  static func history(
+    of id: String, productID: String?, revision: String?, unfinishedOnly: Bool, store: Store, inv: Invocation
+  ) throws -> JSONOutput {
+    var revision = revision
+    var all: [JSONOutput] = []
+    while true {
+      let query = query([("productId", productID), ("revision", revision)])
+      let page = try get("/inApps/v2/history/\(id)\(query)", store: store, inv: inv)
+      guard unfinishedOnly, case .object(var fields) = page else { return page }
+      if case .array(let signed)? = fields["signedTransactions"] { all += signed }
+      guard fields["hasMore"] == .bool(true), case .string(let next)? = fields["revision"] else {
+        fields["signedTransactions"] = .array(all)
+        return .object(fields)
+      }
+      revision = next
+    }
+  }
+
+  /// The identifier the API takes for "any transaction id" of `customer`: its `appTransactionId`,
+  /// which names the customer whether or not it bought anything. Nil for a customer the session
+  /// has not seen.
+  static func anyTransactionID(of customer: CustomerID, in store: Store) -> String? {
+    store.customer(customer)?.appTransactionID
+  }
+
+  /// A query string of name-value pairs (values percent-encoded), with its `?`; empty for none.
+  static func query(_ pairs: [(String, String?)]) -> String {
+    let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
+    let items = pairs.compactMap { name, value in
+      value.map { "\(name)=\($0.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0)" }
+    }
+    return items.isEmpty ? "" : "?" + items.joined(separator: "&")
+  }
+}
