@@ -13,6 +13,14 @@ import StoreSimHTTP
 /// `http` goes through `HTTPClient` (POSIX sockets); `https` through URLSession with a delegate
 /// that refuses redirects and cancels after the body limit.
 package enum Delivery {
+  /// What every front door says of an attempt that failed (without `warning: `): one
+  /// sentence, written once.
+  package static func undeliveredWarnings(_ records: [NotificationDelivery]) -> [String] {
+    records.filter { !$0.succeeded }.map { a in
+      "notification #\(a.index) was not delivered to \(a.url) (\(a.outcome)); kept for 'notifications deliver --retry'"
+    }
+  }
+
   package static let defaultTimeout: TimeInterval = 10
   package static let bodyLimit = 64 * 1024
   package static let userAgent = "storesim (App Store Server Notifications V2 simulator)"

@@ -278,11 +278,7 @@ package final class SessionService: Sendable {
     // Notifications the request caused go to the delivery URL with no lock held; their
     // attempts are recorded before the answer, so the next request sees them.
     if !planned.isEmpty {
-      for a in deliver(planned) where !a.succeeded {
-        warning(
-          "notification #\(a.index) was not delivered to \(a.url) (\(a.outcome)); kept for 'notifications deliver --retry'"
-        )
-      }
+      for line in Delivery.undeliveredWarnings(deliver(planned)) { warning(line) }
     }
     return response.http
   }

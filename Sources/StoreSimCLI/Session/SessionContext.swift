@@ -119,11 +119,7 @@ extension SessionContext {
   }
 
   static func warnUndelivered(_ inv: Invocation, _ records: [NotificationDelivery]) {
-    for a in records where !a.succeeded {
-      inv.warning(
-        "notification #\(a.index) was not delivered to \(a.url) (\(a.outcome)); kept for 'notifications deliver --retry'"
-      )
-    }
+    for line in Delivery.undeliveredWarnings(records) { inv.warning(line) }
   }
 
   /// Mutating commands create an unknown `--customer`; reading ones refuse it.
