@@ -107,16 +107,12 @@ package enum ServerAPI {
   package static func purchase(
     _ id: TransactionID, in store: Store
   ) -> (customer: CustomerID, transaction: Transaction)? {
-    for c in store.state.customers {
-      if let t = c.transaction(id) { return (c.id, t) }
-    }
-    return nil
+    store.owner(of: id)
   }
 
   /// Whether `id` is a customer's `appTransactionId`.
   package static func isAppTransactionID(_ id: TransactionID, in store: Store) -> Bool {
-    let text = String(id)
-    return store.state.customers.contains { $0.appTransactionID == text }
+    store.customer(withAppTransactionID: String(id)) != nil
   }
 
   /// The transaction of an endpoint that acts on one purchase: an `appTransactionId` is
@@ -136,8 +132,7 @@ package enum ServerAPI {
   package static func customer(_ text: String, _ store: Store) throws -> CustomerID {
     let id = try transactionID(text)
     if let (customer, _) = purchase(id, in: store) { return customer }
-    let appTransactionID = String(id)
-    if let c = store.state.customers.first(where: { $0.appTransactionID == appTransactionID }) { return c.id }
+    if let c = store.customer(withAppTransactionID: String(id)) { return c }
     throw APIError.transactionIDNotFound
   }
 

@@ -29,6 +29,8 @@ public struct Store: Sendable {
   var storefront: Storefront = .usa
   /// Per customer (by position in `state.customers`): transactions by product, finished prefix.
   var transactionIndex: [TransactionIndex] = []
+  /// Who holds each transaction id (an own purchase or a family member's copy).
+  var transactionOwners: [TransactionID: CustomerHandle] = [:]
 
   /// A new session over a configuration, starting at `start`.
   public init(

@@ -210,6 +210,7 @@ extension Store {
     t.modificationOrder = nextModificationOrder()
     state.customers[ci].transactions.append(t)
     transactionIndex[ci].appended(t, at: state.customers[ci].transactions.count - 1)
+    transactionOwners[t.id] = ci
     emit(ci, .transactionCreated(t.id, t.productID, delivery: delivery))
     return t
   }

@@ -97,6 +97,24 @@ extension Store {
   /// Builds every customer's index from the state.
   mutating func rebuildTransactionIndex() {
     transactionIndex = state.customers.map { TransactionIndex($0.transactions) }
+    var owners: [TransactionID: CustomerHandle] = [:]
+    owners.reserveCapacity(state.customers.reduce(0) { $0 + $1.transactions.count })
+    for (i, c) in state.customers.enumerated() {
+      for t in c.transactions { owners[t.id] = CustomerHandle(index: i) }
+    }
+    transactionOwners = owners
+  }
+
+  /// The customer who holds transaction `id` (an own purchase, or a family member's copy) and
+  /// the transaction, from the store's index.
+  public func owner(of id: TransactionID) -> (customer: CustomerID, transaction: Transaction)? {
+    guard let ci = transactionOwners[id], let t = state.customers[ci.index].transaction(id) else { return nil }
+    return (state.customers[ci.index].id, t)
+  }
+
+  /// The customer whose `appTransactionId` this is.
+  public func customer(withAppTransactionID id: String) -> CustomerID? {
+    state.customers.first { $0.appTransactionID == id }?.id
   }
 
   /// The positions of a customer's transactions of `product`, oldest first.

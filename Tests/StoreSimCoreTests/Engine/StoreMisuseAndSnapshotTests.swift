@@ -208,3 +208,23 @@ import Testing
         == "2024-02-29T00:00:00Z")
   }
 }
+
+/// The store knows who holds each transaction id (the server's lookups by id read this).
+@Suite struct TransactionOwnerTests {
+  @Test func theStoresIndexNamesTheCustomerWhoHoldsATransaction() throws {
+    var store = Fixtures.store()
+    try store.addCustomer("b")
+    let a = try store.buyProduct("car")
+    let b = try store.buyProduct("basic", customer: "b")
+    #expect(store.owner(of: a.id)?.customer == .default)
+    #expect(store.owner(of: b.id)?.customer == "b")
+    #expect(store.owner(of: b.id)?.transaction == b)
+    #expect(store.owner(of: 1) == nil)
+    // Restored from its state, and after a deletion, the index agrees with the state.
+    var restored = Store(state: store.state)
+    #expect(restored.owner(of: b.id)?.customer == "b")
+    try restored.deleteTransaction(b.id, customer: "b")
+    #expect(restored.owner(of: b.id) == nil)
+    #expect(restored.customer(withAppTransactionID: store.customer("b")!.appTransactionID) == "b")
+  }
+}
