@@ -1,5 +1,6 @@
 import Foundation
 import StoreSim
+import StoreSimSignals
 import StoreSimSync
 
 #if canImport(Glibc)
