@@ -17,13 +17,13 @@ SECONDS_EACH="${1:-60}"
 OUT=.build/fuzz
 mkdir -p "$OUT/crashes" "$OUT/corpus-configuration" "$OUT/corpus-scenario" "$OUT/corpus-session" "$OUT/corpus-old-session" "$OUT/corpus-http" "$OUT/corpus-signing"
 
-# The core and the CLI library compiled, with every target's entry and FuzzMain.swift's single
-# LLVMFuzzerTestOneInput, into one binary as one module (the fuzz entry points use internal
-# names); STORESIM_FUZZ_TARGET picks the target of a run. One compile instead of one per target.
+# The core, the modules under it and the CLI library compiled, with every target's entry and
+# FuzzMain.swift's single LLVMFuzzerTestOneInput, into one binary as one module (the fuzz entry
+# points use internal names); STORESIM_FUZZ_TARGET picks the target of a run. One compile instead of one per target.
 # main.swift files are left out; libFuzzer provides main.
-SOURCES=$(find Sources/StoreSimSync Sources/StoreSim Sources/StoreSimSession Sources/StoreSimHTTP Sources/StoreSimServer \
-  Sources/StoreSimCLI -name '*.swift' | sort)
-strip_imports() { mkdir -p "$OUT/src"; for f in "$@"; do sed -E 's/^(@testable |@_exported )?import StoreSim(Sync|Session|HTTP|Server|CLI)?$//' "$f" > "$OUT/src/$(echo "$f" | tr '/' '_')"; done; }
+SOURCES=$(find Sources/StoreSimSync Sources/StoreSimSignals Sources/StoreSimCrypto Sources/StoreSim Sources/StoreSimSession \
+  Sources/StoreSimHTTP Sources/StoreSimServer Sources/StoreSimCLI -name '*.swift' | sort)
+strip_imports() { mkdir -p "$OUT/src"; for f in "$@"; do sed -E 's/^(@testable |@_exported )?import StoreSim(Sync|Signals|Crypto|Session|HTTP|Server|CLI)?$//' "$f" > "$OUT/src/$(echo "$f" | tr '/' '_')"; done; }
 FLAGS=(-sanitize=fuzzer,address -parse-as-library -O -wmo -num-threads 2 -module-name StoreSimFuzz -package-name storesim -swift-version 6)
 quiet() { "$@" 2> >(grep -v 'Cannot export local symbol' >&2); }
 if [ ! -x "$OUT/fuzz" ] || [ -n "$(find Sources Fuzz -newer "$OUT/fuzz" -name '*.swift' | head -1)" ]; then

@@ -7,56 +7,6 @@ import StoreSimSync
   import Darwin
 #endif
 
-// The socket plumbing under `HTTPClient` and the server: the C calls by unshadowed names, a
-// monotonic deadline and resolved addresses.
-/// Unqualified names for the C functions the enum's own `connect`/`send` shadow.
-package enum Glue {
-  package static func connect(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {
-    #if canImport(Glibc)
-      Glibc.connect(fd, address, length)
-    #else
-      Darwin.connect(fd, address, length)
-    #endif
-  }
-  package static func send(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int, _ flags: Int32) -> Int {
-    #if canImport(Glibc)
-      Glibc.send(fd, bytes, count, flags)
-    #else
-      Darwin.send(fd, bytes, count, flags)
-    #endif
-  }
-  package static func recv(_ fd: Int32, _ bytes: UnsafeMutableRawPointer, _ count: Int, _ flags: Int32) -> Int {
-    #if canImport(Glibc)
-      Glibc.recv(fd, bytes, count, flags)
-    #else
-      Darwin.recv(fd, bytes, count, flags)
-    #endif
-  }
-}
-
-/// A monotonic deadline.
-package struct Deadline: Sendable {
-  package let end: UInt64
-
-  package init(seconds: TimeInterval) {
-    end = DispatchTime.now().uptimeNanoseconds &+ UInt64(max(0, seconds) * 1_000_000_000)
-  }
-
-  package var expired: Bool { DispatchTime.now().uptimeNanoseconds >= end }
-
-  package var remainingSeconds: TimeInterval {
-    let now = DispatchTime.now().uptimeNanoseconds
-    return now >= end ? 0 : TimeInterval(end - now) / 1_000_000_000
-  }
-
-  /// Rounded up so a poll never returns just before the deadline; at most Int32.max.
-  package var remainingMilliseconds: Int32 {
-    let now = DispatchTime.now().uptimeNanoseconds
-    guard now < end else { return 0 }
-    return Int32(min(UInt64(Int32.max), (end - now + 999_999) / 1_000_000))
-  }
-}
-
 /// One resolved socket address.
 package struct SocketAddress: Sendable {
   package var family: Int32

@@ -1,5 +1,6 @@
 import Foundation
 import StoreSim
+import StoreSimCrypto
 
 /// The app's download, as StoreKit's `AppTransaction`.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import StoreSim
+import StoreSimCrypto
 
 /// `deviceVerification` and `deviceVerificationNonce`, computed as Apple describes for
 /// `AppStore.deviceVerificationID`: the SHA-384 hash of the lowercased nonce followed by the

@@ -1,5 +1,6 @@
 import Foundation
 import StoreSim
+import StoreSimCrypto
 
 extension SKTestSession {
   // MARK: Notifications

@@ -1,5 +1,6 @@
 import Foundation
 import StoreSim
+import StoreSimCrypto
 
 // Offers signed by the developer: the team's key and what an eligibility JWS that does not
 // verify does.

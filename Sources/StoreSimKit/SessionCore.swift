@@ -1,5 +1,6 @@
 import Foundation
 import StoreSim
+import StoreSimCrypto
 import StoreSimSync
 
 /// The engine behind one test session: a `Store` value mutated under a lock, and the update

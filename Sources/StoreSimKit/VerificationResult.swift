@@ -1,5 +1,6 @@
 import Foundation
 import StoreSim
+import StoreSimCrypto
 
 /// Signed data: the result of verifying a JWS, as StoreKit's `VerificationResult`.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import StoreSim
+import StoreSimCrypto
 
 /// The bearer token check: shape and claims as Apple requires and, when the team's key is given
 /// (`serve --api-key AuthKey.p8 --key-id KID --issuer ISS`), its ES256 signature, `kid` and `iss`

@@ -1,5 +1,6 @@
 import Foundation
 import StoreSim
+import StoreSimCrypto
 
 /// Notification history, test notifications and their status.
 extension ServerAPI {

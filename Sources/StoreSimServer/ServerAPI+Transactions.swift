@@ -1,5 +1,6 @@
 import Foundation
 import StoreSim
+import StoreSimCrypto
 
 /// The endpoints about single transactions and the customer's subscriptions: info, finish,
 /// statuses, order lookup, refund history V1, the app transaction.

@@ -1,121 +1,12 @@
 import Foundation
 import StoreSim
-import StoreSimSync
+import StoreSimSignals
 
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
   import Darwin
 #endif
-
-/// Where a session lives on disk: the path as the user wrote it, and the file it names.
-///
-/// A symlinked session is the file the link points to: it is updated in place (the link is
-/// kept) and both names take the same lock.
-package struct SessionLocation {
-  /// As the user wrote it (for messages).
-  package var shown: String
-  /// The file itself, absolute, with symlinks followed.
-  package var file: String
-
-  package var lockPath: String { file + ".lock" }
-
-  /// A location for an absolute path that is already resolved (tests, tools).
-  package init(resolvedFile file: String) {
-    shown = file
-    self.file = file
-  }
-
-  /// Checks and resolves a session path: an empty path or a folder is a usage error before
-  /// anything is touched.
-  /// `resolve` makes a path absolute (against the working directory, `~/` against the home).
-  package init(shown: String, resolve: (String) -> String) throws {
-    guard !shown.isEmpty else {
-      throw SessionStoreError(
-        .badPath, "the session path is empty; give a file with --session PATH or $STORESIM_SESSION")
-    }
-    self.shown = shown
-    var path = resolve(shown)
-    guard !path.hasSuffix("/") else {
-      throw SessionStoreError(.badPath, "the session path \(shown) is a folder; give a file name")
-    }
-    // Follow symlinks of the last component (at most 32, like the kernel's own limit of 40).
-    for _ in 0..<32 {
-      var info = stat()
-      guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { break }
-      var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-      let n = readlink(path, &target, target.count - 1)
-      guard n > 0 else { break }
-      let destination = String(decoding: target[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-      path =
-        destination.hasPrefix("/")
-        ? destination : ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(destination)
-    }
-    var info = stat()
-    if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
-      throw SessionStoreError(.badPath, "the session path \(shown) is a folder; give a file name")
-    }
-    file = path
-  }
-}
-
-/// The exclusive lock every command takes on `<session>.lock` from load to save.
-package final class SessionLock {
-  private var descriptor: Int32 = -1
-
-  /// Taking the lock took longer than the deadline given.
-  package struct Busy: Error, Sendable {
-    package init() {}
-  }
-
-  /// `init(_:forWriting:deadline:)` with a wall-clock deadline, turned into a monotonic one now
-  /// (kept for callers written before `WaitDeadline`).
-  package convenience init(_ location: SessionLocation, forWriting: Bool, deadline: Date) throws {
-    try self.init(
-      location, forWriting: forWriting, deadline: WaitClock.system.deadline(after: deadline.timeIntervalSinceNow))
-  }
-
-  /// Takes the lock, waiting at most until `deadline` (on its monotonic clock) when one is
-  /// given (then `Busy`). A reading command that cannot create or open the lock file for writing
-  /// (a read-only file system, a lock file of another user) reads without it: saves are atomic
-  /// renames, so a reader always sees a whole file.
-  package init(_ location: SessionLocation, forWriting: Bool, deadline: WaitDeadline? = nil) throws {
-    descriptor = open(location.lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-    if descriptor < 0 && errno != ENOENT {
-      descriptor = open(location.lockPath, O_RDONLY | O_CLOEXEC)
-    }
-    if descriptor < 0 {
-      let code = errno
-      if !forWriting { return }
-      throw SessionStoreError.system("cannot create the lock file \(location.shown).lock", errno: code)
-    }
-    while flock(descriptor, deadline == nil ? LOCK_EX : LOCK_EX | LOCK_NB) != 0 {
-      if errno == EWOULDBLOCK, let deadline {
-        guard !deadline.hasPassed else {
-          close(descriptor)
-          descriptor = -1
-          throw Busy()
-        }
-        usleep(2_000)
-        continue
-      }
-      if errno != EINTR {
-        let code = errno
-        close(descriptor)
-        descriptor = -1
-        if !forWriting { return }
-        throw SessionStoreError.system("cannot lock \(location.shown)", errno: code)
-      }
-    }
-  }
-
-  deinit {
-    if descriptor >= 0 {
-      flock(descriptor, LOCK_UN)
-      close(descriptor)
-    }
-  }
-}
 
 /// Atomic replacement of a file: a temporary file beside it, flushed, renamed over it, the
 /// folder flushed. Signals that end the process (SIGINT, SIGTERM, SIGHUP, SIGQUIT) are held

@@ -1,6 +1,6 @@
 import Foundation
 import StoreSimCLI
-import StoreSimSync
+import StoreSimSignals
 
 #if canImport(Glibc)
   import Glibc

@@ -1,4 +1,5 @@
 import Foundation
+import StoreSimCrypto
 import StoreSimKitTesting
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import StoreSim
+import StoreSimCrypto
 import StoreSimHTTP
 import StoreSimServer
 import StoreSimTestSupport

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import StoreSim
+@testable import StoreSimCrypto
 @testable import StoreSimServer
 
 /// What a session signs with, and the bearer token checked with the team's key.
@@ -112,5 +113,24 @@ import Testing
     #expect(check(Self.token(team, iss: "other"), key) == "the token's iss is not the issuer storesim was given")
     // Without a key, only the shape and claims are checked.
     #expect(check(Self.token(stranger), nil) == nil)
+  }
+
+  /// StoreSimCrypto writes the JWS header itself: its bytes are those the core's `JSONOutput`
+  /// writes for the same header (sorted keys, no spaces), in both shapes, so every signature
+  /// stays what it was when the core wrote it.
+  @Test func theChainsHeaderIsWhatJSONOutputWrites() throws {
+    for environment in [StoreEnvironment.sandbox, .xcode] {
+      let identity = SigningIdentity(rootKey: Self.rootKey, environment: environment)
+      var header: [String: JSONOutput] = [
+        "alg": .string("ES256"),
+        "x5c": .array(identity.certificates.map { .string(Data($0.der).base64EncodedString()) }),
+      ]
+      if environment == .xcode {
+        header["typ"] = .string("JWT")
+        header["kid"] = .string("Apple_Xcode_Key")
+      }
+      let expected = JWS.base64URL(Array(JSONOutput.object(header).rendered(pretty: false).utf8)) + "."
+      #expect(identity.chain.encodedHeader == expected)
+    }
   }
 }

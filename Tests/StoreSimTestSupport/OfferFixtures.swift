@@ -1,5 +1,6 @@
 import Foundation
 import StoreSim
+import StoreSimCrypto
 import Testing
 
 /// The keys and stores of the signed-offer and eligibility rules, for the core's rule tests and

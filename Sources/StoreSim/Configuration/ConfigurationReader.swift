@@ -1,4 +1,5 @@
 import Foundation
+import StoreSimCrypto
 
 /// Reads `.storekit` files of every format version (1.0 … 6.x), leniently.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import StoreSimCrypto
 
 /// What a valid realtime answer shows.
 package struct RetentionShown: Sendable, Equatable {

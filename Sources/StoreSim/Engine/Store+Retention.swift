@@ -1,4 +1,5 @@
 import Foundation
+import StoreSimCrypto
 
 /// The subscription a customer opens the cancel flow of (the subject of a realtime request).
 package struct RetentionTarget: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import Foundation
+import StoreSimCrypto
 
 /// Epoch milliseconds, the App Store Server API's date form.
 func milliseconds(_ date: Date) -> JSONOutput {

@@ -1,5 +1,6 @@
 import Foundation
 import StoreSim
+import StoreSimCrypto
 import StoreSimServer
 
 /// `storesim buy PRODUCT`: a purchase, with StoreKit's purchase options.

@@ -1,5 +1,6 @@
 import Foundation
 import StoreSim
+import StoreSimCrypto
 import StoreSimSession
 
 /// `storesim init CONFIG`: a new session.

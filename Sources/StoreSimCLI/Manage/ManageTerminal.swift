@@ -1,5 +1,5 @@
 import Foundation
-import StoreSimSync
+import StoreSimSignals
 
 #if canImport(Glibc)
   import Glibc

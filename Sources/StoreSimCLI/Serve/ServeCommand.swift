@@ -3,7 +3,7 @@ import StoreSim
 import StoreSimHTTP
 import StoreSimServer
 import StoreSimSession
-import StoreSimSync
+import StoreSimSignals
 
 #if canImport(Glibc)
   import Glibc

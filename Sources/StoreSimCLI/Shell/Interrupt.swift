@@ -1,5 +1,5 @@
 import Foundation
-import StoreSimSync
+import StoreSimSignals
 
 /// Ctrl-C in the shell: a flag the running command polls, instead of the default that ends the
 /// process (the flag is `ProcessSignals.interrupted`; SIGTERM, SIGHUP and SIGQUIT restore the

@@ -1,7 +1,7 @@
 import Foundation
 import StoreSim
 import StoreSimSession
-import StoreSimSync
+import StoreSimSignals
 
 #if canImport(Glibc)
   import Glibc

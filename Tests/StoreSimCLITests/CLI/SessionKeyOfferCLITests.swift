@@ -1,4 +1,5 @@
 import Foundation
+import StoreSimCrypto
 import Testing
 
 @testable import StoreSim

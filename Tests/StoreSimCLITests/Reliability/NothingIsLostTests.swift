@@ -1,5 +1,5 @@
 import Foundation
-import StoreSimSync
+import StoreSimSignals
 import Testing
 
 @testable import StoreSim

@@ -1,4 +1,5 @@
 import Foundation
+import StoreSimSignals
 import StoreSimSync
 import Testing
 

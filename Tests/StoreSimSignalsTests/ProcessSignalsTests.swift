@@ -1,7 +1,8 @@
 import Foundation
+import StoreSimSync
 import Testing
 
-@testable import StoreSimSync
+@testable import StoreSimSignals
 
 /// The stopping signals wake a server running in the process, never one that has ended.
 @Suite struct ProcessSignalsTests {

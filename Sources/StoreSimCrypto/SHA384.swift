@@ -1,5 +1,3 @@
-import Foundation
-
 /// SHA-384 (FIPS 180-4): Foundation on Linux has no digest API and storesim takes no packages.
 package enum SHA384 {
   private static let k: [UInt64] = [

@@ -1,4 +1,5 @@
 import Foundation
+import StoreSimCrypto
 
 /// A key the developer signs offers with: the `.storekit` file's `subscriptionOffersKeyPair`
 /// (its 8-hex-digit `id` and the public half of its PKCS #8 key), or the team's In-App Purchase

@@ -1,4 +1,5 @@
 import Foundation
+import StoreSimSync
 
 #if canImport(Glibc)
   import Glibc

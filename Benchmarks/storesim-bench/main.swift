@@ -1,5 +1,6 @@
 import Foundation
 import StoreSim
+import StoreSimCrypto
 import StoreSimSession
 
 // Library benchmarks for Scripts/bench.sh. Prints `key value` lines; timing happens here, never

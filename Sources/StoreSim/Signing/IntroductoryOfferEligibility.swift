@@ -1,12 +1,6 @@
 import Foundation
 
 extension Store {
-  /// Gives the session the team's In-App Purchase key (`init --api-key --key-id --issuer`), or
-  /// takes it away (nil): offers signed with it are honoured as with the configuration's key.
-  package mutating func useTeamKey(_ key: OfferKey?) {
-    state.teamKey = key
-  }
-
   /// Whether an introductory-offer eligibility JWS that does not verify fails the purchase with
   /// `invalidOfferSignature` (on) or is ignored, normal eligibility applying (off, the default).
   public var strictIntroductoryOfferEligibility: Bool {

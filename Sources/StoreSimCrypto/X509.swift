@@ -105,7 +105,7 @@ extension X509Certificate {
   static func time(_ seconds: Int64) -> [UInt8] {
     let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
     let rest = seconds - days * 86_400
-    let (year, month, day) = UTCCalendar.civil(fromDays: days)
+    let (year, month, day) = CivilDays.date(fromDays: days)
     func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
     let clock = two(month) + two(day) + two(rest / 3600) + two(rest / 60 % 60) + two(rest % 60) + "Z"
     if year >= 1950 && year < 2050 { return DER.element(.utcTime, Array((two(year % 100) + clock).utf8)) }
@@ -131,10 +131,11 @@ extension X509Certificate {
     if digits == 12 { year += year < 50 ? 2000 : 1900 }
     let o = digits - 10
     let (month, day) = (number(o, 2), number(o + 2, 2))
-    guard (1...12).contains(month), day >= 1, day <= UTCCalendar.daysInMonth(year: year, month: month) else {
+    let days = CivilDays.days(year: year, month: month, day: day)
+    // A real date is the date of its own day (no 13th month, no 30 February).
+    guard (1...12).contains(month), day >= 1, CivilDays.date(fromDays: days) == (year, month, day) else {
       throw DER.Failure(message: "bad date")
     }
-    let days = UTCCalendar.daysFromCivil(year: year, month: month, day: day)
     return days * 86_400 + number(o + 4, 2) * 3600 + number(o + 6, 2) * 60 + number(o + 8, 2)
   }
 

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import StoreSim
+@testable import StoreSimCrypto
 
 /// P-256 ECDSA against published known answers: NIST CAVP `SigGen.txt` ([P-256,SHA-256], the
 /// message digests precomputed) and RFC 6979 appendix A.2.5 (deterministic nonces).
