@@ -1,0 +1,88 @@
+import SampleShapedStore
+import StoreKitTest
+import XCTest
+
+/// Tests as users of Apple's sample store write them: a new `SKTestSession` in `setUp`, a new
+/// `Store` in each test, never cancelled (its listener task holds it, as in the sample), so
+/// that every earlier test's store is still alive and listening, and its listener has moved to
+/// the newest session with the device. Each test reaches the store only through its
+/// `Transaction.updates` listener, right after making it, and polls the store for up to 5 s.
+final class SampleShapedStoreTests: XCTestCase {
+  var session: SKTestSession!
+
+  override func setUpWithError() throws {
+    session = try SKTestSession(configurationFileNamed: "Products", bundle: .module)
+    session.disableDialogs = true
+    session.clearTransactions()
+  }
+
+  func testAPurchaseMadeOutsideTheAppReachesTheStore() async throws {
+    let store = Store()
+    try await session.buyProduct(identifier: "nonconsumable.car")
+    let owned = await poll("the car bought outside the app") { store.purchasedCars.map(\.id) == ["nonconsumable.car"] }
+    XCTAssertTrue(owned)
+    let handled = await store.handledUpdates.map(\.productID)
+    XCTAssertEqual(handled, ["nonconsumable.car"])
+  }
+
+  func testAnApprovedAskToBuyPurchaseReachesTheStore() async throws {
+    let store = Store()
+    session.askToBuyEnabled = true
+    let loaded = await poll("the products") { !store.cars.isEmpty }
+    XCTAssertTrue(loaded)
+    let cars = await store.cars
+    let car = try XCTUnwrap(cars.first { $0.id == "nonconsumable.racecar" })
+    let transaction = try await store.purchase(car)
+    XCTAssertNil(transaction)  // pending: it waits for a parent's approval
+    let request = try XCTUnwrap(session.allTransactions().first { $0.pendingAskToBuyConfirmation })
+    XCTAssertEqual(request.productIdentifier, "nonconsumable.racecar")
+    try session.approveAskToBuyTransaction(identifier: request.identifier)
+    let owned = await poll("the approved race car") { store.purchasedCars.map(\.id) == ["nonconsumable.racecar"] }
+    XCTAssertTrue(owned)
+    let handled = await store.handledUpdates.map(\.productID)
+    XCTAssertEqual(handled, ["nonconsumable.racecar"])
+  }
+
+  func testARefundReachesTheStore() async throws {
+    let store = Store()
+    let bought = try await session.buyProduct(identifier: "nonconsumable.utilityvehicle")
+    let owned = await poll("the utility vehicle") { store.purchasedCars.map(\.id) == ["nonconsumable.utilityvehicle"] }
+    XCTAssertTrue(owned)
+    try session.refundTransaction(identifier: UInt(bought.id))
+    let refunded = await poll("the refund") {
+      store.purchasedCars.isEmpty && store.handledUpdates.contains { $0.id == bought.id && $0.isRevoked }
+    }
+    XCTAssertTrue(refunded)
+    let handled = await store.handledUpdates
+    XCTAssertEqual(handled.map(\.isRevoked), [false, true])
+  }
+
+  func testARenewalAfterTheClockMovesReachesTheStore() async throws {
+    let store = Store()
+    try await session.buyProduct(identifier: "subscription.standard")
+    try session.advance(by: 40 * 24 * 60 * 60)
+    let renewed = await poll("a renewal of the subscription") {
+      store.purchasedSubscriptions.map(\.id) == ["subscription.standard"]
+        && store.handledUpdates.contains { $0.productID == "subscription.standard" && $0.isRenewal }
+    }
+    XCTAssertTrue(renewed)
+    let handled = await store.handledUpdates
+    XCTAssertEqual(handled.first?.isRenewal, false)  // the purchase came first
+    XCTAssertTrue(handled.allSatisfy { $0.productID == "subscription.standard" })
+  }
+
+  /// Asks the store every 10 ms, for up to 5 s, whether `condition` holds; fails the test when
+  /// it never does.
+  private func poll(
+    _ what: String, file: StaticString = #filePath, line: UInt = #line,
+    _ condition: @escaping @MainActor @Sendable () -> Bool
+  ) async -> Bool {
+    let deadline = Date().addingTimeInterval(5)
+    while Date() < deadline {
+      if await MainActor.run(body: condition) { return true }
+      try? await Task.sleep(nanoseconds: 10_000_000)
+    }
+    XCTFail("the store never had \(what) within 5 s", file: file, line: line)
+    return false
+  }
+}
