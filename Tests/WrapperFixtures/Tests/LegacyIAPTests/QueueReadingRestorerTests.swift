@@ -14,6 +14,11 @@ final class QueueReadingRestorerTests: XCTestCase {
     session.clearTransactions()
   }
 
+  // XCTest keeps every test case object until the run ends: let the session go with the test.
+  override func tearDown() {
+    session = nil
+  }
+
   func testARestoreReturnsTheRestoredProductsItFinished() async throws {
     try await session.buyProduct(identifier: "nonconsumable.car")
     try await session.buyProduct(identifier: "subscription.pro")

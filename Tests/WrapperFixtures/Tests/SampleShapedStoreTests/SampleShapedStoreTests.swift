@@ -16,6 +16,11 @@ final class SampleShapedStoreTests: XCTestCase {
     session.clearTransactions()
   }
 
+  // XCTest keeps every test case object until the run ends: let the session go with the test.
+  override func tearDown() {
+    session = nil
+  }
+
   func testAPurchaseMadeOutsideTheAppReachesTheStore() async throws {
     let store = Store()
     try await session.buyProduct(identifier: "nonconsumable.car")
