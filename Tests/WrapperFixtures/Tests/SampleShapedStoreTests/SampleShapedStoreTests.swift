@@ -24,10 +24,13 @@ final class SampleShapedStoreTests: XCTestCase {
   func testAPurchaseMadeOutsideTheAppReachesTheStore() async throws {
     let store = Store()
     try await session.buyProduct(identifier: "nonconsumable.car")
-    let owned = await poll("the car bought outside the app") { store.purchasedCars.map(\.id) == ["nonconsumable.car"] }
+    // The store's `Task {}` may see the car first, when it reads the entitlements after loading
+    // the products: the listener must have handled it too.
+    let owned = await poll("the car bought outside the app, handled by the listener") {
+      store.purchasedCars.map(\.id) == ["nonconsumable.car"]
+        && store.handledUpdates.map(\.productID) == ["nonconsumable.car"]
+    }
     XCTAssertTrue(owned)
-    let handled = await store.handledUpdates.map(\.productID)
-    XCTAssertEqual(handled, ["nonconsumable.car"])
   }
 
   func testAnApprovedAskToBuyPurchaseReachesTheStore() async throws {
@@ -42,16 +45,19 @@ final class SampleShapedStoreTests: XCTestCase {
     let request = try XCTUnwrap(session.allTransactions().first { $0.pendingAskToBuyConfirmation })
     XCTAssertEqual(request.productIdentifier, "nonconsumable.racecar")
     try session.approveAskToBuyTransaction(identifier: request.identifier)
-    let owned = await poll("the approved race car") { store.purchasedCars.map(\.id) == ["nonconsumable.racecar"] }
+    let owned = await poll("the approved race car, handled by the listener") {
+      store.purchasedCars.map(\.id) == ["nonconsumable.racecar"]
+        && store.handledUpdates.map(\.productID) == ["nonconsumable.racecar"]
+    }
     XCTAssertTrue(owned)
-    let handled = await store.handledUpdates.map(\.productID)
-    XCTAssertEqual(handled, ["nonconsumable.racecar"])
   }
 
   func testARefundReachesTheStore() async throws {
     let store = Store()
     let bought = try await session.buyProduct(identifier: "nonconsumable.utilityvehicle")
-    let owned = await poll("the utility vehicle") { store.purchasedCars.map(\.id) == ["nonconsumable.utilityvehicle"] }
+    let owned = await poll("the utility vehicle, handled by the listener") {
+      store.purchasedCars.map(\.id) == ["nonconsumable.utilityvehicle"] && store.handledUpdates.count == 1
+    }
     XCTAssertTrue(owned)
     try session.refundTransaction(identifier: UInt(bought.id))
     let refunded = await poll("the refund") {
