@@ -7,6 +7,8 @@ import XCTest
 /// that every earlier test's store is still alive and listening, and its listener has moved to
 /// the newest session with the device. Each test reaches the store only through its
 /// `Transaction.updates` listener, right after making it, and polls the store for up to 5 s.
+/// Against StoreSimKit before issue 44's fix (5957aa3), where an earlier store's listener could
+/// take and finish the transaction first, 8 of 10 runs of this case failed.
 final class SampleShapedStoreTests: XCTestCase {
   var session: SKTestSession!
 
@@ -21,16 +23,17 @@ final class SampleShapedStoreTests: XCTestCase {
     session = nil
   }
 
-  func testAPurchaseMadeOutsideTheAppReachesTheStore() async throws {
+  // Runs first: its store is the first of the earlier stores the later tests run beside.
+  func testAProductsRequestFillsTheStore() async throws {
     let store = Store()
-    try await session.buyProduct(identifier: "nonconsumable.car")
-    // The store's `Task {}` may see the car first, when it reads the entitlements after loading
-    // the products: the listener must have handled it too.
-    let owned = await poll("the car bought outside the app, handled by the listener") {
-      store.purchasedCars.map(\.id) == ["nonconsumable.car"]
-        && store.handledUpdates.map(\.productID) == ["nonconsumable.car"]
-    }
-    XCTAssertTrue(owned)
+    let loaded = await poll("its products") { store.cars.count == 3 && store.nonRenewables.count == 1 }
+    XCTAssertTrue(loaded)
+    let cars = await store.cars.map(\.id)
+    XCTAssertEqual(cars, ["nonconsumable.car", "nonconsumable.utilityvehicle", "nonconsumable.racecar"])
+    let fuel = await store.fuel.map(\.id)
+    XCTAssertEqual(fuel, ["consumable.fuel.octane87", "consumable.fuel.octane89", "consumable.fuel.octane91"])
+    let subscriptions = await store.subscriptions.map(\.id)
+    XCTAssertEqual(subscriptions, ["subscription.standard", "subscription.premium", "subscription.pro"])
   }
 
   func testAnApprovedAskToBuyPurchaseReachesTheStore() async throws {
@@ -80,6 +83,20 @@ final class SampleShapedStoreTests: XCTestCase {
     let handled = await store.handledUpdates
     XCTAssertEqual(handled.first?.isRenewal, false)  // the purchase came first
     XCTAssertTrue(handled.allSatisfy { $0.productID == "subscription.standard" })
+  }
+
+  // XCTest runs a class's tests in the order of their names: this one runs last, after three
+  // stores of earlier tests (listening, moved to this session) that finish what they hear.
+  func testThePurchaseOfACarOutsideTheAppReachesTheStore() async throws {
+    let store = Store()
+    try await session.buyProduct(identifier: "nonconsumable.car")
+    // The store's `Task {}` may see the car first, when it reads the entitlements after loading
+    // the products: the listener must have handled it too.
+    let owned = await poll("the car bought outside the app, handled by the listener") {
+      store.purchasedCars.map(\.id) == ["nonconsumable.car"]
+        && store.handledUpdates.map(\.productID) == ["nonconsumable.car"]
+    }
+    XCTAssertTrue(owned)
   }
 
   /// Asks the store every 10 ms, for up to 5 s, whether `condition` holds; fails the test when
