@@ -28,6 +28,13 @@ let package = Package(
     .testTarget(
       name: "SwiftyShapedIAPTests", dependencies: ["SwiftyShapedIAP", storeKitTest],
       resources: [.copy("Products.storekit")]),
+    // An app's store in the shape of Apple's sample "Implementing a store in your app using the
+    // StoreKit API": a `Transaction.updates` listener started in `init` with `Task.detached` and
+    // never cancelled; its tests make a new session and a new store per test.
+    .target(name: "SampleShapedStore", dependencies: [storeKit]),
+    .testTarget(
+      name: "SampleShapedStoreTests", dependencies: ["SampleShapedStore", storeKitTest],
+      resources: [.copy("Products.storekit")]),
   ],
   // Written as such helpers were, before Swift 6's data-race checks.
   swiftLanguageModes: [.v5]
