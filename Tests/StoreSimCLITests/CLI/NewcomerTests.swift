@@ -12,27 +12,6 @@ import Testing
     return name
   }
 
-  @Test(arguments: [
-    ("expect latest com.example.premium.monthly price 9.99", "price is in milliunits", "write 9990 for 9.99"),
-    ("expect renewal com.example.premium.monthly renewalPrice 9.99", "renewalPrice is in milliunits", "write 9990"),
-    ("expect latest com.example.premium.monthly price $9.99", "price is in milliunits", "e.g. 9990 for 9.99"),
-  ])
-  func aDecimalPriceIsRefusedWhenTheScenarioIsChecked(_ line: String, _ what: String, _ fix: String) throws {
-    let cli = try CLIHarness()
-    let file = try write(
-      """
-      init Premium.storekit --start 2026-01-01T00:00:00Z
-      echo this must not print
-      buy com.example.premium.monthly
-      advance 1w
-      \(line)
-      """, in: cli)
-    let r = cli.run("run \(file)")
-    #expect(r.code == 65, "\(r.stdout)\(r.stderr)")
-    #expect(r.stderr.contains("s.storesim:5: error: \(what)") && r.stderr.contains(fix), "\(r.stderr)")
-    #expect(!r.stdout.contains("must not print"))
-  }
-
   @Test func aPriceInMilliunitsPassesAndHelpSaysSoUpFront() throws {
     let cli = try CLIHarness()
     let file = try write(
