@@ -117,3 +117,36 @@ import Testing
     #expect(!failed.out.contains("installed storesim"))
   }
 }
+
+/// `Scripts/readme_examples.py` runs every page of docs/, and a block marked `not-run: REASON`
+/// is listed with its reason instead of run.
+@Suite struct DocsExamplesTests {
+  @Test func everyDocsPageRunsAndANotRunBlockIsListedWithItsReason() throws {
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") else { return }
+    let script = CLIHarness.projectRoot.path + "/Scripts/readme_examples.py"
+    let program = """
+      import importlib.util, os, sys, tempfile
+      spec = importlib.util.spec_from_file_location("examples", sys.argv[1])
+      m = importlib.util.module_from_spec(spec)
+      spec.loader.exec_module(m)
+      pages = sorted(n for n in os.listdir(os.path.join(m.ROOT, "docs")) if n.endswith(".md"))
+      print("all pages" if m.DOC_PAGES == pages else f"pages {m.DOC_PAGES}")
+      text = "```sh not-run: needs a network\\nexit 3\\n```\\n\\n```sh\\ntrue\\n```\\n\\n```sh not-run\\ntrue\\n```\\n"
+      failures, not_run = [], []
+      ran = m.run_page("x.md", text, tempfile.mkdtemp(), "/bin/false", dict(os.environ), failures, {}, False, not_run)
+      print(ran, failures, not_run)
+      """
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+    process.arguments = ["-c", program, script]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let lines = String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+    #expect(lines.first == "all pages", "\(lines)")
+    // The marked block is listed, not run; a mark without a reason fails.
+    #expect(lines.last == "1 ['x.md:9'] [('x.md:1', 'needs a network')]", "\(lines)")
+  }
+}
