@@ -37,7 +37,7 @@ if [ -n "${STORESIM_BINARY:-}" ]; then
 else
   # The first release build takes minutes: say so, and let swift build's progress through
   # ([12/180] Compiling ...), each line as it comes, so the wait is never silent.
-  echo "building storesim (release) in $ROOT: the first build takes about 9 minutes on a 2-core machine, later ones seconds"
+  echo "building storesim (release) in $ROOT: the first build takes about 12 minutes on a 2-core machine, later ones seconds"
   started=$SECONDS
   if ! (cd "$ROOT" && swift build -c release --product storesim 2>&1) | sed -u 's/^/  /'; then
     echo "install.sh: the build failed (its output is above)" >&2
