@@ -7,10 +7,7 @@ import Testing
 /// convention for the pictures' files (`timeline --svg FILE`, `report --html FILE`, `-` for
 /// standard output).
 @Suite struct NewcomerTests {
-  func write(_ text: String, in cli: CLIHarness, name: String = "s.storesim") throws -> String {
-    try text.write(toFile: cli.folder + "/" + name, atomically: true, encoding: .utf8)
-    return name
-  }
+  func write(_ text: String, in cli: CLIHarness) throws -> String { try ScenarioLanguageTests().write(text, in: cli) }
 
   @Test func aPriceInMilliunitsPassesAndHelpSaysSoUpFront() throws {
     let cli = try CLIHarness()
