@@ -123,7 +123,9 @@ row "retention --state without --review" retention --state REJECTED
 row "retention review of an unknown item" retention --review 6f1c2b9e-0d4a-4c1e-9b1f-3a2d5e7c8b01 --state REJECTED
 row "api with both --body and --data" api PUT /inApps/v1/messaging/realtime/url --body a.json --data '{}'
 row "an SVG timeline asked for as JSON" timeline --svg --json
+row "a group after --svg, where the file goes" timeline --svg Navigation
 row "report without its file" report
+row "a token's kid without the team's key" token --key-id KEY123ABC
 row "a report in a folder that does not exist" report --html nofolder/report.html
 row "one report for two scenarios" run failing.storesim failing.storesim --report r.html
 row "mcp given a word" mcp now

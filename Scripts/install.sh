@@ -35,10 +35,18 @@ fi
 if [ -n "${STORESIM_BINARY:-}" ]; then
   SOURCE="$STORESIM_BINARY"
 else
-  echo "building storesim (release)..."
-  (cd "$ROOT" && swift build -c release --product storesim >/dev/null)
+  # The first release build takes minutes: say so, and let swift build's progress through
+  # ([12/180] Compiling ...), each line as it comes, so the wait is never silent.
+  echo "building storesim (release) in $ROOT: the first build takes about 12 minutes on a 2-core machine, later ones seconds"
+  started=$SECONDS
+  if ! (cd "$ROOT" && swift build -c release --product storesim 2>&1) | sed -u 's/^/  /'; then
+    echo "install.sh: the build failed (its output is above)" >&2
+    exit 1
+  fi
+  echo "built in $((SECONDS - started)) s"
   SOURCE="$(cd "$ROOT" && swift build -c release --show-bin-path)/storesim"
 fi
+echo "installing into $PREFIX"
 mkdir -p "$(dirname "$BIN")" "$(dirname "$BASH_COMPLETION")" "$(dirname "$FISH_COMPLETION")" "$(dirname "$ZSH_COMPLETION")"
 install -m 755 "$SOURCE" "$BIN"
 "$BIN" completions bash > "$BASH_COMPLETION"

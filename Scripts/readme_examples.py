@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs the runnable examples of the README and of the docs/ pages split from it, so none can rot.
+"""Runs the runnable examples of the README and of every page of docs/, so none can rot.
 
 Usage: readme_examples.py STORESIM_BINARY [--no-package | --package-only]
 
@@ -15,11 +15,16 @@ Which fenced blocks run is said by their info string:
                            warning (skipped with --no-package: it builds storesim from
                            scratch, minutes; --package-only runs only it, so CI can build
                            it beside other steps)
-Every other block (```, ```swift, ```console) is an illustration and is not run.
+Every other block (```, ```swift, ```console, ```yaml, ```json) is an illustration and is not run.
 
-The README runs first, then the pages of docs/ in DOC_PAGES; each page starts afresh.
-Each sh block starts in a fresh folder holding links to Configurations/ and Scripts/ (a reader
-tries each example on its own); python and storesim blocks run in the folder of the sh block
+A sh, python or storesim block that truly cannot run here says why in its info string:
+  ```sh not-run: REASON
+It is listed as not run, with its reason, in every run's output; keep such blocks few (today:
+none). Anything a block needs that a reader has (a session, a key) it makes itself.
+
+The README runs first, then every page of docs/ in name order; each page starts afresh.
+Each sh block starts in a fresh folder holding links to Configurations/ and Scripts/ and an
+empty docs/images/ (a reader tries each example on its own, in a clone); python and storesim blocks run in the folder of the sh block
 before them (the session it made). `storesim` is on the PATH (the binary given), HOME is a
 folder of the run's own, and a block that runs longer than 5 minutes fails. In shell blocks, `swift run storesim ARGS` runs that
 binary and `swift test` / `swift build` are left to CI's own steps (said on stderr).
@@ -32,11 +37,10 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# The pages split from the README, whose examples ran there before (other pages' blocks are
-# illustrations: an agent's configuration, a CI file).
-DOC_PAGES = ["commands.md", "scenarios.md", "manage.md", "server.md", "storesimkit.md", "fidelity.md", "performance.md",
-             "reliability.md"]
+# Every page of docs/: a page's sh, python and storesim blocks run unless marked `not-run: REASON`.
+DOC_PAGES = sorted(name for name in os.listdir(os.path.join(ROOT, "docs")) if name.endswith(".md"))
 FENCE = re.compile(r"^```(\S*)(.*)$")
+RUNNABLE = {"sh", "python", "storesim"}
 
 SWIFT_SHIM = """#!/usr/bin/env bash
 # `swift` inside README examples: `swift run storesim ARGS` is the storesim under test; building
@@ -81,10 +85,10 @@ def main():
     env.pop("STORESIM_SESSION", None)
 
     pages = ["README.md"] + [os.path.join("docs", name) for name in DOC_PAGES]
-    failures, ran, package_files = [], 0, {}
+    failures, ran, package_files, not_run = [], 0, {}, []
     for page in pages:
         with open(os.path.join(ROOT, page), encoding="utf-8") as f:
-            ran += run_page(page, f.read(), work, binary, env, failures, package_files, package_only)
+            ran += run_page(page, f.read(), work, binary, env, failures, package_files, package_only, not_run)
 
     if package_files:
         where = "the example package (```swift file=...)"
@@ -96,19 +100,28 @@ def main():
                 failures.append(where)
         else:
             print(f"{where}: skipped (--no-package)")
-    print(f"readme examples: {ran} run, {len(failures)} failed")
+    print(f"readme examples: {ran} run, {len(failures)} failed, {len(not_run)} marked not-run"
+          + "".join(f"\n  not run: {where}: {reason}" for where, reason in not_run))
     shutil.rmtree(work, ignore_errors=True)
     sys.exit(1 if failures else 0)
 
 
-def run_page(page, text, work, binary, env, failures, package_files, package_only=False):
+def run_page(page, text, work, binary, env, failures, package_files, package_only=False, not_run=None):
     """Runs one page's blocks; returns how many ran. Package files are collected, not run (nor
-    anything else with package_only)."""
+    anything else with package_only); blocks marked `not-run: REASON` are listed in not_run."""
     ran = 0
     folder = fresh_folder(work, page, 0)
     for language, info, body, line in blocks(text):
         where = f"{page}:{line}"
         if package_only and not (language == "swift" and info.startswith("file=")):
+            continue
+        if language in RUNNABLE and info.startswith("not-run"):
+            reason = info[len("not-run"):].lstrip(":").strip()
+            if not reason:
+                print(f"{where}: ```{language} block: FAILED (not-run needs a reason: not-run: REASON)")
+                failures.append(where)
+            elif not_run is not None:
+                not_run.append((where, reason))
             continue
         if language == "sh":
             folder = fresh_folder(work, page, line)
@@ -139,6 +152,7 @@ def fresh_folder(work, page, line):
     """A folder for the examples from line `line` of `page` on, as a checkout's root looks."""
     folder = os.path.join(work, page.replace("/", "-") + f"-at-line-{line}")
     os.makedirs(os.path.join(folder, "examples"))
+    os.makedirs(os.path.join(folder, "docs", "images"))  # pictures a page writes, as in a clone
     for name in ["Configurations", "Scripts"]:  # README paths are from the checkout's root
         os.symlink(os.path.join(ROOT, name), os.path.join(folder, name))
     return folder

@@ -91,7 +91,7 @@ def main():
             ["entitlements"], ["transactions"], ["transactions", "--signed"], ["transactions", "--format", "api"],
             ["latest", "subscription.pro"], ["latest", "subscription.pro", "--signed"], ["latest", "subscription.pro", "--format", "api"],
             ["notifications"], ["notifications", "--signed"], ["notifications", "--decoded", "--since", "3"],
-            ["receipt"], ["receipt", "--endpoint", "Production"], ["certificate"], ["now"], ["family"], ["family", "add", "kid"],
+            ["receipt"], ["receipt", "--endpoint", "Production"], ["certificate"], ["token"], ["now"], ["family"], ["family", "add", "kid"],
             ["restore"], ["expire", "subscription.pro"], ["advance", "--next"], ["advance", "1d"],
             ["buy", "subscription.pro"], ["extend", "2000000000000014", "--days", "3"],
             ["extend-all", "subscription.pro", "--days", "2"], ["consumption"],

@@ -41,9 +41,22 @@ public final class SKTestSession: Sendable {
   public convenience init(configurationFileNamed name: String, bundle: Bundle = .main, startDate: Date? = nil) throws {
     let base = name.hasSuffix(".storekit") ? String(name.dropLast(".storekit".count)) : name
     guard let url = bundle.url(forResource: base, withExtension: "storekit") else {
-      throw SKTestError(.fileNotFound, "no \(base).storekit in \(bundle.bundlePath)")
+      throw SKTestError(.fileNotFound, Self.missingResourceMessage(base, bundle: bundle))
     }
     try self.init(contentsOf: url, startDate: startDate)
+  }
+
+  /// Why `<name>.storekit` was not found, with the fix: a SwiftPM test target's resources are
+  /// in `Bundle.module`, not the main bundle (the test runner's), and must be listed in
+  /// Package.swift.
+  static func missingResourceMessage(_ base: String, bundle: Bundle) -> String {
+    let fix =
+      bundle == Bundle.main
+      ? "a test target's resources are in Bundle.module: pass it, "
+        + "SKTestSession(configurationFileNamed: \"\(base)\", bundle: .module), "
+        + "and list the file in Package.swift (resources: [.copy(\"\(base).storekit\")])"
+      : "list the file in the target's resources in Package.swift (resources: [.copy(\"\(base).storekit\")])"
+    return "no \(base).storekit in \(bundle.bundlePath); \(fix)"
   }
 
   /// A session over the contents of a `.storekit` file.

@@ -39,12 +39,17 @@ package struct APIResponse: Sendable {
   }
 
   /// The 401 answer: plain text, no JSON and so no `errorCode` (as Apple's: "Unauthenticated"
-  /// and a line saying why).
+  /// and a line saying why), then the way forward for a person trying `curl`.
   package static func unauthenticated(_ reason: String) -> APIResponse {
-    var response = APIResponse(status: 401, body: "Unauthenticated\n\n\(reason)\n")
+    var response = APIResponse(status: 401, body: "Unauthenticated\n\n\(reason)\n\n\(tokenHint)\n")
     response.contentType = "text/plain; charset=utf-8"
     return response
   }
+
+  /// The last line of a 401: where a token comes from.
+  package static let tokenHint =
+    "A token this server accepts: storesim token (with --api-key AuthKey.p8 when serve checks signatures); "
+    + "send it as 'Authorization: Bearer TOKEN'."
 
   /// The session is busy: 503 with `Retry-After`.
   package static func busy(retryAfter seconds: Int, _ message: String) -> APIResponse {

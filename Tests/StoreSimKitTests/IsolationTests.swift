@@ -163,6 +163,16 @@ struct CreatingSessionsTests {
     #expect(throws: SKTestError(.fileNotFound, "")) { try SKTestSession(configurationFileNamed: "NoSuchConfiguration") }
   }
 
+  /// The XCTest habit, the main bundle, finds nothing in a SwiftPM test: the error says what to
+  /// pass instead (issue 44, item 7).
+  @Test func aMissingResourceInTheMainBundleSaysBundleModule() throws {
+    let error = #expect(throws: SKTestError.self) { try SKTestSession(configurationFileNamed: "Products") }
+    let message = try #require(error).message
+    #expect(message.contains("no Products.storekit in "))
+    #expect(message.contains(#"SKTestSession(configurationFileNamed: "Products", bundle: .module)"#))
+    #expect(message.contains(#"resources: [.copy("Products.storekit")]"#))
+  }
+
   @Test func theConfigurationsContentsWork() async throws {
     let session = try SKTestSession(
       configurationData: Data(contentsOf: Kit.premium), startDate: Kit.date("2030-06-01T00:00:00Z"))

@@ -133,6 +133,8 @@ import Testing
     #expect(r.contentType.hasPrefix("text/plain"))
     #expect(r.body.hasPrefix("Unauthenticated\n"))
     #expect(!r.body.contains("errorCode"))
+    // The way forward for someone trying curl (issue 44, item 7).
+    #expect(r.body.contains("storesim token"))
   }
 
   @Test func goodTokensWithAndWithoutIatAreAccepted() throws {

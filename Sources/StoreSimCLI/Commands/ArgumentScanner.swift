@@ -8,6 +8,9 @@ struct OptionSpec: Sendable {
   var value: String?
   /// One-line help.
   var help: String
+  /// Whether the value may be left out: `--svg` at the end of the line or before another
+  /// option reads as `--svg -` (standard output).
+  var valueIsOptional = false
 }
 
 /// The global options, accepted before or after the command.
@@ -117,6 +120,8 @@ enum ArgumentScanner {
     let value: String
     if let inline {
       value = inline
+    } else if spec.valueIsOptional, i == argv.count || (argv[i].hasPrefix("-") && argv[i] != "-") {
+      value = "-"
     } else {
       guard i < argv.count else {
         throw .usage("option '--\(name)' needs a value \(placeholder)", command: parsed.command)

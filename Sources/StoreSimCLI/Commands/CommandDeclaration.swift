@@ -81,24 +81,29 @@ struct Option<Value>: CommandParameter {
   let placeholder: String
   let help: String
   let parse: (String, ParseContext) throws -> Value
+  /// Whether the value may be left out (`--svg` alone), which reads as `-`, standard output.
+  let valueIsOptional: Bool
   private let parsed = ParsedValue<Value?>(nil)
 
   var wrappedValue: Value? { parsed.value }
 
   /// An option whose text is read by `parse` (which throws the option's own usage error).
   init(
-    name: String? = nil, _ placeholder: String, help: String,
+    name: String? = nil, _ placeholder: String, help: String, valueIsOptional: Bool = false,
     parse: @escaping (String, ParseContext) throws -> Value
   ) {
     self.name = name
     self.placeholder = placeholder
     self.help = help
+    self.valueIsOptional = valueIsOptional
     self.parse = parse
     CommandDeclarations.collect(self)
   }
 
   func option(named name: String) -> OptionSpec? {
-    OptionSpec(name: self.name ?? name, value: placeholder, help: help)
+    OptionSpec(
+      name: self.name ?? name, value: valueIsOptional ? "[\(placeholder)]" : placeholder, help: help,
+      valueIsOptional: valueIsOptional)
   }
 
   func bind(named name: String, from line: ParsedArguments, context: ParseContext) throws {
@@ -109,8 +114,8 @@ struct Option<Value>: CommandParameter {
 
 extension Option where Value == String {
   /// An option taking any text.
-  init(name: String? = nil, _ placeholder: String, help: String) {
-    self.init(name: name, placeholder, help: help) { text, _ in text }
+  init(name: String? = nil, _ placeholder: String, help: String, valueIsOptional: Bool = false) {
+    self.init(name: name, placeholder, help: help, valueIsOptional: valueIsOptional) { text, _ in text }
   }
 }
 

@@ -9,7 +9,7 @@ extension CommandTable {
       CommandSpec(RunCommand.self),
       CommandSpec(ShellCommand.self), CommandSpec(MCPCommand.self), CommandSpec(ManageCommand.self),
       CommandSpec(ServeCommand.self),
-      CommandSpec(APICommand.self), CommandSpec(ConsumptionCommand.self),
+      CommandSpec(APICommand.self), CommandSpec(TokenCommand.self), CommandSpec(ConsumptionCommand.self),
       CommandSpec(ExtendCommand.self), CommandSpec(ExtendAllCommand.self), CommandSpec(CompletionsCommand.self),
       CommandSpec(VersionCommand.self),
     ])

@@ -41,7 +41,8 @@ enum ScenarioOnlyHelp {
       A failed expectation prints file:line: expected ..., got ...; the run goes on and the exit
       code is 1. Every expectation is checked before anything runs: forms, counts, dates and field
       names (against Apple's JWSTransactionDecodedPayload and JWSRenewalInfoDecodedPayload).
-      --customer NAME checks that customer's store (a family member's, say) instead of the
+      Prices are milliunits, as in Apple's payloads: $9.99 is 'price 9990' ('price 9.99' is an
+      error). --customer NAME checks that customer's store (a family member's, say) instead of the
       default customer's.
 
       FORMS:
@@ -54,6 +55,7 @@ enum ScenarioOnlyHelp {
     text += "\nEXAMPLE:\n"
     for example in [
       "  expect latest com.example.premium.monthly expiresDate 2026-02-07T00:00:00Z",
+      "  expect latest com.example.premium.monthly price 9990",
       "  expect entitled com.example.premium.lifetime --customer kid",
     ] {
       text += HelpText.wrapLine(example, width: width, hangingIndent: 6) + "\n"

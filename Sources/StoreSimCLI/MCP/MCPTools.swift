@@ -85,7 +85,10 @@ struct MCPTools {
     guard let placeholder = option.value else {
       return .object(["type": .string("boolean"), "description": .string(option.help)])
     }
-    return .object(["type": .string("string"), "description": .string("\(placeholder): \(option.help)")])
+    // An optional value (`timeline --svg`): true is the option alone (standard output).
+    let type: JSONOutput =
+      option.valueIsOptional ? .array([.string("string"), .string("boolean")]) : .string("string")
+    return .object(["type": type, "description": .string("\(placeholder): \(option.help)")])
   }
 
   /// The command line of a call, or the message refusing its arguments.
@@ -128,6 +131,7 @@ struct MCPTools {
       guard case .bool(let on) = node.value else { return nil }
       return on ? ["--\(option.name)"] : []
     }
+    if option.valueIsOptional, case .bool(let on) = node.value { return on ? ["--\(option.name)=-"] : [] }
     if case .array = node.value { return texts(node)?.map { "--\(option.name)=\($0)" } }
     return text(node).map { ["--\(option.name)=\($0)"] }
   }

@@ -68,8 +68,10 @@ enum Expectation {
       case .pending: return "open Ask to Buy, interrupted and refund requests"
       case .transactions: return "the number of transactions (Transaction.all)"
       case .latest:
-        return "a field of the latest transaction's JSON (absent for an omitted field; dates ISO 8601 or milliseconds)"
-      case .renewal: return "a field of the renewal info's JSON"
+        return
+          "a field of the latest transaction's JSON (absent for an omitted field; dates ISO 8601 or milliseconds; "
+          + "prices in milliunits: price 9990 is 9.99)"
+      case .renewal: return "a field of the renewal info's JSON (renewalPrice in milliunits, as latest)"
       case .notification: return "the newest server notification"
       case .error: return "the previous command failed with a message containing TEXT"
       case .now: return "the virtual clock reads DATE"

@@ -38,11 +38,28 @@ enum WireFields {
       "commitmentInfo.commitmentExpiresDate", "commitmentInfo.commitmentRenewalDate",
     ])
 
+  /// Fields holding prices: whole milliunits of the currency on the wire (9.99 is 9990).
+  static let prices: Set = [
+    "price", "renewalPrice", "commitmentInfo.commitmentPrice", "commitmentInfo.commitmentRenewalPrice",
+  ]
+
+  /// The error for a price written as a decimal (`price 9.99`): prices are milliunits.
+  static func priceProblem(_ name: String, _ value: String) -> String {
+    let text = "\(name) is in milliunits (thousandths of the currency unit, as Apple's payloads carry it)"
+    guard let amount = Double(value), amount.isFinite, abs(amount) < 1e12 else {
+      return text + ": write a whole number, e.g. 9990 for 9.99"
+    }
+    return text + ": write \(Int64((amount * 1000).rounded())) for \(value)"
+  }
+
   /// Checks that `name` is one of `fields` (of the model `what`) and that a date field's value
   /// reads as a date (`absent` stands for an omitted field).
   static func check(_ name: String, value: String, in fields: [String], of what: String) throws(ScenarioProblem) {
     guard fields.contains(name) else {
       throw ScenarioProblem(Suggest.appending(to: "unknown field '\(name)' of \(what)", for: name, in: fields))
+    }
+    if prices.contains(name), value != "absent", Int64(value) == nil {
+      throw ScenarioProblem(priceProblem(name, value))
     }
     guard value != "absent", dates.contains(name), Int64(value) == nil else { return }
     do { _ = try ValueParsing.date(value) } catch {

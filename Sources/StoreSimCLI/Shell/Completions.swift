@@ -72,7 +72,7 @@ struct Completions {
   /// Commands whose arguments are files.
   static let fileCommands = ["init", "validate", "run"]
   /// Options whose value is a file or folder.
-  static let fileOptions = ["session", "junit", "config", "artifacts", "html", "report", "timeline"]
+  static let fileOptions = ["session", "junit", "config", "artifacts", "html", "svg", "report", "timeline"]
 
   var commandNames: [String] { table.names + ["help"] }
   var globalOptionWords: [String] { globalOptions.map { "--\($0.name)" } + ["-h"] }

@@ -107,11 +107,11 @@ enum ReportPage {
   }
 
   /// Writes the page to `path` (a whole file or nothing), or refuses with exit code 73.
-  static func write(_ page: String, to path: String, shown: String) throws {
+  static func write(_ page: String, to path: String, shown: String, what: String = "the report") throws {
     do {
       try Data(page.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
     } catch {
-      throw CLIError(code: .cannotCreate, message: "cannot write the report to \(shown)")
+      throw CLIError(code: .cannotCreate, message: "cannot write \(what) to \(shown)")
     }
   }
 }
@@ -124,23 +124,32 @@ struct ReportCommand: CommandLineCommand {
     discussion:
       "The page shows the customers, transactions, subscription statuses, notifications and the timeline drawing "
       + "of 'timeline --svg'; it has no script and fetches nothing, so it opens anywhere (a CI artifact). "
-      + "'run --report FILE' writes the same page for a scenario.",
-    example: "storesim report --html report.html")
+      + "'run --report FILE' writes the same page for a scenario. --html FILE writes FILE; --html alone or "
+      + "--html - prints the page (as 'timeline --svg').",
+    example: "storesim report --html report.html\nstoresim report --html - | head -3")
 
-  @Option("<file>", help: "the HTML file to write (required)")
+  @Option("<file>", help: "the HTML file to write; alone or -: print the page", valueIsOptional: true)
   var html: String?
   @Arguments(0...0, "")
   var arguments: [String]
 
   func validate() throws {
-    if html == nil { throw CLIError.usage("report needs --html FILE", command: "report") }
+    if html == nil {
+      throw CLIError.usage("report needs --html FILE (or --html - for standard output)", command: "report")
+    }
   }
 
   func run(_ inv: Invocation) throws -> ExitCode {
     guard let file = html else { return .usage }
-    let path = try inv.environment.resolve(file)
+    if file == "-", inv.json { throw CLIError.usage("--html - and --json exclude each other", command: "report") }
+    let path = file == "-" ? nil : try inv.environment.resolve(file)
     return try SessionContext.with(inv, mutating: false) { store in
-      try ReportPage.write(ReportPage.html(store: store, title: SessionContext.path(inv)), to: path, shown: file)
+      let page = ReportPage.html(store: store, title: SessionContext.path(inv))
+      guard let path else {
+        inv.environment.writeOut(page)
+        return .success
+      }
+      try ReportPage.write(page, to: path, shown: file)
       inv.emit(json: .object(["report": .string(file)]), line: "wrote \(file)")
       return .success
     }

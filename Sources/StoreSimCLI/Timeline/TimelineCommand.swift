@@ -8,15 +8,17 @@ struct TimelineCommand: CommandLineCommand {
     abstract: "A picture of each subscription over time",
     arguments: "[<group>]",
     discussion:
-      "One row per customer and group: paid periods, trials and offers, grace, billing retry, expiry, refunds and plan changes, with dates on the axis. Colour only on a terminal. --svg prints the same as a self-contained SVG drawing (light and dark, the notifications as dated labels; the same session gives the same bytes).",
-    example: "storesim timeline Premium\nstoresim timeline --svg > timeline.svg")
+      "One row per customer and group: paid periods, trials and offers, grace, billing retry, expiry, refunds and plan changes, with dates on the axis. Colour only on a terminal. --svg FILE writes the same as a self-contained SVG drawing (light and dark, the notifications as dated labels; the same session gives the same bytes) to FILE, which must end in .svg; --svg alone or --svg - prints it (as 'report --html' and 'run --timeline' take a file). To draw one group, name it before --svg.",
+    example:
+      "storesim timeline Premium\nstoresim timeline --svg timeline.svg\nstoresim timeline Premium --svg - | head -3")
 
   @Arguments(0...1, "group")
   var arguments: [String]
   @Option("<columns>", help: "width of the time axis (default 60)", parse: TimelineCommand.width)
   var width: Int?
-  @Flag(help: "print an SVG drawing instead of text")
-  var svg: Bool
+  @Option(
+    "<file>", help: "write an SVG drawing to FILE (.svg) instead of text; alone or -: print it", valueIsOptional: true)
+  var svg: String?
 
   var configurationReferences: [ConfigurationReference] { arguments.prefix(1).map { .groupOrProduct($0) } }
 
@@ -28,7 +30,15 @@ struct TimelineCommand: CommandLineCommand {
   }
 
   func validate() throws {
-    if svg, width != nil { throw CLIError.usage("--width is for the text picture, not --svg", command: "timeline") }
+    if svg != nil, width != nil {
+      throw CLIError.usage("--width is for the text picture, not --svg", command: "timeline")
+    }
+    if let svg, svg != "-", !svg.lowercased().hasSuffix(".svg") {
+      // `timeline --svg GROUP` drew GROUP before --svg took a file: refuse, never write it.
+      throw CLIError.usage(
+        "--svg takes a file ending in .svg, or - for standard output; to draw one group, "
+          + "name it first: timeline \(svg) --svg", command: "timeline")
+    }
   }
 
   /// The groups a `timeline` argument names: a group's id or name, or a product of it; all
@@ -48,11 +58,18 @@ struct TimelineCommand: CommandLineCommand {
 
   func run(_ inv: Invocation) throws -> ExitCode {
     let width = self.width ?? 60
-    if svg, inv.json { throw CLIError.usage("--svg and --json exclude each other", command: "timeline") }
+    if svg != nil, inv.json { throw CLIError.usage("--svg and --json exclude each other", command: "timeline") }
+    let path = try svg.flatMap { $0 == "-" ? nil : try inv.environment.resolve($0) }
     return try SessionContext.with(inv, mutating: false) { store in
       let groups = try Self.groups(arguments.first, in: store)
-      if svg {
-        inv.environment.writeOut(TimelinePicture.svg(store: store, groups: groups))
+      if let svg {
+        let picture = TimelinePicture.svg(store: store, groups: groups)
+        guard let path else {
+          inv.environment.writeOut(picture)
+          return .success
+        }
+        try ReportPage.write(picture, to: path, shown: svg, what: "the drawing")
+        inv.out("wrote \(svg)")
         return .success
       }
       let text = Timeline.render(store: store, groups: groups, width: width, colour: inv.environment.isTerminal)

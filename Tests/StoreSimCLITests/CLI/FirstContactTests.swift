@@ -107,7 +107,7 @@ import Testing
 
   @Test func theTourShowsEachCommandAndTheStoresAnswer() throws {
     let cli = try CLIHarness()
-    #expect(Self.readme.contains("swift run storesim run --verbose Scripts/tour.storesim"))
+    #expect(Self.readme.contains("storesim run --verbose Scripts/tour.storesim"))
     let r = cli.run(["run", "--verbose", CLIHarness.projectRoot.appendingPathComponent("Scripts/tour.storesim").path])
     #expect(r.code == 0)
     #expect(r.stdout.contains("> buy subscription.pro\npurchased  subscription.pro"))

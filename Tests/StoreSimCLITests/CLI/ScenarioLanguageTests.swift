@@ -106,6 +106,12 @@ import Testing
     ("price-increase com.example.premium.monthly refuse", "unknown price-increase action 'refuse'"),
     ("family adopt kid", "unknown family action 'adopt'"),
     ("extend 1 --days 91", "--days must be 1 to 90"),
+    // Issue 44, item 7: prices are milliunits, said before the run rather than as a failure.
+    ("expect latest com.example.premium.monthly price 9.99", "price is in milliunits"),
+    ("expect latest com.example.premium.monthly price 9.99", "write 9990 for 9.99"),
+    ("expect renewal com.example.premium.monthly renewalPrice 12.5", "renewalPrice is in milliunits"),
+    ("expect renewal com.example.premium.monthly renewalPrice 12.5", "write 12500 for 12.5"),
+    ("expect latest com.example.premium.monthly price $9.99", "write a whole number, e.g. 9990 for 9.99"),
   ])
   func aCommandsShapeIsRefusedBeforeAnythingRuns(_ line: String, _ message: String) throws {
     let cli = try CLIHarness()

@@ -93,7 +93,15 @@ import Testing
       let properties = tool["inputSchema"]?["properties"]
       for option in spec.options {
         let property = try #require(properties?[option.name], "\(spec.name) --\(option.name) is not in its schema")
-        #expect(Self.string(property["type"]) == (option.value == nil ? "boolean" : "string"))
+        if option.valueIsOptional {  // `timeline --svg [FILE]`: a file, or true for the option alone
+          guard case .array(let types)? = property["type"]?.value else {
+            Issue.record("\(spec.name) --\(option.name): type is not [string, boolean]")
+            continue
+          }
+          #expect(types.map { Self.string($0) } == ["string", "boolean"])
+        } else {
+          #expect(Self.string(property["type"]) == (option.value == nil ? "boolean" : "string"))
+        }
       }
       #expect((properties?["arguments"] != nil) == (spec.positionals != nil), "\(spec.name) arguments")
       #expect(tool["inputSchema"]?["additionalProperties"]?.value == .bool(false))
