@@ -11,25 +11,16 @@ struct RetentionCommand: CommandLineCommand {
     abstract: "Open a subscription's cancel flow: the Retention Messaging realtime request and the message shown",
     arguments: "<product-id> | --list | --review <id> --state <state>",
     discussion: """
-      The customer selects Cancel Subscription: storesim signs a realtime request
-      (DecodedRealtimeRequestBody: originalTransactionId, appAppleId 0, productId, userLocale,
-      requestIdentifier, environment, signedDate) and POSTs {"signedPayload": "..."} to the realtime
-      URL configured with PUT /inApps/v1/messaging/realtime/url (serve or api; a scenario's
-      'respond' line sets one). The answer must come within --timeout (700 ms, Apple's deadline),
-      with HTTP 200 and exactly one of message, alternateProduct, promotionalOffer: an uploaded,
-      APPROVED message (no image with a switch or an offer), the alternate product or the offer's
-      product in the subscription's group, a promotionalOfferSignatureV2 whose transactionId is the
-      request's originalTransactionId (its ES256 signature is not checked: storesim does not have
-      the team's key) or a promotionalOfferSignatureV1 object. When it fails for any reason the
-      default message for the product and locale is shown (PUT /inApps/v1/messaging/default/...),
-      else none. --accept takes what is shown (the switch is a purchase of the alternate product,
-      DID_CHANGE_RENEWAL_PREF; the offer is redeemed, OFFER_REDEEMED; a plain message keeps the
-      subscription as it is); --decline cancels as 'cancel' does (DID_CHANGE_RENEWAL_STATUS
-      AUTO_RENEW_DISABLED). Every request and its outcome is recorded: --list shows them and a
-      scenario checks the last one with 'expect retention'. The request is made while the session
-      is locked, for at most --timeout. storesim approves uploaded messages and images at once, as the
-      sandbox does; --review ID --state PENDING|APPROVED|REJECTED gives one of them another review
-      state, to see what an unapproved message does.
+      The customer selects Cancel Subscription: storesim signs a realtime request and POSTs
+      {"signedPayload": "..."} to the realtime URL set with PUT /inApps/v1/messaging/realtime/url.
+      Your server must answer within --timeout (700 ms, Apple's deadline) with HTTP 200 and exactly
+      one of message, alternateProduct or promotionalOffer; otherwise the default message for the
+      product and locale is shown, or none. --accept takes what is shown (a switch, an offer, or a
+      message that keeps the subscription); --decline cancels as 'cancel' does. --list shows every
+      request and its outcome; a scenario checks the last one with 'expect retention'. --review ID
+      --state PENDING|APPROVED|REJECTED changes an uploaded message's review state (storesim
+      approves at once, as the sandbox does). Every rule the answer is held to:
+      docs/retention-messaging.md.
       """,
     example: "storesim retention subscription.pro --decline\nstoresim retention --list")
 

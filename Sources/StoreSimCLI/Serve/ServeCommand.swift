@@ -18,46 +18,16 @@ struct ServeCommand: CommandLineCommand {
     abstract: "Serve the session as the App Store Server API on loopback",
     discussion: """
       Prints the base URL (http://127.0.0.1:PORT) on the first line of standard output and answers
-      Apple's App Store Server API paths with Apple's response shapes and error codes, until
-      SIGINT, SIGTERM, SIGHUP or SIGQUIT (a signal during a save stops the server once that save is
-      done; startup states how many connections the file limit lets it hold at once). The
-      endpoints, their parameters and every error code are listed in docs/server-api.md:
-      transactions/{id} and its /finish, history/{id} (v1 and v2, every query parameter, pages of
-      20, revisions over the order transactions last changed in), subscriptions/{id},
-      lookup/{orderId}, v1 and v2 refund/lookup/{id}, notifications/history, notifications/test
-      (delivered to 'settings deliver-url') and notifications/test/{token},
-      subscriptions/extend/{id}, subscriptions/extend/mass and its status, v1 and v2
-      transactions/consumption/{id}, transactions/{id}/appAccountToken,
-      transactions/appTransactions/{id} and the Retention Messaging API under /inApps/v1/messaging
-      (image, message, default, realtime/url, performanceTest; see docs/retention-messaging.md).
-      Another path answers 404, another method 405. The
-      session file stays the database: a read of an unchanged file answers from memory without
-      its lock, a changed file is read again once, also without it, so 'storesim buy' in another terminal
-      shows in the next answer; requests that change it take the lock and save it. A request
-      that waits more than 3 s for the lock (held by another command or a test) answers 503 with
-      Retry-After.
-      Every request needs 'Authorization: Bearer JWT' shaped as Apple requires: header alg ES256
-      with a kid; claims iss, aud appstoreconnect-v1, bid equal to the session's bundle id, exp in
-      the future and at most an hour after iat (or from now when there is no iat, as Apple's
-      libraries send none). A missing, expired or mismatched token answers 401 (plain text, as
-      Apple's), before the session is read. The signature is checked only with --api-key
-      AuthKey.p8 --key-id KID --issuer ISS (the team's In-App Purchase key; the token's kid and
-      iss must then be those), or, without them, with the key given at 'init --api-key'; the
-      startup line on standard error says which.
-      Either way serve listens on loopback only: --host beyond loopback (0.0.0.0, ::, a LAN
-      address) is refused unless --expose-to-network is given, and then a warning says so.
-      HTTP/1.1 with keep-alive and pipelining; 16 KiB of header fields, 1 MiB of body (for
-      /verifyReceipt 1 MiB plus 4 KiB per transaction of the session, so every receipt it issued
-      fits), 30 s idle, 10 s per request; 4,096 connections at once, or fewer when the file limit
-      leaves less (the startup line says how many; more wait to be accepted until one closes),
-      read by one event loop per core taking turns (at most 64 requests of one connection a turn)
-      and answered by 16 worker threads. 'storesim api' answers the same
-      requests without a port.
-      POST /verifyReceipt (production) and POST /sandbox/verifyReceipt (sandbox) answer Apple's
-      legacy receipt validation without a bearer token: the body {"receipt-data", "password",
-      "exclude-old-transactions"}, the answer 'storesim receipt --json' prints, statuses 21000,
-      21002, 21003, 21004 (with --shared-secret), 21007, 21008 and 21010. receipt-data is the
-      app receipt: base64 of the JSON of the receipt object ('latest_receipt' is one).
+      Apple's App Store Server API (every /inApps/v1 and /inApps/v2 endpoint, the Retention
+      Messaging API, POST /verifyReceipt and /sandbox/verifyReceipt) with Apple's response shapes
+      and error codes, until SIGINT, SIGTERM, SIGHUP or SIGQUIT. The session file stays the
+      database: 'storesim buy' in another terminal shows in the next answer. Every request but
+      verifyReceipt needs 'Authorization: Bearer JWT' shaped as Apple requires; its signature is
+      checked with --api-key/--key-id/--issuer or the key given at 'init --api-key'. A request
+      that waits more than 3 s for the session's lock answers 503 with Retry-After. serve listens
+      on loopback only unless --expose-to-network is given. 'storesim api' answers the same
+      requests without a port. The endpoints, tokens, limits and statuses in full: docs/server.md
+      and docs/server-api.md.
       """,
     example: "storesim serve --port 0 --session demo.json")
 

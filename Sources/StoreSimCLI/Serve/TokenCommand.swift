@@ -1,5 +1,6 @@
 import Foundation
 import StoreSim
+import StoreSimCrypto
 import StoreSimServer
 
 /// `storesim token`: a bearer token `serve` and `api --authorization` accept for the session, so

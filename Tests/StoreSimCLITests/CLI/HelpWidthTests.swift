@@ -80,3 +80,23 @@ import Testing
     #expect(HelpText.command("storesim now", width: 80) == "  storesim now")
   }
 }
+
+/// Issue 44, item 6: `storesim help COMMAND` says what the command does and how to use it in at
+/// most 25 lines before OPTIONS (at 80 columns); the long reference lives in docs/, which the
+/// help names.
+@Suite struct HelpFitsAScreenTests {
+  static let linesBeforeOptions = 25
+
+  @Test func everyCommandsHelpFitsAScreenBeforeItsOptions() throws {
+    let cli = try CLIHarness()
+    cli.columns = 80
+    for spec in CommandTable.standard.commands {
+      let text = cli.run("help \(spec.name)").stdout
+      let rows = text.split(separator: "\n", omittingEmptySubsequences: false)
+      let before = rows.firstIndex { $0.hasPrefix("OPTIONS:") } ?? rows.count
+      #expect(
+        before <= Self.linesBeforeOptions,
+        "storesim help \(spec.name): \(before) lines before OPTIONS (at most \(Self.linesBeforeOptions))")
+    }
+  }
+}

@@ -3,6 +3,7 @@ import Testing
 
 @testable import StoreSim
 @testable import StoreSimCLI
+@testable import StoreSimCrypto
 @testable import StoreSimHTTP
 @testable import StoreSimHTTPTestSupport
 @testable import StoreSimServer
