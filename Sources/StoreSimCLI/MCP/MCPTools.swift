@@ -8,11 +8,14 @@ import StoreSimSync
 struct MCPTools {
   /// Commands that are no tool: they take over the terminal or standard input, or run forever.
   static let excluded: Set<String> = ["shell", "manage", "serve", "completions", "mcp"]
-  /// Commands that never change the session (`readOnlyHint`).
+  /// Commands that change neither the session nor any file (`readOnlyHint`).
   static let readOnly: Set<String> = [
     "validate", "products", "now", "entitlements", "transactions", "latest", "status", "pending", "receipt",
-    "timeline", "restore", "consumption", "version",
+    "restore", "consumption", "version",
   ]
+  /// Commands that write a file they are given (in the MCP server's folders) but never change
+  /// the session, and so post nothing: neither read-only nor open-world.
+  static let writeFilesOnly: Set<String> = ["timeline", "report"]
 
   /// Commands that reach URLs outside the session (`openWorldHint`): `settings` sets the
   /// delivery URL and `retention` asks the developer's server; beside them every command that
@@ -39,7 +42,9 @@ struct MCPTools {
         "description": .string(description(spec)),
         "inputSchema": Self.inputSchema(spec),
         "annotations": .object([
-          "readOnlyHint": .bool(readOnly), "openWorldHint": .bool(!readOnly || Self.reachesURLs.contains(spec.name)),
+          "readOnlyHint": .bool(readOnly),
+          "openWorldHint": .bool(
+            (!readOnly && !Self.writeFilesOnly.contains(spec.name)) || Self.reachesURLs.contains(spec.name)),
         ]),
       ])
     } + [expectDescription]

@@ -112,6 +112,8 @@ import Testing
     #expect(openWorld["settings"] == true && openWorld["retention"] == true && openWorld["buy"] == true)
     #expect(openWorld["status"] == false && openWorld["validate"] == false)
     #expect(readOnly["validate"] == true && readOnly["report"] == false && readOnly["run"] == false)
+    // `timeline --svg FILE` writes a file: not read-only, and it posts nothing.
+    #expect(readOnly["timeline"] == false && openWorld["timeline"] == false && openWorld["report"] == false)
   }
 
   @Test func aLineLongerThan16MiBIsRefusedAndTheNextIsAnswered() throws {
