@@ -217,28 +217,27 @@ extension SessionCore {
   /// waited for by this call; the listeners themselves are waited for however long they take.
   func settle(patience: Duration = .seconds(2)) async {
     let except = SessionResolver.pendingTask?.mark(on: self)
-    let id = state.withLock { s in
-      defer { s.nextSettleWaiter += 1 }
-      return s.nextSettleWaiter
-    }
-    let impatience = WallClock.after(patience) { [weak self] in
-      guard let self else { return }
-      let wakeups = self.state.withLock { s -> [() -> Void] in
-        guard let i = s.settleWaiters.firstIndex(where: { $0.id == id }) else { return [] }
-        s.settleWaiters[i].waitsForTasks = false
-        return self.settleIfIdle(&s)
-      }
-      for wake in wakeups { wake() }
-    }
+    var impatience: Task<Void, Never>?
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      let idle = state.withLock { s in
-        if isIdle(s, except: except) { return true }
-        s.settleWaiters.append(SettleWaiter(id: id, continuation: continuation, except: except))
-        return false
+      let waiting = state.withLock { s -> Int? in
+        if isIdle(s, except: except) { return nil }
+        defer { s.nextSettleWaiter += 1 }
+        s.settleWaiters.append(SettleWaiter(id: s.nextSettleWaiter, continuation: continuation, except: except))
+        return s.nextSettleWaiter
       }
-      if idle { continuation.resume() }
+      guard let id = waiting else { return continuation.resume() }
+      // Only a call that waits has a timer.
+      impatience = WallClock.after(patience) { [weak self] in
+        guard let self else { return }
+        let wakeups = self.state.withLock { s -> [() -> Void] in
+          guard let i = s.settleWaiters.firstIndex(where: { $0.id == id }) else { return [] }
+          s.settleWaiters[i].waitsForTasks = false
+          return self.settleIfIdle(&s)
+        }
+        for wake in wakeups { wake() }
+      }
     }
-    impatience.cancel()
+    impatience?.cancel()
   }
 
   /// Whether `settle()` would return now (for tests).

@@ -1,5 +1,6 @@
 import Foundation
 import StoreSim
+import StoreSimCrypto
 import StoreSimHTTP
 import StoreSimServer
 
@@ -41,24 +42,36 @@ enum ServerAPIAnswer {
   }
 
   /// Get Transaction History (v2) of the customer `id` names: one page (the one after
-  /// `revision`), or with `unfinishedOnly` every page in one answer (`hasMore` false, the last
-  /// page's revision), for the caller to keep the unfinished ones.
+  /// `revision`), or with `keeping` every page in one answer (`hasMore` false, the last page's
+  /// revision) holding only the transactions whose ids it names (read from each JWS's payload,
+  /// so nothing is signed twice).
   static func history(
-    of id: String, productID: String?, revision: String?, unfinishedOnly: Bool, store: Store, inv: Invocation
+    of id: String, productID: String?, revision: String?, keeping: Set<TransactionID>?, store: Store,
+    inv: Invocation
   ) throws -> JSONOutput {
     var revision = revision
     var all: [JSONOutput] = []
     while true {
       let query = query([("productId", productID), ("revision", revision)])
       let page = try get("/inApps/v2/history/\(id)\(query)", store: store, inv: inv)
-      guard unfinishedOnly, case .object(var fields) = page else { return page }
-      if case .array(let signed)? = fields["signedTransactions"] { all += signed }
+      guard let keeping, case .object(var fields) = page else { return page }
+      if case .array(let signed)? = fields["signedTransactions"] {
+        all += signed.filter { item in transactionID(of: item).map(keeping.contains) ?? false }
+      }
       guard fields["hasMore"] == .bool(true), case .string(let next)? = fields["revision"] else {
         fields["signedTransactions"] = .array(all)
         return .object(fields)
       }
       revision = next
     }
+  }
+
+  /// The `transactionId` in a signed transaction's payload.
+  private static func transactionID(of item: JSONOutput) -> TransactionID? {
+    guard case .string(let jws) = item, let payload = JWS.payload(of: jws),
+      case .string(let text)? = (try? JSONParser.parse(payload))?["transactionId"]?.value
+    else { return nil }
+    return TransactionID(text)
   }
 
   /// The identifier the API takes for "any transaction id" of `customer`: its `appTransactionId`,

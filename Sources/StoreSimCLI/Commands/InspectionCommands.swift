@@ -86,16 +86,9 @@ struct TransactionsCommand: CommandLineCommand {
           throw CLIError.failed(
             "customer '\(customer)' has no transactions; the App Store Server API knows no id of theirs")
         }
-        var response = try ServerAPIAnswer.history(
-          of: id, productID: product, revision: revision, unfinishedOnly: unfinished, store: store, inv: inv)
-        if unfinished {
-          let kept = Set(list.map { store.signed($0, customer: customer) })
-          if case .object(var fields) = response, case .array(let all)? = fields["signedTransactions"] {
-            fields["signedTransactions"] = .array(
-              all.filter { if case .string(let s) = $0 { kept.contains(s) } else { false } })
-            response = .object(fields)
-          }
-        }
+        let response = try ServerAPIAnswer.history(
+          of: id, productID: product, revision: revision, keeping: unfinished ? Set(list.map(\.id)) : nil,
+          store: store, inv: inv)
         inv.emit(json: response) { inv.printJSON(response) }  // JSON on the terminal too
       } else if signed {
         let jws = list.map { store.signed($0, customer: customer) }
