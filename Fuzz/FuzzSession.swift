@@ -1,6 +1,6 @@
 // libFuzzer target: the session file reader (versions 1 to 3, the outbox read or skipped). A
 // file it accepts must write back as the current version and read back to the same state, and
-// its state line read with the customers' list in two halves (`StateCodec+Halves`), wherever
+// its state line read with the customers' list in two halves (`StateCodec+HalvesForTheCLICallFigure`), wherever
 // the list is said to end, must give what a reading in order gives: the same state or the same
 // error. Built by Scripts/fuzz.sh into the one fuzz binary.
 import Foundation

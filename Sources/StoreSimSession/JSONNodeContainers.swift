@@ -1,8 +1,8 @@
 import Foundation
 import StoreSim
 
-/// An object's members by key. Strict: a duplicate or unknown key is refused; otherwise the
-/// first of duplicates is read and unknown keys are ignored, as `JSONDecoder` does.
+/// An object's members by key: the first of duplicates is read and unknown keys are ignored, as
+/// `JSONDecoder` does.
 struct NodeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   let decoder: NodeDecoder
   let keys: [String]
@@ -15,11 +15,7 @@ struct NodeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     keys.reserveCapacity(members.count)
     values.reserveCapacity(members.count)
     for member in members {
-      if values[member.key] != nil {
-        if decoder.strict { throw decoder.corrupted("duplicate key '\(member.key)'") }
-        continue
-      }
-      if decoder.strict, Key(stringValue: member.key) == nil { throw decoder.corrupted("unknown key '\(member.key)'") }
+      if values[member.key] != nil { continue }
       keys.append(member.key)
       values[member.key] = member.value.value
     }
@@ -42,11 +38,9 @@ struct NodeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
   func child(_ key: Key) throws -> NodeDecoder { decoder.child(try value(key), key: key) }
 
-  /// `null`: an absent optional. The encoder leaves such a key out, so a strict decoder
-  /// refuses it (`decodeIfPresent` asks this).
+  /// `null`: an absent optional (`decodeIfPresent` asks this).
   func decodeNil(forKey key: Key) throws -> Bool {
     guard case .null = try value(key) else { return false }
-    if decoder.strict { throw decoder.child(.null, key: key).notAsWritten("null") }
     return true
   }
 

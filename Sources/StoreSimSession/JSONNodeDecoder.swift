@@ -5,21 +5,13 @@ import StoreSim
 /// text with dates as milliseconds since 1970: numbers convert as `JSONDecoder` converts them,
 /// `Decimal` is read from the number as written, `UUID` and `URL` from strings, and failures are
 /// the same `DecodingError`s at the same coding paths.
-///
-/// A strict decoder also refuses what `JSONEncoder` (dates as milliseconds) would not write
-/// back the same for the value it decodes: duplicate keys, keys the type does not know,
-/// `null` for an optional (the encoder leaves the key out), a UUID not in its upper-case form,
-/// and a number, date or decimal whose value would be written differently. That is how the
-/// session file's `Codable` part is read: a misspelt or unknown key is refused, not ignored.
+/// (`WrittenBack` also refuses what `JSONEncoder` would not write back the same.)
 package struct JSONNodeDecoder {
-  /// Whether the JSON must be exactly what the encoder writes (see above).
-  package var strict: Bool
   /// Whether dates, decimals and integers must lie in `SessionBounds` (a session file's).
   package var bounded: Bool
 
-  /// A decoder; strict or as lenient as `JSONDecoder`; bounded as a session's values are.
-  package init(strict: Bool, bounded: Bool = false) {
-    self.strict = strict
+  /// A decoder as lenient as `JSONDecoder`; bounded as a session's values are.
+  package init(bounded: Bool = false) {
     self.bounded = bounded
   }
 
@@ -28,7 +20,7 @@ package struct JSONNodeDecoder {
 
   /// Decodes a value of `type` from `node`.
   package func decode<T: Decodable>(_ type: T.Type, from node: JSONNode) throws -> T {
-    try NodeDecoder(node.value, codingPath: [], strict: strict, bounded: bounded).unbox(T.self)
+    try NodeDecoder(node.value, codingPath: [], bounded: bounded).unbox(T.self)
   }
 }
 
@@ -54,20 +46,18 @@ struct JSONNodeKey: CodingKey {
 final class NodeDecoder: Decoder {
   let value: JSONValue
   let codingPath: [any CodingKey]
-  let strict: Bool
   let bounded: Bool
   var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-  init(_ value: JSONValue, codingPath: [any CodingKey], strict: Bool, bounded: Bool) {
+  init(_ value: JSONValue, codingPath: [any CodingKey], bounded: Bool) {
     self.value = value
     self.codingPath = codingPath
-    self.strict = strict
     self.bounded = bounded
   }
 
   /// A decoder for a value inside this one.
   func child(_ value: JSONValue, key: any CodingKey) -> NodeDecoder {
-    NodeDecoder(value, codingPath: codingPath + [key], strict: strict, bounded: bounded)
+    NodeDecoder(value, codingPath: codingPath + [key], bounded: bounded)
   }
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
@@ -96,11 +86,6 @@ final class NodeDecoder: Decoder {
 
   func corrupted(_ description: String, at path: [any CodingKey]? = nil) -> DecodingError {
     .dataCorrupted(.init(codingPath: path ?? codingPath, debugDescription: description))
-  }
-
-  /// A value the strict decoder refuses: the encoder would write it otherwise.
-  func notAsWritten(_ what: String) -> DecodingError {
-    corrupted("\(what) is not written as the encoder writes it")
   }
 
   // MARK: Values
@@ -157,7 +142,6 @@ final class NodeDecoder: Decoder {
     guard !plain, let d = Double(text), let v = T(exactly: d) else {
       throw corrupted("Number \(text) is not representable as \(type).", at: [])
     }
-    if strict, Self.decimal(text) != Self.decimal(String(v)) { throw notAsWritten("number \(text)") }
     return v
   }
 
@@ -165,9 +149,6 @@ final class NodeDecoder: Decoder {
     let text = try number(type)
     guard let v = T(text), v.isFinite else {
       throw corrupted("Number \(text) is not representable as \(type).", at: [])
-    }
-    if strict, Self.decimal(text) == nil || Self.decimal(text) != Self.decimal("\(v)") {
-      throw notAsWritten("number \(text)")
     }
     return v
   }
@@ -179,15 +160,7 @@ final class NodeDecoder: Decoder {
     guard !bounded || SessionBounds.holds(milliseconds: ms) else {
       throw corrupted("Date \(text) is out of range.", at: [])
     }
-    let date = Date(timeIntervalSince1970: ms / 1000)
-    if strict {
-      // What the encoder writes for the date: its milliseconds as a `Double`.
-      let written = date.timeIntervalSince1970 * 1000
-      guard let value = Self.decimal(text), value == Self.decimal("\(written)") else {
-        throw notAsWritten("date \(text)")
-      }
-    }
-    return date
+    return Date(timeIntervalSince1970: ms / 1000)
   }
 
   func unboxDecimal() throws -> Decimal {
@@ -202,14 +175,12 @@ final class NodeDecoder: Decoder {
     guard let uuid = UUID(uuidString: text) else {
       throw corrupted("Attempted to decode UUID from invalid UUID string.")
     }
-    if strict, uuid.uuidString != text { throw notAsWritten("UUID \(text)") }
     return uuid
   }
 
   func unboxURL() throws -> URL {
     let text = try unboxString()
     guard let url = URL(string: text) else { throw corrupted("Invalid URL string.") }
-    if strict, url.absoluteString != text { throw notAsWritten("URL \(text)") }
     return url
   }
 }

@@ -111,7 +111,7 @@ package enum SessionFileFormat {
       } catch {
         throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "The given data was not valid JSON."))
       }
-      let document = try JSONNodeDecoder(strict: false, bounded: true).decode(Version1.self, from: node)
+      let document = try JSONNodeDecoder(bounded: true).decode(Version1.self, from: node)
       return (
         Header(
           version: 1, configurationPath: document.configurationPath, configurationDigest: document.configurationDigest),

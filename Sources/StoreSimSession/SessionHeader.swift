@@ -74,21 +74,6 @@ package struct HeaderFields {
   }
 
   private static func string(_ s: String, into out: inout [UInt8]) {
-    out.append(UInt8(ascii: "\""))
-    for b in s.utf8 {
-      switch b {
-      case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(contentsOf: [UInt8(ascii: "\\"), b])
-      case 0x08: out.append(contentsOf: Array(#"\b"#.utf8))
-      case 0x0C: out.append(contentsOf: Array(#"\f"#.utf8))
-      case 0x0A: out.append(contentsOf: Array(#"\n"#.utf8))
-      case 0x0D: out.append(contentsOf: Array(#"\r"#.utf8))
-      case 0x09: out.append(contentsOf: Array(#"\t"#.utf8))
-      case 0..<0x20:
-        let hex = String(b, radix: 16)
-        out.append(contentsOf: Array(("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8))
-      default: out.append(b)
-      }
-    }
-    out.append(UInt8(ascii: "\""))
+    JSONString.write(s, escaping: .likeJSONSerialization, into: &out)
   }
 }

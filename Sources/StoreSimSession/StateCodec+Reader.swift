@@ -347,7 +347,7 @@ extension StateCodec {
     }
 
     /// The `Codable` part, refused unless it is exactly what `JSONEncoder` writes for the
-    /// state it decodes to (see `JSONNodeDecoder`'s strict mode): `JSONDecoder` alone would
+    /// state it decodes to (`WrittenBack`): `JSONDecoder` alone would
     /// ignore unknown keys and take a misspelt optional key for an absent one.
     mutating func base() throws(DecodingError) -> StoreState {
       try separator()
@@ -355,7 +355,9 @@ extension StateCodec {
       let start = i
       guard next == UInt8(ascii: "{") else { throw fail("expected an object") }
       let node = try value(depth: 0)
-      guard let state = try? JSONNodeDecoder(strict: true, bounded: true).decode(StoreState.self, from: node),
+      guard
+        let state = WrittenBack.decode(
+          StoreState.self, from: node, encoder: StateCodec.baseEncoder(), bounded: true),
         state.customers.isEmpty, state.notifications.isEmpty
       else { throw fail("bad base state", at: start) }
       return state

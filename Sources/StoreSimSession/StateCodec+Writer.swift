@@ -92,16 +92,7 @@ extension StateCodec {
 
     mutating func string(_ s: String) {
       separate()
-      bytes.append(UInt8(ascii: "\""))
-      for b in s.utf8 {
-        switch b {
-        case UInt8(ascii: "\""): append("\\\"")
-        case UInt8(ascii: "\\"): append("\\\\")
-        case 0..<0x20: bytes.append(contentsOf: String(format: "\\u%04x", b).utf8)
-        default: bytes.append(b)
-        }
-      }
-      bytes.append(UInt8(ascii: "\""))
+      JSONString.write(s, escaping: .required, into: &bytes)
     }
 
     mutating func strings(_ list: some Sequence<String>) {

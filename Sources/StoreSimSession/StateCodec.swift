@@ -12,7 +12,7 @@ import StoreSim
 /// Files: this one (entry points), `+Writer` (encoding), `+Reader` (tokens, fields, `base`,
 /// the document), `+Records` (the rows of the records declared once: transactions,
 /// subscriptions, renewal infos, commitments), `+Rows` (customers, notifications, offers, …),
-/// `+Halves` (a large customers' list read in two halves at once).
+/// `+Halves` (a large customers' list read in two halves at once, for `Scripts/bench.sh` item 5).
 ///
 ///     {"codec":"compact-1","base":{...StoreState without customers and notifications...},
 ///      "customers":[[name,appTransactionID,familyID,[groups],[transaction...],[subscription...]],...],
@@ -43,9 +43,7 @@ package enum StateCodec {
     var base = state
     base.customers = []
     base.notifications = []
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys]
-    encoder.dateEncodingStrategy = .millisecondsSince1970
+    let encoder = baseEncoder()
     var w = Writer()
     w.bytes.reserveCapacity(4096 + state.customers.reduce(0) { $0 + $1.transactions.count } * 600)
     w.raw("{\"codec\":")
@@ -67,6 +65,14 @@ package enum StateCodec {
     return (w.bytes, outboxStart)
   }
 
+  /// How the `Codable` part (`base`) is written, and compared when read (`WrittenBack`).
+  static func baseEncoder() -> JSONEncoder {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    encoder.dateEncodingStrategy = .millisecondsSince1970
+    return encoder
+  }
+
   // MARK: Decoding
 
   /// Decodes a state written by `encode`.
@@ -81,8 +87,7 @@ package enum StateCodec {
   /// without leading zeros), string escapes and UTF-8 are checked as JSON requires. The four
   /// keys must come once each in their order, every enumeration code must be known, the
   /// `Codable` part (`base`) must be what `JSONEncoder` writes for the state it decodes to
-  /// (read by the strict `JSONNodeDecoder`: an unknown, misspelt or duplicate key is refused
-  /// rather than ignored), and nothing but whitespace may follow the document.
+  /// (`WrittenBack`: an unknown, misspelt or duplicate key is refused rather than ignored), and nothing but whitespace may follow the document.
   ///
   /// With `skippingNotifications`, the outbox (the last and largest part of a session) is not
   /// read: the state has no notifications. That is for commands that only read transactions or

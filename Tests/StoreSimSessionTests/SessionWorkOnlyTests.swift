@@ -43,4 +43,17 @@ import Testing
     }
     #expect(found == [], "lock, load and save a session only through SessionWork")
   }
+
+  /// One JSON string writer (`JSONString`, in the core): no other file writes a JSON `\u`
+  /// escape. StoreSimHTTP, which knows no core, writes its own one-field refusal body.
+  @Test func onlyJSONStringWritesJSONStrings() throws {
+    let files = try Self.files()
+    #expect(
+      files.contains { $0.path == "StoreSim/Support/JSONString.swift" && $0.text.contains(#"UInt8(ascii: "u")"#) })
+    let writers = files.filter { file in
+      !file.path.hasPrefix("StoreSimHTTP/") && file.path != "StoreSim/Support/JSONString.swift"
+        && (file.text.contains(#"\\u%04x"#) || file.text.contains(#"\\u" + "#))
+    }
+    #expect(writers.map(\.path) == [], "write JSON strings with JSONString")
+  }
 }

@@ -55,11 +55,10 @@ extension Store {
   /// Runs every deadline at or before `date`, in (date, rank, customer, group) order. Deadlines
   /// before now (a back-dated purchase) run at their own dates without moving the clock back.
   ///
-  /// Deadlines are taken from the queue `dueBatchSize` at a time and their subscriptions read
-  /// together first (`warm`): on a large session each lives in memory no cache holds any more,
-  /// and a batch of independent reads waits for memory about once instead of once per deadline. The order is unchanged: a
-  /// deadline queued while the batch runs that comes before the rest of the batch sends the
-  /// rest back to the queue.
+  /// Deadlines are taken from the queue `dueBatchSize` at a time and read ahead together first
+  /// (`warm`, in `Store+ReadAheadForScaling.swift`, for the benchmark's scaling figure). The
+  /// order is unchanged: a deadline queued while the batch runs that comes before the rest of
+  /// the batch sends the rest back to the queue.
   /// After each batch, `afterBatch` takes the events so far; when it answers
   /// false the run stops there and returns false.
   @discardableResult
@@ -74,7 +73,7 @@ extension Store {
         batch.append(due)
       }
       if batch.isEmpty { break }
-      blackHole(warm(batch))
+      readAhead(batch)
       var k = 0
       while k < batch.count {
         let due = batch[k]
@@ -95,42 +94,4 @@ extension Store {
     state.now = max(saved, state.now)
     return true
   }
-
-  /// How many deadlines `runDue` takes from the queue and warms at a time.
-  static let dueBatchSize = 16
-
-  /// Reads what processing the batch will read first, so the memory loads overlap: each
-  /// customer, every cache line of each subscription, the end of each transaction list and the
-  /// part of each transaction index a renewal appends to (when only two fields of each
-  /// subscription and no index were read here, a run of 5,000 subscribers cost 11.7 times one of
-  /// 500 in `storesim-bench`; with them, 10.5). Returns a value computed
-  /// from every read, for `blackHole`, so that the reads are not optimised away.
-  func warm(_ batch: [Due]) -> UInt64 {
-    var sink: UInt64 = 0
-    for due in batch where due.customer.index < state.customers.count {
-      let count = state.customers[due.customer].subscriptions.count
-      sink &+= UInt64(count) &+ UInt64(state.customers[due.customer].transactions.count)
-    }
-    for due in batch
-    where due.customer.index < state.customers.count
-      && due.subscription < state.customers[due.customer].subscriptions.count
-    {
-      sink &+= UInt64(self[due.customer, due.subscription].warmth())
-      if due.customer.index < transactionIndex.count {
-        sink &+= UInt64(transactionIndex[due.customer.index].warmth())
-      }
-      // The slot the next transaction is appended after (the pointer only, not the transaction).
-      state.customers[due.customer].transactions.withUnsafeBufferPointer { buffer in
-        if let last = buffer.baseAddress.map({ $0 + buffer.count - 1 }), buffer.count > 0 {
-          sink &+= UInt64(UnsafeRawPointer(last).load(as: UInt.self))
-        }
-      }
-    }
-    return sink
-  }
 }
-
-/// Uses a value in a way the optimiser cannot see through, so the reads that computed it stay.
-@inline(never)
-@_optimize(none)
-private func blackHole(_ value: UInt64) {}

@@ -86,30 +86,6 @@ public indirect enum JSONOutput: Sendable, Equatable {
   }
 
   static func escape(_ s: String, into out: inout String) {
-    out += "\""
-    // Most strings need no escape: appended whole, not scalar by scalar (ASCII only: beyond it
-    // are the C1, bidirectional and zero-width characters escaped below).
-    if s.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x80 && $0 != 0x22 && $0 != 0x5C }) {
-      out += s
-      out += "\""
-      return
-    }
-    for scalar in s.unicodeScalars {
-      switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\r": out += "\\r"
-      case "\t": out += "\\t"
-      default:
-        // Controls as JSON requires, and what must not reach a terminal raw (DisplaySafety).
-        if DisplaySafety.mustEscape(scalar) {
-          out += String(format: "\\u%04x", scalar.value)
-        } else {
-          out.unicodeScalars.append(scalar)
-        }
-      }
-    }
-    out += "\""
+    JSONString.write(s, escaping: .displaySafe, into: &out)
   }
 }

@@ -5,7 +5,7 @@ import Testing
 @testable import StoreSimSession
 @testable import StoreSimTestSupport
 
-/// A large customers' list is read in two halves at once (`StateCodec+Halves`): the state and
+/// A large customers' list is read in two halves at once (`StateCodec+HalvesForTheCLICallFigure`): the state and
 /// every error are those of a reading in order, whatever the bytes hold.
 @Suite struct HalvesTests {
   /// Customers who each buy a non-consumable, a consumable and a subscription that renews
