@@ -1,4 +1,5 @@
 import Foundation
+import StoreSimSync
 
 #if canImport(Glibc)
   import Glibc
@@ -56,20 +57,20 @@ final class EventLoop: @unchecked Sendable {
     self.pool = pool
     self.index = index
     self.maxConnections = maxConnections
-    let limits = server.limits
     fds = [
       pollfd(fd: stopPipe, events: Int16(POLLIN), revents: 0),
       pollfd(fd: pool.wakeRead(index), events: Int16(POLLIN), revents: 0),
       pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
     ]
     // Timeouts are checked every quarter of the shortest limit (between 10 ms and 1 s).
-    let shortest = min(limits.idleSeconds, limits.requestSeconds, limits.writeSeconds)
-    tick = Clock.nanoseconds(min(1, max(0.01, shortest / 4)))
+    let timeouts = server.connectionConfiguration
+    let shortest = min(timeouts.idleTimeout, timeouts.requestTimeout, timeouts.writeTimeout)
+    tick = min(1_000_000_000, max(10_000_000, shortest / 4))
   }
 
   func run() {
     while true {
-      let now = Clock.now
+      let now = server.clock.nanoseconds()
       if now >= nextSweep {
         sweep(now)
         nextSweep = now &+ tick
@@ -77,8 +78,8 @@ final class EventLoop: @unchecked Sendable {
       if acceptBlocked && now >= acceptRetry { acceptBlocked = false }
       fds[2].fd = open < maxConnections && !acceptBlocked ? listener : -1
       let wake = acceptBlocked ? min(nextSweep, acceptRetry) : nextSweep
-      let timeout =
-        yielded > 0 ? 0 : Int32(min(UInt64(Int32.max), (wake &- min(wake, Clock.now) + 999_999) / 1_000_000))
+      let left = wake &- min(wake, server.clock.nanoseconds())
+      let timeout = yielded > 0 ? 0 : Int32(min(UInt64(Int32.max), (left + 999_999) / 1_000_000))
       let rc = poll(&fds, nfds_t(fds.count), timeout)
       if rc < 0 && errno != EINTR { break }
       if rc < 0 || rc == 0 && yielded == 0 { continue }
@@ -136,7 +137,7 @@ final class EventLoop: @unchecked Sendable {
   /// from the last turn.
   private func ready(_ i: Int) {
     let connection = watched[i - Self.fixedSlots]
-    guard !connection.ended else {
+    guard !connection.state.ended else {
       close(unwatch(i))
       return
     }
@@ -151,17 +152,20 @@ final class EventLoop: @unchecked Sendable {
     connection.yielded = false
     var answered = 0
     var next = connection.advance()
-    while next == .handle, let quick = server.quickHandler, let pending = connection.pending {
+    while next == .handle, let quick = server.quickHandler, let pending = connection.state.pending {
       if answered == Self.requestsPerTurn, let i {
         connection.yielded = true
         yielded += 1
         fds[i].events = 0
         return
       }
-      guard let answer = quick(pending.request) else { break }
+      guard let answer = quick(pending.request) else {
+        // The worker that takes the request runs the handler without asking again.
+        connection.quickDeclined = true
+        break
+      }
       answered += 1
-      connection.pending = nil
-      connection.respond(answer, keepAlive: pending.head.keepAlive, head: pending.head)
+      connection.respond(answer)
       next = connection.advance()
     }
     switch next {
@@ -214,7 +218,7 @@ final class EventLoop: @unchecked Sendable {
         if errno == EMFILE || errno == ENFILE {
           // Out of descriptors: wait for a close or, doubling from 10 ms to 1 s, a retry.
           acceptBackoff = min(1_000_000_000, max(10_000_000, acceptBackoff &* 2))
-          acceptRetry = Clock.now &+ acceptBackoff
+          acceptRetry = server.clock.nanoseconds() &+ acceptBackoff
           acceptBlocked = true
         }
         return
@@ -253,23 +257,19 @@ final class EventLoop: @unchecked Sendable {
 
   // MARK: Timeouts and stopping
 
-  /// Closes idle connections past `idleSeconds` and writes past `writeSeconds`; answers 408 to
-  /// requests not complete within `requestSeconds`.
+  /// Carries out the deadlines that passed (`HTTPConnectionState.expire`): closes idle
+  /// connections past `idleTimeout` and writes past `writeTimeout`, answers 408 to requests not
+  /// complete within `requestTimeout`.
   private func sweep(_ now: UInt64) {
-    let limits = server.limits
     var i = fds.count - 1
     while i >= Self.fixedSlots {
       let c = watched[i - Self.fixedSlots]
-      if c.written < c.output.count {
-        if now > c.writeDeadline { close(unwatch(i)) }
-      } else if let start = c.requestStart {
-        if now &- start > Clock.nanoseconds(limits.requestSeconds) {
-          let what = c.head == nil ? "The request did not arrive" : "The request body did not arrive"
-          c.refuse(408, "\(what) within \(Int(limits.requestSeconds)) s.", c.head)
-          settle(c, at: i)
-        }
-      } else if now &- c.idleSince > Clock.nanoseconds(limits.idleSeconds) {
-        close(unwatch(i))
+      switch c.state.expire(now: now) {
+      case .none: break
+      case .close: close(unwatch(i))
+      case .refused(let answer):
+        c.log(answer)
+        settle(c, at: i)
       }
       i -= 1
     }

@@ -6,7 +6,7 @@ import Foundation
   import Darwin
 #endif
 
-// The socket plumbing under `HTTPClient` and the server (with `Deadline` and `SocketAddress`).
+// The socket plumbing under `HTTPClient` and the server (with `SocketAddress`; deadlines are `WaitDeadline`s).
 
 /// Unqualified names for the C functions the enum's own `connect`/`send` shadow.
 package enum Glue {

@@ -1,4 +1,5 @@
 import Foundation
+import StoreSimSync
 
 #if canImport(Glibc)
   import Glibc
@@ -16,7 +17,7 @@ package enum HTTPClient {
   package static func post(
     _ body: [UInt8], to url: HTTPURL, timeout: TimeInterval, bodyLimit: Int, userAgent: String
   ) -> HTTPAttempt {
-    let deadline = Deadline(seconds: timeout)
+    let deadline = WaitClock.system.deadline(after: timeout)
     let timedOut = HTTPText.timedOut(timeout)
 
     let addresses: [SocketAddress]
@@ -70,10 +71,10 @@ package enum HTTPClient {
 
   // MARK: Connect
 
-  private static func connect(to addresses: [SocketAddress], deadline: Deadline) -> Result<Int32, Failure> {
+  private static func connect(to addresses: [SocketAddress], deadline: WaitDeadline) -> Result<Int32, Failure> {
     var lastError = "no address to connect to"
     for address in addresses {
-      if deadline.expired { return .failure(.timedOut) }
+      if deadline.hasPassed { return .failure(.timedOut) }
       let fd = socket(address.family, streamSocketType, 0)
       if fd < 0 {
         lastError = "cannot create a socket: \(errorText(errno))"
@@ -120,7 +121,7 @@ package enum HTTPClient {
   // MARK: Send
 
   /// nil when everything was sent.
-  private static func send(_ bytes: [UInt8], on fd: Int32, deadline: Deadline) -> Failure? {
+  private static func send(_ bytes: [UInt8], on fd: Int32, deadline: WaitDeadline) -> Failure? {
     var offset = 0
     while offset < bytes.count {
       let n = bytes.withUnsafeBytes { raw in
@@ -176,7 +177,7 @@ package enum HTTPClient {
       return false
     }
 
-    package mutating func read(from fd: Int32, deadline: Deadline) -> Outcome {
+    package mutating func read(from fd: Int32, deadline: WaitDeadline) -> Outcome {
       var chunk = [UInt8](repeating: 0, count: 16 * 1024)
       while !complete {
         switch HTTPClient.wait(fd, for: Int16(POLLIN), deadline: deadline) {
@@ -268,9 +269,9 @@ package enum HTTPClient {
 
   package enum Readiness { case ready, timedOut, failed(String) }
 
-  package static func wait(_ fd: Int32, for events: Int16, deadline: Deadline) -> Readiness {
+  package static func wait(_ fd: Int32, for events: Int16, deadline: WaitDeadline) -> Readiness {
     while true {
-      let remaining = deadline.remainingMilliseconds
+      let remaining = deadline.pollMilliseconds
       if remaining <= 0 { return .timedOut }
       var entry = pollfd(fd: fd, events: events, revents: 0)
       let rc = poll(&entry, 1, remaining)

@@ -12,12 +12,9 @@ package struct HTTPRequest: Sendable {
   package var body: [UInt8] = []
   /// The request target as sent (path and query).
   package var target: String
-  /// When the server had read all of the request, in monotonic nanoseconds (`monotonicNow`):
-  /// every byte of it had arrived before this instant. 0: not known.
+  /// When the server had read all of the request, in nanoseconds on the server's clock
+  /// (`HTTPServer.clock`): every byte of it had arrived before this instant. 0: not known.
   package var received: UInt64 = 0
-
-  /// Monotonic nanoseconds now, on the clock of `received`.
-  package static var monotonicNow: UInt64 { Clock.now }
 
   /// Splits `target` (`/path?a=1&b=2`) into path and query.
   package init(method: String, target: String, headers: [String: String] = [:], body: [UInt8] = []) {

@@ -24,11 +24,11 @@ package final class HTTPServer: Sendable {
 
     package init() {}
     /// How long a kept-alive connection may wait for its next request.
-    package var idleSeconds: TimeInterval = 30
-    /// How long a request may take to arrive once its first byte has.
-    package var requestSeconds: TimeInterval = 10
+    package var idleTimeout: Duration = .seconds(30)
+    /// How long a request may take to arrive once its first byte has (then 408).
+    package var requestTimeout: Duration = .seconds(10)
     /// How long writing a response may take.
-    package var writeSeconds: TimeInterval = 10
+    package var writeTimeout: Duration = .seconds(10)
     /// Connections held open at once (at most the process's file limit allows); more wait in
     /// the listen queue until one closes.
     package var connections = 4096
@@ -67,6 +67,11 @@ package final class HTTPServer: Sendable {
   /// One line per request (nil: quiet).
   package let log: (@Sendable (LogEntry) -> Void)?
   package let refusalBody: RefusalBody
+  /// The one clock of the transport: its timeouts, the log's times and a request's `received`
+  /// are readings of it.
+  package let clock: WaitClock
+  /// What every connection's state starts from (the limits as it counts them, the refusals).
+  let connectionConfiguration: HTTPConnectionState.Configuration
   private let listener: Int32
   /// The bound port (the one picked when asked for port 0).
   package let port: Int
@@ -113,12 +118,16 @@ package final class HTTPServer: Sendable {
   }
 
   /// Binds and listens on `host` (a numeric IPv4 or IPv6 address, or `localhost`) and `port`.
+  /// - Parameter clock: the monotonic clock of the transport (a handler that compares a
+  ///   request's `received` with its own readings must read the same clock).
   package init(
-    host: String, port: Int, limits: Limits = Limits(), log: (@Sendable (LogEntry) -> Void)?,
-    refusalBody: @escaping RefusalBody = HTTPServer.plainRefusal, quickHandler: QuickHandler? = nil,
-    handler: @escaping Handler
+    host: String, port: Int, limits: Limits = Limits(), clock: WaitClock = .system,
+    log: (@Sendable (LogEntry) -> Void)?, refusalBody: @escaping RefusalBody = HTTPServer.plainRefusal,
+    quickHandler: QuickHandler? = nil, handler: @escaping Handler
   ) throws {
     self.limits = limits
+    self.clock = clock
+    connectionConfiguration = HTTPConnectionState.Configuration(limits, refusalBody: refusalBody)
     self.quickHandler = quickHandler
     self.refusalBody = refusalBody
     self.handler = handler

@@ -29,7 +29,7 @@ package struct SocketAddress: Sendable {
   /// never touch the resolver; names are resolved on a helper thread so the deadline holds
   /// (a resolver that outlives it is abandoned and finishes on its own).
   package static func resolve(
-    host: String, port: Int, deadline: Deadline
+    host: String, port: Int, deadline: WaitDeadline
   ) -> Result<[SocketAddress], HTTPClient.Failure> {
     if isNumeric(host) { return lookup(host: host, port: port, numeric: true) }
 
@@ -41,7 +41,7 @@ package struct SocketAddress: Sendable {
       done.signal()
     }
     thread.start()
-    if done.wait(timeout: .now() + deadline.remainingSeconds) == .timedOut { return .failure(.timedOut) }
+    if done.wait(timeout: .now() + deadline.remaining) == .timedOut { return .failure(.timedOut) }
     return box.withLock { $0 } ?? .failure(.failed("cannot resolve '\(host)'"))
   }
 

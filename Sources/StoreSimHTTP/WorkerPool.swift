@@ -203,22 +203,22 @@ final class WorkerPool: Sendable {
   /// How long a worker with nothing else to do keeps a kept-alive connection after answering,
   /// waiting for its next request: a client that asks again at once is answered without a trip
   /// through the event loop.
-  static let lingerNanoseconds: UInt64 = 20_000_000
+  static let linger: TimeInterval = 0.02
 
   private func work() {
     var scratch = [UInt8](repeating: 0, count: 16 * 1024)
     while let connection = next() {
       var next = HTTPConnection.Next.handle
-      let lingerEnd = Clock.now &+ Self.lingerNanoseconds
+      let lingerEnd = server.clock.deadline(after: Self.linger)
       var answered = 0
       while true {
-        while next == .handle, answered < EventLoop.requestsPerTurn, let (request, head) = connection.pending {
-          connection.pending = nil
+        while next == .handle, answered < EventLoop.requestsPerTurn, let pending = connection.state.pending {
           // A kept answer first, as the event loop gives it: a connection a worker lingers on
           // keeps the quick path for the requests that follow the one that needed the worker.
-          let answer = server.quickHandler?(request) ?? server.handler(request)
-          let keepAlive = head.keepAlive && !isStopping.withLock({ $0 })
-          connection.respond(answer, keepAlive: keepAlive, head: head)
+          // The request the loop handed over was asked already (`quickDeclined`): not again.
+          let quick = connection.quickDeclined ? nil : server.quickHandler?(pending.request)
+          let answer = quick ?? server.handler(pending.request)
+          connection.respond(answer, closing: isStopping.withLock({ $0 }))
           answered += 1
           next = connection.advance()
         }

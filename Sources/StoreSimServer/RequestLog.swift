@@ -1,5 +1,6 @@
 import Foundation
 import StoreSimHTTP
+import StoreSimSync
 
 /// The logging layer `storesim serve` and `storesim api` share: one line per answered request,
 /// `PEER "METHOD TARGET" STATUS BYTES MILLISECONDSms`, e.g.
@@ -42,9 +43,9 @@ package struct RequestLog: Sendable {
   }
 
   /// Logs an answer given without a socket (`api`), timed from `started`
-  /// (`HTTPRequest.monotonicNow` when the request was made).
+  /// (`WaitClock.system` when the request was made).
   package func record(_ request: HTTPRequest, _ response: APIResponse, started: UInt64) {
-    let elapsed = Double(HTTPRequest.monotonicNow &- started) / 1_000_000
+    let elapsed = Double(WaitClock.system.nanoseconds() &- started) / 1_000_000
     write(
       line(
         peer: Self.noPeer, method: request.method, target: request.target, status: response.status,

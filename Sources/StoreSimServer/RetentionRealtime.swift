@@ -1,6 +1,7 @@
 import Foundation
 import StoreSim
 import StoreSimHTTP
+import StoreSimSync
 
 /// POSTs Retention Messaging realtime requests (`{"signedPayload": "..."}`) to the developer's
 /// Get Retention Message endpoint and runs performance tests of it.
@@ -14,11 +15,9 @@ package enum RetentionRealtime {
   package static func send(_ body: String, to url: String, timeout: TimeInterval) -> (RealtimeAnswer, Int) {
     let target: HTTPURL
     do { target = try HTTPURL(url) } catch { return (.failed("invalid URL: \(error.reason)"), 0) }
-    let clock = ContinuousClock()
-    let start = clock.now
+    let start = WaitClock.system.nanoseconds()
     let attempt = Delivery.post(body, to: target, timeout: timeout, bodyLimit: bodyLimit)
-    let elapsed = start.duration(to: clock.now)
-    let ms = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+    let ms = Int((WaitClock.system.nanoseconds() &- start) / 1_000_000)
     guard let status = attempt.status else {
       let why = attempt.error ?? "no response"
       return (why.hasPrefix("timed out") ? .timeout : .failed(why), ms)

@@ -30,6 +30,9 @@ package final class SessionService: Sendable {
   private let now: @Sendable () -> Date
   /// The monotonic clock every lock wait is measured on.
   private let waitClock: WaitClock
+  /// The monotonic clock of the service: the `HTTPServer` in front of it must read the same one
+  /// (a request's `received` is compared with this clock's readings).
+  package var clock: WaitClock { waitClock }
   private let warning: @Sendable (String) -> Void
   /// How long a request may wait for the session's lock before it is answered 503.
   package let lockWait: TimeInterval
@@ -91,8 +94,8 @@ package final class SessionService: Sendable {
     snapshot.withLock { $0 = current }
   }
 
-  /// The latest look at the session file's identity by `quickAnswer` and when it began
-  /// (monotonic nanoseconds, `HTTPRequest.monotonicNow`).
+  /// The latest look at the session file's identity by `quickAnswer` and when it began (on
+  /// `clock`, the clock of a request's `received`).
   private let lastLook = Mutex<(began: UInt64, identity: FileIdentity?)?>(nil)
 
   /// The session is busy: how long a client is told to wait before trying again.
@@ -236,7 +239,7 @@ package final class SessionService: Sendable {
     if request.received != 0, let last = lastLook.withLock({ $0 }), request.received < last.began {
       return last.identity
     }
-    let began = HTTPRequest.monotonicNow
+    let began = waitClock.nanoseconds()
     let identity = FileIdentity(location.file)
     lastLook.withLock { last in
       if began > last?.began ?? 0 { last = (began, identity) }

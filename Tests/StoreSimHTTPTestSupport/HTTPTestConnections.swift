@@ -1,5 +1,6 @@
 import Foundation
 import StoreSimHTTP
+import StoreSimSync
 
 #if canImport(Glibc)
   import Glibc
@@ -16,13 +17,14 @@ final class RunningHTTPServer: @unchecked Sendable {
 
   /// `log`, when given, also gets every entry (as `serve` hands them to its log).
   init(
-    limits: HTTPServer.Limits = HTTPServer.Limits(), quickHandler: HTTPServer.QuickHandler? = nil,
+    limits: HTTPServer.Limits = HTTPServer.Limits(), clock: WaitClock = .system,
+    quickHandler: HTTPServer.QuickHandler? = nil,
     refusalBody: @escaping HTTPServer.RefusalBody = HTTPServer.plainRefusal,
     log: (@Sendable (HTTPServer.LogEntry) -> Void)? = nil, handler: @escaping HTTPServer.Handler
   ) throws {
     let box = HTTPLogBox()
     server = try HTTPServer(
-      host: "127.0.0.1", port: 0, limits: limits,
+      host: "127.0.0.1", port: 0, limits: limits, clock: clock,
       log: {
         box.append("\($0.status)")
         log?($0)

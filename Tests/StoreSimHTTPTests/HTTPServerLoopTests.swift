@@ -73,6 +73,32 @@ import Testing
     #expect(handled.value == 1)
   }
 
+  /// The event loop asks the quick handler once for a request; a request it declines goes to a
+  /// worker, which runs the handler without asking again (it asks for the requests after it).
+  @Test func theQuickHandlerIsAskedOnceForARequestItDeclines() throws {
+    let asked = Mutex<[String]>([])
+    let handled = Count()
+    let running = try HTTPServerTests.Running(
+      quickHandler: { request in
+        asked.withLock { $0.append(request.path) }
+        return request.path.hasPrefix("/quick") ? HTTPResponse(status: 200, body: "{}") : nil
+      },
+      handler: { request in
+        handled.add()
+        return HTTPServerTests.echo(request)
+      })
+    defer { running.stop() }
+    let client = try Client(port: running.server.port)
+    client.send("GET /slow/0 HTTP/1.1\r\nHost: a\r\n\r\n")
+    #expect(client.response()?.body.contains("\"/slow/0\"") == true)
+    #expect(asked.current == ["/slow/0"])
+    client.send("GET /slow/1 HTTP/1.1\r\nHost: a\r\n\r\nGET /quick/2 HTTP/1.1\r\nHost: a\r\n\r\n")
+    #expect(client.response()?.body.contains("\"/slow/1\"") == true)
+    #expect(client.response()?.body == "{}")
+    #expect(asked.current == ["/slow/0", "/slow/1", "/quick/2"])
+    #expect(handled.value == 2)
+  }
+
   @Test func aQuickAnswerToConnectionCloseClosesTheConnection() throws {
     let running = try HTTPServerTests.Running(
       quickHandler: { _ in HTTPResponse(status: 200, body: "{}").prepared() }, handler: HTTPServerTests.echo)

@@ -1,4 +1,5 @@
 import Foundation
+import StoreSimSync
 import Testing
 
 @testable import StoreSimHTTP
@@ -77,7 +78,7 @@ import Testing
   }
 
   @Test func slowClientsAreAnswered408() throws {
-    let running = try Self.echoServer { $0.requestSeconds = 0.2 }
+    let running = try Self.echoServer { $0.requestTimeout = .milliseconds(200) }
     defer { running.stop() }
     let slow = try Client(port: running.server.port)
     slow.send("GET / HTTP/1.1\r\n")  // never finishes its head
@@ -86,10 +87,30 @@ import Testing
   }
 
   @Test func idleConnectionsAreClosed() throws {
-    let running = try Self.echoServer { $0.idleSeconds = 0.2 }
+    let running = try Self.echoServer { $0.idleTimeout = .milliseconds(200) }
     defer { running.stop() }
     let idle = try Client(port: running.server.port)
     #expect(idle.closedByServer())
+  }
+
+  /// The server's timeouts are measured on the clock it is given: a connection idle for a
+  /// second of real time is closed once its clock says 31 s have passed.
+  @Test func theServersTimeoutsRunOnTheClockItIsGiven() throws {
+    let reading = Mutex<UInt64>(0)
+    let running = try Running(
+      limits: {
+        var limits = HTTPServer.Limits()
+        limits.idleTimeout = .seconds(30)
+        return limits
+      }(), clock: WaitClock { reading.current }, handler: Self.echo)
+    defer { running.stop() }
+    let client = try Client(port: running.server.port)
+    client.send("GET / HTTP/1.1\r\n\r\n")
+    #expect(client.response()?.status == 200)
+    reading.withLock { $0 = 31_000_000_000 }
+    let start = ContinuousClock.now
+    #expect(client.closedByServer())
+    #expect(ContinuousClock.now - start < .seconds(10), "closed by the sweep, not by the client's own timeout")
   }
 
   @Test func stopClosesOpenConnections() throws {

@@ -2,6 +2,7 @@ import Foundation
 import StoreSim
 import StoreSimHTTP
 import StoreSimServer
+import StoreSimSync
 
 let apiMethods: Set<String> = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD"]
 
@@ -44,7 +45,7 @@ struct APICommand: CommandLineCommand {
   var log: Bool
 
   func run(_ inv: Invocation) throws -> ExitCode {
-    let started = HTTPRequest.monotonicNow
+    let started = WaitClock.system.nanoseconds()
     let p = arguments
     let method = p[0].uppercased()
     guard apiMethods.contains(method) else {

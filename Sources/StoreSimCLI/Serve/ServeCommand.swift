@@ -116,7 +116,7 @@ func runServe(
     var limits = HTTPServer.Limits()
     limits.bodyBytesFor = { service.bodyLimit(method: $0, target: $1) }
     server = try HTTPServer(
-      host: host, port: port, limits: limits, log: log, refusalBody: appStoreRefusal,
+      host: host, port: port, limits: limits, clock: service.clock, log: log, refusalBody: appStoreRefusal,
       quickHandler: { service.quickAnswer($0) }
     ) { service.answer($0) }
   } catch let error as HTTPServer.StartError {

@@ -51,9 +51,10 @@ final class LiveServer: @unchecked Sendable {
       cacheAnswers: cacheAnswers,
       waitClock: waitClock)
     let service = self.service
-    // As `storesim serve`: kept answers are given on the event loop.
+    // As `storesim serve`: kept answers are given on the event loop, and the transport reads
+    // the service's clock (a request's arrival is compared with the service's look at the file).
     let quick: HTTPServer.QuickHandler? = cacheAnswers ? { @Sendable in service.quickAnswer($0) } : nil
-    running = try RunningHTTPServer(quickHandler: quick) { service.answer($0) }
+    running = try RunningHTTPServer(clock: service.clock, quickHandler: quick) { service.answer($0) }
   }
 
   deinit {

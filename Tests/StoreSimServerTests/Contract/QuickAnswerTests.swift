@@ -1,4 +1,5 @@
 import Foundation
+import StoreSimSync
 import Testing
 
 @testable import StoreSim
@@ -14,7 +15,7 @@ import Testing
 
   static func request(
     _ target: String, method: String = "GET", body: String = "", auth: String? = LiveServer.token,
-    received: UInt64 = HTTPRequest.monotonicNow
+    received: UInt64 = WaitClock.system.nanoseconds()
   ) -> HTTPRequest {
     var request = HTTPRequest(
       method: method, target: target, headers: auth.map { ["authorization": $0] } ?? [:], body: Array(body.utf8))
@@ -72,7 +73,7 @@ import Testing
     let server = try LiveServer(copying: ContractFixture.session, cacheAnswers: true)
     let target = "/inApps/v1/transactions/\(C.lifetime)"
     let kept = server.service.answer(Self.request(target))
-    let early = HTTPRequest.monotonicNow
+    let early = WaitClock.system.nanoseconds()
     #expect(server.service.quickAnswer(Self.request(target)) == kept)  // looks at the file
     try server.change { _ = try $0.refund(2_000_000_000_000_002) }
     #expect(server.service.quickAnswer(Self.request(target, received: early)) == kept)
@@ -99,7 +100,7 @@ import Testing
       var request = HTTPRequest(
         method: "POST", target: "/inApps/v1/notifications/history",
         headers: ["authorization": LiveServer.token, "content-type": "application/json"], body: body)
-      request.received = HTTPRequest.monotonicNow
+      request.received = WaitClock.system.nanoseconds()
       return request
     }
     let replacement = Array("\u{FFFD}".utf8)
