@@ -37,14 +37,6 @@ package final class Mutex<Value: Sendable>: @unchecked Sendable {
     return try body(&value)
   }
 
-  /// `withLock(before:_:)` with a wall-clock deadline, turned into a monotonic one now (kept for
-  /// callers written before `WaitDeadline`).
-  package func withLock<Result, Failure: Error>(
-    before date: Date, _ body: (inout Value) throws(Failure) -> Result
-  ) throws(Failure) -> Result? {
-    try withLock(before: WaitClock.system.deadline(after: date.timeIntervalSinceNow), body)
-  }
-
   /// Takes the lock unless `deadline` passes first. The wait is cut into slices of at most
   /// 50 ms, and the deadline is read on its own clock between slices, so a clock a test drives
   /// decides when the wait gives up.

@@ -17,13 +17,13 @@ import Testing
     }
     holder.start()
     held.wait(for: { $0 ? () : nil })
-    let refused = mutex.withLock(before: Date().addingTimeInterval(0.05)) { value -> Int in
+    let refused = mutex.withLock(before: WaitClock.system.deadline(after: 0.05)) { value -> Int in
       value = 99
       return value
     }
     #expect(refused == nil)
     release.withLock(waking: .all) { $0 = true }
-    let ran = mutex.withLock(before: Date().addingTimeInterval(10)) { value -> Int in
+    let ran = mutex.withLock(before: WaitClock.system.deadline(after: 10)) { value -> Int in
       value += 1
       return value
     }
