@@ -43,12 +43,7 @@ struct ServeCommand: CommandLineCommand {
   var quiet: Bool
   @Option("<secret>", help: "the app's shared secret verifyReceipt requires as 'password'")
   var sharedSecret: String?
-  @Option("<path>", help: APIKeyOptions.keyHelp)
-  var apiKey: String?
-  @Option("<kid>", help: APIKeyOptions.keyIDHelp)
-  var keyID: String?
-  @Option("<iss>", help: APIKeyOptions.issuerHelp)
-  var issuer: String?
+  @OptionGroup var teamKey: APIKeyOptions
 
   static func port(_ portText: String, _ context: ParseContext) throws -> Int {
     guard let port = Int(portText), (0...65535).contains(port) else {
@@ -58,7 +53,7 @@ struct ServeCommand: CommandLineCommand {
   }
 
   func run(_ inv: Invocation) throws -> ExitCode {
-    let key = try APIKeyOptions.key(inv, path: apiKey, keyID: keyID, issuer: issuer, command: "serve")
+    let key = try teamKey.key(inv, command: "serve")
     return try runServe(
       inv, port: port ?? 8080, host: host ?? "127.0.0.1", exposeToNetwork: exposeToNetwork, quiet: quiet,
       sharedSecret: sharedSecret, apiKey: key)
