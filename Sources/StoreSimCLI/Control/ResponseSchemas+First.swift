@@ -243,10 +243,10 @@ extension ResponseSchemas {
       "notifications",
       schema(
         ##"""
-        {"description":"--signed: what Apple POSTs; deliver: the delivery report.","oneOf":[{"items":{"$ref":"#/
-        components/schemas/notification"},"type":"array"},{"items":{"additionalProperties":false,"properties":{"
-        signedPayload":{"type":"string"}},"required":["signedPayload"],"type":"object"},"type":"array"},{"type":
-        "object"}],"title":"notifications --json"}
+        {"anyOf":[{"items":{"$ref":"#/components/schemas/notification"},"type":"array"},{"items":{"additionalPro
+        perties":false,"properties":{"signedPayload":{"type":"string"}},"required":["signedPayload"],"type":"obj
+        ect"},"type":"array"},{"type":"object"}],"description":"--signed: what Apple POSTs; deliver: the deliver
+        y report.","title":"notifications --json"}
         """##)
     ),
     (

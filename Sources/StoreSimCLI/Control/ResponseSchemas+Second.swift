@@ -235,11 +235,11 @@ extension ResponseSchemas {
       "transactions",
       schema(
         ##"""
-        {"description":"An array of transactions; --signed: an array of JWS; --format api: HistoryResponse.","on
-        eOf":[{"items":{"$ref":"#/components/schemas/transaction"},"type":"array"},{"items":{"type":"string"},"t
-        ype":"array"},{"additionalProperties":false,"properties":{"bundleId":{"type":"string"},"environment":{"t
-        ype":"string"},"hasMore":{"type":"boolean"},"revision":{"type":"string"},"signedTransactions":{"items":{
-        "type":"string"},"type":"array"}},"required":["signedTransactions","hasMore"],"type":"object"}],"title":
+        {"anyOf":[{"items":{"$ref":"#/components/schemas/transaction"},"type":"array"},{"items":{"type":"string"
+        },"type":"array"},{"additionalProperties":false,"properties":{"bundleId":{"type":"string"},"environment"
+        :{"type":"string"},"hasMore":{"type":"boolean"},"revision":{"type":"string"},"signedTransactions":{"item
+        s":{"type":"string"},"type":"array"}},"required":["signedTransactions","hasMore"],"type":"object"}],"des
+        cription":"An array of transactions; --signed: an array of JWS; --format api: HistoryResponse.","title":
         "transactions, entitlements, restore --json"}
         """##)
     ),
