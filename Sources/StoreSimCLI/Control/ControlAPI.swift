@@ -53,7 +53,7 @@ final class ControlAPI: Sendable {
       switch (request.method, rest.count, rest.first) {
       case (_, 1, "openapi.json"):
         try only("GET", request)
-        return HTTPResponse(status: 200, body: ControlOpenAPI.document(table).rendered(pretty: true) + "\n")
+        return HTTPResponse(status: 200, body: ControlOpenAPI.standard)
       case (_, 1, "sessions"):
         if request.method == "GET" { return list() }
         try only("POST", request)
