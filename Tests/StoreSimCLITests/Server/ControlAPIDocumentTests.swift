@@ -14,7 +14,7 @@ import Testing
 @Suite struct ControlAPIDocumentTests {
   static let documentPath = "docs/control-api.openapi.json"
 
-  /// Rule control-api-openapi-checked-in: docs/control-api.openapi.json is the document serve
+  /// Issue 46, control-api-openapi-checked-in: docs/control-api.openapi.json is the document serve
   /// answers (`RECORD_GOLDEN=1` rewrites it).
   @Test func theOpenAPIDocumentIsCheckedIn() throws {
     let document = ControlOpenAPI.document(CommandTable.standard).rendered(pretty: true) + "\n"
@@ -32,7 +32,7 @@ import Testing
     #expect(served.status == 200 && served.body == document)
   }
 
-  /// Rule control-api-response-schemas-are-docs-schema: the document's components are
+  /// Issue 46, control-api-response-schemas-are-docs-schema: the document's components are
   /// docs/schema's schemas (`Scripts/generate-control-schemas.py` writes them into the binary).
   @Test func theResponseSchemasAreDocsSchema() throws {
     let folder = CLIHarness.projectRoot.appendingPathComponent("docs/schema").path
@@ -69,7 +69,7 @@ import Testing
     }
   }
 
-  /// Rule control-api-nothing-lost: 8 clients buying on one session over kept-alive
+  /// Issue 46, control-api-nothing-lost: 8 clients buying on one session over kept-alive
   /// connections while the command line buys on the same file: every acknowledged purchase is
   /// in the session.
   @Test func eightClientsAndTheCommandLineLoseNothing() throws {

@@ -64,7 +64,7 @@ import Testing
     return made
   }
 
-  /// Rule control-api-one-table: every command of the table is a command line, an MCP tool and
+  /// Issue 46, control-api-one-table: every command of the table is a command line, an MCP tool and
   /// (unless it names why not) an operation, and the OpenAPI document lists each operation.
   @Test func everySessionCommandIsAnOperationFromTheOneTable() throws {
     let table = CommandTable.standard
@@ -89,7 +89,7 @@ import Testing
     #expect(paths["/storesim/v1/sessions"]?["post"]?["operationId"] == .string("init"))
   }
 
-  /// Rule control-api-sessions: a session is made from the configuration's JSON, lives as a
+  /// Issue 46, control-api-sessions: a session is made from the configuration's JSON, lives as a
   /// session file `storesim --session` opens, is listed and deleted.
   @Test func sessionsAreMadeListedUsedAndDeleted() throws {
     let cli = try CLIHarness()
@@ -111,7 +111,7 @@ import Testing
     #expect(gone.status == 404 && Self.json(gone)?["error"]?["code"]?.value == .string("sessionNotFound"))
   }
 
-  /// Rule control-api-configuration-never-a-path: a configuration given as a path is a 400.
+  /// Issue 46, control-api-configuration-never-a-path: a configuration given as a path is a 400.
   @Test func aConfigurationGivenAsAPathIsRefused() throws {
     let cli = try CLIHarness()
     let control = try Self.control(cli)
@@ -125,7 +125,7 @@ import Testing
     #expect(!key.body.contains("root:"))
   }
 
-  /// Rule control-api-refusals-change-nothing: malformed JSON, an unknown option, a wrong type,
+  /// Issue 46, control-api-refusals-change-nothing: malformed JSON, an unknown option, a wrong type,
   /// an unknown product or session: a 4xx naming what was wrong, and the session file unchanged.
   @Test func badInputIsA4xxWithNothingChanged() throws {
     let cli = try CLIHarness()
@@ -156,7 +156,7 @@ import Testing
     #expect(control.answer(Self.request("GET", "/storesim/v1/sessions/default/now")).status == 405)
   }
 
-  /// Rule control-api-sessions-bounded: past the documented count a new session is a 409.
+  /// Issue 46, control-api-sessions-bounded: past the documented count a new session is a 409.
   @Test func sessionsAreBounded() throws {
     let cli = try CLIHarness()
     let control = try Self.control(cli, limit: 2)
@@ -170,7 +170,7 @@ import Testing
     #expect(again.status == 409)
   }
 
-  /// Rule control-api-browser-safety: a Host that is not loopback (DNS rebinding) and a
+  /// Issue 46, control-api-browser-safety: a Host that is not loopback (DNS rebinding) and a
   /// foreign Origin are refused; no answer carries a CORS header; with a token, it is required.
   @Test func aWebPageElsewhereCannotDriveIt() throws {
     let cli = try CLIHarness()
@@ -194,7 +194,7 @@ import Testing
     #expect(guarded.answer(Self.request("POST", "/storesim/v1/sessions/default/now", headers: bearer)).status == 200)
   }
 
-  /// Rule control-api-session-base-url: a session's App Store Server API answers under its base
+  /// Issue 46, control-api-session-base-url: a session's App Store Server API answers under its base
   /// URL, reading that session alone.
   @Test func aSessionsServerAPIAnswersUnderItsBaseURL() throws {
     let cli = try CLIHarness()
