@@ -27,7 +27,8 @@ And the rows that held, so they stay held:
                answered.
 The rows of the fifth pass (issue 45: files through the MCP server, XML of control characters,
 crafted sessions, caps) are in Scripts/attack_files.py: mcp-read, mcp-write, svg-controls,
-junit-controls, huge-date, mcp-line, session-size.
+junit-controls, huge-date, mcp-line, session-size. The control API's rows (issue 46) are in
+Scripts/attack_control.py: control-clients, control-hostile.
 (Hostile names in manage and the CLI's tables are Swift tests: TerminalAttackTests.)
 Python 3 standard library only; the clients and servers are in Scripts/attack_support.py.
 """
@@ -47,6 +48,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from attack_support import (  # noqa: E402
     BIN, FAILURES, Server, Session, check, manage_stopped_by, one_answer, read_answers, request, verify)
 import attack_files  # noqa: E402
+import attack_control  # noqa: E402
 
 # ---------------------------------------------------------------------------------------------
 
@@ -351,6 +353,7 @@ ROWS = {
     "big-receipt": row_big_receipt, "crlf": row_crlf, "foreign": row_foreign, "sigquit": row_sigquit,
     "malformed": row_malformed, "half-closed": row_half_closed, "idle-burst": row_idle_burst,
     **attack_files.ROWS,
+    **attack_control.ROWS,
 }
 # The large pipelining size: 8 MB in CI (a debug build); the figures in docs/hostile-clients.md
 # were taken at ATTACK_LARGE_MB=32 on a release build.

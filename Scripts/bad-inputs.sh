@@ -98,6 +98,8 @@ row "scenario with a failed expectation" run failing.storesim
 row "missing scenario" run nope.storesim
 row "serve on a port out of range" serve --port 70000
 row "serve on a host that is not an address" serve --host example.com
+row "serve with no room for a session" serve --max-sessions 0
+row "serve with a control token too short to guess at" serve --control-token secret
 row "api with an unknown method" api FETCH /inApps/v1/transactions/1
 row "api path without a leading slash" api GET inApps/v1/transactions/1
 row "api body file missing" api POST /inApps/v1/notifications/history --body nope.json

@@ -323,6 +323,18 @@ else
   MISSED=1
 fi
 
+# 13, 14. The control API (issue 46, item 10), measured by Scripts/control_bench.py with a client
+# of the standard library only, as a test's: a buy over a kept-alive connection against a
+# `storesim buy` process on the same session (median of each), and 8 clients on 8 sessions.
+CB_SECONDS=$([ "$QUICK" = 1 ] && echo 2 || echo 10)
+CB_BUYS=$([ "$QUICK" = 1 ] && echo 10 || echo 50)
+python3 Scripts/control_bench.py "$S" "$CB_SECONDS" "$CB_BUYS" > "$WORK/control" || echo '{}' > "$WORK/control"
+cb() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2], 0))' "$WORK/control" "$1"; }
+verdict "13. control API buy (kept-alive) vs a storesim buy process" \
+  "$(cb ratio)x ($(cb http_buy_ms)/$(cb process_buy_ms) ms)" ">= 20x" "$(ge "$(cb ratio)" 20)"
+verdict "14. control API: 8 clients on 8 sessions, buys together" "$(cb commands_per_second)/s" ">= 2000/s" \
+  "$(ge "$(cb commands_per_second)" 2000)"
+
 if [ "$QUICK" = 1 ]; then echo "bench quick: all figures measured"; exit 0; fi
 [ "$MISSED" = 0 ] && echo "bench: every target met" || echo "bench: some targets missed"
 exit "$MISSED"

@@ -23,11 +23,27 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCHEMAS = os.path.join(ROOT, "docs", "schema")
 # manage is a full-screen terminal program; serve and api answer with Apple's own response shapes (checked by serve_interop.py), not storesim JSON.
 NO_JSON = {"shell", "completions", "serve", "api", "manage", "mcp"}
-SCHEMA_OF = {
-    "buy": "buy", "approve": "buy", "entitlements": "transactions", "restore": "transactions",
-    "advance": "events", "cancel": "events", "resume": "events", "expire": "events", "renew": "events",
-    "resolve": "events", "price-increase": "events", "consent": "events",
-}
+
+
+def schema_of_commands():
+    """Which schema a command's --json answer has when it is not named after the command: read
+    from the control API's OpenAPI document (docs/control-api.openapi.json, made from the
+    command table by ControlOpenAPI.schemaOf), so the mapping is written once."""
+    with open(os.path.join(ROOT, "docs", "control-api.openapi.json")) as f:
+        document = json.load(f)
+    prefix = "/storesim/v1/sessions/{session}/"
+    found = {}
+    for path, item in document["paths"].items():
+        if not path.startswith(prefix):
+            continue
+        answer = item["post"]["responses"]["200"]["content"]["application/json"]["schema"]
+        ref = answer.get("$ref") or answer["anyOf"][0].get("$ref", "")
+        if ref:
+            found[path[len(prefix):]] = ref.rsplit("/", 1)[-1]
+    return found
+
+
+SCHEMA_OF = schema_of_commands()
 
 schemas = {}
 for path in glob.glob(os.path.join(SCHEMAS, "*.schema.json")):

@@ -41,29 +41,20 @@ public enum CLI {
     let table = CommandTable.standard
     do {
       let parsed = try ArgumentScanner.scan(argv, commands: table)
-      return try reportingSessionErrors { try dispatch(parsed, environment: environment, table: table, memory: memory) }
-        .rawValue
-    } catch let error as CLIError {
+      return try dispatch(parsed, environment: environment, table: table, memory: memory).rawValue
+    } catch {
+      // The one funnel: whatever the command threw, mapped once onto the exit-code contract.
+      let failure = CLIError(reporting: error)
       // The command's held output is dropped first: under --json the error object is then the
       // only thing on stdout.
       environment.discardOut()
-      report(error, environment: environment, table: table)
-      if wantsJSON(argv) {
-        environment.writeOut(errorJSON(error))
-      } else if let sink = environment.writeJSON {
-        sink(errorJSON(error))
-      }
-      return error.code.rawValue
-    } catch {
-      environment.discardOut()
-      let failure = CLIError(code: .failure, message: String(describing: error))
       report(failure, environment: environment, table: table)
       if wantsJSON(argv) {
         environment.writeOut(errorJSON(failure))
       } else if let sink = environment.writeJSON {
         sink(errorJSON(failure))
       }
-      return ExitCode.failure.rawValue
+      return failure.code.rawValue
     }
   }
 

@@ -38,34 +38,6 @@ struct CLIError: Error {
   static func failed(_ message: String) -> CLIError { CLIError(code: .failure, message: message) }
 }
 
-/// How each refusal of the store maps onto the exit-code contract (§3 of the product spec):
-/// a command line naming something that does not exist, or a value that does not fit what it
-/// names, is a usage error (64); what the store answered about an existing thing (the state
-/// refuses it, the purchase did not go through) is 1.
-extension StoreError {
-  var exitCode: ExitCode {
-    switch self {
-    case .productNotFound, .transactionNotFound, .customerNotFound, .noRefundRequest, .invalidProductType,
-      .invalidPrice, .invalidRefundPercentage:
-      return .usage
-    case .noPendingRequest(let id):
-      return id == nil ? .failure : .usage
-    case .noSubscriptionFound, .subscriptionNotActive, .noIssueToResolve, .alreadyRefunded, .cannotRefundFamilyShared,
-      .clockCannotMoveBackward, .purchaseDateInFuture, .customerExists, .noPriceIncreasePending,
-      .duplicateRefundRequest,
-      .notRefunded, .purchaseNotCompleted:
-      return .failure
-    }
-  }
-}
-
-extension CLIError {
-  /// The CLI form of a store refusal, with the exit code the contract gives it.
-  init(_ error: StoreError) {
-    self.init(code: error.exitCode, message: error.description)
-  }
-}
-
 extension ExitCode {
   /// The stable name of the code in JSON error objects (`{"error", "code", "exitCode"}`).
   var name: String {

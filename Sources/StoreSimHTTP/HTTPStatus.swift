@@ -4,14 +4,17 @@ package enum HTTPStatus {
   package static func reason(_ status: Int) -> String {
     switch status {
     case 200: return "OK"
+    case 201: return "Created"
     case 202: return "Accepted"
+    case 204: return "No Content"
     case 400: return "Bad Request"
     case 401: return "Unauthorized"
     case 403: return "Forbidden"
     case 404: return "Not Found"
-    case 409: return "Conflict"
     case 405: return "Method Not Allowed"
     case 408: return "Request Timeout"
+    case 409: return "Conflict"
+    case 422: return "Unprocessable Content"
     case 413: return "Content Too Large"
     case 429: return "Too Many Requests"
     case 431: return "Request Header Fields Too Large"

@@ -24,6 +24,13 @@ import Testing
     )
   }
 
+  /// The control API answers 201 when it makes a session: its status line says so by name.
+  @Test func everyStatusTheServersAnswerHasItsReasonPhrase() {
+    let answered = [200, 201, 202, 204, 400, 401, 403, 404, 405, 408, 409, 413, 422, 429, 431, 500, 501, 503]
+    #expect(answered.filter { HTTPStatus.reason($0).hasPrefix("Status ") } == [])
+    #expect(HTTPStatus.reason(201) == "Created")
+  }
+
   @Test func keepAliveAnswersSeveralRequestsOnOneConnection() throws {
     let running = try Running(handler: Self.echo)
     defer { running.stop() }

@@ -4,8 +4,26 @@ import StoreSimCrypto
 import StoreSimHTTP
 import StoreSimServer
 
-let signedOptionHelp = "print compact JWS (ES256, the session's key; see 'storesim certificate')"
-let formatOptionHelp = "api: the App Store Server API's answer, from the same code serve answers with"
+/// `--signed` and `--format api`: how `transactions`, `latest` and `status` print what they
+/// read, declared once.
+struct SignedOrAPIFormat: OptionGroupDeclaration {
+  @Flag(help: "print compact JWS (ES256, the session's key; see 'storesim certificate')")
+  var signed: Bool
+  @Option(
+    "<format>", help: "api: the App Store Server API's answer, from the same code serve answers with", parse: apiFormat)
+  var format: String?
+
+  /// Whether `--format api` is given.
+  var api: Bool { format != nil }
+
+  /// `--signed` and `--format api` exclude each other (the API response already holds signed data).
+  func validate(command: String) throws {
+    if signed && format != nil {
+      throw CLIError.usage(
+        "give --signed or --format api, not both (the API response already holds signed data)", command: command)
+    }
+  }
+}
 
 /// `--format api`: the only format there is.
 func apiFormat(_ text: String, _ context: ParseContext) throws -> String {
@@ -13,14 +31,6 @@ func apiFormat(_ text: String, _ context: ParseContext) throws -> String {
     throw CLIError.usage("unknown format '\(text)'; the only format is api", command: context.command)
   }
   return text
-}
-
-/// `--signed` and `--format api` exclude each other (the API response already holds signed data).
-func checkSignedOrFormat(signed: Bool, format: String?, command: String) throws {
-  if signed && format != nil {
-    throw CLIError.usage(
-      "give --signed or --format api, not both (the API response already holds signed data)", command: command)
-  }
 }
 
 /// What `--format api` prints: the App Store Server API's answer to a GET on the session,

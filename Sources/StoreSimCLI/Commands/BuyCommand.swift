@@ -27,7 +27,7 @@ struct BuyCommand: CommandLineCommand {
       eligibility applies; a note on standard error says why), or fails the purchase with
       invalidOfferSignature under 'settings strict-eligibility on'.
       """,
-    example: "storesim buy subscription.pro --offer intro")
+    example: "storesim buy subscription.pro --offer intro", answersPurchaseResult: true)
 
   @Arguments(1...1, "product id")
   var arguments: [String]
@@ -136,7 +136,6 @@ struct BuyCommand: CommandLineCommand {
       if let ignored {
         inv.err("note: the --intro-eligibility JWS was ignored (\(ignored)); normal eligibility applied")
       }
-      inv.memory?.lastPurchaseResult = outcome.value.name
       let report = PurchaseReport(outcome, productID: productID, store: store, customer: customer)
       inv.emit(json: .object(report.json)) {
         inv.out(TerminalText.field(report.line))

@@ -53,10 +53,7 @@ struct TransactionsCommand: CommandLineCommand {
   var product: String?
   @Flag(help: "only unfinished transactions")
   var unfinished: Bool
-  @Flag(help: signedOptionHelp)
-  var signed: Bool
-  @Option("<format>", help: formatOptionHelp, parse: apiFormat)
-  var format: String?
+  @OptionGroup var output: SignedOrAPIFormat
   @Option("<revision>", help: "with --format api: the page after the one whose revision this is")
   var revision: String?
   @Arguments(0...0, "")
@@ -65,14 +62,14 @@ struct TransactionsCommand: CommandLineCommand {
   var configurationReferences: [ConfigurationReference] { product.map { [.product($0)] } ?? [] }
 
   func validate() throws {
-    try checkSignedOrFormat(signed: signed, format: format, command: "transactions")
-    if revision != nil && format == nil {
+    try output.validate(command: "transactions")
+    if revision != nil && !output.api {
       throw CLIError.usage("--revision pages --format api's answer; give --format api too", command: "transactions")
     }
   }
 
   func run(_ inv: Invocation) throws -> ExitCode {
-    let api = format != nil
+    let api = output.api
     return try inspecting(inv, needsNotifications: false) { store, customer in
       var list =
         unfinished
@@ -90,7 +87,7 @@ struct TransactionsCommand: CommandLineCommand {
           of: id, productID: product, revision: revision, keeping: unfinished ? Set(list.map(\.id)) : nil,
           store: store, inv: inv)
         inv.emit(json: response) { inv.printJSON(response) }  // JSON on the terminal too
-      } else if signed {
+      } else if output.signed {
         let jws = list.map { store.signed($0, customer: customer) }
         inv.emit(json: .array(jws.map(JSONOutput.string))) { jws.forEach { inv.out($0) } }
       } else {
@@ -113,19 +110,16 @@ struct LatestCommand: CommandLineCommand {
       "Prints null (JSON) or '(none)' when the product was never bought; exit 0 either way. --format api prints the App Store Server API TransactionInfoResponse.",
     example: "storesim latest subscription.pro --json")
 
-  @Flag(help: signedOptionHelp)
-  var signed: Bool
-  @Option("<format>", help: formatOptionHelp, parse: apiFormat)
-  var format: String?
+  @OptionGroup var output: SignedOrAPIFormat
   @Arguments(1...1, "product id")
   var arguments: [String]
 
   var configurationReferences: [ConfigurationReference] { [.product(arguments[0])] }
 
-  func validate() throws { try checkSignedOrFormat(signed: signed, format: format, command: "latest") }
+  func validate() throws { try output.validate(command: "latest") }
 
   func run(_ inv: Invocation) throws -> ExitCode {
-    let api = format != nil
+    let api = output.api
     return try inspecting(inv, needsNotifications: false) { store, customer in
       let p = arguments[0]
       _ = try store.checkedProduct(p)
@@ -135,7 +129,7 @@ struct LatestCommand: CommandLineCommand {
           try t.map { try ServerAPIAnswer.get("/inApps/v1/transactions/\($0.id)", store: store, inv: inv) }
           ?? .object(["signedTransactionInfo": nil])
         inv.emit(json: response) { inv.printJSON(response) }
-      } else if signed {
+      } else if output.signed {
         let jws = t.map { store.signed($0, customer: customer) }
         inv.emit(json: jws.map(JSONOutput.string) ?? .null, line: jws ?? "(none)")
       } else {
@@ -161,19 +155,16 @@ struct StatusCommand: CommandLineCommand {
       + "(own and family shared).",
     example: "storesim status --json")
 
-  @Flag(help: signedOptionHelp)
-  var signed: Bool
-  @Option("<format>", help: formatOptionHelp, parse: apiFormat)
-  var format: String?
+  @OptionGroup var output: SignedOrAPIFormat
   @Arguments(0...1, "group or product")
   var arguments: [String]
 
   var configurationReferences: [ConfigurationReference] { arguments.prefix(1).map { .groupOrProduct($0) } }
 
-  func validate() throws { try checkSignedOrFormat(signed: signed, format: format, command: "status") }
+  func validate() throws { try output.validate(command: "status") }
 
   func run(_ inv: Invocation) throws -> ExitCode {
-    let api = format != nil
+    let api = output.api
     return try inspecting(inv, needsNotifications: false) { store, customer in
       if let error = store.settings.simulatedError(forAPI: .subscriptionStatus) {
         throw CLIError.failed("Subscription Status failed with simulated error \(error)")
@@ -204,7 +195,7 @@ struct StatusCommand: CommandLineCommand {
         inv.emit(json: response) { inv.printJSON(response) }
         return .success
       }
-      if signed {
+      if output.signed {
         let response = JSONOutput.array(
           statuses.map { s in
             .object([

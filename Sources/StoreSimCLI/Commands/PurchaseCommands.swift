@@ -24,13 +24,26 @@ func printEvents(_ inv: Invocation, _ events: [StoreEvent], store: Store, ifNone
   }
 }
 
+/// `--transaction ID`: a product named by one of the customer's transactions, declared once.
+struct TransactionOption: OptionGroupDeclaration {
+  @Option("<id>", help: "name the product by one of its transactions")
+  var transaction: String?
+}
+
+/// `<product-id>` or `--transaction ID`: the product a product action acts on.
+struct ProductOrTransaction: OptionGroupDeclaration {
+  @Arguments(0...1, "product id")
+  var arguments: [String]
+  @OptionGroup var named: TransactionOption
+
+  var transaction: String? { named.transaction }
+}
+
 /// A command on one product, named by `<product-id>` or `--transaction`: act, then print the
-/// events. The conforming struct declares `arguments` and `transaction`.
+/// events. The conforming struct declares `@OptionGroup var target: ProductOrTransaction`.
 protocol ProductActionCommand: CommandLineCommand {
-  /// The positional arguments: none or the product id.
-  var arguments: [String] { get }
-  /// `--transaction ID`: the product of one of the customer's transactions.
-  var transaction: String? { get }
+  /// The product id or `--transaction ID`.
+  var target: ProductOrTransaction { get }
   /// The text line when nothing happened.
   static var ifNone: String? { get }
   /// The change on the store.
@@ -41,18 +54,18 @@ extension ProductActionCommand {
   static var ifNone: String? { "no change" }
 
   var configurationReferences: [ConfigurationReference] {
-    transaction == nil ? arguments.prefix(1).map { .product($0) } : []
+    target.transaction == nil ? target.arguments.prefix(1).map { .product($0) } : []
   }
 
   /// A product or `--transaction ID`, not both and not neither.
   func validate() throws {
     let command = Self.configuration.name
-    if let transaction {
-      guard arguments.isEmpty else {
+    if let transaction = target.transaction {
+      guard target.arguments.isEmpty else {
         throw CLIError.usage("give a product or --transaction, not both", command: command)
       }
       _ = try ValueParsing.transactionID(transaction)
-    } else if arguments.isEmpty {
+    } else if target.arguments.isEmpty {
       throw CLIError.usage("missing product id (or --transaction ID)", command: command)
     }
   }
@@ -60,16 +73,14 @@ extension ProductActionCommand {
   func run(_ inv: Invocation) throws -> ExitCode {
     try SessionContext.with(inv, mutating: true) { store in
       let product = try productArgument(
-        arguments, transaction: transaction, store, SessionContext.customer(inv), command: Self.configuration.name)
+        target.arguments, transaction: target.transaction, store, SessionContext.customer(inv),
+        command: Self.configuration.name)
       let events = try act(&store, product, SessionContext.customer(inv))
       printEvents(inv, events, store: store, ifNone: Self.ifNone)
       return .success
     }
   }
 }
-
-/// The help of `--transaction`.
-let transactionOptionHelp = "name the product by one of its transactions"
 
 /// Transactions as JSON payloads or a text table.
 func printTransactions(_ inv: Invocation, _ list: [Transaction], store: Store, customer: CustomerID) {
@@ -156,7 +167,7 @@ func productArgument(
 ) throws -> ProductID {
   if let text = transaction {
     let id = try ValueParsing.transactionID(text)
-    guard let t = store.customer(customer)?.transaction(id) else { throw CLIError(StoreError.transactionNotFound(id)) }
+    guard let t = store.customer(customer)?.transaction(id) else { throw StoreError.transactionNotFound(id) }
     if !positionals.isEmpty {
       throw CLIError.usage("give a product or --transaction, not both", command: command)
     }
@@ -179,10 +190,7 @@ struct ResolveCommand: ProductActionCommand {
     example: "storesim resolve subscription.pro")
   static let ifNone: String? = nil
 
-  @Arguments(0...1, "product id")
-  var arguments: [String]
-  @Option("<id>", help: transactionOptionHelp)
-  var transaction: String?
+  @OptionGroup var target: ProductOrTransaction
 
   func act(_ store: inout Store, _ product: ProductID, _ customer: CustomerID) throws -> [StoreEvent] {
     try store.resolveIssue(productID: product, customer: customer).events

@@ -35,12 +35,7 @@ struct InitCommand: CommandLineCommand {
   var signingKey: String?
   @Option("<n>", help: "the app's Apple id that Production data carries (appAppleId)", parse: InitCommand.appAppleID)
   var appAppleID: Int64?
-  @Option("<path>", help: "the team's In-App Purchase key (.p8): verifies signed offers and bearer tokens")
-  var apiKey: String?
-  @Option("<kid>", help: "the key id of --api-key (kid, keyIdentifier)")
-  var keyID: String?
-  @Option("<iss>", help: "the issuer id of --api-key (iss)")
-  var issuer: String?
+  @OptionGroup var teamKey: APIKeyOptions
 
   /// `--app-apple-id`: a positive integer.
   static func appAppleID(_ text: String, _ context: ParseContext) throws -> Int64 {
@@ -70,7 +65,7 @@ struct InitCommand: CommandLineCommand {
       throw CLIError.usage("invalid bundle id '\(bundleID)'", command: "init")
     }
     let rootKey = try signingKey.map { try KeyFile.read($0, option: "--signing-key", inv) }
-    let teamKey = try APIKeyOptions.key(inv, path: apiKey, keyID: keyID, issuer: issuer, command: "init").map {
+    let teamKey = try self.teamKey.key(inv, command: "init").map {
       OfferKey(keyID: $0.keyID, publicKey: $0.publicKey, issuer: $0.issuer)
     }
     let contentPath = try ConfigurationFile.contentPath(config, environment: inv.environment)
@@ -102,11 +97,9 @@ struct InitCommand: CommandLineCommand {
     let document = SessionDocument(
       format: SessionDocument.formatName, version: SessionDocument.currentVersion,
       configurationPath: contentPath, configurationDigest: SessionFileFormat.digest(data), state: store.state)
-    try reportingSessionErrors {
-      try SessionWork(location: location, warn: inv.warning).create(document) {
-        guard force else {
-          throw CLIError.failed("a session already exists at \(location.shown); pass --force to replace it")
-        }
+    try SessionWork(location: location, warn: inv.warning).create(document) {
+      guard force else {
+        throw CLIError.failed("a session already exists at \(location.shown); pass --force to replace it")
       }
     }
     report.session = location.shown

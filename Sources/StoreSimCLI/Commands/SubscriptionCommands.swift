@@ -22,10 +22,7 @@ struct CancelCommand: ProductActionCommand {
     "cancel", "Turn auto-renew off (the subscription ends at the period end)",
     "disableAutoRenewForTransaction; during grace or billing retry the subscription ends at once.")
 
-  @Arguments(0...1, "product id")
-  var arguments: [String]
-  @Option("<id>", help: transactionOptionHelp)
-  var transaction: String?
+  @OptionGroup var target: ProductOrTransaction
 
   func act(_ store: inout Store, _ product: ProductID, _ customer: CustomerID) throws -> [StoreEvent] {
     try store.disableAutoRenew(productID: product, customer: customer).events
@@ -37,10 +34,7 @@ struct ResumeCommand: ProductActionCommand {
   static let configuration = CommandConfiguration.subscriptionAction(
     "resume", "Turn auto-renew back on", "enableAutoRenewForTransaction.")
 
-  @Arguments(0...1, "product id")
-  var arguments: [String]
-  @Option("<id>", help: transactionOptionHelp)
-  var transaction: String?
+  @OptionGroup var target: ProductOrTransaction
 
   func act(_ store: inout Store, _ product: ProductID, _ customer: CustomerID) throws -> [StoreEvent] {
     try store.enableAutoRenew(productID: product, customer: customer).events
@@ -53,10 +47,7 @@ struct ExpireCommand: ProductActionCommand {
     "expire", "Expire a subscription now (expireSubscription)",
     "Turns auto-renew off and ends the current period now (EXPIRED/VOLUNTARY).")
 
-  @Arguments(0...1, "product id")
-  var arguments: [String]
-  @Option("<id>", help: transactionOptionHelp)
-  var transaction: String?
+  @OptionGroup var target: ProductOrTransaction
 
   func act(_ store: inout Store, _ product: ProductID, _ customer: CustomerID) throws -> [StoreEvent] {
     try store.expireSubscription(productID: product, customer: customer).events
@@ -70,10 +61,7 @@ struct RenewCommand: ProductActionCommand {
     "Ends the period now and starts the next one; turns auto-renew on and clears a pending price increase; billing retry is left as it is."
   )
 
-  @Arguments(0...1, "product id")
-  var arguments: [String]
-  @Option("<id>", help: transactionOptionHelp)
-  var transaction: String?
+  @OptionGroup var target: ProductOrTransaction
 
   func act(_ store: inout Store, _ product: ProductID, _ customer: CustomerID) throws -> [StoreEvent] {
     try store.forceRenewal(productID: product, customer: customer).events
@@ -95,8 +83,9 @@ struct PriceIncreaseCommand: CommandLineCommand {
 
   @Arguments(1...2, "action (request, accept or decline)")
   var arguments: [String]
-  @Option("<id>", help: transactionOptionHelp)
-  var transaction: String?
+  @OptionGroup var named: TransactionOption
+
+  var transaction: String? { named.transaction }
   @Option(
     "<amount>", help: "request: the new price (renewalPrice shows it; the next renewal after consent charges it)",
     parse: PriceIncreaseCommand.price)
@@ -148,7 +137,7 @@ struct PriceIncreaseCommand: CommandLineCommand {
       if let transaction {
         let id = try ValueParsing.transactionID(transaction)
         guard let t = store.customer(SessionContext.customer(inv))?.transaction(id) else {
-          throw CLIError(StoreError.transactionNotFound(id))
+          throw StoreError.transactionNotFound(id)
         }
         product = t.productID
       } else {

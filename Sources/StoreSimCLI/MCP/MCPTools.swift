@@ -6,8 +6,8 @@ import StoreSimSync
 /// schema made from the command's declarations (the ones `--help` and the completions read),
 /// and a call is the command line run through `CLI.run` in-process.
 struct MCPTools {
-  /// Commands that are no tool: they take over the terminal or standard input, or run forever.
-  static let excluded: Set<String> = ["shell", "manage", "serve", "completions", "mcp"]
+  /// Commands that are no tool (`CommandCalls.interactive`).
+  static let excluded = CommandCalls.interactive
   /// Commands that change neither the session nor any file (`readOnlyHint`).
   static let readOnly: Set<String> = [
     "validate", "products", "now", "entitlements", "transactions", "latest", "status", "pending", "receipt",
@@ -29,7 +29,7 @@ struct MCPTools {
   let customer: String?
   let resources = MCPResources()
 
-  var specs: [CommandSpec] { table.commands.filter { !Self.excluded.contains($0.name) } }
+  var specs: [CommandSpec] { CommandCalls.tools(table) }
   var names: [String] { specs.map(\.name) + ["expect"] }
 
   /// `tools/list`.
@@ -57,105 +57,19 @@ struct MCPTools {
     return text
   }
 
-  /// The JSON Schema of a command's input: `arguments` for its positional words, one property
-  /// per option (a flag is a boolean, a repeatable option an array), and the global `customer`.
-  static func inputSchema(_ spec: CommandSpec) -> JSONOutput {
-    var properties: [String: JSONOutput] = [:]
-    var required: [JSONOutput] = []
-    if let count = spec.positionals {
-      var words: [String: JSONOutput] = [
-        "type": .string("array"), "items": .object(["type": .string("string")]),
-        "description": .string("the positional words: \(spec.arguments.isEmpty ? "none" : spec.arguments)"),
-      ]
-      if count.lowerBound > 0 {
-        words["minItems"] = .int(Int64(count.lowerBound))
-        required.append(.string("arguments"))
-      }
-      if count.upperBound < Int.max { words["maxItems"] = .int(Int64(count.upperBound)) }
-      properties["arguments"] = .object(words)
-    }
-    for option in spec.options {
-      properties[option.name] = optionSchema(option)
-    }
-    properties["customer"] = .object([
-      "type": .string("string"), "description": .string("act as this customer (default 'default')"),
-    ])
-    return .object([
-      "type": .string("object"), "properties": .object(properties),
-      "required": required.isEmpty ? nil : .array(required), "additionalProperties": .bool(false),
-    ])
-  }
-
-  static func optionSchema(_ option: OptionSpec) -> JSONOutput {
-    guard let placeholder = option.value else {
-      return .object(["type": .string("boolean"), "description": .string(option.help)])
-    }
-    // An optional value (`timeline --svg`): true is the option alone (standard output).
-    let type: JSONOutput =
-      option.valueIsOptional ? .array([.string("string"), .string("boolean")]) : .string("string")
-    return .object(["type": type, "description": .string("\(placeholder): \(option.help)")])
-  }
+  /// The JSON Schema of a command's input (`CommandCalls.inputSchema`).
+  static func inputSchema(_ spec: CommandSpec) -> JSONOutput { CommandCalls.inputSchema(spec) }
 
   /// The command line of a call, or the message refusing its arguments.
   func commandLine(
     _ name: String, _ arguments: [JSONMember]
   ) -> Result<(words: [String], options: [String]), ToolRefusal> {
     guard let spec = table.spec(named: name) else { return .failure(ToolRefusal("unknown tool '\(name)'")) }
-    var words: [String] = []
-    var options: [String] = []
-    for member in arguments {
-      let key = member.key
-      if key == "arguments", spec.positionals != nil {
-        guard let texts = Self.texts(member.value) else {
-          return .failure(ToolRefusal("'arguments' is an array of strings"))
-        }
-        words = texts
-      } else if key == "customer" {
-        guard let text = Self.text(member.value) else { return .failure(ToolRefusal("'customer' is a string")) }
-        options.append("--customer=\(text)")
-      } else if let option = spec.options.first(where: { $0.name == key }) {
-        guard let given = Self.optionWords(option, member.value) else {
-          return .failure(
-            ToolRefusal("'\(key)' is \(option.value == nil ? "a boolean" : "a string (or an array of strings)")"))
-        }
-        options += given
-      } else {
-        let known = (spec.positionals == nil ? [] : ["arguments"]) + spec.options.map(\.name) + ["customer"]
-        return .failure(
-          ToolRefusal(
-            Suggest.appending(to: "\(name) takes no argument '\(key)'", for: key, in: known)
-              + "; it takes \(known.joined(separator: ", "))"))
-      }
-    }
-    return .success((words, options))
+    return CommandCalls.commandLine(spec, arguments)
   }
 
-  /// `--name=value` words of one option's JSON value (nil when the type is wrong).
-  static func optionWords(_ option: OptionSpec, _ node: JSONNode) -> [String]? {
-    guard option.value != nil else {
-      guard case .bool(let on) = node.value else { return nil }
-      return on ? ["--\(option.name)"] : []
-    }
-    if option.valueIsOptional, case .bool(let on) = node.value { return on ? ["--\(option.name)=-"] : [] }
-    if case .array = node.value { return texts(node)?.map { "--\(option.name)=\($0)" } }
-    return text(node).map { ["--\(option.name)=\($0)"] }
-  }
-
-  /// The strings (or numbers) of an array; nil when it is no array or holds anything else.
-  static func texts(_ node: JSONNode) -> [String]? {
-    guard case .array(let items) = node.value else { return nil }
-    let texts = items.compactMap(text)
-    return texts.count == items.count ? texts : nil
-  }
-
-  /// A string, or a number as written (`"quantity": 2`).
-  static func text(_ node: JSONNode) -> String? {
-    switch node.value {
-    case .string(let s): return s
-    case .number(let n): return n
-    default: return nil
-    }
-  }
+  static func texts(_ node: JSONNode) -> [String]? { CommandCalls.texts(node) }
+  static func text(_ node: JSONNode) -> String? { CommandCalls.text(node) }
 
   /// `tools/call`: the command's result, or a tool error with its one-line message.
   func call(_ name: String, arguments: [JSONMember]) -> JSONOutput {
@@ -242,10 +156,4 @@ struct MCPTools {
   static func toolError(_ message: String) -> JSONOutput {
     .object(["content": .array([textItem(message)]), "isError": .bool(true)])
   }
-}
-
-/// Why a tool call's arguments are refused (a tool error, so the agent can correct them).
-struct ToolRefusal: Error {
-  var message: String
-  init(_ message: String) { self.message = message }
 }

@@ -124,10 +124,8 @@ struct ManageDriver {
       let store = try session.load(needsNotifications: true)
       model.replaceStore(store, hasNotifications: true)
       takeWarnings()
-    } catch let error as CLIError {
-      model.message = "error: " + error.message
     } catch {
-      model.message = "error: \(error)"
+      model.message = "error: " + CLIError(reporting: error).message
     }
   }
 

@@ -11,6 +11,8 @@ struct OptionSpec: Sendable {
   /// Whether the value may be left out: `--svg` at the end of the line or before another
   /// option reads as `--svg -` (standard output).
   var valueIsOptional = false
+  /// The option group that declares it (`OptionGroup`); nil when its command does.
+  var group: String? = nil
 }
 
 /// The global options, accepted before or after the command.

@@ -40,6 +40,9 @@ struct CommandConfiguration {
   var discussion: String = ""
   /// An example command line.
   var example: String
+  /// Whether the `result` of its JSON answer is a purchase's, which a scenario's `expect result`
+  /// reads (the scenario runner records it; a refusal is `failed`).
+  var answersPurchaseResult = false
 }
 
 /// A name of the configuration a command line gives, checked in a scenario before it runs.
@@ -202,6 +205,32 @@ struct Arguments: CommandParameter {
   }
 }
 
+/// Options several commands share, declared once as a struct of `@Option`s (and `@Flag`s,
+/// `@Arguments`) and used in each command as `@OptionGroup var name: Group`: the command line,
+/// help, completions and the MCP tools see the group's options in the command's, in
+/// declaration order.
+protocol OptionGroupDeclaration {
+  /// A value with nothing parsed yet.
+  init()
+}
+
+/// A property that is a group of options (`OptionGroup`).
+protocol DeclaredOptionGroup {
+  /// The group's value, whose properties are its options.
+  var declarations: Any { get }
+}
+
+/// `@OptionGroup var apiKey: APIKeyOptions`: the group's options, parsed with the command's.
+@propertyWrapper
+struct OptionGroup<Group: OptionGroupDeclaration>: DeclaredOptionGroup {
+  let wrappedValue: Group
+
+  /// Made while the command is made, so the group's options are collected in their place.
+  init() { wrappedValue = Group() }
+
+  var declarations: Any { wrappedValue }
+}
+
 /// Reading the declarations of a command value.
 ///
 /// The names of a type's parameters come from reflection, once per type (`Names`); a value's
@@ -231,19 +260,31 @@ enum CommandDeclarations {
     return (value, collector.parameters)
   }
 
-  /// The option names of a type's parameters in declaration order (from its property names).
-  static func names(of value: Any) -> [String] {
-    Mirror(reflecting: value).children.compactMap { child in
-      guard child.value is any CommandParameter, var label = child.label else { return nil }
+  /// A type's parameters in declaration order with their option names (from their property
+  /// names), those of its option groups in the group's place; `group` names the group that
+  /// declared one (nil: the command itself).
+  static func declared(in value: Any) -> [(name: String, parameter: any CommandParameter, group: String?)] {
+    Mirror(reflecting: value).children.flatMap { child -> [(String, any CommandParameter, String?)] in
+      if let group = child.value as? any DeclaredOptionGroup {
+        let name = String(describing: type(of: group.declarations))
+        return declared(in: group.declarations).map { ($0.name, $0.parameter, $0.group ?? name) }
+      }
+      guard let parameter = child.value as? any CommandParameter, var label = child.label else { return [] }
       if label.hasPrefix("_") { label.removeFirst() }
-      return optionName(label)
+      return [(optionName(label), parameter, nil)]
     }
   }
 
+  /// The option names of a type's parameters in declaration order.
+  static func names(of value: Any) -> [String] { declared(in: value).map(\.name) }
+
   /// The options a value declares, in declaration order.
   static func options(of value: Any) -> [OptionSpec] {
-    let parameters = Mirror(reflecting: value).children.compactMap { $0.value as? any CommandParameter }
-    return zip(names(of: value), parameters).compactMap { $1.option(named: $0) }
+    declared(in: value).compactMap { declared in
+      var option = declared.parameter.option(named: declared.name)
+      option?.group = declared.group
+      return option
+    }
   }
 
   /// Fills parameters from the scanned command line, in declaration order; the first refusal
@@ -258,8 +299,8 @@ enum CommandDeclarations {
 
   /// Fills a value's parameters, found by reflection (for a value made outside `make`).
   static func bind(_ value: Any, from line: ParsedArguments, context: ParseContext) throws {
-    let parameters = Mirror(reflecting: value).children.compactMap { $0.value as? any CommandParameter }
-    try bind(parameters, names: names(of: value), from: line, context: context)
+    let declared = declared(in: value)
+    try bind(declared.map(\.parameter), names: declared.map(\.name), from: line, context: context)
   }
 
   /// `appAccountToken` → `app-account-token`, `requestID` → `request-id`.
@@ -285,7 +326,8 @@ extension CommandSpec {
       name: configuration.name, group: configuration.group, abstract: configuration.abstract,
       arguments: configuration.arguments, options: CommandDeclarations.options(of: C()),
       discussion: configuration.discussion, example: configuration.example,
-      positionals: Mirror(reflecting: C()).children.lazy.compactMap { ($0.value as? Arguments)?.count }.first,
+      answersPurchaseResult: configuration.answersPurchaseResult,
+      positionals: CommandDeclarations.declared(in: C()).lazy.compactMap { ($0.parameter as? Arguments)?.count }.first,
       run: { inv in
         let (command, parameters) = CommandDeclarations.make { C() }
         let current = inv

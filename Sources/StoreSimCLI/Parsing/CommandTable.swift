@@ -16,6 +16,8 @@ struct CommandSpec: Sendable {
   var discussion: String = ""
   /// An example command line.
   var example: String
+  /// Whether its JSON answer's `result` is a purchase's (`CommandConfiguration`).
+  var answersPurchaseResult = false
   /// How many positional arguments the declaration takes (nil: none declared).
   var positionals: ClosedRange<Int>? = nil
   /// The action.

@@ -18,7 +18,9 @@ extension OfferRequest {
   /// Parses `intro`, `promotional:ID`, `code:REF`, `win-back:ID`.
   init?(userInput: String) {
     let parts = userInput.split(separator: ":", maxSplits: 1).map(String.init)
-    let kind = parts[0].lowercased().filter(\.isLetter)
+    // An empty offer (`--offer=`) has no parts: it is no offer (it crashed the parser).
+    guard let first = parts.first else { return nil }
+    let kind = first.lowercased().filter(\.isLetter)
     let value = parts.count > 1 ? parts[1] : ""
     switch kind {
     case "intro", "introductory": self = .introductory

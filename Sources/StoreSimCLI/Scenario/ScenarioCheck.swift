@@ -16,7 +16,7 @@ enum ScenarioCheck {
     for reference in inv.references {
       switch reference {
       case .product(let p):
-        do { _ = try store.checkedProduct(p) } catch { throw CLIError(error) }
+        _ = try store.checkedProduct(p)
       case .quantity(let quantity, of: let p):
         if quantity != 1 { try checkQuantity(quantity, of: p, in: store, command: nil) }
       case .groupOrProduct(let name):
@@ -122,11 +122,9 @@ enum ScenarioCheck {
             ScenarioFailure(line: number, message: "no session yet; start the scenario with 'init CONFIG.storekit'"))
           initFailed = true
         }
-      } catch let error as CLIError {
-        if words[0] == "init" { initFailed = true }
-        result.errors.append(ScenarioFailure(line: number, message: error.message))
       } catch {
-        result.errors.append(ScenarioFailure(line: number, message: String(describing: error)))
+        if words[0] == "init" { initFailed = true }
+        result.errors.append(ScenarioFailure(line: number, message: CLIError(reporting: error).message))
       }
       if memory.startedOnWallClock {
         if result.notes.isEmpty { result.notes.append(ScenarioFailure(line: number, message: wallClockNote)) }

@@ -219,14 +219,19 @@ struct ScenarioRunner {
         }
         continue
       }
-      // A refused purchase is a failed one for `expect result`.
-      if words[0] == "buy" { memory.lastPurchaseResult = PurchaseResultName.failed.rawValue }
       let box = Mutex(CapturedOutput())
       var captured = environment.quiet(in: folder)
       captured.writeOut = { text in box.withLock { $0.out += text } }
       captured.writeErr = { text in box.withLock { $0.err += text } }
+      let recordsResult = CommandTable.standard.spec(named: words[0])?.answersPurchaseResult == true
+      // The command's JSON answer beside its text (dual mode), read for what the scenario remembers.
+      if recordsResult { captured.writeJSON = { text in box.withLock { $0.json += text } } }
       let code = CLI.run(words, environment: captured, memory: memory)
       let output = box.current
+      if recordsResult {
+        memory.lastPurchaseResult = Self.purchaseResult(
+          code: code, json: output.json.isEmpty ? output.out : output.json)
+      }
       if verbose {
         environment.writeOut(output.out)
         if !output.err.isEmpty { environment.writeOut(output.err) }
@@ -254,8 +259,20 @@ struct ScenarioRunner {
   }
 }
 
-/// What one scenario line printed, on each stream.
+/// What one scenario line printed, on each stream, and its JSON answer when the runner asked.
 struct CapturedOutput: Sendable {
   var out = ""
   var err = ""
+  var json = ""
+}
+
+extension ScenarioRunner {
+  /// The purchase result a scenario remembers for `expect result`: the `result` of the
+  /// command's JSON answer; a refused purchase (an error, no answer) is a failed one.
+  static func purchaseResult(code: Int32, json: String) -> String {
+    guard let node = try? JSONParser.parse(Array(json.utf8)), case .string(let result)? = node["result"]?.value,
+      PurchaseResultName(rawValue: result) != nil
+    else { return PurchaseResultName.failed.rawValue }
+    return result
+  }
 }

@@ -35,12 +35,7 @@ struct APICommand: CommandLineCommand {
   var data: String?
   @Option("<value>", help: "check this Authorization header as 'serve' does (default: trusted, no check)")
   var authorization: String?
-  @Option("<path>", help: APIKeyOptions.keyHelp)
-  var apiKey: String?
-  @Option("<kid>", help: APIKeyOptions.keyIDHelp)
-  var keyID: String?
-  @Option("<iss>", help: APIKeyOptions.issuerHelp)
-  var issuer: String?
+  @OptionGroup var teamKey: APIKeyOptions
   @Flag(help: "log the request on stderr as 'serve' does (peer '-')")
   var log: Bool
 
@@ -66,7 +61,7 @@ struct APICommand: CommandLineCommand {
         body = Array(handle.readDataToEndOfFile())
       }
     }
-    let key = try APIKeyOptions.key(inv, path: apiKey, keyID: keyID, issuer: issuer, command: "api")
+    let key = try teamKey.key(inv, command: "api")
     var headers: [String: String] = [:]
     if let auth = authorization { headers["authorization"] = auth }
     let request = HTTPRequest(method: method, target: p[1], headers: headers, body: body)

@@ -3,30 +3,18 @@ import StoreSim
 import StoreSimHTTP
 import StoreSimServer
 
-/// The help of the options `extend` and `extend-all` share.
-enum ExtensionOptionHelp {
-  static let days = "days to add, 1 to 90 (Apple's limit)"
-  static let reason = "extendReasonCode: 0 undeclared (default), 1 customer satisfaction, 2 other, 3 service issue"
-  static let requestID = "the request identifier (default: a new one); reusing one does not extend twice"
-}
-
-/// `extend` and `extend-all`: `--days`, `--reason`, `--request-id`.
-protocol RenewalExtensionCommand: CommandLineCommand {
-  var days: String? { get }
-  var reason: String? { get }
-  var requestID: String? { get }
-}
-
-/// `--days`, `--reason`, `--request-id` as Apple validates them.
-extension RenewalExtensionCommand {
-  /// `--days`, `--reason` and `--request-id` are checked before anything runs.
-  func validate() throws {
-    _ = try extensionArguments(nil)
-  }
+/// `--days`, `--reason`, `--request-id`: the options `extend` and `extend-all` share, declared
+/// once, checked as Apple validates them.
+struct RenewalExtensionOptions: OptionGroupDeclaration {
+  @Option("<n>", help: "days to add, 1 to 90 (Apple's limit)")
+  var days: String?
+  @Option("<code>", help: "extendReasonCode: 0 undeclared (default), 1 customer satisfaction, 2 other, 3 service issue")
+  var reason: String?
+  @Option("<id>", help: "the request identifier (default: a new one); reusing one does not extend twice")
+  var requestID: String?
 
   /// The days, reason and request identifier (a new one from `store` when not given).
-  func extensionArguments(_ store: Store?) throws -> (days: Int, reason: Int, request: String) {
-    let command = Self.configuration.name
+  func checked(_ store: Store?, command: String) throws -> (days: Int, reason: Int, request: String) {
     guard let text = days else {
       throw CLIError.usage("missing --days", command: command)
     }
@@ -44,6 +32,23 @@ extension RenewalExtensionCommand {
       throw CLIError.usage("--request-id must be 1 to 128 characters", command: command)
     }
     return (days, reason, request)
+  }
+}
+
+/// `extend` and `extend-all`: a command with the renewal extension options.
+protocol RenewalExtensionCommand: CommandLineCommand {
+  var extensionOptions: RenewalExtensionOptions { get }
+}
+
+extension RenewalExtensionCommand {
+  /// `--days`, `--reason` and `--request-id` are checked before anything runs.
+  func validate() throws {
+    _ = try extensionArguments(nil)
+  }
+
+  /// The days, reason and request identifier (a new one from `store` when not given).
+  func extensionArguments(_ store: Store?) throws -> (days: Int, reason: Int, request: String) {
+    try extensionOptions.checked(store, command: Self.configuration.name)
   }
 }
 
@@ -65,12 +70,7 @@ struct ExtendCommand: RenewalExtensionCommand {
 
   @Arguments(1...1, "original transaction id or product id")
   var arguments: [String]
-  @Option("<n>", help: ExtensionOptionHelp.days)
-  var days: String?
-  @Option("<code>", help: ExtensionOptionHelp.reason)
-  var reason: String?
-  @Option("<id>", help: ExtensionOptionHelp.requestID)
-  var requestID: String?
+  @OptionGroup var extensionOptions: RenewalExtensionOptions
 
   func run(_ inv: Invocation) throws -> ExitCode {
     let target = arguments[0]
@@ -138,12 +138,7 @@ struct ExtendAllCommand: RenewalExtensionCommand {
 
   @Arguments(1...1, "product id")
   var arguments: [String]
-  @Option("<n>", help: ExtensionOptionHelp.days)
-  var days: String?
-  @Option("<code>", help: ExtensionOptionHelp.reason)
-  var reason: String?
-  @Option("<id>", help: ExtensionOptionHelp.requestID)
-  var requestID: String?
+  @OptionGroup var extensionOptions: RenewalExtensionOptions
   @RepeatedOption("<code>", help: "only subscribers in this storefront (ISO 3166-1 alpha-3; repeatable)")
   var storefront: [String]?
 

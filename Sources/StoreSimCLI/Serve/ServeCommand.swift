@@ -26,8 +26,9 @@ struct ServeCommand: CommandLineCommand {
       checked with --api-key/--key-id/--issuer or the key given at 'init --api-key'. A request
       that waits more than 3 s for the session's lock answers 503 with Retry-After. serve listens
       on loopback only unless --expose-to-network is given. 'storesim api' answers the same
-      requests without a port. The endpoints, tokens, limits and statuses in full: docs/server.md
-      and docs/server-api.md.
+      requests without a port. The same port answers the control API under /storesim/v1/: a
+      session per test, every command over HTTP (docs/control-api.md). The endpoints, tokens,
+      limits and statuses in full: docs/server.md and docs/server-api.md.
       """,
     example: "storesim serve --port 0 --session demo.json")
 
@@ -43,12 +44,19 @@ struct ServeCommand: CommandLineCommand {
   var quiet: Bool
   @Option("<secret>", help: "the app's shared secret verifyReceipt requires as 'password'")
   var sharedSecret: String?
-  @Option("<path>", help: APIKeyOptions.keyHelp)
-  var apiKey: String?
-  @Option("<kid>", help: APIKeyOptions.keyIDHelp)
-  var keyID: String?
-  @Option("<iss>", help: APIKeyOptions.issuerHelp)
-  var issuer: String?
+  @OptionGroup var teamKey: APIKeyOptions
+  @Option("<dir>", help: "the folder of the control API's sessions (default: 'sessions' beside the session)")
+  var sessions: String?
+  @Option("<n>", help: "how many sessions the control API may make (default 256)", parse: ServeCommand.count)
+  var maxSessions: Int?
+  @Flag(help: "start with no session: only the control API (POST /storesim/v1/sessions makes them)")
+  var noSession: Bool
+  @Option(
+    "<token>",
+    help:
+      "the bearer token the control API requires (default: none on loopback; made and printed with --expose-to-network)"
+  )
+  var controlToken: String?
 
   static func port(_ portText: String, _ context: ParseContext) throws -> Int {
     guard let port = Int(portText), (0...65535).contains(port) else {
@@ -57,12 +65,39 @@ struct ServeCommand: CommandLineCommand {
     return port
   }
 
+  static func count(_ text: String, _ context: ParseContext) throws -> Int {
+    guard let n = Int(text), (1...100_000).contains(n) else {
+      throw CLIError.usage("--max-sessions must be a number from 1 to 100000, not '\(text)'", command: "serve")
+    }
+    return n
+  }
+
+  func validate() throws {
+    if let controlToken, controlToken.count < 16 || !controlToken.allSatisfy({ $0.isASCII && !$0.isWhitespace }) {
+      throw CLIError.usage("--control-token must be at least 16 characters, no spaces", command: "serve")
+    }
+  }
+
   func run(_ inv: Invocation) throws -> ExitCode {
-    let key = try APIKeyOptions.key(inv, path: apiKey, keyID: keyID, issuer: issuer, command: "serve")
+    let key = try teamKey.key(inv, command: "serve")
+    let control = ControlOptions(
+      folder: sessions, limit: maxSessions ?? ControlSessions.defaultLimit, withoutSession: noSession,
+      token: controlToken)
     return try runServe(
       inv, port: port ?? 8080, host: host ?? "127.0.0.1", exposeToNetwork: exposeToNetwork, quiet: quiet,
-      sharedSecret: sharedSecret, apiKey: key)
+      sharedSecret: sharedSecret, apiKey: key, control: control)
   }
+}
+
+/// What `serve` is told of its control API.
+struct ControlOptions {
+  /// `--sessions DIR`.
+  var folder: String?
+  var limit = ControlSessions.defaultLimit
+  /// `--no-session`.
+  var withoutSession = false
+  /// `--control-token`.
+  var token: String?
 }
 
 extension RequestLog {
@@ -90,13 +125,19 @@ func isLoopback(_ host: String) -> Bool {
 
 func runServe(
   _ inv: Invocation, port: Int, host: String, exposeToNetwork: Bool, quiet: Bool, sharedSecret: String?,
-  apiKey: Authentication.Key? = nil
+  apiKey: Authentication.Key? = nil, control options: ControlOptions = ControlOptions()
 ) throws -> ExitCode {
   let location = try SessionLocation(shown: SessionContext.path(inv), environment: inv.environment)
-  guard FileManager.default.fileExists(atPath: location.file) else {
-    throw CLIError.noInput("no session at \(location.shown); start one with 'storesim init CONFIG.storekit'")
+  var served: (SessionService, Authentication.Key?)?
+  if !options.withoutSession {
+    guard FileManager.default.fileExists(atPath: location.file) else {
+      throw CLIError.noInput("no session at \(location.shown); start one with 'storesim init CONFIG.storekit'")
+    }
+    served = try servedSession(inv, location: location, sharedSecret: sharedSecret, apiKey: apiKey)
   }
-  let (service, sessionKey) = try servedSession(inv, location: location, sharedSecret: sharedSecret, apiKey: apiKey)
+  let service = served?.0
+  let sessionKey = served?.1
+  let givenKey = apiKey
   let apiKey = apiKey ?? sessionKey
   // A host that is no address at all is refused by the server with its own message. Said once
   // the session is read, so what it says of bearer tokens is true (the session may hold a key).
@@ -106,6 +147,9 @@ func runServe(
       "refusing to listen on \(host): it is beyond loopback, \(apiKey.map { "where anyone who reaches it could call /verifyReceipt, which takes no bearer token (bearer tokens are verified with key \($0.keyID))" } ?? "and anyone who reaches it could read and change the session (bearer tokens are not verified)"); add --expose-to-network to do it anyway",
       command: "serve")
   }
+  let control = controlAPI(
+    inv, options, location: location, service: service, exposed: exposed, sharedSecret: sharedSecret,
+    apiKey: givenKey)
   var log: (@Sendable (HTTPServer.LogEntry) -> Void)?
   if !quiet {
     let requestLog = RequestLog(inv)
@@ -114,11 +158,16 @@ func runServe(
   let server: HTTPServer
   do {
     var limits = HTTPServer.Limits()
-    limits.bodyBytesFor = { service.bodyLimit(method: $0, target: $1) }
+    limits.bodyBytesFor = { method, target in
+      ControlAPI.isControl(target) ? ControlAPI.bodyLimit : service?.bodyLimit(method: method, target: target)
+    }
     server = try HTTPServer(
-      host: host, port: port, limits: limits, clock: service.clock, log: log, refusalBody: appStoreRefusal,
-      quickHandler: { service.quickAnswer($0) }
-    ) { service.answer($0) }
+      host: host, port: port, limits: limits, clock: service?.clock ?? .system, log: log, refusalBody: appStoreRefusal,
+      quickHandler: { ControlAPI.isControl($0.path) ? nil : service?.quickAnswer($0) }
+    ) { request in
+      if ControlAPI.isControl(request.path) { return control.answer(request) }
+      return service?.answer(request) ?? noDefaultSession
+    }
   } catch let error as HTTPServer.StartError {
     if case .address = error { throw CLIError.usage(error.description, command: "serve") }
     throw CLIError.failed(error.description)
@@ -126,15 +175,48 @@ func runServe(
   // SIGINT, SIGTERM, SIGHUP and SIGQUIT stop the server cleanly (after the save under way),
   // from before the URL is printed.
   ProcessSignals.serving(wake: server.wakeWrite) {
-    serve(inv, server, location, exposed: exposed, apiKey: apiKey, fromSession: sessionKey != nil)
+    serve(
+      inv, server, options.withoutSession ? nil : location, control: control, exposed: exposed, apiKey: apiKey,
+      fromSession: sessionKey != nil)
   }
   inv.err("stopped")
   return .success
 }
 
+/// What the root answers when serve was started with no session (`--no-session`).
+private let noDefaultSession = APIResponse.error(
+  APIError(
+    status: 404, code: nil,
+    message: "serve was started with no session: use a session's base URL, /storesim/v1/sessions/{session}")
+).http
+
+/// The control API over `serve`'s sessions: `default` (the session it was started with) and
+/// those it makes in its sessions folder, each answering the Server API as `default` does.
+private func controlAPI(
+  _ inv: Invocation, _ options: ControlOptions, location: SessionLocation, service: SessionService?, exposed: Bool,
+  sharedSecret: String?, apiKey: Authentication.Key?
+) -> ControlAPI {
+  let environment = inv.environment
+  let folder = environment.absolutePath(
+    options.folder
+      ?? ((location.file as NSString).deletingLastPathComponent as NSString).appendingPathComponent("sessions"))
+  let sessions = ControlSessions(
+    folder: folder, defaultLocation: options.withoutSession ? nil : location, limit: options.limit,
+    defaultService: service
+  ) { location in
+    let made = SessionService(environment: environment, location: location, sharedSecret: sharedSecret, apiKey: apiKey)
+    let store = try made.check()
+    if apiKey == nil, let key = store.state.teamKey.flatMap(APIKeyOptions.key) { return made.using(apiKey: key) }
+    return made
+  }
+  let token =
+    options.token ?? (exposed ? environment.randomBytes(24).map { String(format: "%02x", $0) }.joined() : nil)
+  return ControlAPI(sessions: sessions, environment: environment, token: token, exposed: exposed)
+}
+
 private func serve(
-  _ inv: Invocation, _ server: HTTPServer, _ location: SessionLocation, exposed: Bool, apiKey: Authentication.Key?,
-  fromSession: Bool
+  _ inv: Invocation, _ server: HTTPServer, _ location: SessionLocation?, control: ControlAPI, exposed: Bool,
+  apiKey: Authentication.Key?, fromSession: Bool
 ) {
   inv.out(server.baseURL)
   inv.environment.flushOut()
@@ -147,8 +229,11 @@ private func serve(
     apiKey.map { "bearer tokens verified with \(fromSession ? "the session's key" : "key") \($0.keyID)" }
     ?? "bearer token signatures are not checked (give --api-key, --key-id, --issuer)"
   inv.err(
-    "serving \(location.shown) at \(server.baseURL) (up to \(server.connectionBudget) connections at once, file limit \(server.fileLimit)); \(tokens); Ctrl-C stops"
+    "serving \(location?.shown ?? "no session") at \(server.baseURL) (up to \(server.connectionBudget) connections at once, file limit \(server.fileLimit)); \(tokens); Ctrl-C stops"
   )
+  inv.err(
+    "control API at \(server.baseURL)\(ControlAPI.prefix)/ (sessions in \(control.sessions.folder), at most \(control.sessions.limit))"
+      + (control.token.map { "; it requires 'Authorization: Bearer \($0)'" } ?? ""))
   server.run()
 }
 
@@ -170,7 +255,14 @@ extension SessionService {
   convenience init(
     _ inv: Invocation, location: SessionLocation, sharedSecret: String? = nil, apiKey: Authentication.Key? = nil
   ) {
-    let environment = inv.environment
+    self.init(environment: inv.environment, location: location, sharedSecret: sharedSecret, apiKey: apiKey)
+  }
+
+  /// The same, warning on the environment's standard error.
+  convenience init(
+    environment: CLIEnvironment, location: SessionLocation, sharedSecret: String? = nil,
+    apiKey: Authentication.Key? = nil
+  ) {
     let warning: @Sendable (String) -> Void = { environment.writeErr(TerminalText.block("warning: \($0)") + "\n") }
     self.init(
       location: location, now: environment.now, warning: warning, cacheAnswers: true, sharedSecret: sharedSecret,

@@ -30,26 +30,21 @@ struct TokenCommand: CommandLineCommand {
   static let throwawayKeyID = "STORESIM01"
   static let throwawayIssuer = "storesim-token"
 
-  @Option("<path>", help: "the team's In-App Purchase key (.p8) to sign with, as serve checks it")
-  var apiKey: String?
-  @Option("<kid>", help: "the key id to put in kid (default: the session's, from init --api-key)")
-  var keyID: String?
-  @Option("<iss>", help: "the issuer id to put in iss (default: the session's)")
-  var issuer: String?
+  @OptionGroup var teamKey: APIKeyOptions
   @Arguments(0...0, "")
   var arguments: [String]
 
   func validate() throws {
-    if apiKey == nil, keyID != nil || issuer != nil {
+    if teamKey.apiKey == nil, teamKey.keyID != nil || teamKey.issuer != nil {
       throw CLIError.usage("--key-id and --issuer go with --api-key AuthKey.p8", command: "token")
     }
   }
 
   func run(_ inv: Invocation) throws -> ExitCode {
-    let key = try apiKey.map { try KeyFile.read($0, option: "--api-key", inv) }
+    let key = try teamKey.apiKey.map { try KeyFile.read($0, option: "--api-key", inv) }
     return try inspecting(inv, needsNotifications: false) { store, _ in
       let (signingKey, kid, iss) = try Self.signer(
-        key: key, keyID: keyID, issuer: issuer, session: store.state.teamKey, inv: inv)
+        key: key, keyID: teamKey.keyID, issuer: teamKey.issuer, session: store.state.teamKey, inv: inv)
       let now = inv.environment.now().timeIntervalSince1970.rounded(.down)
       let token = Self.token(
         key: signingKey, keyID: kid, issuer: iss, bundleID: store.state.bundleID, issuedAt: now)

@@ -2,7 +2,7 @@ import StoreSim
 import StoreSimSession
 
 /// A session file a long-lived front end (the shell, `manage`) keeps loaded between its units
-/// of work (`SessionWork.perform(keeping:)`), with the command line's refusals.
+/// of work (`SessionWork.perform(keeping:)`).
 struct KeptSession {
   let location: SessionLocation
   private(set) var kept = SessionWork.Kept()
@@ -14,9 +14,7 @@ struct KeptSession {
   mutating func perform(
     _ inv: Invocation, mutating: Bool, needsNotifications: Bool = true, _ body: (Store) throws -> Store
   ) throws -> Store {
-    try reportingSessionErrors {
-      try SessionWork(location: location, warn: inv.warning).perform(
-        keeping: &kept, mutating: mutating, needsNotifications: needsNotifications, body)
-    }
+    try SessionWork(location: location, warn: inv.warning).perform(
+      keeping: &kept, mutating: mutating, needsNotifications: needsNotifications, body)
   }
 }

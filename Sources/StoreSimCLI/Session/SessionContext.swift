@@ -44,25 +44,20 @@ enum SessionContext {
       defer { memory.store = store }
       try ensureCustomer(inv, &store, mutating: mutating)
       let count = store.notifications.count
-      do {
-        let code = try body(&store)
-        if mutating { autoDeliver(inv, &store, since: count) }
-        return code
-      } catch let error as StoreError {
-        throw CLIError(error)
-      }
+      let code = try body(&store)
+      if mutating { autoDeliver(inv, &store, since: count) }
+      return code
     }
     let location = try SessionLocation(shown: path(inv), environment: inv.environment)
     var planned: [PlannedDelivery] = []
-    let code = try reportingSessionErrors {
-      try locked(inv, location, mutating: mutating, needsNotifications: needsNotifications, planned: &planned, body)
-    }
+    let code = try locked(
+      inv, location, mutating: mutating, needsNotifications: needsNotifications, planned: &planned, body)
     if !planned.isEmpty { try deliver(inv, location, planned) }
     return code
   }
 
   /// The load–act–save cycle under the session's lock (`SessionWork`), with the command line's
-  /// refusals: no session file, a store error as the command's. Deliveries the command causes
+  /// refusals: no session file. Deliveries the command causes
   /// are planned under the lock and made after it is let go.
   private static func locked(
     _ inv: Invocation, _ location: SessionLocation, mutating: Bool, needsNotifications: Bool,
@@ -75,13 +70,7 @@ enum SessionContext {
     let (code, plan) = try work.perform(
       mutating: mutating, needsNotifications: needsNotifications,
       prepare: { try ensureCustomer(inv, &$0, mutating: mutating) },
-      { store in
-        do {
-          return try body(&store)
-        } catch let error as StoreError {
-          throw CLIError(error)
-        }
-      },
+      { try body(&$0) },
       plan: { store, count in
         mutating ? Delivery.planned(store, since: count, skip: inv.command == "notifications") : []
       })
@@ -105,14 +94,12 @@ extension SessionContext {
     _ inv: Invocation, _ location: SessionLocation, _ planned: [PlannedDelivery], warnFailed: Bool = true
   ) throws -> [NotificationDelivery] {
     let work = SessionWork(location: location, warn: inv.warning)
-    let records = try reportingSessionErrors {
-      try Delivery.deliver(planned) { record in
-        try work.perform(mutating: true) {
-          record(&$0)
-        } plan: { _, _ in
-          ()
-        }.value
-      }
+    let records = try Delivery.deliver(planned) { record in
+      try work.perform(mutating: true) {
+        record(&$0)
+      } plan: { _, _ in
+        ()
+      }.value
     }
     if warnFailed { warnUndelivered(inv, records) }
     return records

@@ -136,8 +136,8 @@ struct Shell {
     }
     do {
       return try runLine(lines, runner: runner)
-    } catch let error as CLIError {
-      inv.err("error: \(error.message)")
+    } catch {
+      inv.err("error: \(CLIError(reporting: error).message)")
       return false
     }
   }

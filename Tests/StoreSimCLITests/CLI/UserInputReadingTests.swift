@@ -30,5 +30,8 @@ import Testing
     #expect(OfferRequest(userInput: "promotional") == nil)
     #expect(OfferRequest(userInput: "code:") == nil)
     #expect(OfferRequest(userInput: "win-back") == nil)
+    // An empty offer (`buy P --offer=`, or `"offer": ""` over the control API) is refused, not a crash.
+    #expect(OfferRequest(userInput: "") == nil)
+    #expect(OfferRequest(userInput: ":") == nil)
   }
 }

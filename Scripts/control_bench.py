@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""The control API's figures for Scripts/bench.sh (issue 46, item 10), measured in one run:
+
+  control_bench.py STORESIM SECONDS BUYS
+
+13. a `buy` over a kept-alive connection against a `storesim buy` process on the same session
+    (median of BUYS each): the ratio of their times;
+14. 8 clients, each on a session of its own over a kept-alive connection, buying for SECONDS:
+    commands per second together.
+Prints one JSON object. Only the standard library: the client costs what a test's client costs.
+"""
+import http.client
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+BODY = json.dumps({"arguments": ["consumable.fuel.octane87"]})
+
+
+def main():
+    binary, seconds, buys = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    work = tempfile.mkdtemp(prefix="storesim-control-bench-")
+    server = subprocess.Popen(
+        [binary, "serve", "--no-session", "--port", "0", "--quiet", "--sessions", work],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        port = int(server.stdout.readline().strip().rsplit(":", 1)[1])
+        configuration = json.load(open(os.path.join(root, "Configurations", "AppleSample.storekit")))
+        connection = http.client.HTTPConnection("127.0.0.1", port)
+        for i in range(8):
+            body = json.dumps({"configuration": configuration, "session": f"bench{i}",
+                               "start": "2026-01-01T00:00:00Z"})
+            connection.request("POST", "/storesim/v1/sessions", body, {"Content-Type": "application/json"})
+            response = connection.getresponse()
+            assert response.status == 201, response.read()
+            response.read()
+
+        def buy(conn, session):
+            conn.request("POST", f"/storesim/v1/sessions/{session}/buy", BODY, {"Content-Type": "application/json"})
+            response = conn.getresponse()
+            response.read()
+            assert response.status == 200, response.status
+
+        http_times = []
+        for _ in range(buys):
+            start = time.perf_counter()
+            buy(connection, "bench0")
+            http_times.append(time.perf_counter() - start)
+        process_times = []
+        for _ in range(buys):
+            start = time.perf_counter()
+            subprocess.run([binary, "--session", os.path.join(work, "bench0.json"), "buy", "consumable.fuel.octane87"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+            process_times.append(time.perf_counter() - start)
+
+        counts = [0] * 8
+        deadline = time.perf_counter() + seconds
+
+        def client(i):
+            conn = http.client.HTTPConnection("127.0.0.1", port)
+            while time.perf_counter() < deadline:
+                buy(conn, f"bench{i}")
+                counts[i] += 1
+
+        threads = [threading.Thread(target=client, args=(i,)) for i in range(8)]
+        start = time.perf_counter()
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        elapsed = time.perf_counter() - start
+        http_ms = statistics.median(http_times) * 1000
+        process_ms = statistics.median(process_times) * 1000
+        print(json.dumps({
+            "http_buy_ms": round(http_ms, 2), "process_buy_ms": round(process_ms, 2),
+            "ratio": round(process_ms / http_ms, 1), "commands_per_second": int(sum(counts) / elapsed),
+        }))
+    finally:
+        server.terminate()
+        server.wait()
+        subprocess.run(["rm", "-rf", work])
+
+
+if __name__ == "__main__":
+    main()
