@@ -56,4 +56,23 @@ import Testing
     }
     #expect(writers.map(\.path) == [], "write JSON strings with JSONString")
   }
+
+  /// Performance work no target needs is fenced (issue 44, item 5): every file of
+  /// docs/performance.md's "kept" table exists, and the speed-only machinery (the two-halves
+  /// reader, the engine's read-ahead) lives only in the files that table names.
+  @Test func performanceWorkLivesOnlyInFilesNamedForItsFigure() throws {
+    let table = try String(
+      contentsOf: Fixtures.projectRoot.appendingPathComponent("docs/performance.md"), encoding: .utf8)
+    let kept = table.split(separator: "\n").filter { $0.hasPrefix("| `Sources/") }.compactMap {
+      $0.split(separator: "`").dropFirst().first.map { String($0.dropFirst("Sources/".count)) }
+    }
+    #expect(kept.count == 2)
+    let files = try Self.files()
+    for path in kept { #expect(files.contains { $0.path == path }, "\(path) is in docs/performance.md") }
+    let machinery = ["final class SecondHalf", "struct SecondHalf", "func warm(", "func blackHole("]
+    let outside = files.filter { file in
+      !kept.contains(file.path) && machinery.contains { file.text.contains($0) }
+    }
+    #expect(outside.map(\.path) == [], "speed-only code outside the files named for its figure")
+  }
 }
