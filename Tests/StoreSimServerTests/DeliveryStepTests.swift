@@ -10,7 +10,7 @@ import Testing
 @Suite struct DeliveryStepTests {
   /// A session with a delivery URL that fails every attempt without the network (port 0 is
   /// refused by the URL check), and the notifications of one purchase planned.
-  static func planned() throws -> (Store, [PlannedDelivery]) {
+  static func planned() throws -> (Store, PlannedDeliveries) {
     var store = Fixtures.store()
     store.setDeliveryURL("http://127.0.0.1:0/notifications")
     let before = store.notifications.count
@@ -27,14 +27,15 @@ import Testing
       return record(&store)
     }
     #expect(recordings == 1)
-    #expect(records.map(\.index) == planned.map(\.index))
+    let pending = planned.plan.pending
+    #expect(records.map(\.index) == pending.map(\.index))
     #expect(records.allSatisfy { !$0.succeeded && $0.error != nil })
-    #expect(store.undelivered(to: planned[0].url).failed == planned.map(\.index))
+    #expect(store.undelivered(to: pending[0].url).failed == pending.map(\.index))
   }
 
   @Test func nothingPlannedIsNeitherSentNorRecorded() throws {
     var recordings = 0
-    let records = Delivery.deliver([]) { _ in
+    let records = Delivery.deliver(PlannedDeliveries(Fixtures.store(), indexes: [], to: "http://127.0.0.1:9/")) { _ in
       recordings += 1
       return []
     }

@@ -53,11 +53,11 @@ enum SessionContext {
       }
     }
     let location = try SessionLocation(shown: path(inv), environment: inv.environment)
-    var planned: [PlannedDelivery] = []
+    var planned: PlannedDeliveries?
     let code = try reportingSessionErrors {
       try locked(inv, location, mutating: mutating, needsNotifications: needsNotifications, planned: &planned, body)
     }
-    if !planned.isEmpty { try deliver(inv, location, planned) }
+    if let planned, !planned.isEmpty { try deliver(inv, location, planned) }
     return code
   }
 
@@ -66,7 +66,7 @@ enum SessionContext {
   /// are planned under the lock and made after it is let go.
   private static func locked(
     _ inv: Invocation, _ location: SessionLocation, mutating: Bool, needsNotifications: Bool,
-    planned: inout [PlannedDelivery], _ body: (inout Store) throws -> ExitCode
+    planned: inout PlannedDeliveries?, _ body: (inout Store) throws -> ExitCode
   ) throws -> ExitCode {
     guard FileManager.default.fileExists(atPath: location.file) else {
       throw CLIError.noInput("no session at \(location.shown); start one with 'storesim init CONFIG.storekit'")
@@ -83,7 +83,7 @@ enum SessionContext {
         }
       },
       plan: { store, count in
-        mutating ? Delivery.planned(store, since: count, skip: inv.command == "notifications") : []
+        mutating ? Delivery.planned(store, since: count, skip: inv.command == "notifications") : nil
       })
     planned = plan
     return code
@@ -102,7 +102,7 @@ extension SessionContext {
   /// lock held, then recorded by a short unit of work), warning of each failed attempt.
   @discardableResult
   static func deliver(
-    _ inv: Invocation, _ location: SessionLocation, _ planned: [PlannedDelivery], warnFailed: Bool = true
+    _ inv: Invocation, _ location: SessionLocation, _ planned: PlannedDeliveries, warnFailed: Bool = true
   ) throws -> [NotificationDelivery] {
     let work = SessionWork(location: location, warn: inv.warning)
     let records = try reportingSessionErrors {
@@ -155,6 +155,11 @@ final class MemorySession {
   var startedOnWallClock = false
   /// The developer server of a `respond` line, stopped when the session ends.
   var responder: HTTPServer?
+  /// The notification receiver a `respond --notifications` line started.
+  var receiver: HTTPServer?
 
-  deinit { responder?.stop() }
+  deinit {
+    responder?.stop()
+    receiver?.stop()
+  }
 }
