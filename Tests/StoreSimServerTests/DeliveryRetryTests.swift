@@ -6,6 +6,7 @@ import Testing
 @testable import StoreSimHTTPTestSupport
 @testable import StoreSimServer
 @testable import StoreSimServerTestSupport
+@testable import StoreSimSession
 @testable import StoreSimTestSupport
 
 /// Apple's delivery against receivers on 127.0.0.1: Production's retries with the same payload,
@@ -97,5 +98,30 @@ import Testing
     #expect(a.count > 8)
     #expect(a == (try run(seed: 42)))
     #expect(a != (try run(seed: 43)))
+  }
+
+  // The delivery state survives the session file: faults, held first attempts, the other URL,
+  // and each attempt's result, origin, fault and next attempt.
+  @Test func theDeliveryStateSurvivesTheSessionFile() throws {
+    var store = Fixtures.store(environment: .production)
+    store.setDeliveryURL("http://127.0.0.1:9/p")
+    store.setDeliveryURL("http://127.0.0.1:9/s", production: false)
+    var faults = DeliveryFaults(seed: 9)
+    faults.duplicatePercent = 20
+    faults.reorderWindow = 600
+    faults.delayMinimum = 60
+    faults.delayMaximum = 120
+    faults.outages = [.init(start: store.now, end: store.now.addingTimeInterval(3_600))]
+    store.setDeliveryFaults(faults)
+    try store.purchase("car")
+    _ = Self.deliver(&store, since: 0)  // held by the delay: kept in the session
+    store.recordDelivery(
+      NotificationDelivery(
+        index: 0, url: "http://127.0.0.1:9/p", httpStatus: nil, error: "connection refused", date: store.now,
+        result: "SOCKET_ISSUE", origin: .resend, fault: "outage", nextAttempt: store.now.addingTimeInterval(3_600)))
+    #expect(store.state.heldDeliveries?.count == 1)
+    let decoded = try StateCodec.decode(try StateCodec.encode(store.state))
+    #expect(decoded == store.state)
+    #expect(Store(state: decoded).deliveryURL(production: false) == "http://127.0.0.1:9/s")
   }
 }
