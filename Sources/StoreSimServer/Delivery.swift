@@ -17,15 +17,31 @@ import StoreSimHTTP
 /// `http` goes through `HTTPClient` (POSIX sockets); `https` through URLSession with a delegate
 /// that refuses redirects and cancels after the body limit.
 package enum Delivery {
-  /// What every front door says of an attempt that failed (without `warning: `): one
-  /// sentence, written once.
+  /// What every front door says of the notifications a change did not deliver (without
+  /// `warning: `): one sentence per notification, of its last attempt (a notification
+  /// delivered by a later retry of the same change is not named), at most `warningLimit` of
+  /// them and then how many more.
   package static func undeliveredWarnings(_ records: [NotificationDelivery]) -> [String] {
-    records.filter { !$0.succeeded }.map { a in
+    var last: [Int: NotificationDelivery] = [:]
+    var order: [Int] = []
+    for a in records {
+      if last[a.index] == nil { order.append(a.index) }
+      if a.isAppStoreAttempt || last[a.index] == nil { last[a.index] = a }
+    }
+    let failed = order.compactMap { last[$0] }.filter { !$0.succeeded }
+    var lines = failed.prefix(warningLimit).map { a in
       let what = "notification #\(a.index) was not delivered to \(a.url) (\(a.outcome))"
       if let next = a.nextAttempt { return what + "; the App Store retries it at \(ISO8601.string(next))" }
       return what + "; kept for 'notifications deliver --retry'"
     }
+    if failed.count > warningLimit {
+      lines.append("\(failed.count - warningLimit) more notifications were not delivered; see 'storesim notifications'")
+    }
+    return lines
   }
+
+  /// The most notifications a change's warnings name one by one.
+  package static let warningLimit = 20
 
   package static let defaultTimeout: TimeInterval = 10
   package static let bodyLimit = 64 * 1024

@@ -48,4 +48,20 @@ import Testing
     #expect(Delivery.planned(store, since: 0, skip: true).isEmpty)
     #expect(!Delivery.planned(store, since: 0).isEmpty && !planned.isEmpty)
   }
+
+  /// A change's warnings name each undelivered notification once (its last attempt), at most
+  /// twenty, then how many more; one delivered by a later retry of the change is not named.
+  @Test func warningsNameEachUndeliveredNotificationOnceAndAtMostTwenty() {
+    func attempt(_ index: Int, _ status: Int) -> NotificationDelivery {
+      NotificationDelivery(
+        index: index, url: "http://127.0.0.1:9/", httpStatus: status, error: nil, date: Date(timeIntervalSince1970: 0),
+        result: status == 200 ? "SUCCESS" : "UNSUCCESSFUL_HTTP_RESPONSE_CODE")
+    }
+    let records = (0..<25).flatMap { [attempt($0, 500), attempt($0, 500)] } + [attempt(30, 500), attempt(30, 200)]
+    let lines = Delivery.undeliveredWarnings(records)
+    #expect(lines.count == 21)
+    #expect(lines.first?.hasPrefix("notification #0 was not delivered") == true)
+    #expect(lines.last == "5 more notifications were not delivered; see 'storesim notifications'")
+    #expect(!lines.contains { $0.contains("#30 ") })
+  }
 }
