@@ -160,4 +160,20 @@ import Testing
     #expect(DeliveryFaults.duration(3_900) == "1h 5min" && DeliveryFaults.duration(172_800) == "2d")
     #expect(faults.words.hasPrefix("seed=1 outage=2026-"))
   }
+
+  // two-notification-urls-per-app
+  @Test(arguments: [StoreEnvironment.production, .sandbox, .xcode])
+  func twoNotificationURLsPerApp(_ environment: StoreEnvironment) throws {
+    var store = Fixtures.store(environment: environment)
+    store.setDeliveryURL("http://127.0.0.1:9/production", production: true)
+    store.setDeliveryURL("http://127.0.0.1:9/sandbox", production: false)
+    let own = environment == .production ? "http://127.0.0.1:9/production" : "http://127.0.0.1:9/sandbox"
+    #expect(store.state.deliveryURL == own)
+    try store.purchase("car")
+    #expect(Self.run(&store, since: 0).map(\.url) == [own])
+    // `settings deliver-url` sets the session's own environment's URL; the other one stays.
+    store.setDeliveryURL("http://127.0.0.1:9/own")
+    #expect(store.deliveryURL(production: environment == .production) == "http://127.0.0.1:9/own")
+    #expect(store.deliveryURL(production: environment != .production) != nil)
+  }
 }
