@@ -335,6 +335,35 @@ verdict "13. control API buy (kept-alive) vs a storesim buy process" \
 verdict "14. control API: 8 clients on 8 sessions, buys together" "$(cb commands_per_second)/s" ">= 2000/s" \
   "$(ge "$(cb commands_per_second)" 2000)"
 
+# 15. A retry storm does not slow the store: a Production session of 10,000 subscribers a minute
+# before their free week ends, `advance 7d` (10,000 renewals, each DID_RENEW signed and posted)
+# when the notification URL fails every POST (so Apple's five retries of each, 50,000 more
+# POSTs, fall due within the week), beside the same advance when it answers 200. The receiver
+# is a `storesim serve` on loopback: a POST to /notifications answers 401 (a failure), one to
+# /verifyReceipt 200. Median of 3 turns.
+STORM=$([ "$QUICK" = 1 ] && echo 500 || echo 10000)
+STORM_SESSION="$WORK/storm-server.json"
+STORESIM_SESSION="$STORM_SESSION" "$S" init Configurations/AppleSample.storekit --start 2026-01-01T00:00:00Z >/dev/null
+start_server "$STORM_SESSION"
+STORM_URL="$URL"
+"$B" retry-storm "$STORM" "$STORM_URL/notifications" failed > "$WORK/storm-failed.json"
+"$B" retry-storm "$STORM" "$STORM_URL/verifyReceipt" delivered > "$WORK/storm-delivered.json"
+: > "$WORK/storm-ratios"; : > "$WORK/storm-f"; : > "$WORK/storm-d"
+for turn in 1 2 3; do
+  cp "$WORK/storm-failed.json" "$WORK/storm-f-run.json"; cp "$WORK/storm-delivered.json" "$WORK/storm-d-run.json"
+  F=$(STORESIM_SESSION="$WORK/storm-f-run.json" time_us "$S" advance 7d)
+  D=$(STORESIM_SESSION="$WORK/storm-d-run.json" time_us "$S" advance 7d)
+  echo "$F" >> "$WORK/storm-f"; echo "$D" >> "$WORK/storm-d"
+  awk -v f="$F" -v d="$D" 'BEGIN {printf "%.2f\n", f / d}' >> "$WORK/storm-ratios"
+done
+# Every renewal notification was retried five times (six App Store attempts each).
+SIX=$(STORESIM_SESSION="$WORK/storm-f-run.json" "$S" notifications | grep -c 'failed ×6' || true)
+[ "$SIX" -ge "$STORM" ] || { echo "15. the retry storm made $SIX notifications' six attempts, not $STORM"; MISSED=1; }
+stop_server
+R15=$(median < "$WORK/storm-ratios")
+verdict "15. advance 7d, $STORM failing notifications + retries / all delivered" \
+  "$R15 ($(( $(median < "$WORK/storm-f") / 1000 ))/$(( $(median < "$WORK/storm-d") / 1000 )) ms)" "<= 2" "$(le "$R15" 2)"
+
 if [ "$QUICK" = 1 ]; then echo "bench quick: all figures measured"; exit 0; fi
 [ "$MISSED" = 0 ] && echo "bench: every target met" || echo "bench: some targets missed"
 exit "$MISSED"

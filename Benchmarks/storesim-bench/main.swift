@@ -4,7 +4,8 @@ import StoreSimCrypto
 import StoreSimSession
 
 // Library benchmarks for Scripts/bench.sh. Prints `key value` lines; timing happens here, never
-// in tests. Usage: storesim-bench throughput N YEARS [--one-call] [--warm] | session N | es256 N
+// in tests. Usage: storesim-bench throughput N YEARS [--one-call] [--warm] | session N | es256 N |
+// retry-storm N URL failed|delivered
 func seconds(_ body: () throws -> Void) rethrows -> Double {
   let start = DispatchTime.now().uptimeNanoseconds
   try body()
@@ -119,6 +120,25 @@ case "session":
   let made = store.customerIDs.reduce(0) { $0 + (store.customer($1)?.transactions.count ?? 0) }
   for _ in 0..<max(0, target - made) { _ = try store.purchase("coins") }
   // A session file exactly as the CLI writes it (Scripts/bench.sh checks storesim accepts it).
+  FileHandle.standardOutput.write(
+    try SessionFileFormat.encode(store.state, configurationPath: "", configurationDigest: ""))
+case "retry-storm":
+  // Writes a Production session of N subscribers a minute before their free week ends, the
+  // notification URL URL: `advance 7d` renews every one at once (N DID_RENEW, signed and posted
+  // in both cases) and, when URL fails, makes Apple's five retries of each within the week.
+  // The subscribers' earlier notifications were never attempted (no URL then): nothing else is
+  // retried. `failed|delivered` only names the case; the URL decides it.
+  let rest = Array(args.dropFirst())
+  let n = Int(rest.first ?? "10") ?? 10
+  let url = rest.count > 1 ? rest[1] : "http://127.0.0.1:9/"
+  var store = Store(configuration: configuration, start: start, environment: .production)
+  for i in 0..<n {
+    let name = CustomerID("c\(i)")
+    try store.addCustomer(name)
+    _ = try store.purchase("monthly", customer: name)
+  }
+  try store.advance(to: start.addingTimeInterval(7 * 86_400 - 60))
+  store.setDeliveryURL(url)
   FileHandle.standardOutput.write(
     try SessionFileFormat.encode(store.state, configurationPath: "", configurationDigest: ""))
 case "es256":

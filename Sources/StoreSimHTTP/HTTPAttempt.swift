@@ -13,6 +13,8 @@ package struct HTTPAttempt: Sendable, Equatable {
   /// False when the deadline passed or the connection failed after the status line: `body`
   /// is then only part of the answer.
   package var complete = true
+  /// The answer's `Content-Type` (its charset decides whether the App Store can read it).
+  package var contentType: String?
 
   package init(status: Int?, error: String?, bodyBytesRead: Int = 0) {
     self.status = status

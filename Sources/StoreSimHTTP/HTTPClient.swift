@@ -50,6 +50,7 @@ package enum HTTPClient {
     if let status = response.status {
       var attempt = HTTPAttempt(status: status, error: nil, bodyBytesRead: response.bodyBytesRead)
       attempt.body = response.body
+      attempt.contentType = response.contentType
       if case .done = outcome {} else { attempt.complete = false }
       if (300..<400).contains(status) {
         let to = response.location.map { " to \(HTTPText.printable($0, limit: 100))" } ?? ""
@@ -153,6 +154,7 @@ package enum HTTPClient {
     package let bodyLimit: Int
     package var status: Int?
     package var location: String?
+    package var contentType: String?
     package var bodyBytesRead = 0
     /// The body bytes read as they came (chunk framing included; see `body`).
     private var raw: [UInt8] = []
@@ -188,7 +190,11 @@ package enum HTTPClient {
         let room = status == nil ? HTTPClient.headerLimit + 4 - head.count : bodyLimit - bodyBytesRead
         let n = chunk.withUnsafeMutableBytes { Glue.recv(fd, $0.baseAddress!, min($0.count, max(room, 1)), 0) }
         if n == 0 {
-          if status != nil { return .done }
+          // A declared length or chunked body not read to its end was cut short.
+          if status != nil {
+            return contentLength != nil || chunked
+              ? .failed("connection closed in the middle of the response body") : .done
+          }
           return .failed(
             head.isEmpty
               ? "connection closed without a response" : "connection closed in the middle of the response headers")
@@ -232,6 +238,7 @@ package enum HTTPClient {
         let headers = parsed.fields
         status = code
         location = headers["location"]
+        contentType = headers["content-type"]
         contentLength = headers["content-length"].flatMap { Int($0) }
         chunked = headers["transfer-encoding"]?.lowercased().contains("chunked") ?? false
         bodyless = code == 204 || code == 304 || code < 200

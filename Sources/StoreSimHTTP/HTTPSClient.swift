@@ -49,6 +49,7 @@ package enum HTTPSClient {
     if let status = state.status {
       var attempt = HTTPAttempt(status: status, error: nil, bodyBytesRead: min(state.bodyBytes, bodyLimit))
       attempt.body = state.body
+      attempt.contentType = state.contentType
       attempt.complete = finished && state.error == nil
       if (300..<400).contains(status) {
         let to = state.location.map { " to \(HTTPText.printable($0, limit: 100))" } ?? ""
@@ -82,6 +83,7 @@ package enum HTTPSClient {
     package struct State {
       package var status: Int?
       package var location: String?
+      package var contentType: String?
       package var bodyBytes = 0
       /// The body bytes, up to the limit.
       package var body: [UInt8] = []
@@ -116,6 +118,7 @@ package enum HTTPSClient {
       if let http = response as? HTTPURLResponse {
         update {
           $0.status = http.statusCode
+          $0.contentType = http.value(forHTTPHeaderField: "Content-Type")
           if (300..<400).contains(http.statusCode), $0.location == nil {
             $0.location = http.value(forHTTPHeaderField: "Location")
           }

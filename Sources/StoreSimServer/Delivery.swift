@@ -2,24 +2,46 @@ import Foundation
 import StoreSim
 import StoreSimHTTP
 
-/// POSTs notifications as Apple does: `{"signedPayload": "..."}` with a JSON content type.
+/// POSTs notifications as Apple does: `{"signedPayload": "..."}` with a JSON content type, on
+/// the virtual clock (`DeliveryPlan`: first attempts at their dates, Production's retries at 1,
+/// 12, 24, 48 and 72 hours, storesim's faults when set), each attempt recorded with Apple's
+/// `sendAttemptResult`.
 ///
 /// Transport rules (the same for `http` and `https`):
-/// - every attempt has one total deadline (resolve + connect + send + receive), `defaultTimeout`;
-/// - redirects are never followed: a 3xx is a failed attempt, kept for retry;
+/// - every attempt has one total deadline (resolve + connect + send + receive), `defaultTimeout`
+///   (10 s; Apple documents none; rule notification-post-times-out-after-ten-seconds);
+/// - redirects are never followed: a 3xx is a failed attempt (`CIRCULAR_REDIRECT`);
 /// - at most `bodyLimit` bytes of a response body are read, then the connection is dropped;
 ///   the attempt counts by its status.
 ///
 /// `http` goes through `HTTPClient` (POSIX sockets); `https` through URLSession with a delegate
 /// that refuses redirects and cancels after the body limit.
 package enum Delivery {
-  /// What every front door says of an attempt that failed (without `warning: `): one
-  /// sentence, written once.
+  /// What every front door says of the notifications a change did not deliver (without
+  /// `warning: `): one sentence per notification, of its last attempt (a notification
+  /// delivered by a later retry of the same change is not named), at most `warningLimit` of
+  /// them and then how many more.
   package static func undeliveredWarnings(_ records: [NotificationDelivery]) -> [String] {
-    records.filter { !$0.succeeded }.map { a in
-      "notification #\(a.index) was not delivered to \(a.url) (\(a.outcome)); kept for 'notifications deliver --retry'"
+    var last: [Int: NotificationDelivery] = [:]
+    var order: [Int] = []
+    for a in records {
+      if last[a.index] == nil { order.append(a.index) }
+      if a.isAppStoreAttempt || last[a.index] == nil { last[a.index] = a }
     }
+    let failed = order.compactMap { last[$0] }.filter { !$0.succeeded }
+    var lines = failed.prefix(warningLimit).map { a in
+      let what = "notification #\(a.index) was not delivered to \(a.url) (\(a.outcome))"
+      if let next = a.nextAttempt { return what + "; the App Store retries it at \(ISO8601.string(next))" }
+      return what + "; kept for 'notifications deliver --retry'"
+    }
+    if failed.count > warningLimit {
+      lines.append("\(failed.count - warningLimit) more notifications were not delivered; see 'storesim notifications'")
+    }
+    return lines
   }
+
+  /// The most notifications a change's warnings name one by one.
+  package static let warningLimit = 20
 
   package static let defaultTimeout: TimeInterval = 10
   package static let bodyLimit = 64 * 1024
@@ -43,8 +65,8 @@ package enum Delivery {
     return classify(attempt)
   }
 
-  /// Gives a 3xx its redirect reason (if the client did not), and a reason to a 1xx final status
-  /// and to 207-299 (2xx the App Store does not count as success).
+  /// Gives a 3xx its redirect reason (if the client did not), and a reason to a 1xx final status,
+  /// to 207-299 (2xx the App Store does not count as success) and to an unsupported charset.
   package static func classify(_ attempt: Attempt) -> Attempt {
     guard let status = attempt.status else { return attempt }
     var result = attempt
@@ -56,16 +78,38 @@ package enum Delivery {
       result.error = "unexpected final status HTTP \(status)"
     } else if (207..<300).contains(status) {
       result.error = "HTTP \(status) is not a success for the App Store (200-206)"
+    } else if attempt.kind == .unsupportedCharset {
+      result.error = "unsupported charset '\(HTTPAttempt.charset(attempt.contentType) ?? "")' in the answer"
+    } else if attempt.kind == .closedInResponse, result.error == nil {
+      result.error = "connection closed in the middle of the response"
     }
     return result
   }
 
-  /// The notifications a change caused (those after the first `count`), to deliver to the
-  /// session's delivery URL; none without one, or when `skip` (the `notifications` command
-  /// delivers by itself).
-  package static func planned(_ store: Store, since count: Int, skip: Bool = false) -> [PlannedDelivery] {
-    guard !skip, let url = store.state.deliveryURL, store.notifications.count > count else { return [] }
-    return (count..<store.notifications.count).map { PlannedDelivery(store, index: $0, url: url) }
+  /// Apple's `sendAttemptResult` for an attempt (rule every-send-attempt-result-is-reachable).
+  package static func sendAttemptResult(_ attempt: Attempt) -> String {
+    switch attempt.kind {
+    case .answered:
+      let status = attempt.status ?? 0
+      return (200...206).contains(status) ? "SUCCESS" : "UNSUCCESSFUL_HTTP_RESPONSE_CODE"
+    case .redirect: return "CIRCULAR_REDIRECT"
+    case .timedOut: return "TIMED_OUT"
+    case .closedWithoutResponse: return "NO_RESPONSE"
+    case .closedInResponse: return "PREMATURE_CLOSE"
+    case .invalidResponse: return "INVALID_RESPONSE"
+    case .unsupportedCharset: return "UNSUPPORTED_CHARSET"
+    case .tls: return "TLS_ISSUE"
+    case .socket: return "SOCKET_ISSUE"
+    case .other: return "OTHER"
+    }
+  }
+
+  /// The deliveries a change causes (those after the first `count` to the session's delivery
+  /// URL, held ones come due, Production's retries fallen due); none when `skip` (the
+  /// `notifications` command delivers by itself).
+  package static func planned(_ store: Store, since count: Int, skip: Bool = false) -> PlannedDeliveries {
+    guard !skip else { return PlannedDeliveries(store, DeliveryPlan(store, explicit: [])) }
+    return PlannedDeliveries(store, DeliveryPlan(store, newSince: count, to: store.state.deliveryURL))
   }
 
   /// Delivery in one step: the planned notifications are posted (`send`) with no lock held, so
@@ -74,48 +118,81 @@ package enum Delivery {
   /// a store in memory): one record per attempt, kept on a notification still at its index
   /// (one that a reset has since replaced gets no record). Returns the records.
   package static func deliver<Failure: Error>(
-    _ planned: [PlannedDelivery],
+    _ planned: PlannedDeliveries, timeout: TimeInterval = defaultTimeout,
     recording: ((inout Store) -> [NotificationDelivery]) throws(Failure) -> [NotificationDelivery]
   ) throws(Failure) -> [NotificationDelivery] {
     guard !planned.isEmpty else { return [] }
-    let attempts = send(planned)
-    return try recording { store in record(planned, attempts, in: &store) }
+    var planned = planned
+    let records = send(&planned, timeout: timeout)
+    return try recording { store in record(planned, records, in: &store) }
   }
 
-  /// Records what `send` attempted on the store (see `deliver`).
+  /// Records what `send` attempted on the store (see `deliver`), and the first attempts a
+  /// fault still holds.
   static func record(
-    _ planned: [PlannedDelivery], _ attempts: [Attempt], in store: inout Store
+    _ planned: PlannedDeliveries, _ records: [NotificationDelivery], in store: inout Store
   ) -> [NotificationDelivery] {
-    var records: [NotificationDelivery] = []
-    for (plan, attempt) in zip(planned, attempts) {
-      let record = NotificationDelivery(
-        index: plan.index, url: plan.url, httpStatus: attempt.status, error: attempt.error, date: store.now)
-      records.append(record)
-      guard plan.index < store.notifications.count, store.notifications[plan.index] == plan.notification else {
-        continue
-      }
+    for record in records {
+      guard record.index < store.notifications.count, record.index < planned.notifications.count,
+        store.notifications[record.index] == planned.notifications[record.index]
+      else { continue }
       store.recordDelivery(record)
     }
+    store.keepHeldDeliveries(planned.plan)
     return records
   }
 
-  /// POSTs planned deliveries in order (each URL's run a batch, see `post(bodies:to:)`).
-  package static func send(_ planned: [PlannedDelivery], timeout: TimeInterval = defaultTimeout) -> [Attempt] {
-    var attempts: [Attempt] = []
-    var start = 0
-    while start < planned.count {
-      var end = start + 1
-      while end < planned.count && planned[end].url == planned[start].url { end += 1 }
-      attempts += post(
-        bodies: planned[start..<end].map { (index: $0.index, body: $0.body) }, to: planned[start].url, timeout: timeout)
-      start = end
+  /// POSTs every delivery the plan gives, in the order of their virtual dates; touches no
+  /// store. Each notification's body is signed once (its retries send the same bytes). An
+  /// invalid URL fails every attempt to it with the reason; after an attempt to a URL times
+  /// out, the rest of the run's attempts to it are not sent (each would wait the full timeout)
+  /// and fail with a reason saying so. An outage fault fails an attempt without sending.
+  package static func send(
+    _ planned: inout PlannedDeliveries, timeout: TimeInterval = defaultTimeout
+  )
+    -> [NotificationDelivery]
+  {
+    var records: [NotificationDelivery] = []
+    var bodies: [Int: String] = [:]
+    var targets: [String: (url: HTTPURL?, reason: String)] = [:]
+    var timedOut: [String: Int] = [:]
+    while let due = planned.plan.next() {
+      let attempt: Attempt
+      let outage = planned.plan.isOutage(at: due.date)
+      if outage {
+        attempt = Attempt(status: nil, error: "connection refused (the receiver is down: an outage fault)")
+      } else if let first = timedOut[due.url] {
+        attempt = Attempt(status: nil, error: "not sent: the post of #\(first) to this URL timed out")
+      } else {
+        if targets[due.url] == nil {
+          do { targets[due.url] = (try HTTPURL(due.url), "") } catch { targets[due.url] = (nil, error.reason) }
+        }
+        if let url = targets[due.url]?.url {
+          let body = bodies[due.index] ?? planned.body(due.index)
+          bodies[due.index] = body
+          attempt = post(body, to: url, timeout: timeout)
+          if attempt.kind == .timedOut { timedOut[due.url] = due.index }
+        } else {
+          attempt = Attempt(status: nil, error: "invalid URL: \(targets[due.url]?.reason ?? "")")
+        }
+      }
+      let result = sendAttemptResult(attempt)
+      let next = planned.plan.record(due, succeeded: result == "SUCCESS")
+      records.append(
+        NotificationDelivery(
+          index: due.index, url: due.url, httpStatus: attempt.status, error: attempt.error, date: due.date,
+          result: result, origin: due.origin,
+          fault: outage ? (due.fault.map { $0 + "; outage" } ?? "outage") : due.fault,
+          nextAttempt: result == "SUCCESS" ? nil : next))
     }
-    return attempts
+    return records
   }
+}
 
+extension Delivery {
   /// POSTs each body to `url` in order; touches no store. An invalid `url` fails every attempt
   /// with the reason. After an attempt times out, the rest of the batch is not sent (each would
-  /// wait the full timeout) and fails with a reason saying so, so all stay kept for retry.
+  /// wait the full timeout) and fails with a reason saying so.
   package static func post(
     bodies: [(index: Int, body: String)], to url: String, timeout: TimeInterval = defaultTimeout
   ) -> [Attempt] {
@@ -131,7 +208,7 @@ package enum Delivery {
         continue
       }
       let attempt = post(item.body, to: target, timeout: timeout)
-      if attempt.status == nil, attempt.error?.hasPrefix("timed out") == true { timedOut = item.index }
+      if attempt.kind == .timedOut { timedOut = item.index }
       attempts.append(attempt)
     }
     return attempts
@@ -140,21 +217,33 @@ package enum Delivery {
 
 extension HTTPAttempt {
   /// HTTP 200-206, what the App Store counts as success (as `NotificationDelivery.succeeded`).
-  package var succeeded: Bool { status.map { (200...206).contains($0) } ?? false }
+  package var succeeded: Bool { Delivery.sendAttemptResult(self) == "SUCCESS" }
 }
 
-/// A notification to POST: planned under the session's lock, sent after it.
-package struct PlannedDelivery {
-  package var index: Int
-  package var notification: ServerNotification
-  package var url: String
-  /// `{"signedPayload": "..."}`.
-  package var body: String
+/// The deliveries of a change: planned under the session's lock (the plan and the notifications
+/// as they were), sent after it.
+package struct PlannedDeliveries {
+  package var plan: DeliveryPlan
+  /// The outbox when planned: bodies are signed from it, and a record is kept only on a
+  /// notification still the same.
+  package let notifications: [ServerNotification]
+  private let store: Store
 
-  package init(_ store: Store, index: Int, url: String) {
-    self.index = index
-    notification = store.notifications[index]
-    self.url = url
-    body = store.signedBody(notification).rendered(pretty: false)
+  package init(_ store: Store, _ plan: DeliveryPlan) {
+    self.plan = plan
+    self.store = store
+    notifications = store.notifications
   }
+
+  /// First attempts of the notifications `indexes` to `url` (or the tester's resends), made now,
+  /// as `notifications deliver URL` makes them.
+  package init(_ store: Store, indexes: [Int], to url: String, origin: DeliveryOrigin? = nil) {
+    self.init(store, DeliveryPlan(store, explicit: indexes.map { (index: $0, url: url, origin: origin) }))
+  }
+
+  /// Nothing to send and nothing to keep.
+  package var isEmpty: Bool { plan.isEmpty }
+
+  /// `{"signedPayload": "..."}` of notification `index`.
+  package func body(_ index: Int) -> String { store.signedBody(notifications[index]).rendered(pretty: false) }
 }

@@ -90,6 +90,7 @@ extension ServerAPI {
       .object([
         "revision": .string(revision),
         "bundleId": .string(store.state.bundleID),
+        "appAppleId": store.state.productionAppAppleID,
         "environment": .string(store.state.environment.rawValue),
         "hasMore": .bool(hasMore),
         "signedTransactions": .array(page.map { .string(store.signed($0, customer: customer)) }),

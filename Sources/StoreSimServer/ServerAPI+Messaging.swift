@@ -259,8 +259,10 @@ extension ServerAPI {
     host == "localhost" || host == "::1" || host.hasPrefix("127.")
   }
 
-  /// Configure Realtime URL: `{realtimeURL}`. In a Production session the URL is taken only
-  /// after a passing performance test.
+  /// Configure Realtime URL: `{realtimeURL}`. In a Production session a URL is set, then
+  /// tested, then active: the cancel flow calls it only once a performance test against it has
+  /// passed, and an untested URL does not replace an active one (4030026; rule
+  /// production-realtime-url-is-set-tested-then-active).
   package static func configureRealtimeURL(_ r: RouteRequest, _ store: Store) throws -> APIResponse {
     let body = try RequestBody(r.body)
     guard let url = try body.string("realtimeURL", .badRequestRealtimeURL, required: true) else {
@@ -269,10 +271,12 @@ extension ServerAPI {
     if let problem = realtimeURLProblem(url) {
       throw APIError.badRequestRealtimeURL.saying("Invalid request. The url is invalid: \(problem).")
     }
-    if store.state.environment == .production
-      && !store.retentionMessaging.performanceTests.contains(where: { $0.result == "PASS" })
+    let messaging = store.retentionMessaging
+    if store.state.environment == .production, let active = store.activeRealtimeURL, active != url,
+      !messaging.hasPassingTest(of: url)
     {
-      throw APIError.forbiddenNoPassingTest
+      throw APIError.forbiddenNoPassingTest.saying(
+        "Forbidden. \(active) passed a performance test and stays; delete it first to set and test another URL.")
     }
     return changing(store) { $0.realtimeURL = url }
   }

@@ -23,13 +23,14 @@ extension ServerAPI {
     else {
       throw APIError.testNotificationNotFound
     }
-    let attempts = (store.state.deliveryLog ?? []).filter { $0.index == record.index }
+    let attempts = store.appStoreAttempts(of: record.index)
     guard !attempts.isEmpty else { throw APIError.testNotificationNotFound }
     return .json(.object(sentNotification(record.index, attempts: attempts, store: store)))
   }
 
-  /// A notification as Apple lists it: `signedPayload`, its `sendAttempts` (at most the
-  /// first six) and the deprecated `firstSendAttemptResult` (the first attempt's result).
+  /// A notification as Apple lists it: `signedPayload`, its `sendAttempts` (the App Store's:
+  /// the first attempt and Production's retries, at most six; never the tester's resends nor
+  /// injected duplicates) and the deprecated `firstSendAttemptResult` (the first attempt's).
   package static func sentNotification(
     _ index: Int, attempts: [NotificationDelivery], store: Store
   ) -> [String: JSONOutput] {
@@ -63,7 +64,7 @@ extension ServerAPI {
       offset = n
     }
     var attempts: [Int: [NotificationDelivery]] = [:]
-    for d in store.state.deliveryLog ?? [] { attempts[d.index, default: []].append(d) }
+    for d in store.state.deliveryLog ?? [] where d.isAppStoreAttempt { attempts[d.index, default: []].append(d) }
     let matches = try filter.matches(store, attempts: attempts)
     let page = Page(matches, offset: offset, size: notificationPageSize)
     let items: [JSONOutput] = page.items.map {
@@ -77,7 +78,10 @@ extension ServerAPI {
       ]))
   }
 
+  /// The attempt's `sendAttemptResult`: the one recorded when it was made, or (older session
+  /// files) one read from its status and reason.
   package static func sendAttemptResult(_ d: NotificationDelivery) -> String {
+    if let result = d.result { return result }
     if d.succeeded { return "SUCCESS" }
     if d.httpStatus != nil { return "UNSUCCESSFUL_HTTP_RESPONSE_CODE" }
     let reason = (d.error ?? "").lowercased()

@@ -57,15 +57,19 @@ extension ServerAPI {
     return .json(
       .object([
         "bundleId": .string(store.state.bundleID),
+        "appAppleId": store.state.productionAppAppleID,
         "environment": .string(store.state.environment.rawValue),
         "data": .array(data),
       ]))
   }
 
   /// Look Up Order ID: `status` 0 with the order's transactions, or 1 (without
-  /// `signedTransactions`) when no order has the id.
+  /// `signedTransactions`) when no order has the id. Only a Production session has orders: the
+  /// endpoint is not available in the sandbox, so every other session answers status 1 (rule
+  /// order-lookup-is-production-only).
   package static func orderLookup(_ orderID: String, _ store: Store) -> APIResponse {
-    guard let id = OrderID.transactionID(orderID), let (customer, t) = purchase(id, in: store), OrderID.hasOrder(t)
+    guard store.state.environment == .production, let id = OrderID.transactionID(orderID),
+      let (customer, t) = purchase(id, in: store), OrderID.hasOrder(t)
     else {
       return .json(.object(["status": .int(1)]))
     }

@@ -262,7 +262,7 @@ package final class SessionService: Sendable {
 
   private func change(_ route: Route, _ routed: RouteRequest, token: Authentication.Token?) throws -> HTTPResponse {
     var response = APIResponse(status: 500, body: "")
-    var planned: [PlannedDelivery] = []
+    var planned: PlannedDeliveries?
     let deadline = deadline
     let done: Void? = try kept.withLock(before: deadline) { kept in
       try work.perform(keeping: &kept, mutating: true, deadline: deadline) { store in
@@ -280,7 +280,7 @@ package final class SessionService: Sendable {
     guard done != nil else { throw SessionLock.Busy() }
     // Notifications the request caused go to the delivery URL with no lock held; their
     // attempts are recorded before the answer, so the next request sees them.
-    if !planned.isEmpty {
+    if let planned, !planned.isEmpty {
       for line in Delivery.undeliveredWarnings(deliver(planned)) { warning(line) }
     }
     return response.http
@@ -289,7 +289,7 @@ package final class SessionService: Sendable {
   /// Delivers what a request planned (`Delivery.deliver`): posted with no lock held, then
   /// recorded under the session's lock, waiting longer than a request (the attempts were made
   /// and should be kept).
-  private func deliver(_ planned: [PlannedDelivery]) -> [NotificationDelivery] {
+  private func deliver(_ planned: PlannedDeliveries) -> [NotificationDelivery] {
     let deadline = waitClock.deadline(after: max(lockWait, 30))
     // What the attempts were, even when they could not be saved (then each is still reported).
     var records: [NotificationDelivery] = []
@@ -307,7 +307,8 @@ package final class SessionService: Sendable {
         return records
       }
     } catch {
-      warning("the delivery attempts of \(planned.count) notification(s) could not be recorded: \(error)")
+      warning(
+        "the delivery attempts of \(Set(records.map(\.index)).count) notification(s) could not be recorded: \(error)")
     }
     return records
   }
@@ -317,5 +318,18 @@ extension NotificationDelivery {
   /// "HTTP 200", "HTTP 307: redirect (...) not followed", "connection refused".
   package var outcome: String {
     httpStatus.map { "HTTP \($0)" + (error.map { ": \($0)" } ?? "") } ?? error ?? "failed"
+  }
+
+  /// What is not the App Store's in an attempt, for people: ` (your resend; not an App Store
+  /// attempt)`, ` [fault: duplicate]`; empty for an App Store attempt without a fault.
+  package var label: String {
+    var text = ""
+    switch origin {
+    case .resend?: text += " (your resend; not an App Store attempt)"
+    case .duplicate?: text += " (storesim's duplicate; not an App Store attempt)"
+    case nil: break
+    }
+    if let fault, origin != .duplicate { text += " [fault: \(fault)]" }
+    return text
   }
 }

@@ -23,6 +23,9 @@ final class TestHTTPServer: @unchecked Sendable {
     case endless
     /// Reads the request and never answers; waits until the client closes.
     case silent
+    /// Sends `bytes` as soon as the connection is accepted, without reading, and closes (a
+    /// server that speaks first, or speaks no TLS to a TLS client).
+    case greet(String)
   }
 
   struct Request: Sendable {
@@ -230,6 +233,7 @@ final class TestHTTPServer: @unchecked Sendable {
 
   /// false when woken to stop.
   private func handle(_ fd: Int32, _ behavior: Behavior) -> Bool {
+    if case .greet(let text) = behavior { return sendAll(fd, Array(text.utf8)) }
     guard let request = readRequest(fd) else { return !isStopping }
     note { _requests.append(request) }
     switch behavior {
@@ -264,6 +268,7 @@ final class TestHTTPServer: @unchecked Sendable {
       }
       note { _endlessFinished = true }
       return true
+    case .greet: return true
     case .silent:
       var buffer = [UInt8](repeating: 0, count: 4096)
       while true {

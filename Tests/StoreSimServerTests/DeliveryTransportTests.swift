@@ -307,7 +307,7 @@ import Testing
     let url = server.base + "/notifications"
 
     func deliver(_ indexes: [Int]) -> [NotificationDelivery] {
-      let planned = indexes.map { PlannedDelivery(store, index: $0, url: url) }
+      let planned = PlannedDeliveries(store, indexes: indexes, to: url)
       return Delivery.deliver(planned) { record in record(&store) }
     }
     let first = deliver(Array(0..<count))
@@ -322,7 +322,7 @@ import Testing
     let bodies = server.requests.map { String(decoding: $0.body, as: UTF8.self) }
     #expect(bodies.count == count + 1)
     #expect(Set(bodies.dropFirst()).count == count)
-    #expect(Set(bodies.dropFirst()) == Set((0..<count).map { PlannedDelivery(store, index: $0, url: url).body }))
+    #expect(Set(bodies.dropFirst()) == Set((0..<count).map { PlannedDeliveries(store, indexes: [], to: url).body($0) }))
   }
 
   // The client reads the answer with the one header parser (HTTPHead).

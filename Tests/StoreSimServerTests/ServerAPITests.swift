@@ -102,7 +102,8 @@ import Testing
   }
 
   @Test func orderLookupFindsPurchasesByTheirOrderID() throws {
-    let store = try Self.store()
+    var store = try Self.store()
+    store.state.environment = .production
     let purchase = store.allTransactions()[0]
     let order = try #require(OrderID.of(purchase))
     #expect(OrderID.transactionID(order) == purchase.id)
@@ -113,6 +114,37 @@ import Testing
     #expect(Self.array(body["signedTransactions"]).count == 1)
     let (_, missing) = Self.call(store, "GET", "/inApps/v1/lookup/MNOPE")
     #expect(missing["status"]?.value == .number("1"))
+  }
+
+  // order-lookup-is-production-only
+  @Test(arguments: [StoreEnvironment.sandbox, .xcode, .localTesting])
+  func orderLookupIsProductionOnly(_ environment: StoreEnvironment) throws {
+    var store = try Self.store()
+    store.state.environment = environment
+    let order = try #require(OrderID.of(store.allTransactions()[0]))
+    let (status, body) = Self.call(store, "GET", "/inApps/v1/lookup/\(order)")
+    #expect(status == 200)
+    #expect(body["status"]?.value == .number("1"))
+    #expect(body["signedTransactions"] == nil)
+  }
+
+  // production-answers-carry-the-app-apple-id
+  @Test func productionAnswersCarryTheAppAppleID() throws {
+    for (environment, id) in [(StoreEnvironment.production, Int64(1_234_567_890)), (.sandbox, 1_234_567_890)] {
+      var store = try Self.store()
+      store.state.environment = environment
+      store.useSigning(nil, appAppleID: id)
+      let expected: JSONValue? = environment == .production ? .number("1234567890") : nil
+      for target in [
+        "/inApps/v2/history/2000000000000001", "/inApps/v1/history/2000000000000001",
+        "/inApps/v1/subscriptions/2000000000000001",
+      ] {
+        let (status, body) = Self.call(store, "GET", target)
+        #expect(status == 200)
+        #expect(body["appAppleId"]?.value == expected, "\(environment) \(target)")
+        #expect(body["bundleId"] != nil)
+      }
+    }
   }
 
   @Test(arguments: [

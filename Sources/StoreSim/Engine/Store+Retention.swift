@@ -69,15 +69,25 @@ extension Store {
     RetentionCall(
       requestIdentifier: nextRetentionRequestIdentifier, date: state.now, customer: target.customer,
       originalTransactionID: target.originalTransactionID, productID: target.productID, locale: locale,
-      url: retentionMessaging.realtimeURL)
+      url: activeRealtimeURL)
   }
 
-  /// `DecodedRealtimeRequestBody`, every field Apple lists. storesim has no App Apple ID; it
-  /// sends 0, as its receipts' `adam_id` (rule realtime-request-fields).
+  /// The realtime URL the cancel flow calls: the configured one, except in a Production session
+  /// until a performance test against it has passed (rule
+  /// production-realtime-url-is-set-tested-then-active).
+  package var activeRealtimeURL: String? {
+    guard let url = retentionMessaging.realtimeURL else { return nil }
+    guard state.environment == .production else { return url }
+    return retentionMessaging.hasPassingTest(of: url) ? url : nil
+  }
+
+  /// `DecodedRealtimeRequestBody`, every field Apple lists: `appAppleId` is the session's
+  /// (`init --app-apple-id`), 0 when none was given, as its receipts' `adam_id` (rule
+  /// realtime-request-fields).
   package func realtimeRequestPayload(_ call: RetentionCall) -> JSONOutput {
     .object([
       "originalTransactionId": .string(String(call.originalTransactionID)),
-      "appAppleId": .int(0),
+      "appAppleId": .int(state.appAppleID ?? 0),
       "productId": .string(call.productID),
       "userLocale": .string(call.locale),
       "requestIdentifier": .string(call.requestIdentifier),
@@ -98,7 +108,10 @@ extension Store {
     var call = call
     let check = RetentionAnswerCheck(store: self, call: call)
     switch answer {
-    case .notConfigured: call.outcome = "no realtime URL"
+    case .notConfigured:
+      call.outcome =
+        retentionMessaging.realtimeURL == nil
+        ? "no realtime URL" : "realtime URL not active: no passing performance test"
     case .timeout: call.outcome = "timeout"
     case .failed(let why): call.outcome = "failed: \(why)"
     case .response(let status, let body):

@@ -82,6 +82,16 @@ extension Store {
       state.customers[ci].transactions[ti].expirationDate = newDate
       markModified(ci, ti)
     }
+    // The family members' copies of the period move with it (rule extension-moves-the-family-copies).
+    for mi in familyMembers(of: ci) {
+      for ti in state.customers[mi].transactions.indices
+      where state.customers[mi].transactions[ti].sharedTransactionID == latestID
+        && !state.customers[mi].transactions[ti].isRevoked
+      {
+        state.customers[mi].transactions[ti].expirationDate = newDate
+        markModified(mi, ti)
+      }
+    }
     updateSubscription(ci, si) { s in
       s.expirationDate = newDate
       // Renewals go on from the new date: a new anniversary chain.
@@ -97,6 +107,7 @@ extension Store {
     state.serverRecords = records
     let latest = state.customers[ci].transaction(latestID)
     notify(ci, .renewalExtended, nil, transaction: latest, group: sub.groupID)
+    notifyFamily(ci, si, .renewalExtended, nil)
     return record
   }
 

@@ -28,6 +28,11 @@ package struct RetentionMessaging: Sendable, Hashable, Codable {
     defaultMessages.first { $0.productID == productID && $0.locale == locale }
   }
 
+  /// Whether a performance test against `url` has passed.
+  package func hasPassingTest(of url: String) -> Bool {
+    performanceTests.contains { $0.result == "PASS" && $0.target == url }
+  }
+
   /// Whether a message and every image it shows are `APPROVED`.
   package func isShowable(_ m: RetentionMessage) -> Bool {
     m.state == .approved && m.imageIdentifiers.allSatisfy { image($0)?.state == .approved }

@@ -54,6 +54,14 @@ public struct StoreState: Sendable, Hashable, Codable {
   package var strictIntroductoryOfferEligibility: Bool?
   /// The app's Apple id, carried in Production data (`init --app-apple-id`).
   public package(set) var appAppleID: Int64?
+  /// The delivery URL of the other App Store environment: App Store Connect keeps a production
+  /// and a sandbox URL; the session posts only to its own (`deliveryURL`) and keeps this one
+  /// (absent until set).
+  package var otherEnvironmentDeliveryURL: String?
+  /// storesim's own delivery faults, off when absent (`settings delivery-faults`).
+  package var deliveryFaults: DeliveryFaults?
+  /// First attempts a delivery fault holds past the change that caused them (absent when none).
+  package var heldDeliveries: [HeldDelivery]?
 
   /// `appAppleId` as Production data carries it (absent in other environments, as Apple's are).
   package var productionAppAppleID: JSONOutput? {

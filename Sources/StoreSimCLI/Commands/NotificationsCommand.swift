@@ -62,15 +62,15 @@ struct NotificationsCommand: CommandLineCommand {
     guard url != nil || retry else {
       throw CLIError.usage("deliver needs a URL (or --retry)", command: "notifications")
     }
-    var planned: [PlannedDelivery] = []
+    var planned: PlannedDeliveries?
     var attempts: [NotificationDelivery] = []
     _ = try SessionContext.with(inv, mutating: inv.memory != nil) { store in
       planned = plannedDeliveries(store, to: url, retry: retry, since: since)
       // A scenario's session is in memory: no lock to let go of.
-      if inv.memory != nil { attempts = Delivery.deliver(planned) { record in record(&store) } }
+      if inv.memory != nil, let planned { attempts = Delivery.deliver(planned) { record in record(&store) } }
       return .success
     }
-    if inv.memory == nil && !planned.isEmpty {
+    if inv.memory == nil, let planned, !planned.isEmpty {
       attempts = try SessionContext.deliver(
         inv, SessionLocation(shown: SessionContext.path(inv), environment: inv.environment), planned,
         warnFailed: false)
@@ -104,23 +104,23 @@ struct NotificationsCommand: CommandLineCommand {
   }
 }
 
-/// To one URL: the new notifications (and the failed ones with --retry); with no URL, the
-/// failed ones of every URL delivered to before.
-private func plannedDeliveries(_ store: Store, to url: String?, retry: Bool, since: Int) -> [PlannedDelivery] {
+/// To one URL: the new notifications (first attempts, the App Store's) and with --retry the
+/// failed ones (the tester's resends); with no URL, the failed ones of every URL delivered to
+/// before (resends).
+private func plannedDeliveries(_ store: Store, to url: String?, retry: Bool, since: Int) -> PlannedDeliveries {
+  var items: [(index: Int, url: String, origin: DeliveryOrigin?)] = []
   if let url {
     let open = store.undelivered(to: url)
-    return (retry ? open.failed + open.new : open.new).sorted().filter { $0 >= since }.map {
-      PlannedDelivery(store, index: $0, url: url)
+    let failed = Set(retry ? open.failed : [])
+    items = (Array(failed) + open.new).sorted().filter { $0 >= since }.map {
+      (index: $0, url: url, origin: failed.contains($0) ? .resend : nil)
+    }
+  } else {
+    for u in Set((store.state.deliveryLog ?? []).map(\.url)).sorted() {
+      items += store.undelivered(to: u).failed.filter { $0 >= since }.map { (index: $0, url: u, origin: .resend) }
     }
   }
-  var planned: [PlannedDelivery] = []
-  let urls = Set((store.state.deliveryLog ?? []).map(\.url)).sorted()
-  for u in urls {
-    planned += store.undelivered(to: u).failed.filter { $0 >= since }.map {
-      PlannedDelivery(store, index: $0, url: u)
-    }
-  }
-  return planned
+  return PlannedDeliveries(store, DeliveryPlan(store, explicit: items))
 }
 
 private func reportDeliveries(_ inv: Invocation, _ attempts: [NotificationDelivery]) -> ExitCode {
@@ -131,11 +131,14 @@ private func reportDeliveries(_ inv: Invocation, _ attempts: [NotificationDelive
         .object([
           "index": .int(Int64(a.index)), "url": .string(a.url),
           "httpStatus": a.httpStatus.map { .int(Int64($0)) }, "error": a.error.map(JSONOutput.string),
+          "sendAttemptResult": .string(ServerAPI.sendAttemptResult(a)), "date": .string(ISO8601.string(a.date)),
+          "origin": .string(a.origin?.rawValue ?? "appStore"), "fault": a.fault.map(JSONOutput.string),
+          "nextAttempt": a.nextAttempt.map { .string(ISO8601.string($0)) },
         ])
       })
   ) {
     for a in attempts {
-      inv.out("#\(a.index) -> \(a.url): " + (a.httpStatus != nil ? a.outcome : "failed (\(a.outcome))"))
+      inv.out("#\(a.index) -> \(a.url): " + (a.httpStatus != nil ? a.outcome : "failed (\(a.outcome))") + a.label)
     }
     inv.out(
       "delivered \(attempts.count - failed), failed \(failed)"
@@ -147,17 +150,35 @@ private func reportDeliveries(_ inv: Invocation, _ attempts: [NotificationDelive
 private func notificationsTable(
   _ list: ArraySlice<EnumeratedSequence<[ServerNotification]>.Element>, log: [NotificationDelivery]
 ) -> String {
-  Table.render(
+  var attempts: [Int: [NotificationDelivery]] = [:]
+  for a in log { attempts[a.index, default: []].append(a) }
+  return Table.render(
     [["#", "DATE", "CUSTOMER", "TYPE", "PRODUCT", "STATUS", "DELIVERY"]]
       + list.map { (i, n) in
-        let attempts = log.filter { $0.index == i }
-        let delivery =
-          attempts.isEmpty
-          ? "" : attempts.contains(where: \.succeeded) ? "delivered" : "failed ×\(attempts.count)"
-        return [
+        [
           String(i), ISO8601.string(n.signedDate), n.customer.rawValue,
           n.name, n.transaction?.productID ?? "",
-          n.status?.rawValue ?? "", delivery,
+          n.status?.rawValue ?? "", deliverySummary(attempts[i] ?? []),
         ]
       })
+}
+
+/// `delivered`, `failed ×2, next 2026-01-01T13:00:00Z`, `delivered (attempt 3)`, with the
+/// tester's resends and storesim's faults named (`+1 resend`, `fault: duplicate`).
+func deliverySummary(_ attempts: [NotificationDelivery]) -> String {
+  guard !attempts.isEmpty else { return "" }
+  let own = attempts.filter(\.isAppStoreAttempt)
+  var text: String
+  if let success = own.firstIndex(where: \.succeeded) {
+    text = success == 0 ? "delivered" : "delivered (attempt \(success + 1))"
+  } else if attempts.contains(where: \.succeeded) {
+    text = "delivered by resend"
+  } else {
+    text = "failed ×\(own.count)" + (own.last?.nextAttempt.map { ", next \(ISO8601.string($0))" } ?? "")
+  }
+  let resends = attempts.filter { $0.origin == .resend }.count
+  if resends > 0 { text += ", +\(resends) resend" + (resends == 1 ? "" : "s") }
+  let faults = Array(Set(attempts.compactMap(\.fault))).sorted()
+  if !faults.isEmpty { text += " [fault: " + faults.joined(separator: "; ") + "]" }
+  return text
 }

@@ -12,7 +12,11 @@ struct SettingsCommand: CommandLineCommand {
       Keys: ask-to-buy, interrupted-purchases, fail-transactions (off or an SKError name),
       billing-retry (renewals fail into billing retry), grace-period, storefront (ISO 3166 alpha-3),
       locale, time-rate (an SKTestSession.TimeRate name or number), disable-dialogs, deliver-url
-      (POST notifications there as they happen, or off), strict-eligibility (an introductory-offer
+      (POST notifications there as they happen, or off: the URL of the session's environment),
+      deliver-url-production and deliver-url-sandbox (App Store Connect's two URLs; the session
+      posts to its own environment's), delivery-faults (storesim's own, not Apple's: 'seed=N
+      duplicates=P% reorder=DURATION delay=D1-D2 outage=DATE+DURATION' or off; docs/server.md),
+      strict-eligibility (an introductory-offer
       eligibility JWS that does not verify fails the purchase with invalidOfferSignature; off: it
       is ignored and normal eligibility applies), and 'error API ERROR|none' for simulated StoreKit errors (setSimulatedError(_:forAPI:)), e.g.
       'settings error purchase networkError'. Initial values come from the configuration.
@@ -29,9 +33,11 @@ struct SettingsCommand: CommandLineCommand {
     if let keyText = args.first {
       let key = try settingKey(keyText)
       if args.count >= 2 {
-        if key == .deliverURL {
+        if key.isDeliveryURL {
           guard args.count == 2 else { throw CLIError.usage("unexpected argument '\(args[2])'", command: "settings") }
           if args[1].lowercased() != "off" { _ = try Delivery.validate(args[1], command: "settings") }
+        } else if key == .deliveryFaults {
+          _ = try DeliveryFaultsSetting.parse(Array(args.dropFirst()))
         } else if key == .strictEligibility {
           guard args.count == 2 else { throw CLIError.usage("unexpected argument '\(args[2])'", command: "settings") }
           _ = try parseSwitch(args[1], key: key.rawValue)
@@ -55,9 +61,19 @@ struct SettingsCommand: CommandLineCommand {
       }
       var s = store.settings
       let value = args[1]
-      if key == .deliverURL {
+      if key.isDeliveryURL {
         guard args.count == 2 else { throw CLIError.usage("unexpected argument '\(args[2])'", command: "settings") }
-        store.setDeliveryURL(value.lowercased() == "off" ? nil : try Delivery.validate(value, command: "settings"))
+        let url = value.lowercased() == "off" ? nil : try Delivery.validate(value, command: "settings")
+        switch key {
+        case .deliverURLProduction: store.setDeliveryURL(url, production: true)
+        case .deliverURLSandbox: store.setDeliveryURL(url, production: false)
+        default: store.setDeliveryURL(url)
+        }
+        inv.emit(json: .object([key.rawValue: key.json(store)]), line: "\(key.rawValue) = \(key.value(store))")
+        return .success
+      }
+      if key == .deliveryFaults {
+        store.setDeliveryFaults(try DeliveryFaultsSetting.parse(Array(args.dropFirst())))
         inv.emit(json: .object([key.rawValue: key.json(store)]), line: "\(key.rawValue) = \(key.value(store))")
         return .success
       }
@@ -87,12 +103,21 @@ enum SettingKey: String, CaseIterable {
   case disableDialogs = "disable-dialogs"
   case error
   case deliverURL = "deliver-url"
+  case deliverURLProduction = "deliver-url-production"
+  case deliverURLSandbox = "deliver-url-sandbox"
+  case deliveryFaults = "delivery-faults"
   case strictEligibility = "strict-eligibility"
+
+  /// One of the notification URLs.
+  var isDeliveryURL: Bool { [.deliverURL, .deliverURLProduction, .deliverURLSandbox].contains(self) }
 
   func value(_ store: Store) -> String {
     let s = store.settings
     switch self {
     case .deliverURL: return store.state.deliveryURL ?? "off"
+    case .deliverURLProduction: return store.deliveryURL(production: true) ?? "off"
+    case .deliverURLSandbox: return store.deliveryURL(production: false) ?? "off"
+    case .deliveryFaults: return store.state.deliveryFaults.map { "\($0.words) (storesim's, not Apple's)" } ?? "off"
     case .strictEligibility: return store.strictIntroductoryOfferEligibility ? "on" : "off"
     case .askToBuy: return s.askToBuyEnabled ? "on" : "off"
     case .interruptedPurchases: return s.interruptedPurchasesEnabled ? "on" : "off"
@@ -117,6 +142,9 @@ extension SettingKey {
     let s = store.settings
     switch self {
     case .deliverURL: return store.state.deliveryURL.map(JSONOutput.string) ?? .null
+    case .deliverURLProduction: return store.deliveryURL(production: true).map(JSONOutput.string) ?? .null
+    case .deliverURLSandbox: return store.deliveryURL(production: false).map(JSONOutput.string) ?? .null
+    case .deliveryFaults: return store.state.deliveryFaults.map { .string($0.words) } ?? .null
     case .strictEligibility: return .bool(store.strictIntroductoryOfferEligibility)
     case .askToBuy: return .bool(s.askToBuyEnabled)
     case .interruptedPurchases: return .bool(s.interruptedPurchasesEnabled)
@@ -151,7 +179,7 @@ func applySetting(_ key: SettingKey, _ args: [String], to s: inout StoreKitSetti
   let value = args[1]
   if key != .error && args.count > 2 { throw CLIError.usage("unexpected argument '\(args[2])'", command: "settings") }
   switch key {
-  case .deliverURL, .strictEligibility: break
+  case .deliverURL, .deliverURLProduction, .deliverURLSandbox, .deliveryFaults, .strictEligibility: break
   case .askToBuy: s.askToBuyEnabled = try parseSwitch(value, key: key.rawValue)
   case .interruptedPurchases: s.interruptedPurchasesEnabled = try parseSwitch(value, key: key.rawValue)
   case .billingRetry: s.shouldEnterBillingRetryOnRenewal = try parseSwitch(value, key: key.rawValue)

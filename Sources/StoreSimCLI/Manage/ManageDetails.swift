@@ -1,5 +1,6 @@
 import Foundation
 import StoreSim
+import StoreSimServer
 
 /// The details of the selected row, as the app and the server receive it: the decoded
 /// transaction and renewal info in Apple's field names, the subscription's status, its
@@ -137,7 +138,9 @@ enum ManageDetails {
     out.append("")
     out.append("DELIVERY  " + (attempts.isEmpty ? "not delivered (no deliver-url)" : "\(attempts.count) attempt(s)"))
     for a in attempts {
-      out.append("  \(ISO8601.string(a.date))  \(a.url)  \(a.outcome)")
+      out.append(
+        "  \(ISO8601.string(a.date))  \(a.url)  \(a.outcome)  \(ServerAPI.sendAttemptResult(a))\(a.label)"
+          + (a.nextAttempt.map { ", next \(ISO8601.string($0))" } ?? ""))
     }
     return out
   }

@@ -78,14 +78,16 @@ enum ScenarioOnlyHelp {
     """
 
   static let respondHelp = """
-    OVERVIEW: Start a developer server that answers Retention Messaging realtime requests (scenarios and the shell only)
+    OVERVIEW: Start a developer server that answers Retention Messaging realtime requests or notifications (scenarios and the shell only)
 
-    USAGE: respond BODY [--delay DURATION] [--status N]
+    USAGE: respond BODY [--delay DURATION] [--status N] [--notifications]
 
     Listens on 127.0.0.1 (a free port) and answers every request with BODY (JSON; quote it) and
     HTTP status N (default 200) after DURATION (default none, e.g. 900ms), then sets the session's
-    realtime URL to it, as PUT /inApps/v1/messaging/realtime/url does. A later respond replaces it;
-    it stops when the scenario or shell ends. 'retention PRODUCT' then POSTs to it.
+    realtime URL to it, as PUT /inApps/v1/messaging/realtime/url does; with --notifications, the
+    session's notification URL instead (settings deliver-url), so notifications are posted to it
+    and a failing status is retried as the App Store retries. A later respond of the same kind
+    replaces it; it stops when the scenario or shell ends. 'retention PRODUCT' then POSTs to it.
 
     EXAMPLE:
       respond '{"message":{"messageIdentifier":"0c2a5b1e-58c4-4d6e-9d3e-3f6b1a2c4d5e"}}' --delay 900ms

@@ -31,13 +31,15 @@ enum Expectation {
   case receipt(Written<Int>, endpoint: StoreEnvironment?)
   /// `expect retention FIELD VALUE`: the customer's last Retention Messaging request.
   case retention(field: RetentionField, value: String)
+  /// `expect delivery FIELD VALUE`: the newest notification's delivery attempts.
+  case delivery(field: DeliveryField, value: String)
 
   /// The forms without their values: each one's name, arguments, help and word count, the one
   /// place `help expect`, completions, errors and the README check read them from.
   enum Kind: String, CaseIterable {
     case result, entitled
     case notEntitled = "not-entitled"
-    case state, pending, transactions, latest, renewal, notification, error, now, receipt, retention
+    case state, pending, transactions, latest, renewal, notification, error, now, receipt, retention, delivery
 
     var name: String { rawValue }
 
@@ -54,7 +56,7 @@ enum Expectation {
       case .error: return "TEXT"
       case .now: return "DATE"
       case .receipt: return "STATUS [ENDPOINT]"
-      case .retention: return "FIELD VALUE"
+      case .retention, .delivery: return "FIELD VALUE"
       }
     }
 
@@ -78,6 +80,8 @@ enum Expectation {
       case .receipt: return "the verifyReceipt status (asked at Production or Sandbox)"
       case .retention:
         return "the last 'retention' request: " + RetentionField.allCases.map(\.help).joined(separator: "; ")
+      case .delivery:
+        return "the newest notification's delivery: " + DeliveryField.allCases.map(\.help).joined(separator: "; ")
       }
     }
 
@@ -87,7 +91,7 @@ enum Expectation {
       case .state: return 2...2
       case .transactions: return 1...3
       case .latest, .renewal: return 3...3
-      case .retention: return 2...2
+      case .retention, .delivery: return 2...2
       case .error: return 1...Int.max
       case .receipt: return 1...2
       case .result, .entitled, .notEntitled, .pending, .notification, .now: return 1...1
@@ -101,7 +105,9 @@ enum Expectation {
     var form: String { "expect \(name) \(arguments)" + (takesCustomer ? " [--customer NAME]" : "") }
 
     /// Whether the form checks a customer's store (`--customer`, default the default customer).
-    var takesCustomer: Bool { self != .error && self != .now && self != .notification && self != .result }
+    var takesCustomer: Bool {
+      self != .error && self != .now && self != .notification && self != .result && self != .delivery
+    }
 
     /// The words after the form's name, as the form names them (`GROUP|PRODUCT`, `STATE`).
     var argumentNames: [String] {
@@ -138,6 +144,7 @@ enum Expectation {
     case .now: return .now
     case .receipt: return .receipt
     case .retention: return .retention
+    case .delivery: return .delivery
     }
   }
 
@@ -247,6 +254,16 @@ extension Expectation {
         throw ScenarioProblem("expect retention requests takes a count, not '\(args[1])'")
       }
       return .retention(field: field, value: args[1])
+    case .delivery:
+      guard let field = DeliveryField(rawValue: args[0]) else {
+        throw ScenarioProblem(
+          Suggest.orValues(
+            "unknown delivery field '\(args[0])'", for: args[0], in: DeliveryField.allCases.map(\.rawValue)))
+      }
+      if [.attempts, .duplicates].contains(field), Int(args[1]) == nil {
+        throw ScenarioProblem("expect delivery \(field.rawValue) takes a count, not '\(args[1])'")
+      }
+      return .delivery(field: field, value: args[1])
     }
   }
 

@@ -79,6 +79,8 @@ extension Expectation {
       let got = field.value(call)
       return field.matches(value, got)
         ? nil : "expected retention \(field.rawValue) \(value)\(of), got \(got ?? "none")"
+    case .delivery(let field, let value):
+      return field.mismatch(value, store: store).map { "expected delivery \(field.rawValue) \(value), got \($0)" }
     case .now(let date):
       return date.value == store.now ? nil : "expected now \(date.text), got \(ISO8601.string(store.now))"
     case .error:

@@ -42,21 +42,27 @@ enum RetentionField: String, CaseIterable {
   }
 }
 
-/// `respond BODY [--delay DURATION] [--status N]`, a scenario and shell line: a developer
-/// server built into the run. It listens on 127.0.0.1 (a free port), answers every request with
-/// BODY (JSON, quoted) and status N (200) after DURATION (none), and becomes the session's
-/// realtime URL, as PUT /inApps/v1/messaging/realtime/url would make it. A later `respond`
-/// replaces it; it stops when the scenario ends.
+/// `respond BODY [--delay DURATION] [--status N] [--notifications]`, a scenario and shell line:
+/// a developer server built into the run. It listens on 127.0.0.1 (a free port), answers every
+/// request with BODY (JSON, quoted) and status N (200) after DURATION (none), and becomes the
+/// session's realtime URL, as PUT /inApps/v1/messaging/realtime/url would make it, or with
+/// `--notifications` its notification URL (`settings deliver-url`). A later `respond` of the
+/// same kind replaces it; it stops when the scenario ends.
 struct RespondLine: Equatable {
   var body: String
   var delay: TimeInterval = 0
   var status = 200
+  var notifications = false
 
-  static let form = "respond BODY [--delay DURATION] [--status N]"
+  static let form = "respond BODY [--delay DURATION] [--status N] [--notifications]"
 
   static func parse(_ words: [String]) throws(ScenarioProblem) -> RespondLine {
     var args = Array(words.dropFirst())
     var line = RespondLine(body: "")
+    if let i = args.firstIndex(of: "--notifications") {
+      line.notifications = true
+      args.remove(at: i)
+    }
     while let i = args.firstIndex(where: { $0.hasPrefix("--") }) {
       guard i + 1 < args.count else { throw ScenarioProblem("\(args[i]) needs a value; write '\(form)'") }
       let value = args[i + 1]
@@ -97,9 +103,16 @@ struct RespondLine: Equatable {
       if delay > 0 { Thread.sleep(forTimeInterval: delay) }
       return HTTPResponse(status: status, body: body)
     }
+    Thread.detachNewThread { server.run() }
+    if notifications {
+      memory.receiver?.stop()
+      memory.receiver = server
+      let url = server.baseURL + "/notifications"
+      memory.store?.setDeliveryURL(url)
+      return url
+    }
     memory.responder?.stop()
     memory.responder = server
-    Thread.detachNewThread { server.run() }
     let url = server.baseURL + "/retention"
     memory.store?.updateRetentionMessaging { $0.realtimeURL = url }
     return url

@@ -12,8 +12,9 @@ struct RunCommand: CommandLineCommand {
       One command per line, as on the command line without 'storesim'; '#' starts a comment;
       paths are relative to the scenario file. Expectations: see 'storesim help expect' (result,
       entitled, not-entitled, state, pending, transactions, latest, renewal, notification, error,
-      now, receipt, retention); 'echo TEXT' prints a line; 'respond BODY' starts a developer server
-      for Retention Messaging realtime requests (see 'storesim help respond').
+      now, receipt, retention, delivery); 'echo TEXT' prints a line; 'respond BODY' starts a
+      developer server for Retention Messaging realtime requests, or with --notifications a
+      notification receiver (see 'storesim help respond').
       Every line of every file is checked before anything runs, with the code that runs it:
       commands, options, values, products, expectation forms and field names. Each error is
       reported as file:line: error: ...; a file with errors does not run and is a failing test

@@ -49,10 +49,10 @@ enum SessionContext {
       return code
     }
     let location = try SessionLocation(shown: path(inv), environment: inv.environment)
-    var planned: [PlannedDelivery] = []
+    var planned: PlannedDeliveries?
     let code = try locked(
       inv, location, mutating: mutating, needsNotifications: needsNotifications, planned: &planned, body)
-    if !planned.isEmpty { try deliver(inv, location, planned) }
+    if let planned, !planned.isEmpty { try deliver(inv, location, planned) }
     return code
   }
 
@@ -61,7 +61,7 @@ enum SessionContext {
   /// are planned under the lock and made after it is let go.
   private static func locked(
     _ inv: Invocation, _ location: SessionLocation, mutating: Bool, needsNotifications: Bool,
-    planned: inout [PlannedDelivery], _ body: (inout Store) throws -> ExitCode
+    planned: inout PlannedDeliveries?, _ body: (inout Store) throws -> ExitCode
   ) throws -> ExitCode {
     guard FileManager.default.fileExists(atPath: location.file) else {
       throw CLIError.noInput("no session at \(location.shown); start one with 'storesim init CONFIG.storekit'")
@@ -72,7 +72,7 @@ enum SessionContext {
       prepare: { try ensureCustomer(inv, &$0, mutating: mutating) },
       { try body(&$0) },
       plan: { store, count in
-        mutating ? Delivery.planned(store, since: count, skip: inv.command == "notifications") : []
+        mutating ? Delivery.planned(store, since: count, skip: inv.command == "notifications") : nil
       })
     planned = plan
     return code
@@ -91,7 +91,7 @@ extension SessionContext {
   /// lock held, then recorded by a short unit of work), warning of each failed attempt.
   @discardableResult
   static func deliver(
-    _ inv: Invocation, _ location: SessionLocation, _ planned: [PlannedDelivery], warnFailed: Bool = true
+    _ inv: Invocation, _ location: SessionLocation, _ planned: PlannedDeliveries, warnFailed: Bool = true
   ) throws -> [NotificationDelivery] {
     let work = SessionWork(location: location, warn: inv.warning)
     let records = try Delivery.deliver(planned) { record in
@@ -142,6 +142,11 @@ final class MemorySession {
   var startedOnWallClock = false
   /// The developer server of a `respond` line, stopped when the session ends.
   var responder: HTTPServer?
+  /// The notification receiver a `respond --notifications` line started.
+  var receiver: HTTPServer?
 
-  deinit { responder?.stop() }
+  deinit {
+    responder?.stop()
+    receiver?.stop()
+  }
 }

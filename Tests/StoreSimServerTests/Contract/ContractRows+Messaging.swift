@@ -230,7 +230,19 @@ extension ServerAPIContractTests {
         status: 400, errorCode: 4_000_215),
       R(
         endpoint: url, entry: "4030026", method: "PUT", target: url, body: realtime, status: 403, errorCode: 4_030_026,
-        prepare: { server in try server.change { $0.state.environment = .production } }),
+        prepare: { server in
+          try server.change { store in
+            store.state.environment = .production
+            store.updateRetentionMessaging {
+              $0.realtimeURL = "https://example.com/active"
+              $0.performanceTests.append(
+                RetentionPerformanceTest(
+                  requestID: "x", originalTransactionID: 1, target: "https://example.com/active",
+                  maxConcurrentRequests: 1, totalRequests: 1, totalDuration: 1, responseTimeThreshold: 700,
+                  successRateThreshold: 90, result: "PASS", successRate: 100, responseTimes: [1], failures: [:]))
+            }
+          }
+        }),
       R(
         endpoint: url, entry: "200", method: "GET", target: url, setup: [("PUT", url, realtime)], status: 200,
         check: { a, _ in a.body == #"{"realtimeURL":"http://127.0.0.1:9/retention"}"# }),

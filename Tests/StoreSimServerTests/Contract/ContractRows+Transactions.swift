@@ -72,7 +72,8 @@ extension ServerAPIContractTests {
         target: "/inApps/v1/lookup/\(OrderID.string(TransactionID(lifetime)!))", status: 200,
         check: { a, _ in
           a.json?["status"]?.value == .number("0") && ServerAPICall.array(a.json?["signedTransactions"]).count == 1
-        }),
+        },
+        prepare: { server in try server.change { $0.state.environment = .production } }),
       R(
         endpoint: lookup, entry: "200 (status 1)", method: "GET", target: "/inApps/v1/lookup/MNOSUCHORDER", status: 200,
         check: { a, _ in a.json?["status"]?.value == .number("1") && a.json?["signedTransactions"] == nil }),

@@ -140,7 +140,7 @@ enum ContractFixture {
     try! store.refund(2_000_000_000_000_003)
     try! store.requestRefund(2_000_000_000_000_004)
     // Every notification so far, posted to a port nothing listens on: one failed attempt each.
-    let planned = store.undelivered(to: deadURL).new.sorted().map { PlannedDelivery(store, index: $0, url: deadURL) }
+    let planned = PlannedDeliveries(store, indexes: store.undelivered(to: deadURL).new.sorted(), to: deadURL)
     _ = Delivery.deliver(planned) { record in record(&store) }
     store.setDeliveryURL(deadURL)
     let document = SessionDocument(

@@ -206,18 +206,28 @@ import Testing
     #expect(Self.code(Self.call(store, "GET", "/realtime/url")) == "4040021")
   }
 
-  @Test func aProductionRealtimeURLNeedsAPassingPerformanceTest() throws {
+  // production-realtime-url-is-set-tested-then-active
+  @Test func productionRealtimeURLIsSetTestedThenActive() throws {
     var store = Fixtures.store(environment: .production)
-    let r = Self.call(store, "PUT", "/realtime/url", #"{"realtimeURL":"https://example.com/r"}"#)
-    #expect(r.status == 403 && Self.code(r) == "4030026")
+    // Set: taken without a passing test (the test needs it), but not yet called by the cancel flow.
+    store = try Self.ok(store, "PUT", "/realtime/url", #"{"realtimeURL":"https://example.com/r"}"#)
+    #expect(store.retentionMessaging.realtimeURL == "https://example.com/r" && store.activeRealtimeURL == nil)
+    // Tested and passed: active.
     store.updateRetentionMessaging {
       $0.performanceTests.append(
         RetentionPerformanceTest(
-          requestID: "x", originalTransactionID: 1, target: "t", maxConcurrentRequests: 1, totalRequests: 1,
-          totalDuration: 1, responseTimeThreshold: 700, successRateThreshold: 90, result: "PASS", successRate: 100,
-          responseTimes: [1], failures: [:]))
+          requestID: "x", originalTransactionID: 1, target: "https://example.com/r", maxConcurrentRequests: 1,
+          totalRequests: 1, totalDuration: 1, responseTimeThreshold: 700, successRateThreshold: 90, result: "PASS",
+          successRate: 100, responseTimes: [1], failures: [:]))
     }
-    _ = try Self.ok(store, "PUT", "/realtime/url", #"{"realtimeURL":"https://example.com/r"}"#)
+    #expect(store.activeRealtimeURL == "https://example.com/r")
+    // An untested URL does not replace the active one; deleting it first lets another be set and tested.
+    let r = Self.call(store, "PUT", "/realtime/url", #"{"realtimeURL":"https://example.com/other"}"#)
+    #expect(r.status == 403 && Self.code(r) == "4030026")
+    store = try Self.ok(store, "PUT", "/realtime/url", #"{"realtimeURL":"https://example.com/r"}"#)
+    store = try Self.ok(store, "DELETE", "/realtime/url")
+    store = try Self.ok(store, "PUT", "/realtime/url", #"{"realtimeURL":"https://example.com/other"}"#)
+    #expect(store.activeRealtimeURL == nil)
   }
 
   @Test func everyMessagingEndpointNeedsTheBearerToken() throws {
