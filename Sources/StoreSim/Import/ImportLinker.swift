@@ -55,7 +55,11 @@ struct ImportLinker {
       .sorted { $0[0].fields.purchase.originalID < $1[0].fields.purchase.originalID }
 
     let newest = newestTime()
-    state.now = options.now ?? max(state.now, newest)
+    // A session with no data of its own takes the data's time, earlier or not; one with data
+    // never goes back.
+    let hasData = state.customers.contains { !$0.transactions.isEmpty } || !state.notifications.isEmpty
+    state.now = options.now ?? (hasData ? max(state.now, newest) : newest)
+    state.startDate = min(state.startDate, state.now)
     var counts = Counts()
     let defaultIsEmpty = state.customers.first { $0.id == .default }.map { $0.transactions.isEmpty } ?? false
     var customerOf: [TransactionID: CustomerID] = [:]

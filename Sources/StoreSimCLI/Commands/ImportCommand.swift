@@ -38,6 +38,8 @@ struct ImportCommand: CommandLineCommand {
   @Option("<cert>", help: "verify every JWS against this root certificate (PEM or DER, P-256) and refuse what does not")
   var verifyRoot: String?
 
+  static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+
   func run(_ inv: Invocation) throws -> ExitCode {
     var files: [ImportFile] = []
     for path in arguments {
@@ -67,8 +69,9 @@ struct ImportCommand: CommandLineCommand {
           "now": .string(ISO8601.string(summary.now)),
         ]),
         line:
-          "imported \(summary.transactions) transactions, \(summary.subscriptions) subscriptions and "
-          + "\(summary.notifications) notifications for \(summary.customers.map(\.rawValue).joined(separator: ", ")); "
+          "imported \(Self.count(summary.transactions, "transaction")), "
+          + "\(Self.count(summary.subscriptions, "subscription")) and "
+          + "\(Self.count(summary.notifications, "notification")) for \(summary.customers.map(\.rawValue).joined(separator: ", ")); "
           + "now \(ISO8601.string(summary.now))"
           + (summary.addedProducts.isEmpty ? "" : "; added products \(summary.addedProducts.joined(separator: ", "))"))
       return .success
