@@ -117,7 +117,7 @@ def main():
         history = subprocess.run([binary, "api", "GET", "/inApps/v2/history/2000000000000001"], cwd=work,
                                  capture_output=True, check=True).stdout
         with open(os.path.join(work, "history.json"), "wb") as f:
-            f.write(history)
+            f.write(history.split(b"\n", 1)[1])  # the body, after the status line
         subprocess.run([binary, "init", "CommitmentPlan.storekit", "--force"], cwd=work, capture_output=True, check=True)
         check(binary, ["import", "history.json"], work)
         for args in (["buy", "nonconsumable.cra"], ["refund", "42"], ["frobnicate"], ["advance", "1m"], ["decline"],
