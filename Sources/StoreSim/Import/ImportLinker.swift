@@ -34,8 +34,12 @@ struct ImportLinker {
   func apply(to state: inout StoreState, options: ImportOptions) -> Counts {
     // One record per transaction id: the most recently signed copy (a later refund wins).
     var byID: [TransactionID: ImportedItems.Item] = [:]
-    for t in items.transactions {
+    // Where each transaction first stood in the data: a history lists them in Apple's order of
+    // modification, which the imported ones keep.
+    var firstSeen: [TransactionID: Int] = [:]
+    for (i, t) in items.transactions.enumerated() {
       let id = t.fields.purchase.id
+      if firstSeen[id] == nil { firstSeen[id] = i }
       if let old = byID[id], (old.signedDate ?? .distantPast) > (t.signedDate ?? .distantPast) { continue }
       byID[id] = t
     }
@@ -89,11 +93,15 @@ struct ImportLinker {
       state.nextWebOrderLineItemID = top + 1
     }
     var order = state.lastModificationOrder ?? 0
+    var places: [(seen: Int, customer: Int, index: Int)] = []
     for i in state.customers.indices {
-      for j in state.customers[i].transactions.indices where state.customers[i].transactions[j].modificationOrder == 0 {
-        order += 1
-        state.customers[i].transactions[j].modificationOrder = order
+      for (j, t) in state.customers[i].transactions.enumerated() where t.modificationOrder == 0 {
+        places.append((firstSeen[t.id] ?? Int.max, i, j))
       }
+    }
+    for place in places.sorted(by: { $0.seen < $1.seen }) {
+      order += 1
+      state.customers[place.customer].transactions[place.index].modificationOrder = order
     }
     state.lastModificationOrder = order == 0 ? nil : order
     for n in items.notifications.sorted(by: { $0.signedDate < $1.signedDate }) {
@@ -194,6 +202,16 @@ struct ImportLinker {
       let willAutoRenew = info?.willAutoRenew ?? !isExpired
       let increase = info?.priceIncreaseStatus ?? .noIncreasePending
       let first = ts.map(\.fields.purchase.purchaseDate).min() ?? p.purchaseDate
+      // A commitment plan: the period's commitment from the transaction, what renews from the
+      // renewal info's commitmentInfo.
+      var commitment: SubscriptionCommitment?
+      if let n = p.billingPeriodNumber, let end = p.commitmentExpiresDate, let total = p.commitmentPrice {
+        commitment = SubscriptionCommitment(
+          billingPeriodNumber: Int(n), expirationDate: Date(epochMilliseconds: Int64(end)),
+          willAutoRenew: info?.commitment?.willAutoRenew ?? willAutoRenew,
+          autoRenewProductID: info?.commitment?.autoRenewProductID ?? p.productID, monthlyPrice: p.price,
+          price: Decimal(total) / 1000)
+      }
       result.append(
         SubscriptionState(
           groupID: group, originalID: p.originalID, currentProductID: p.productID,
@@ -206,7 +224,7 @@ struct ImportLinker {
           recentSubscriptionStartDate: info?.recentSubscriptionStartDate ?? first,
           renewalCount: ts.filter { $0.fields.purchase.reason == .renewal }.count,
           appAccountToken: p.appAccountToken,
-          increasedPrice: increase == .noIncreasePending ? nil : info?.renewalPrice))
+          increasedPrice: increase == .noIncreasePending ? nil : info?.renewalPrice, commitment: commitment))
     }
     return result
   }

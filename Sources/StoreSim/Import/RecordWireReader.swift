@@ -8,9 +8,11 @@ struct RecordWireReader: RecordFieldVisitor {
   typealias Failure = ImportReadError
   let object: [String: JSONValue]
 
-  init(_ node: JSONNode) {
+  init(_ node: JSONNode) { self.init(members: node.members ?? []) }
+
+  init(members: [JSONMember]) {
     var object: [String: JSONValue] = [:]
-    for member in node.members ?? [] where object[member.key] == nil { object[member.key] = member.value.value }
+    for member in members where object[member.key] == nil { object[member.key] = member.value.value }
     self.object = object
   }
 
@@ -145,7 +147,13 @@ struct RecordWireReader: RecordFieldVisitor {
     guard let v = ExpirationReason(rawValue: Int(clamping: n)) else { throw bad(field, "1 to 5") }
     value = v
   }
-  mutating func visit<R: DeclaredRecord>(_ field: RecordField, _ value: inout R?) {}
+  mutating func visit<R: DeclaredRecord>(_ field: RecordField, _ value: inout R?) throws(ImportReadError) {
+    guard case .object(let members) = self.value(field) else { return }
+    var record = R.blank
+    var inner = RecordWireReader(members: members)
+    try record.visitRow(&inner)
+    value = record
+  }
 }
 
 /// Why one item of an imported file could not be read.

@@ -94,6 +94,48 @@ import Testing
     #expect(try !Self.decoded(history).isEmpty)
   }
 
+  /// Subscription cases of the scenarios under Scripts/ (flows 4, 5 and 7): billing retry and
+  /// grace, refunds (whole and prorated), an upgrade, a commitment plan.
+  static let cases: [(config: String, lines: [String])] = [
+    (
+      "Premium.storekit",
+      [
+        "buy \(premium)", "advance 1w", "settings billing-retry on", "settings grace-period on", "advance --next",
+      ]
+    ),
+    ("Premium.storekit", ["buy \(premium)", "advance 1mo", "refund 2000000000000002 --percent 40"]),
+    (
+      "Premium.storekit", ["buy \(premium)", "advance 2w", "buy com.example.premium.yearly", "refund 2000000000000001"]
+    ),
+    ("CommitmentPlan.storekit", ["buy com.example.studio.pro.yearly --billing-plan monthly", "advance --next"]),
+  ]
+
+  @Test(arguments: 0..<cases.count) func importRoundTripOfScenarioCases(_ index: Int) throws {
+    let cli = try CLIHarness()
+    let (config, lines) = Self.cases[index]
+    try? FileManager.default.copyItem(
+      atPath: CLIHarness.projectRoot.appendingPathComponent("Configurations/\(config)").path,
+      toPath: cli.folder + "/" + config)
+    let start = "init \(config) --start 2026-01-01T00:00:00Z --environment Sandbox"
+    for line in [start] + lines {
+      let r = cli.run(line + " --session a.json")
+      #expect(r.code == 0, "\(line): \(r.stderr)")
+    }
+    let history = Self.api(cli, "/inApps/v2/history/2000000000000001", session: "a.json")
+    let statuses = Self.api(cli, "/inApps/v1/subscriptions/2000000000000001", session: "a.json")
+    try Self.write(cli, "history.json", history)
+    try Self.write(cli, "statuses.json", statuses)
+    #expect(cli.run("init \(config) --environment Sandbox --session b.json").code == 0)
+    let r = cli.run("import history.json statuses.json --session b.json")
+    #expect(r.code == 0, "\(r.stderr)")
+    #expect(
+      try Self.decoded(Self.api(cli, "/inApps/v2/history/2000000000000001", session: "b.json"))
+        == Self.decoded(history))
+    #expect(
+      try Self.decoded(Self.api(cli, "/inApps/v1/subscriptions/2000000000000001", session: "b.json"))
+        == Self.decoded(statuses))
+  }
+
   @Test func importGoesOnFromTheNewestTimeAndNewIDsDoNotCollide() throws {
     let cli = try CLIHarness()
     Self.subscriber(cli)
