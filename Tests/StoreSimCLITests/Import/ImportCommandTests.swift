@@ -249,6 +249,29 @@ import Testing
     #expect(cli.run("status --session b.json").code == 0)
   }
 
+  @Test func importVerifyRootRefusesWhatDoesNotVerify() throws {
+    let cli = try CLIHarness()
+    Self.subscriber(cli)
+    let history = Self.api(cli, "/inApps/v2/history/2000000000000001", session: "a.json")
+    try Self.write(cli, "history.json", history)
+    try Self.write(cli, "root.pem", cli.run("certificate --session a.json").stdout)
+    // The same data with the first signature's last characters changed: it decodes, and does not verify.
+    let list = try #require(history.range(of: "\"signedTransactions\":[\""))
+    let first = try #require(history.range(of: "\"", range: list.upperBound..<history.endIndex))
+    var tampered = history
+    tampered.replaceSubrange(tampered.index(first.lowerBound, offsetBy: -4)..<first.lowerBound, with: "AAAA")
+    try Self.write(cli, "tampered.json", tampered)
+    #expect(cli.run("init Premium.storekit --environment Sandbox --session b.json").code == 0)
+    let refused = cli.run("import tampered.json --verify-root root.pem --session b.json")
+    #expect(refused.code == 65)
+    #expect(
+      refused.stderr.contains("tampered.json: signedTransactions[0]: signature does not verify against --verify-root"))
+    let verified = cli.run("import history.json --verify-root root.pem --session b.json")
+    #expect(verified.code == 0, "\(verified.stderr)")
+    #expect(cli.run("init Premium.storekit --environment Sandbox --session c.json").code == 0)
+    #expect(cli.run("import tampered.json --session c.json").code == 0)
+  }
+
   @Test func importHelpMatchesGolden() throws {
     let cli = try CLIHarness()
     assertGolden(cli.transcript(["import --help"]), "import-help.txt")
