@@ -83,7 +83,7 @@ enum SessionContext {
         }
       },
       plan: { store, count in
-        mutating ? Delivery.planned(store, since: count, skip: inv.command == "notifications") : []
+        mutating ? Delivery.planned(store, since: count, skip: selfDelivered(inv)) : []
       })
     planned = plan
     return code
@@ -91,10 +91,16 @@ enum SessionContext {
 }
 
 extension SessionContext {
+  /// Whether the command's new notifications are not delivered as they happen: `notifications`
+  /// delivers by itself, and `import` records notifications Apple already sent.
+  static func selfDelivered(_ inv: Invocation) -> Bool {
+    inv.command == "notifications" || inv.command == "import"
+  }
+
   /// Delivers notifications emitted by a command on an in-memory session (scenarios, shell
   /// without a file) when `settings deliver-url` is set.
   static func autoDeliver(_ inv: Invocation, _ store: inout Store, since count: Int) {
-    let planned = Delivery.planned(store, since: count, skip: inv.command == "notifications")
+    let planned = Delivery.planned(store, since: count, skip: selfDelivered(inv))
     warnUndelivered(inv, Delivery.deliver(planned) { record in record(&store) })
   }
 

@@ -245,8 +245,13 @@ import Testing
     let b = cli.run("notifications --json --session b.json").stdout
     #expect(try Self.decoded(b) == Self.decoded(a))
     #expect(try Self.decoded(a).count >= 3)
-    // Already sent: nothing waits for delivery.
     #expect(cli.run("status --session b.json").code == 0)
+    // Already sent: a delivery URL set, the imported notifications are not posted again.
+    #expect(cli.run("init Premium.storekit --environment Sandbox --session c.json").code == 0)
+    #expect(cli.run("settings deliver-url http://127.0.0.1:9/unreachable --session c.json").code == 0)
+    let quiet = cli.run("import webhook.log --session c.json")
+    #expect(quiet.code == 0)
+    #expect(quiet.stderr == "")
   }
 
   @Test func importVerifyRootRefusesWhatDoesNotVerify() throws {
