@@ -277,6 +277,27 @@ import Testing
     #expect(cli.run("import tampered.json --session c.json").code == 0)
   }
 
+  @Test func importReadsVerifyReceiptAndTransactionInfo() throws {
+    let cli = try CLIHarness()
+    Self.subscriber(cli)
+    // verifyReceipt's answer: latest_receipt_info and pending_renewal_info (auto-renew off).
+    let receipt = cli.run("receipt --json --session a.json")
+    #expect(receipt.code == 0)
+    try Self.write(cli, "receipt.json", receipt.stdout)
+    #expect(cli.run("init Premium.storekit --environment Sandbox --session b.json").code == 0)
+    let r = cli.run("import receipt.json --session b.json")
+    #expect(r.code == 0, "\(r.stderr)")
+    #expect(r.stdout.hasPrefix("imported 3 transactions, 1 subscription"))
+    #expect(cli.run("status --session b.json").stdout.contains("subscribed  com.example.premium.monthly"))
+    #expect(cli.run("status --session b.json").stdout.contains("  off"))
+    // Get Transaction Info: one transaction.
+    try Self.write(cli, "info.json", Self.api(cli, "/inApps/v1/transactions/2000000000000002", session: "a.json"))
+    #expect(cli.run("init Premium.storekit --environment Sandbox --session c.json").code == 0)
+    let info = cli.run("import info.json --session c.json")
+    #expect(info.code == 0, "\(info.stderr)")
+    #expect(info.stdout.hasPrefix("imported 1 transaction, 1 subscription"))
+  }
+
   @Test func importHelpMatchesGolden() throws {
     let cli = try CLIHarness()
     assertGolden(cli.transcript(["import --help"]), "import-help.txt")
