@@ -165,6 +165,10 @@ struct AppleDataReader {
       notification(p, file: file, item: join(item, "signedPayload"))
     } else if node["latest_receipt_info"] != nil || node["receipt"] != nil {
       ReceiptReader(bundleID: bundleID).read(node, file: file, item: item, response: response, into: &items)
+    } else if let code = Self.int(node["errorCode"]) {
+      var message = ""
+      if case .string(let m) = node["errorMessage"]?.value { message = ": " + m }
+      problem(file, item, "is an error response (errorCode \(code)\(message))")
     } else {
       problem(file, item, "is not a response storesim can import (no signedTransactions, data, signedPayload, ...)")
     }
