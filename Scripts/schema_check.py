@@ -129,6 +129,13 @@ def main():
                 subprocess.run([binary] + args, cwd=work, capture_output=True, check=True)
                 continue
             check(binary, args, work)
+        # import: what api answers for the commitment plan's customer, into a fresh session.
+        history = subprocess.run([binary, "api", "GET", "/inApps/v2/history/2000000000000001"], cwd=work,
+                                 capture_output=True, check=True).stdout
+        with open(os.path.join(work, "history.json"), "wb") as f:
+            f.write(history.split(b"\n", 1)[1])  # the body, after the status line
+        subprocess.run([binary, "init", "CommitmentPlan.storekit", "--force"], cwd=work, capture_output=True, check=True)
+        check(binary, ["import", "history.json"], work)
         for args in (["buy", "nonconsumable.cra"], ["refund", "42"], ["frobnicate"], ["advance", "1m"], ["decline"],
                      ["retention", "subscription.pro"]):
             check(binary, args, work, expect_error=True)

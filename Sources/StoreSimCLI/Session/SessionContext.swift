@@ -72,7 +72,7 @@ enum SessionContext {
       prepare: { try ensureCustomer(inv, &$0, mutating: mutating) },
       { try body(&$0) },
       plan: { store, count in
-        mutating ? Delivery.planned(store, since: count, skip: inv.command == "notifications") : nil
+        mutating ? Delivery.planned(store, since: count, skip: selfDelivered(inv)) : nil
       })
     planned = plan
     return code
@@ -80,10 +80,16 @@ enum SessionContext {
 }
 
 extension SessionContext {
+  /// Whether the command's new notifications are not delivered as they happen: `notifications`
+  /// delivers by itself, and `import` records notifications Apple already sent.
+  static func selfDelivered(_ inv: Invocation) -> Bool {
+    inv.command == "notifications" || inv.command == "import"
+  }
+
   /// Delivers notifications emitted by a command on an in-memory session (scenarios, shell
   /// without a file) when `settings deliver-url` is set.
   static func autoDeliver(_ inv: Invocation, _ store: inout Store, since count: Int) {
-    let planned = Delivery.planned(store, since: count, skip: inv.command == "notifications")
+    let planned = Delivery.planned(store, since: count, skip: selfDelivered(inv))
     warnUndelivered(inv, Delivery.deliver(planned) { record in record(&store) })
   }
 

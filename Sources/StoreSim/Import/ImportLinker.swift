@@ -1,0 +1,231 @@
+import Foundation
+
+/// Links imported transactions into customers and rebuilds their subscriptions and the
+/// notifications already sent (the second half of `Store.importAppleData`, after every check).
+struct ImportLinker {
+  let items: ImportedItems
+  let configuration: StoreConfiguration
+
+  struct Counts {
+    var customers: [CustomerID] = []
+    var transactions = 0
+    var subscriptions = 0
+    var notifications = 0
+  }
+
+  /// Union–find over the keys that tie transactions to one customer.
+  private struct Links {
+    var parent: [String: String] = [:]
+    mutating func root(_ k: String) -> String {
+      var k = k
+      while let p = parent[k], p != k {
+        parent[k] = parent[p] ?? p
+        k = p
+      }
+      parent[k] = k
+      return k
+    }
+    mutating func join(_ a: String, _ b: String) {
+      let (ra, rb) = (root(a), root(b))
+      if ra != rb { parent[max(ra, rb)] = min(ra, rb) }
+    }
+  }
+
+  func apply(to state: inout StoreState, options: ImportOptions) -> Counts {
+    // One record per transaction id: the most recently signed copy (a later refund wins).
+    var byID: [TransactionID: ImportedItems.Item] = [:]
+    // Where each transaction first stood in the data: a history lists them in Apple's order of
+    // modification, which the imported ones keep.
+    var firstSeen: [TransactionID: Int] = [:]
+    for (i, t) in items.transactions.enumerated() {
+      let id = t.fields.purchase.id
+      if firstSeen[id] == nil { firstSeen[id] = i }
+      if let old = byID[id], (old.signedDate ?? .distantPast) > (t.signedDate ?? .distantPast) { continue }
+      byID[id] = t
+    }
+    var links = Links()
+    func key(_ t: ImportedItems.Item) -> String { "o\(t.fields.purchase.originalID)" }
+    for t in byID.values {
+      _ = links.root(key(t))
+      if let token = t.fields.purchase.appAccountToken { links.join(key(t), "a\(token)") }
+      if let response = t.response { links.join(key(t), "r\(response)") }
+    }
+    for r in items.renewals {
+      if let response = r.response { links.join("o\(r.info.originalTransactionID)", "r\(response)") }
+    }
+    var groups: [String: [ImportedItems.Item]] = [:]
+    for t in byID.values { groups[links.root(key(t)), default: []].append(t) }
+    let ordered = groups.values.map { $0.sorted { $0.fields.purchase.id < $1.fields.purchase.id } }
+      .sorted { $0[0].fields.purchase.originalID < $1[0].fields.purchase.originalID }
+
+    let newest = newestTime()
+    // A session with no data of its own takes the data's time, earlier or not; one with data
+    // never goes back.
+    let hasData = state.customers.contains { !$0.transactions.isEmpty } || !state.notifications.isEmpty
+    state.now = options.now ?? (hasData ? max(state.now, newest) : newest)
+    state.startDate = min(state.startDate, state.now)
+    var counts = Counts()
+    let defaultIsEmpty = state.customers.first { $0.id == .default }.map { $0.transactions.isEmpty } ?? false
+    var customerOf: [TransactionID: CustomerID] = [:]
+    for list in ordered {
+      let name: CustomerID =
+        ordered.count == 1 && defaultIsEmpty
+        ? .default : CustomerID("customer-\(list.map(\.fields.purchase.originalID).min() ?? 0)")
+      var customer = customerRecord(list, name: name, state: state)
+      customer.subscriptions = subscriptions(of: list, now: state.now)
+      for t in list { customerOf[t.fields.purchase.originalID] = name }
+      if let i = state.customers.firstIndex(where: { $0.id == name }) {
+        customer.transactions = (state.customers[i].transactions + customer.transactions).sorted { $0.id < $1.id }
+        customer.subscriptions = state.customers[i].subscriptions + customer.subscriptions
+        state.customers[i] = customer
+      } else {
+        state.customers.append(customer)
+      }
+      counts.customers.append(name)
+      counts.transactions += list.count
+      counts.subscriptions += customer.subscriptions.count
+    }
+    // New ids go on after the imported ones.
+    let ids = byID.keys
+    if let top = ids.max(), top >= state.nextTransactionID { state.nextTransactionID = top + 1 }
+    if let top = byID.values.compactMap(\.fields.purchase.webOrderLineItemID).max(), top >= state.nextWebOrderLineItemID
+    {
+      state.nextWebOrderLineItemID = top + 1
+    }
+    var order = state.lastModificationOrder ?? 0
+    var places: [(seen: Int, customer: Int, index: Int)] = []
+    for i in state.customers.indices {
+      for (j, t) in state.customers[i].transactions.enumerated() where t.modificationOrder == 0 {
+        places.append((firstSeen[t.id] ?? Int.max, i, j))
+      }
+    }
+    for place in places.sorted(by: { $0.seen < $1.seen }) {
+      order += 1
+      state.customers[place.customer].transactions[place.index].modificationOrder = order
+    }
+    state.lastModificationOrder = order == 0 ? nil : order
+    for n in items.notifications.sorted(by: { $0.signedDate < $1.signedDate }) {
+      let owner = n.transaction.flatMap { customerOf[$0.fields.purchase.originalID] } ?? .default
+      state.notifications.append(
+        ServerNotification(
+          notificationType: n.type, subtype: n.subtype, sequence: state.notifications.count, signedDate: n.signedDate,
+          customer: owner, transaction: n.transaction.map { Transaction(fields: $0.fields) },
+          renewalInfo: n.renewal?.info, status: n.status.flatMap(Self.renewalState)))
+      counts.notifications += 1
+    }
+    return counts
+  }
+
+  /// The newest time the data holds: purchases, revocations, signatures, notifications.
+  private func newestTime() -> Date {
+    var newest = Date(timeIntervalSince1970: 0)
+    for t in items.transactions {
+      newest = max(
+        newest, t.fields.purchase.purchaseDate, t.signedDate ?? newest, t.fields.status.revocationDate ?? newest)
+    }
+    for r in items.renewals { newest = max(newest, r.info.signedDate) }
+    for n in items.notifications { newest = max(newest, n.signedDate) }
+    return newest
+  }
+
+  static func renewalState(_ status: Int) -> RenewalState? {
+    RenewalState.allCases.first { $0.serverStatus == status }
+  }
+
+  private func customerRecord(_ list: [ImportedItems.Item], name: CustomerID, state: StoreState) -> Customer {
+    let transactions = list.map { item -> Transaction in
+      var fields = item.fields
+      if let product = configuration.product(fields.purchase.productID) {
+        fields.purchase.productType = product.type
+        if let group = product.subscription?.groupID { fields.purchase.subscriptionGroupID = group }
+        if let offer = fields.purchase.offer, offer.period.value == 0, let period = product.subscription?.period {
+          fields.purchase.offer = TransactionOffer(
+            type: offer.type, id: offer.id, paymentMode: offer.paymentMode, period: period)
+        }
+      }
+      return Transaction(fields: fields)
+    }
+    let introGroups = Set(
+      transactions.compactMap { t in t.offer?.type == .introductory ? t.subscriptionGroupID : nil })
+    let appTransactionID =
+      list.compactMap(\.appTransactionID).first ?? String(704_000_000_000_000_000 + UInt64(state.customers.count + 1))
+    return Customer(
+      id: name, transactions: transactions, subscriptions: [], introductoryOfferUsedGroups: introGroups, familyID: nil,
+      appTransactionID: appTransactionID)
+  }
+
+  /// One state per group: from its latest transaction, the newest renewal info and status of its
+  /// original transaction.
+  private func subscriptions(of list: [ImportedItems.Item], now: Date) -> [SubscriptionState] {
+    var result: [SubscriptionState] = []
+    let renewables = list.filter { configuration.product($0.fields.purchase.productID)?.subscription != nil }
+    var groupOrder: [SubscriptionGroupID] = []
+    var byGroup: [SubscriptionGroupID: [ImportedItems.Item]] = [:]
+    for t in renewables {
+      let group = configuration.product(t.fields.purchase.productID)?.subscription?.groupID ?? ""
+      if byGroup[group] == nil { groupOrder.append(group) }
+      byGroup[group, default: []].append(t)
+    }
+    for group in groupOrder {
+      let ts = byGroup[group] ?? []
+      guard
+        let latest = ts.max(by: {
+          ($0.fields.purchase.purchaseDate, $0.fields.purchase.id) < (
+            $1.fields.purchase.purchaseDate, $1.fields.purchase.id
+          )
+        })
+      else { continue }
+      let originals = Set(ts.map(\.fields.purchase.originalID))
+      let renewal = items.renewals.filter { originals.contains($0.info.originalTransactionID) }
+        .max { $0.info.signedDate < $1.info.signedDate }
+      let status =
+        renewal?.status
+        ?? items.notifications.filter {
+          $0.transaction.map { originals.contains($0.fields.purchase.originalID) } ?? false
+        }.max { $0.signedDate < $1.signedDate }?.status
+      let p = latest.fields.purchase
+      let expiration = latest.fields.status.expirationDate ?? p.purchaseDate
+      let isRevoked = latest.fields.status.revocationDate != nil
+      var billing = BillingState.healthy
+      if let r = renewal?.info, r.isInBillingRetry {
+        let retryEnd = expiration.addingTimeInterval(60 * 86_400)
+        if let grace = r.gracePeriodExpirationDate, grace > now {
+          billing = .gracePeriod(gracePeriodExpirationDate: grace, retryEndDate: retryEnd)
+        } else {
+          billing = .billingRetry(retryEndDate: retryEnd)
+        }
+      }
+      let isExpired =
+        status.map { $0 == RenewalState.expired.serverStatus }
+        ?? (!isRevoked && billing == .healthy && expiration <= now)
+      let info = renewal?.info
+      let willAutoRenew = info?.willAutoRenew ?? !isExpired
+      let increase = info?.priceIncreaseStatus ?? .noIncreasePending
+      let first = ts.map(\.fields.purchase.purchaseDate).min() ?? p.purchaseDate
+      // A commitment plan: the period's commitment from the transaction, what renews from the
+      // renewal info's commitmentInfo.
+      var commitment: SubscriptionCommitment?
+      if let n = p.billingPeriodNumber, let end = p.commitmentExpiresDate, let total = p.commitmentPrice {
+        commitment = SubscriptionCommitment(
+          billingPeriodNumber: Int(n), expirationDate: Date(epochMilliseconds: Int64(end)),
+          willAutoRenew: info?.commitment?.willAutoRenew ?? willAutoRenew,
+          autoRenewProductID: info?.commitment?.autoRenewProductID ?? p.productID, monthlyPrice: p.price,
+          price: Decimal(total) / 1000)
+      }
+      result.append(
+        SubscriptionState(
+          groupID: group, originalID: p.originalID, currentProductID: p.productID,
+          autoRenewProductID: info.map { $0.autoRenewProductID.isEmpty ? p.productID : $0.autoRenewProductID }
+            ?? p.productID,
+          willAutoRenew: willAutoRenew, expirationDate: expiration, latestTransactionID: p.id, billing: billing,
+          expirationReason: info?.expirationReason ?? (isExpired && !willAutoRenew ? .autoRenewDisabled : nil),
+          isExpired: isExpired, isRevoked: isRevoked, priceIncreaseStatus: increase, pendingOffer: nil,
+          runningOffer: nil, runningOfferPeriodsLeft: 0,
+          recentSubscriptionStartDate: info?.recentSubscriptionStartDate ?? first,
+          renewalCount: ts.filter { $0.fields.purchase.reason == .renewal }.count,
+          appAccountToken: p.appAccountToken,
+          increasedPrice: increase == .noIncreasePending ? nil : info?.renewalPrice, commitment: commitment))
+    }
+    return result
+  }
+}

@@ -1,0 +1,87 @@
+import Foundation
+
+/// How `Store.importAppleData` reads and places the data.
+public struct ImportOptions: Sendable {
+  /// The clock after the import; nil: the newest time in the data (or the session's, if later).
+  public var now: Date?
+  /// Make minimal products for the ones the data names and the configuration lacks.
+  public var addProducts: Bool
+  /// Whether a JWS's signature verifies (`--verify-root`); nil: signatures are not checked.
+  public var verify: (@Sendable (String) -> Bool)?
+
+  /// Options.
+  public init(now: Date? = nil, addProducts: Bool = false, verify: (@Sendable (String) -> Bool)? = nil) {
+    self.now = now
+    self.addProducts = addProducts
+    self.verify = verify
+  }
+}
+
+/// What an import added.
+public struct ImportSummary: Sendable, Equatable {
+  /// The customers made, in order.
+  public var customers: [CustomerID]
+  /// Transactions, subscriptions and notifications added.
+  public var transactions: Int
+  public var subscriptions: Int
+  public var notifications: Int
+  /// Products added by `addProducts`.
+  public var addedProducts: [ProductID]
+  /// The clock after the import.
+  public var now: Date
+}
+
+extension Store {
+  /// Imports what Apple's servers handed a team (docs/import.md): every file
+  /// is read and checked before anything changes; any problem refuses the whole import and the
+  /// store is unchanged (all or nothing).
+  ///
+  /// Customers: the transactions of one history or statuses response are one customer's, and
+  /// transactions sharing an `originalTransactionId` or an `appAccountToken` are the same
+  /// customer's. A lone customer goes to an empty `default`;
+  /// otherwise each is named `customer-<its smallest originalTransactionId>`.
+  public mutating func importAppleData(
+    _ files: [ImportFile], options: ImportOptions = ImportOptions()
+  ) throws(ImportFailure) -> ImportSummary {
+    var reader = AppleDataReader(bundleID: state.bundleID, verify: options.verify)
+    for file in files { reader.read(file) }
+    var items = reader.items
+    for n in items.notifications {
+      if let t = n.transaction { items.transactions.append(t) }
+      if let r = n.renewal { items.renewals.append(r) }
+    }
+    var problems = items.problems
+    // Products: known, or made when asked.
+    var configuration = state.configuration
+    var added: [ProductID] = []
+    var reported: Set<String> = []
+    for t in items.transactions where configuration.product(t.fields.purchase.productID) == nil {
+      let id = t.fields.purchase.productID
+      if options.addProducts {
+        configuration = configuration.adding(
+          ImportedProduct.minimal(id, like: t.fields.purchase, expires: t.fields.status.expirationDate))
+        added.append(id)
+      } else if reported.insert(id).inserted {
+        problems.append(
+          ImportProblem(
+            file: t.place.file, item: t.place.item,
+            message: "names product \(id), which the configuration lacks (--add-products makes it)"))
+      }
+    }
+    let existing = Set(state.customers.flatMap { $0.transactions.map(\.id) })
+    for t in items.transactions where existing.contains(t.fields.purchase.id) {
+      problems.append(
+        ImportProblem(
+          file: t.place.file, item: t.place.item,
+          message: "transaction \(t.fields.purchase.id) is already in the session"))
+    }
+    guard problems.isEmpty else { throw ImportFailure(problems: problems) }
+    var next = state
+    next.configuration = configuration
+    let summary = ImportLinker(items: items, configuration: configuration).apply(to: &next, options: options)
+    self = Store(state: next)
+    return ImportSummary(
+      customers: summary.customers, transactions: summary.transactions, subscriptions: summary.subscriptions,
+      notifications: summary.notifications, addedProducts: added, now: next.now)
+  }
+}

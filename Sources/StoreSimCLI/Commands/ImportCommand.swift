@@ -1,0 +1,80 @@
+import Foundation
+import StoreSim
+import StoreSimCrypto
+
+/// `storesim import FILE...`: rebuilds customers from what Apple's servers handed a team, and
+/// the session goes on from there (docs/import.md).
+struct ImportCommand: CommandLineCommand {
+  static let configuration = CommandConfiguration(
+    name: "import", group: "Session and catalogue",
+    abstract: "Rebuild customers from Apple's data (history, statuses, notifications, receipts)",
+    arguments: "<file>...",
+    discussion: """
+      Each file is recognised by its content: Get Transaction History (v1, v2, any number of
+      pages, as a JSON array or one page a line), Get All Subscription Statuses, Get Transaction
+      Info, Get Refund History, Get Notification History, a webhook log (one {"signedPayload":
+      "..."} a line) and verifyReceipt answers. JWS are decoded without checking their
+      signatures (they are Apple's); --verify-root refuses any that the certificate does not
+      verify. One history or statuses response is one customer; transactions sharing an
+      originalTransactionId or appAccountToken are one customer. A lone customer goes to an
+      empty 'default'; others are named customer-<originalTransactionId>. Subscriptions are
+      rebuilt from the latest transaction and renewal info of each group, notifications are
+      recorded as already sent, and the clock stands at the newest time in the data (or --now).
+      All or nothing: on any problem nothing is imported and each problem is one line naming
+      the file, the item and what was wrong.
+      """,
+    example: """
+      storesim import history.json statuses.json webhook.log
+        storesim import --add-products --now 2026-03-01 history.json
+      """)
+
+  @Arguments(1...10_000, "file")
+  var arguments: [String]
+  @Flag(help: "make minimal products for the ones the data names and the configuration lacks")
+  var addProducts: Bool
+  @Option(
+    "<date>", help: "the clock after the import (default: the newest time in the data)", parse: ValueParsing.dateOption)
+  var now: Date?
+  @Option("<cert>", help: "verify every JWS against this root certificate (PEM or DER, P-256) and refuse what does not")
+  var verifyRoot: String?
+
+  static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+
+  func run(_ inv: Invocation) throws -> ExitCode {
+    var files: [ImportFile] = []
+    for path in arguments {
+      let data = try ConfigurationFile.bytes(try inv.environment.resolve(path), shownAs: path)
+      files.append(ImportFile(name: path, bytes: Array(data)))
+    }
+    let root = try verifyRoot.map { try ImportRoot.read($0, inv) }
+    var verify: (@Sendable (String) -> Bool)?
+    if let root { verify = { @Sendable jws in root.verifies(jws) } }
+    let options = ImportOptions(now: now, addProducts: addProducts, verify: verify)
+    return try SessionContext.with(inv, mutating: true) { store in
+      let summary: ImportSummary
+      do {
+        summary = try store.importAppleData(files, options: options)
+      } catch let failure as ImportFailure {
+        for problem in failure.problems { inv.err("error: \(problem)") }
+        let count = failure.problems.count
+        throw CLIError.data("import refused: \(count) problem\(count == 1 ? "" : "s"), nothing imported")
+      }
+      inv.emit(
+        json: .object([
+          "customers": .array(summary.customers.map { .string($0.rawValue) }),
+          "transactions": .int(Int64(summary.transactions)),
+          "subscriptions": .int(Int64(summary.subscriptions)),
+          "notifications": .int(Int64(summary.notifications)),
+          "addedProducts": .array(summary.addedProducts.map { .string($0) }),
+          "now": .string(ISO8601.string(summary.now)),
+        ]),
+        line:
+          "imported \(Self.count(summary.transactions, "transaction")), "
+          + "\(Self.count(summary.subscriptions, "subscription")) and "
+          + "\(Self.count(summary.notifications, "notification")) for \(summary.customers.map(\.rawValue).joined(separator: ", ")); "
+          + "now \(ISO8601.string(summary.now))"
+          + (summary.addedProducts.isEmpty ? "" : "; added products \(summary.addedProducts.joined(separator: ", "))"))
+      return .success
+    }
+  }
+}
