@@ -83,7 +83,8 @@ enum SessionContext {
         }
       },
       plan: { store, count in
-        mutating ? Delivery.planned(store, since: count, skip: inv.command == "notifications") : []
+        mutating
+          ? Delivery.planned(store, since: count, skip: ["notifications", "populate"].contains(inv.command)) : []
       })
     planned = plan
     return code
@@ -94,7 +95,7 @@ extension SessionContext {
   /// Delivers notifications emitted by a command on an in-memory session (scenarios, shell
   /// without a file) when `settings deliver-url` is set.
   static func autoDeliver(_ inv: Invocation, _ store: inout Store, since count: Int) {
-    let planned = Delivery.planned(store, since: count, skip: inv.command == "notifications")
+    let planned = Delivery.planned(store, since: count, skip: ["notifications", "populate"].contains(inv.command))
     warnUndelivered(inv, Delivery.deliver(planned) { record in record(&store) })
   }
 
