@@ -131,6 +131,13 @@ row "a token's kid without the team's key" token --key-id KEY123ABC
 row "a report in a folder that does not exist" report --html nofolder/report.html
 row "one report for two scenarios" run failing.storesim failing.storesim --report r.html
 row "mcp given a word" mcp now
+"$BIN" init sample.storekit --start 2026-01-01T00:00:00Z --session pop.json >/dev/null 2>&1
+row "populate: an unknown product in --mix" populate --customers 10 --months 2 --mix subscription.por=100 --session pop.json
+row "populate: shares that do not sum to 100" populate --customers 10 --months 2 --mix subscription.pro=60,subscription.standard=30 --session pop.json
+row "populate: a rate over 100" populate --customers 10 --months 2 --churn 150 --session pop.json
+row "populate: a shard past its count" populate --customers 10 --months 2 --shard 3/2 --session pop.json
+"$BIN" buy subscription.pro --customer c1 --session pop.json >/dev/null 2>&1
+row "populate: a session that already has customer c1" populate --customers 10 --months 2 --session pop.json
 chmod 444 .storesim/session.json
 row "a read-only session file" buy nonconsumable.car
 chmod 644 .storesim/session.json

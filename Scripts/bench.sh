@@ -364,6 +364,46 @@ R15=$(median < "$WORK/storm-ratios")
 verdict "15. advance 7d, $STORM failing notifications + retries / all delivered" \
   "$R15 ($(( $(median < "$WORK/storm-f") / 1000 ))/$(( $(median < "$WORK/storm-d") / 1000 )) ms)" "<= 2" "$(le "$R15" 2)"
 
+# 16. populate (issue 50): customers x 24 months from the command line, wall time and peak
+# memory (GNU time's maximum resident set), at three sizes for the scaling; then serve's first
+# answer on the largest session of 100,000 customers or less.
+if [ "$QUICK" = 1 ]; then POP_SIZES="1000 4000"; else POP_SIZES="10000 100000 400000"; fi
+POP_LINES=""
+for n in $POP_SIZES; do
+  export STORESIM_SESSION="$WORK/pop$n.json"
+  "$S" init Configurations/Premium.storekit --start 2026-01-01T00:00:00Z --environment Sandbox >/dev/null 2>&1
+  /usr/bin/time -f "%e %M" -o "$WORK/pop$n.time" "$S" populate --customers "$n" --months 24 >/dev/null
+  read -r secs kib < "$WORK/pop$n.time"
+  POP_LINES="$POP_LINES$n $secs $kib
+"
+done
+POP_LINES=$(printf '%s' "$POP_LINES" | grep .)
+POP_MID=$(echo "$POP_LINES" | awk '$1 <= 100000 {n = $1} END {print n}')
+read -r _ PSECS PKIB <<< "$(echo "$POP_LINES" | awk -v n="$POP_MID" '$1 == n')"
+PPER=$(awk -v k="$PKIB" -v n="$POP_MID" 'BEGIN {printf "%.2f", k / n}')
+verdict "16. populate $POP_MID customers x 24 months, wall time" "$PSECS s" "< 60 s" "$(le "$PSECS" 59.99)"
+verdict "16. populate: peak memory per customer ($((PKIB / 1024)) MiB)" "$PPER KiB" "<= 3 KiB" "$(le "$PPER" 3)"
+read -r N_LO S_LO K_LO <<< "$(echo "$POP_LINES" | head -1)"
+read -r N_HI S_HI K_HI <<< "$(echo "$POP_LINES" | tail -1)"
+RT=$(awk -v a="$S_LO" -v b="$S_HI" -v n="$N_LO" -v m="$N_HI" 'BEGIN {printf "%.2f", (b / m) / (a / n)}')
+RM=$(awk -v a="$K_LO" -v b="$K_HI" -v n="$N_LO" -v m="$N_HI" 'BEGIN {printf "%.2f", (b / m) / (a / n)}')
+verdict "16. populate: time per customer, $N_HI / $N_LO customers" "$RT" "<= 1.5 (linear)" "$(le "$RT" 1.5)"
+verdict "16. populate: memory per customer, $N_HI / $N_LO customers" "$RM" "<= 1.5 (linear)" "$(le "$RM" 1.5)"
+: > "$WORK/popfirst"
+for run in 1 2 3; do
+  start_us=$(now_us)
+  rm -f "$WORK/url"
+  "$S" serve --port 0 --quiet --session "$WORK/pop$POP_MID.json" > "$WORK/url" 2> "$WORK/serve.err" &
+  SERVER_PID=$!
+  while [ ! -s "$WORK/url" ] && kill -0 "$SERVER_PID" 2>/dev/null; do sleep 0.002; done
+  URL=$(head -1 "$WORK/url")
+  curl -s -o /dev/null -H "Authorization: Bearer $TOKEN" "$URL/inApps/v1/transactions/2000000000000001"
+  echo $(( ($(now_us) - start_us) / 1000 )) >> "$WORK/popfirst"
+  stop_server
+done
+PFIRST=$(median < "$WORK/popfirst")
+verdict "16. serve on that population: start to first answer" "$PFIRST ms" "< 2000 ms" "$(le "$PFIRST" 1999)"
+
 if [ "$QUICK" = 1 ]; then echo "bench quick: all figures measured"; exit 0; fi
 [ "$MISSED" = 0 ] && echo "bench: every target met" || echo "bench: some targets missed"
 exit "$MISSED"

@@ -123,6 +123,9 @@ def main():
             ["buy", "com.example.studio.pro.yearly", "--billing-plan", "monthly"], ["advance", "--next"],
             ["cancel", "com.example.studio.pro.yearly"], ["latest", "com.example.studio.pro.yearly"], ["status"],
             ["transactions"], ["notifications", "--decoded", "--since", "0"], ["timeline"],
+            # A population (docs/populations.md) in a new session.
+            ["init", "Premium.storekit", "--start", "2026-01-01T00:00:00Z", "--force"],
+            ["populate", "--customers", "20", "--months", "3", "--answer-key", "k.csv"],
         ]
         for args in story:
             if args[0] == "api":  # a setup step: api answers with Apple's shapes, not storesim JSON

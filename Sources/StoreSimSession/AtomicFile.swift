@@ -33,6 +33,14 @@ package enum AtomicFile {
   }
 
   package static func write(_ data: Data, to location: SessionLocation) throws {
+    try write(to: location) { emit in try data.withUnsafeBytes(emit) }
+  }
+
+  /// Writes what `body` hands to its `emit`, piece by piece, as `write(_:to:)` writes `data`:
+  /// the file is the old one or the whole new one, never a part.
+  package static func write(
+    to location: SessionLocation, _ body: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void
+  ) throws {
     let path = location.file
     let folder = (path as NSString).deletingLastPathComponent
     try checkWritable(location)
@@ -55,17 +63,28 @@ package enum AtomicFile {
       _ = fchown(fd, existing.st_uid, existing.st_gid)
     }
     var failure: Int32 = 0
-    data.withUnsafeBytes { raw in
-      var offset = 0
-      while offset < raw.count {
-        let n = posixWrite(fd, raw.baseAddress! + offset, raw.count - offset)
-        if n < 0 && errno == EINTR { continue }
-        if n <= 0 {
-          failure = n < 0 ? errno : EIO
-          return
+    var thrown: (any Error)?
+    do {
+      try body { raw in
+        guard failure == 0, raw.count > 0 else { return }
+        var offset = 0
+        while offset < raw.count {
+          let n = posixWrite(fd, raw.baseAddress! + offset, raw.count - offset)
+          if n < 0 && errno == EINTR { continue }
+          if n <= 0 {
+            failure = n < 0 ? errno : EIO
+            return
+          }
+          offset += n
         }
-        offset += n
       }
+    } catch {
+      thrown = error
+    }
+    if let thrown {
+      close(fd)
+      unlink(temporary)
+      throw thrown
     }
     if failure == 0 && fsync(fd) != 0 { failure = errno }
     if close(fd) != 0 && failure == 0 { failure = errno }

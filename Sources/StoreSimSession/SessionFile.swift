@@ -108,19 +108,40 @@ package enum SessionFile {
   }
 
   /// Writes atomically (see `AtomicFile`), keeping the file's mode, owner and symlinks.
+  /// A session of more records than `streamingThreshold` (transactions and notifications) is
+  /// written while it is encoded (`SessionFileFormat.write(_:to:)`), not encoded into memory
+  /// first: a population of 100,000 customers would otherwise hold its file twice over.
   package static func write(_ document: SessionDocument, to location: SessionLocation) throws {
-    let data: Data
+    let folder = (location.file as NSString).deletingLastPathComponent
+    let state = document.state
+    let records = state.notifications.count + state.customers.reduce(0) { $0 + $1.transactions.count }
+    let data: Data?
     do {
-      data = try SessionFileFormat.encode(
-        document.state, configurationPath: document.configurationPath, configurationDigest: document.configurationDigest
-      )
+      data =
+        records > streamingThreshold
+        ? nil
+        : try SessionFileFormat.encode(
+          state, configurationPath: document.configurationPath, configurationDigest: document.configurationDigest)
     } catch {
       throw SessionStoreError(.failed, "cannot encode the session: \(error)")
     }
-    let folder = (location.file as NSString).deletingLastPathComponent
     if !folder.isEmpty {
       try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     }
-    try AtomicFile.write(data, to: location)
+    if let data { return try AtomicFile.write(data, to: location) }
+    try AtomicFile.write(to: location) { emit in
+      do {
+        try SessionFileFormat.write(
+          state, configurationPath: document.configurationPath, configurationDigest: document.configurationDigest,
+          to: emit)
+      } catch let error as SessionStoreError {
+        throw error
+      } catch {
+        throw SessionStoreError(.failed, "cannot encode the session: \(error)")
+      }
+    }
   }
+
+  /// Above this many transactions and notifications, a session is written while it is encoded.
+  package static let streamingThreshold = 50_000
 }

@@ -31,6 +31,9 @@ public struct Store: Sendable {
   var transactionIndex: [TransactionIndex] = []
   /// Who holds each transaction id (an own purchase or a family member's copy).
   var transactionOwners: [TransactionID: CustomerHandle] = [:]
+  /// The members of each Family Sharing group, in customer order (derived, never saved), so a
+  /// family's event does not look at every customer of a large population.
+  var familyIndex: [String: [CustomerHandle]] = [:]
 
   /// A new session over a configuration, starting at `start`.
   public init(
@@ -55,6 +58,7 @@ public struct Store: Sendable {
       state.customers.enumerated().map { ($1.id, CustomerHandle(index: $0)) }, uniquingKeysWith: { a, _ in a })
     storefront = Self.storefront(of: state.settings)
     rebuildTransactionIndex()
+    rebuildFamilyIndex()
     rebuildSchedule()
   }
 

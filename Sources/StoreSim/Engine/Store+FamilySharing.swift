@@ -3,7 +3,28 @@ import Foundation
 extension Store {
   func familyMembers(of ci: CustomerHandle) -> [CustomerHandle] {
     guard let family = state.customers[ci].familyID else { return [] }
-    return state.customers.handles.filter { $0 != ci && state.customers[$0].familyID == family }
+    return (familyIndex[family] ?? []).filter { $0 != ci }
+  }
+
+  /// Puts a customer in a family, in `state` and in `familyIndex` (kept in customer order);
+  /// nil takes them out.
+  mutating func setFamily(_ ci: CustomerHandle, _ family: String?) {
+    if let old = state.customers[ci].familyID {
+      familyIndex[old]?.removeAll { $0 == ci }
+      if familyIndex[old]?.isEmpty == true { familyIndex[old] = nil }
+    }
+    state.customers[ci].familyID = family
+    guard let family else { return }
+    var members = familyIndex[family] ?? []
+    members.insert(ci, at: members.firstIndex { $0.index > ci.index } ?? members.count)
+    familyIndex[family] = members
+  }
+
+  mutating func rebuildFamilyIndex() {
+    familyIndex = [:]
+    for ci in state.customers.handles {
+      if let family = state.customers[ci].familyID { familyIndex[family, default: []].append(ci) }
+    }
   }
 
   /// Puts `member` in the Family Sharing group of `organizer`: family-shareable purchases reach
@@ -18,8 +39,8 @@ extension Store {
       let mi = try store.index(of: member)
       guard mi != oi else { return }
       let family = store.state.customers[oi].familyID ?? "family-\(store.state.customers[oi].id)"
-      store.state.customers[oi].familyID = family
-      store.state.customers[mi].familyID = family
+      store.setFamily(oi, family)
+      store.setFamily(mi, family)
       // Existing shareable purchases of each side reach the other.
       for (from, to) in [(oi, mi), (mi, oi)] {
         for t in store.state.customers[from].transactions where t.ownershipType == .purchased && !t.isRevoked {
@@ -44,7 +65,7 @@ extension Store {
     try atomically { (store: inout Store) throws(StoreError) -> Void in
       let mi = try store.index(of: member)
       let others = store.familyMembers(of: mi)
-      store.state.customers[mi].familyID = nil
+      store.setFamily(mi, nil)
       let name = store.state.customers[mi].id
       for ti in store.state.customers[mi].transactions.indices
       where store.state.customers[mi].transactions[ti].ownershipType == .familyShared

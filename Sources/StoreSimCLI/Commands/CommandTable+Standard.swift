@@ -5,6 +5,7 @@ extension CommandTable {
       CommandSpec(InitCommand.self), CommandSpec(ValidateCommand.self), CommandSpec(ProductsCommand.self),
       CommandSpec(SettingsCommand.self), CommandSpec(ResetCommand.self), CommandSpec(FamilyCommand.self),
       CommandSpec(ImportCommand.self),
+      CommandSpec(PopulateCommand.self),
     ] + purchaseCommands + subscriptionCommands + [CommandSpec(NowCommand.self)] + inspectCommands + [
       CommandSpec(DeleteCommand.self), CommandSpec(TimelineCommand.self), CommandSpec(ReportCommand.self),
       CommandSpec(RunCommand.self),

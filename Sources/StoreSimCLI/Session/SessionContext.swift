@@ -81,9 +81,10 @@ enum SessionContext {
 
 extension SessionContext {
   /// Whether the command's new notifications are not delivered as they happen: `notifications`
-  /// delivers by itself, and `import` records notifications Apple already sent.
+  /// delivers by itself, `import` records notifications Apple already sent, and `populate` makes
+  /// a population's history at once (posting it all to a receiver would be a flood).
   static func selfDelivered(_ inv: Invocation) -> Bool {
-    inv.command == "notifications" || inv.command == "import"
+    ["notifications", "import", "populate"].contains(inv.command)
   }
 
   /// Delivers notifications emitted by a command on an in-memory session (scenarios, shell
