@@ -193,6 +193,20 @@ extension ResponseSchemas {
         """##)
     ),
     (
+      "import",
+      schema(
+        ##"""
+        {"additionalProperties":false,"properties":{"addedProducts":{"description":"products --add-products made
+        ","items":{"type":"string"},"type":"array"},"customers":{"description":"the customers the import made o
+        r added to, in order: default, or customer-<originalTransactionId>","items":{"type":"string"},"type":"ar
+        ray"},"notifications":{"description":"notifications recorded as already sent","minimum":0,"type":"intege
+        r"},"now":{"description":"the clock after the import (ISO 8601)","type":"string"},"subscriptions":{"desc
+        ription":"subscriptions rebuilt","minimum":0,"type":"integer"},"transactions":{"description":"transactio
+        ns imported","minimum":0,"type":"integer"}},"required":["customers","transactions","subscriptions","noti
+        fications","addedProducts","now"],"title":"import --json","type":"object"}
+        """##)
+    ),
+    (
       "init",
       schema(
         ##"""

@@ -14,6 +14,16 @@ extension ResponseSchemas {
         """##)
     ),
     (
+      "populate",
+      schema(
+        ##"""
+        {"additionalProperties":false,"properties":{"answerKey":{"type":["string","null"]},"customers":{"minimum
+        ":1,"type":"integer"},"notifications":{"minimum":0,"type":"integer"},"now":{"type":"integer"},"transacti
+        ons":{"minimum":0,"type":"integer"}},"required":["customers","transactions","notifications","now","answe
+        rKey"],"title":"populate --json","type":"object"}
+        """##)
+    ),
+    (
       "products",
       schema(
         ##"""
@@ -146,12 +156,13 @@ extension ResponseSchemas {
         ##"""
         {"additionalProperties":false,"description":"All keys without arguments; the key given otherwise.","minP
         roperties":1,"properties":{"ask-to-buy":{"type":"boolean"},"billing-retry":{"type":"boolean"},"deliver-u
-        rl":{"type":["string","null"]},"disable-dialogs":{"type":"boolean"},"error":{"additionalProperties":{"ty
-        pe":"string"},"type":"object"},"fail-transactions":{"type":["string","null"]},"grace-period":{"type":"bo
-        olean"},"interrupted-purchases":{"type":"boolean"},"locale":{"type":"string"},"storefront":{"type":"stri
-        ng"},"strict-eligibility":{"type":"boolean"},"time-rate":{"additionalProperties":false,"properties":{"na
-        me":{"type":"string"},"value":{"type":"integer"}},"required":["name","value"],"type":"object"}},"title":
-        "settings --json","type":"object"}
+        rl":{"type":["string","null"]},"deliver-url-production":{"type":["string","null"]},"deliver-url-sandbox"
+        :{"type":["string","null"]},"delivery-faults":{"type":["string","null"]},"disable-dialogs":{"type":"bool
+        ean"},"error":{"additionalProperties":{"type":"string"},"type":"object"},"fail-transactions":{"type":["s
+        tring","null"]},"grace-period":{"type":"boolean"},"interrupted-purchases":{"type":"boolean"},"locale":{"
+        type":"string"},"storefront":{"type":"string"},"strict-eligibility":{"type":"boolean"},"time-rate":{"add
+        itionalProperties":false,"properties":{"name":{"type":"string"},"value":{"type":"integer"}},"required":[
+        "name","value"],"type":"object"}},"title":"settings --json","type":"object"}
         """##)
     ),
     (
