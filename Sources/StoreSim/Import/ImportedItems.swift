@@ -2,30 +2,30 @@ import Foundation
 import StoreSimCrypto
 
 /// One file handed to `Store.importAppleData`: its name, for messages, and its bytes.
-public struct ImportFile: Sendable {
+package struct ImportFile: Sendable {
   /// The name problems are reported under (the path as the user wrote it).
-  public let name: String
+  package let name: String
   /// The file's bytes.
-  public let bytes: [UInt8]
+  package let bytes: [UInt8]
 
   /// A file of these bytes.
-  public init(name: String, bytes: [UInt8]) {
+  package init(name: String, bytes: [UInt8]) {
     self.name = name
     self.bytes = bytes
   }
 }
 
 /// One thing wrong with the data to import: the file, the item in it and what was wrong.
-public struct ImportProblem: Sendable, Hashable, CustomStringConvertible {
+package struct ImportProblem: Sendable, Hashable, CustomStringConvertible {
   /// The file.
-  public let file: String
+  package let file: String
   /// The item (`signedTransactions[2]`, `line 7`), empty for the whole file.
-  public let item: String
+  package let item: String
   /// What was wrong.
-  public let message: String
+  package let message: String
 
   /// `FILE: ITEM: MESSAGE`, one line.
-  public var description: String {
+  package var description: String {
     let text = [file, item, message].filter { !$0.isEmpty }.joined(separator: ": ")
     var safe = ""
     for scalar in text.unicodeScalars {
@@ -40,9 +40,9 @@ public struct ImportProblem: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// The import refused: every problem found, nothing imported.
-public struct ImportFailure: Error, Sendable {
+package struct ImportFailure: Error, Sendable {
   /// The problems, in the order of the files.
-  public let problems: [ImportProblem]
+  package let problems: [ImportProblem]
 }
 
 /// What was read from Apple's data, before it is linked into customers.

@@ -1,16 +1,16 @@
 import Foundation
 
 /// How `Store.importAppleData` reads and places the data.
-public struct ImportOptions: Sendable {
+package struct ImportOptions: Sendable {
   /// The clock after the import; nil: the newest time in the data (or the session's, if later).
-  public var now: Date?
+  package var now: Date?
   /// Make minimal products for the ones the data names and the configuration lacks.
-  public var addProducts: Bool
+  package var addProducts: Bool
   /// Whether a JWS's signature verifies (`--verify-root`); nil: signatures are not checked.
-  public var verify: (@Sendable (String) -> Bool)?
+  package var verify: (@Sendable (String) -> Bool)?
 
   /// Options.
-  public init(now: Date? = nil, addProducts: Bool = false, verify: (@Sendable (String) -> Bool)? = nil) {
+  package init(now: Date? = nil, addProducts: Bool = false, verify: (@Sendable (String) -> Bool)? = nil) {
     self.now = now
     self.addProducts = addProducts
     self.verify = verify
@@ -18,17 +18,17 @@ public struct ImportOptions: Sendable {
 }
 
 /// What an import added.
-public struct ImportSummary: Sendable, Equatable {
+package struct ImportSummary: Sendable, Equatable {
   /// The customers made, in order.
-  public var customers: [CustomerID]
+  package var customers: [CustomerID]
   /// Transactions, subscriptions and notifications added.
-  public var transactions: Int
-  public var subscriptions: Int
-  public var notifications: Int
+  package var transactions: Int
+  package var subscriptions: Int
+  package var notifications: Int
   /// Products added by `addProducts`.
-  public var addedProducts: [ProductID]
+  package var addedProducts: [ProductID]
   /// The clock after the import.
-  public var now: Date
+  package var now: Date
 }
 
 extension Store {
@@ -40,7 +40,7 @@ extension Store {
   /// transactions sharing an `originalTransactionId` or an `appAccountToken` are the same
   /// customer's. A lone customer goes to an empty `default`;
   /// otherwise each is named `customer-<its smallest originalTransactionId>`.
-  public mutating func importAppleData(
+  package mutating func importAppleData(
     _ files: [ImportFile], options: ImportOptions = ImportOptions()
   ) throws(ImportFailure) -> ImportSummary {
     var reader = AppleDataReader(bundleID: state.bundleID, verify: options.verify)
