@@ -13,7 +13,7 @@ import socket
 import subprocess
 import threading
 
-from attack_support import BIN, PREMIUM, Server, Session, check
+from attack_support import BIN, PREMIUM, Server, Session, check, read_until_closed
 
 CONSUMABLE = "com.example.coins.100"
 
@@ -28,12 +28,7 @@ def call(server, method, path, body=b"", headers=None, length=None):
     head += f"Content-Length: {len(body) if length is None else length}\r\n\r\n"
     with socket.create_connection((server.host, server.port), timeout=60) as s:
         s.sendall(head.encode() + body)
-        data = b""
-        while True:
-            chunk = s.recv(1 << 20)
-            if not chunk:
-                break
-            data += chunk
+        data = read_until_closed(s)
     top, _, rest = data.partition(b"\r\n\r\n")
     return int(top.split(b" ")[1]), top.decode(errors="replace"), rest.decode(errors="replace")
 

@@ -154,15 +154,20 @@ def read_answers(sock, count, deadline):
     return answers, statuses
 
 
+def read_until_closed(sock):
+    """Everything the peer sends until it closes the connection."""
+    data = b""
+    while True:
+        chunk = sock.recv(1 << 20)
+        if not chunk:
+            return data
+        data += chunk
+
+
 def one_answer(server, path, method="GET", body=b"", auth=True, timeout=10):
     with server.connect(timeout) as s:
         s.sendall(request(path, method, body, close=True, auth=auth))
-        data = b""
-        while True:
-            chunk = s.recv(1 << 20)
-            if not chunk:
-                break
-            data += chunk
+        data = read_until_closed(s)
     head, _, rest = data.partition(b"\r\n\r\n")
     return int(head.split(b" ")[1]), rest
 

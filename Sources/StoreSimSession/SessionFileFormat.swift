@@ -128,16 +128,8 @@ package enum SessionFileFormat {
     var (stateLine, outboxStart) = try StateCodec.encodeSplit(state)
     stateLine.append(0x0A)
     let integrity = stateLine.withUnsafeBytes { SessionIntegrity(stateLine: $0, outboxStart: outboxStart) }
-    var header: [String: HeaderFields.Value] = [
-      "format": .string(formatName), "version": .int(currentVersion), "codec": .string(StateCodec.name),
-      "configurationPath": .string(configurationPath), "configurationDigest": .string(configurationDigest),
-    ]
-    header.merge(
-      integrity.headerFields(
-        version: currentVersion, codec: StateCodec.name, configurationPath: configurationPath,
-        configurationDigest: configurationDigest)
-    ) { old, _ in old }
-    var data = Data(HeaderFields.encode(header))
+    var data = Data(
+      headerBytes(integrity, configurationPath: configurationPath, configurationDigest: configurationDigest))
     data.append(0x0A)
     data.append(contentsOf: stateLine)
     return data
