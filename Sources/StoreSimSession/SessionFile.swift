@@ -111,8 +111,11 @@ package enum SessionFile {
   /// A session of more records than `streamingThreshold` (transactions and notifications) is
   /// written while it is encoded (`SessionFileFormat.write(_:to:)`), not encoded into memory
   /// first: a population of 100,000 customers would otherwise hold its file twice over.
-  /// `durable: false` leaves the flushing to the disk to the system (see `AtomicFile.write`).
-  package static func write(_ document: SessionDocument, to location: SessionLocation, durable: Bool = true) throws {
+  /// `durable: false` leaves the flushing to the disk to the system (see `AtomicFile.write`);
+  /// `rows` are the rows of the last save of this session, to copy those that did not change.
+  package static func write(
+    _ document: SessionDocument, to location: SessionLocation, durable: Bool = true, reusing rows: EncodedRows? = nil
+  ) throws {
     let folder = (location.file as NSString).deletingLastPathComponent
     let state = document.state
     let records = state.notifications.count + state.customers.reduce(0) { $0 + $1.transactions.count }
@@ -122,7 +125,8 @@ package enum SessionFile {
         records > streamingThreshold
         ? nil
         : try SessionFileFormat.encode(
-          state, configurationPath: document.configurationPath, configurationDigest: document.configurationDigest)
+          state, configurationPath: document.configurationPath, configurationDigest: document.configurationDigest,
+          reusing: rows)
     } catch {
       throw SessionStoreError(.failed, "cannot encode the session: \(error)")
     }

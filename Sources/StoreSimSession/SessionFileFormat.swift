@@ -123,11 +123,15 @@ package enum SessionFileFormat {
     }
   }
 
-  /// Encodes a session file of the current version (or of version 3, for tests of older files).
+  /// Encodes a session file of the current version (or of version 3, for tests of older files),
+  /// copying the rows of records unchanged since the encoding `rows` kept (`EncodedRows`).
   package static func encode(
-    _ state: StoreState, configurationPath: String, configurationDigest: String, version: Int = currentVersion
+    _ state: StoreState, configurationPath: String, configurationDigest: String, version: Int = currentVersion,
+    reusing rows: EncodedRows? = nil
   ) throws -> Data {
-    var (stateLine, outboxStart) = try StateCodec.encodeSplit(state, deliveriesAsRows: version >= 4)
+    var (stateLine, outboxStart) =
+      try rows.map { try StateCodec.encodeSplit(state, reusing: $0) }
+      ?? StateCodec.encodeSplit(state, deliveriesAsRows: version >= 4)
     stateLine.append(0x0A)
     let integrity = stateLine.withUnsafeBytes { SessionIntegrity(stateLine: $0, outboxStart: outboxStart) }
     var data = Data(

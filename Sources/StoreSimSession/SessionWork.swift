@@ -103,6 +103,8 @@ package struct SessionWork {
     fileprivate var partial = false
     /// How many times the file was read into this store (a file that did not change is not).
     package fileprivate(set) var reads = 0
+    /// The rows of the last save, copied by the next for the records that did not change.
+    package fileprivate(set) var rows = EncodedRows()
 
     package init() {}
 
@@ -174,6 +176,7 @@ package struct SessionWork {
       kept.store = nil
       kept.generation += 1
       kept.reads += 1
+      kept.rows = EncodedRows()
       if reloaded, mutating { try save(loaded, keeping: &kept, durable: durable) }
     }
     var store = kept.store ?? Store(state: kept.document!.state)
@@ -223,7 +226,7 @@ package struct SessionWork {
 
   private func save(_ changed: SessionDocument, keeping kept: inout Kept, durable: Bool) throws {
     try AtomicFile.checkWritable(location)
-    try SessionFile.write(changed, to: location, durable: durable)
+    try SessionFile.write(changed, to: location, durable: durable, reusing: kept.rows)
     kept.document = changed
     kept.identity = FileIdentity(location.file)
     kept.partial = false
