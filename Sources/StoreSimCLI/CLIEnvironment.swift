@@ -42,6 +42,9 @@ public struct CLIEnvironment: Sendable {
   var writeJSON: (@Sendable (String) -> Void)? = nil
   /// The folders files may be read and written in (the MCP server's); nil: anywhere.
   var pathPolicy: PathPolicy? = nil
+  /// The session files kept loaded between commands (serve's control API); nil: each command
+  /// reads its session.
+  var keptSessions: KeptSessions? = nil
 
   /// Creates an environment.
   public init(

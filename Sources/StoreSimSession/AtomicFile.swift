@@ -32,14 +32,19 @@ package enum AtomicFile {
     }
   }
 
-  package static func write(_ data: Data, to location: SessionLocation) throws {
-    try write(to: location) { emit in try data.withUnsafeBytes(emit) }
+  /// `durable: false` skips the two `fsync`s (the file's and its folder's): the rename still
+  /// makes the file the old one or the whole new one for every process reading it, but a crash
+  /// of the system (not of storesim) may lose the last saves. For disposable sessions only (the
+  /// control API's, docs/control-api.md).
+  package static func write(_ data: Data, to location: SessionLocation, durable: Bool = true) throws {
+    try write(to: location, durable: durable) { emit in try data.withUnsafeBytes(emit) }
   }
 
   /// Writes what `body` hands to its `emit`, piece by piece, as `write(_:to:)` writes `data`:
   /// the file is the old one or the whole new one, never a part.
   package static func write(
-    to location: SessionLocation, _ body: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void
+    to location: SessionLocation, durable: Bool = true,
+    _ body: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void
   ) throws {
     let path = location.file
     let folder = (path as NSString).deletingLastPathComponent
@@ -86,13 +91,14 @@ package enum AtomicFile {
       unlink(temporary)
       throw thrown
     }
-    if failure == 0 && fsync(fd) != 0 { failure = errno }
+    if failure == 0 && durable && fsync(fd) != 0 { failure = errno }
     if close(fd) != 0 && failure == 0 { failure = errno }
     if failure == 0 && rename(temporary, path) != 0 { failure = errno }
     if failure != 0 {
       unlink(temporary)
       throw SessionStoreError.system("cannot save the session to \(location.shown)", errno: failure)
     }
+    guard durable else { return }
     let dirfd = open(folder.isEmpty ? "." : folder, O_RDONLY | O_CLOEXEC)
     if dirfd >= 0 {
       fsync(dirfd)

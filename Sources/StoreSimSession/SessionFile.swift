@@ -111,7 +111,11 @@ package enum SessionFile {
   /// A session of more records than `streamingThreshold` (transactions and notifications) is
   /// written while it is encoded (`SessionFileFormat.write(_:to:)`), not encoded into memory
   /// first: a population of 100,000 customers would otherwise hold its file twice over.
-  package static func write(_ document: SessionDocument, to location: SessionLocation) throws {
+  /// `durable: false` leaves the flushing to the disk to the system (see `AtomicFile.write`);
+  /// `rows` are the rows of the last save of this session, to copy those that did not change.
+  package static func write(
+    _ document: SessionDocument, to location: SessionLocation, durable: Bool = true, reusing rows: EncodedRows? = nil
+  ) throws {
     let folder = (location.file as NSString).deletingLastPathComponent
     let state = document.state
     let records = state.notifications.count + state.customers.reduce(0) { $0 + $1.transactions.count }
@@ -121,15 +125,16 @@ package enum SessionFile {
         records > streamingThreshold
         ? nil
         : try SessionFileFormat.encode(
-          state, configurationPath: document.configurationPath, configurationDigest: document.configurationDigest)
+          state, configurationPath: document.configurationPath, configurationDigest: document.configurationDigest,
+          reusing: rows)
     } catch {
       throw SessionStoreError(.failed, "cannot encode the session: \(error)")
     }
     if !folder.isEmpty {
       try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     }
-    if let data { return try AtomicFile.write(data, to: location) }
-    try AtomicFile.write(to: location) { emit in
+    if let data { return try AtomicFile.write(data, to: location, durable: durable) }
+    try AtomicFile.write(to: location, durable: durable) { emit in
       do {
         try SessionFileFormat.write(
           state, configurationPath: document.configurationPath, configurationDigest: document.configurationDigest,

@@ -29,17 +29,18 @@ extension SessionFileFormat {
 
   /// The header line (without its newline) of a state line with these checksums.
   static func headerBytes(
-    _ integrity: SessionIntegrity, configurationPath: String, configurationDigest: String
+    _ integrity: SessionIntegrity, configurationPath: String, configurationDigest: String,
+    version: Int = currentVersion
   )
     -> [UInt8]
   {
     var header: [String: HeaderFields.Value] = [
-      "format": .string(formatName), "version": .int(currentVersion), "codec": .string(StateCodec.name),
+      "format": .string(formatName), "version": .int(version), "codec": .string(StateCodec.name),
       "configurationPath": .string(configurationPath), "configurationDigest": .string(configurationDigest),
     ]
     header.merge(
       integrity.headerFields(
-        version: currentVersion, codec: StateCodec.name, configurationPath: configurationPath,
+        version: version, codec: StateCodec.name, configurationPath: configurationPath,
         configurationDigest: configurationDigest)
     ) { old, _ in old }
     return HeaderFields.encode(header)

@@ -3,13 +3,14 @@ import StoreSim
 
 /// The bytes of a storesim session file, without the file: what the CLI writes and reads, and
 /// what `StoreSimKit` loads and saves. Versions:
-/// - 3 (written now): line 1 a JSON header (`format`, `version`, `codec`, `configurationPath`,
+/// - 4 (written now): as 3, and the delivery log is rows after `base` (`StateCodec`);
+/// - 3: line 1 a JSON header (`format`, `version`, `codec`, `configurationPath`,
 ///   `configurationDigest` and the checksums of `SessionIntegrity`); line 2 the state in
 ///   `StateCodec`'s compact form;
 /// - 2: the same without checksums; 1: one JSON object with the header fields and `state`.
 package enum SessionFileFormat {
   package static let formatName = "storesim-session"
-  package static let currentVersion = 3
+  package static let currentVersion = 4
 
   /// Where the session's configuration came from.
   package struct Header: Sendable, Equatable {
@@ -63,8 +64,8 @@ package enum SessionFileFormat {
     if version == 1 { return try decodeVersion1(data) }
     let fields =
       ["format", "version", "codec", "configurationPath", "configurationDigest"]
-      + (version == 3 ? SessionIntegrity.keys : [])
-    guard version == 2 || version == 3, let newline, header.count == fields.count,
+      + (version >= 3 ? SessionIntegrity.keys : [])
+    guard (2...4).contains(version), let newline, header.count == fields.count,
       fields.allSatisfy({ header.contains($0) }),
       let codec = header.string("codec"), codec == StateCodec.name,
       let configurationPath = header.string("configurationPath"),
@@ -72,7 +73,7 @@ package enum SessionFileFormat {
     else { throw .incompleteHeader }
     let start = data.distance(from: data.startIndex, to: data.index(after: newline))
     var outboxStart: Int?
-    if version == 3 {
+    if version >= 3 {
       guard let integrity = SessionIntegrity(header: header), let checksum = header.string("checksum") else {
         throw .incompleteHeader
       }
@@ -88,7 +89,7 @@ package enum SessionFileFormat {
       let state = try data.withUnsafeBytes { raw in
         try StateCodec.decode(
           UnsafeBufferPointer(rebasing: raw.bindMemory(to: UInt8.self)[start...]),
-          skippingNotifications: skippingNotifications, outboxStart: outboxStart)
+          skippingNotifications: skippingNotifications, outboxStart: outboxStart, deliveriesAsRows: version >= 4)
       }
       return (Header(version: version, configurationPath: configurationPath, configurationDigest: digest), state)
     } catch {
@@ -122,14 +123,20 @@ package enum SessionFileFormat {
     }
   }
 
-  /// Encodes a session file of the current version.
-  package static func encode(_ state: StoreState, configurationPath: String, configurationDigest: String) throws -> Data
-  {
-    var (stateLine, outboxStart) = try StateCodec.encodeSplit(state)
+  /// Encodes a session file of the current version (or of version 3, for tests of older files),
+  /// copying the rows of records unchanged since the encoding `rows` kept (`EncodedRows`).
+  package static func encode(
+    _ state: StoreState, configurationPath: String, configurationDigest: String, version: Int = currentVersion,
+    reusing rows: EncodedRows? = nil
+  ) throws -> Data {
+    var (stateLine, outboxStart) =
+      try rows.map { try StateCodec.encodeSplit(state, reusing: $0) }
+      ?? StateCodec.encodeSplit(state, deliveriesAsRows: version >= 4)
     stateLine.append(0x0A)
     let integrity = stateLine.withUnsafeBytes { SessionIntegrity(stateLine: $0, outboxStart: outboxStart) }
     var data = Data(
-      headerBytes(integrity, configurationPath: configurationPath, configurationDigest: configurationDigest))
+      headerBytes(
+        integrity, configurationPath: configurationPath, configurationDigest: configurationDigest, version: version))
     data.append(0x0A)
     data.append(contentsOf: stateLine)
     return data

@@ -1,7 +1,7 @@
 import Foundation
 import StoreSim
 
-/// The checksums in a version-3 session header, so that any damage to the file is noticed
+/// The checksums in a session header of version 3 or later, so that any damage to the file is noticed
 /// instead of being read as a different session.
 ///
 /// The state line is checksummed (`Checksum64`) in two parts: the state before the
@@ -13,7 +13,7 @@ import StoreSim
 ///
 ///     {"checksum":"…","codec":"compact-1","configurationDigest":"…","configurationPath":"…",
 ///      "format":"storesim-session","outboxChecksum":"…","outboxLength":N,
-///      "stateChecksum":"…","stateLength":N,"version":3}
+///      "stateChecksum":"…","stateLength":N,"version":4}
 package struct SessionIntegrity: Equatable {
   package static let keys = ["checksum", "stateLength", "stateChecksum", "outboxLength", "outboxChecksum"]
 
@@ -56,7 +56,7 @@ package struct SessionIntegrity: Equatable {
       ]))
   }
 
-  /// The header fields to add to a version-3 header that has the others.
+  /// The header fields to add to a header (version 3 or later) that has the others.
   package func headerFields(
     version: Int, codec: String, configurationPath: String, configurationDigest: String
   ) -> [String: HeaderFields.Value] {

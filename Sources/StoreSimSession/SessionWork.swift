@@ -101,6 +101,10 @@ package struct SessionWork {
     package fileprivate(set) var generation = 0
     /// Whether `document` was read without its notifications.
     fileprivate var partial = false
+    /// How many times the file was read into this store (a file that did not change is not).
+    package fileprivate(set) var reads = 0
+    /// The rows of the last save, copied by the next for the records that did not change.
+    package fileprivate(set) var rows = EncodedRows()
 
     package init() {}
 
@@ -137,6 +141,27 @@ package struct SessionWork {
     keeping kept: inout Kept, mutating: Bool, needsNotifications: Bool = true, deadline: WaitDeadline? = nil,
     _ body: (Store) throws -> Store
   ) throws -> Store {
+    try perform(
+      keeping: &kept, mutating: mutating, needsNotifications: needsNotifications, deadline: deadline,
+      { store in store = try body(store) }, plan: { store, _ in store }
+    ).plan
+  }
+
+  /// `perform(mutating:...)` over a store kept between uses (`Kept`): the file is read only
+  /// when it changed since `kept` saw it (its identity: another process saved, always by an
+  /// atomic rename, under the same lock), so a front end that runs many commands on a session
+  /// (the control API) neither reads nor decodes it again between its own saves. `durable:
+  /// false` saves without flushing the file to the disk (`AtomicFile.write`): for sessions
+  /// that are disposable, whose every save is still a whole file renamed into place under the
+  /// lock, so other processes see each acknowledged change. `prepare`, `body` and `plan` are as
+  /// in `perform(mutating:...)`; the kept store changes only when the file does.
+  package func perform<Value, Plan>(
+    keeping kept: inout Kept, mutating: Bool, needsNotifications: Bool = true, deadline: WaitDeadline? = nil,
+    durable: Bool = true,
+    prepare: (inout Store) throws -> Void = { _ in },
+    _ body: (inout Store) throws -> Value,
+    plan: (_ store: Store, _ notificationsBefore: Int) -> Plan
+  ) throws -> (value: Value, plan: Plan) {
     let lock = try SessionLock(location, forWriting: mutating, deadline: deadline)
     defer { withExtendedLifetime(lock) {} }
     if kept.document == nil || kept.identity != FileIdentity(location.file)
@@ -150,19 +175,23 @@ package struct SessionWork {
       kept.identity = FileIdentity(location.file)
       kept.store = nil
       kept.generation += 1
-      if reloaded, mutating { try save(loaded, keeping: &kept) }
+      kept.reads += 1
+      kept.rows = EncodedRows()
+      if reloaded, mutating { try save(loaded, keeping: &kept, durable: durable) }
     }
-    let before = kept.document!.state
-    let current = kept.store ?? Store(state: before)
-    kept.store = current
-    let after = try body(current)
-    if mutating && after.state != before {
+    var store = kept.store ?? Store(state: kept.document!.state)
+    kept.store = store
+    try prepare(&store)
+    let before = store.state
+    let value = try body(&store)
+    let planned = plan(store, before.notifications.count)
+    if mutating && store.state != before {
       var changed = kept.document!
-      changed.state = after.state
-      try save(changed, keeping: &kept)
-      kept.store = after
+      changed.state = store.state
+      try save(changed, keeping: &kept, durable: durable)
+      kept.store = store
     }
-    return after
+    return (value, planned)
   }
 
   /// What `refresh` did.
@@ -195,9 +224,9 @@ package struct SessionWork {
     return .read
   }
 
-  private func save(_ changed: SessionDocument, keeping kept: inout Kept) throws {
+  private func save(_ changed: SessionDocument, keeping kept: inout Kept, durable: Bool) throws {
     try AtomicFile.checkWritable(location)
-    try SessionFile.write(changed, to: location)
+    try SessionFile.write(changed, to: location, durable: durable, reusing: kept.rows)
     kept.document = changed
     kept.identity = FileIdentity(location.file)
     kept.partial = false

@@ -28,10 +28,9 @@ extension StateCodec {
     var needsSeparator = false
     /// Whether the record row being read ended before its trailing fields (`reads`).
     var rowEnded = false
+    var deliveriesAsRows = true  // the delivery log may follow the notifications (version 4)
 
-    init(bytes: UnsafeBufferPointer<UInt8>) {
-      scanner = JSONScanner(bytes)
-    }
+    init(bytes: UnsafeBufferPointer<UInt8>) { scanner = JSONScanner(bytes) }
 
     /// Where the reader is.
     var i: Int { scanner.index }
@@ -372,6 +371,7 @@ extension StateCodec {
       guard codec == StateCodec.name else { throw fail("unknown codec '\(codec)'", at: codecAt) }
       try key("base")
       var state = try base()
+      try deliveryRows(&state)
       try key("customers")
       try customerList()
       try key("notifications")

@@ -12,6 +12,7 @@ extension StateCodec {
     var base = state
     base.customers = []
     base.notifications = []
+    base.deliveryLog = nil
     var w = Writer()
     w.bytes.reserveCapacity(chunk + 65_536)
     var failure: (any Error)?
@@ -28,6 +29,10 @@ extension StateCodec {
     w.string(name)
     w.raw(",\"base\":")
     w.bytes.append(contentsOf: try baseEncoder().encode(base))
+    if let log = state.deliveryLog {
+      w.raw(",\"deliveries\":")
+      w.deliveries(log)
+    }
     w.raw(",\"customers\":")
     w.array { w in
       for c in state.customers {

@@ -14,9 +14,13 @@ import StoreSim
 /// subscriptions, renewal infos, commitments), `+Rows` (customers, notifications, offers, …),
 /// `+Halves` (a large customers' list read in two halves at once, for `Scripts/bench.sh` item 5).
 ///
-///     {"codec":"compact-1","base":{...StoreState without customers and notifications...},
+///     {"codec":"compact-1","base":{...StoreState without customers, notifications, delivery log...},
+///      "deliveries":[[text,...],[[index,url,httpStatus,error,date,result,origin,fault,nextAttempt],...]],
 ///      "customers":[[name,appTransactionID,familyID,[groups],[transaction...],[subscription...]],...],
 ///      "notifications":[[type,subtype,sequence,signedDate,customer,transaction,renewalInfo,status],...]}
+///
+/// `deliveries` (the delivery log, `+Deliveries`) is there when the state has one; files of
+/// session version 3 and older keep it in `base`, and are still read.
 package enum StateCodec {
   /// The codec name written in the document.
   package static let name = "compact-1"
@@ -34,15 +38,22 @@ package enum StateCodec {
   // MARK: Encoding
 
   /// Encodes a state.
-  package static func encode(_ state: StoreState) throws -> [UInt8] { try encodeSplit(state).bytes }
+  package static func encode(_ state: StoreState, deliveriesAsRows: Bool = true) throws -> [UInt8] {
+    try encodeSplit(state, deliveriesAsRows: deliveriesAsRows).bytes
+  }
 
   /// Encodes a state and tells where the outbox part begins: `bytes[..<outboxStart]` is
   /// everything a read `skippingNotifications` decodes, `bytes[outboxStart...]` is
   /// `,"notifications":[…]}`. A session file checksums the two parts separately.
-  package static func encodeSplit(_ state: StoreState) throws -> (bytes: [UInt8], outboxStart: Int) {
+  /// `deliveriesAsRows: false` writes the delivery log in `base`, as session files of version 3
+  /// and older have it.
+  package static func encodeSplit(
+    _ state: StoreState, deliveriesAsRows: Bool = true
+  ) throws -> (bytes: [UInt8], outboxStart: Int) {
     var base = state
     base.customers = []
     base.notifications = []
+    if deliveriesAsRows { base.deliveryLog = nil }
     let encoder = baseEncoder()
     var w = Writer()
     w.bytes.reserveCapacity(4096 + state.customers.reduce(0) { $0 + $1.transactions.count } * 600)
@@ -50,6 +61,10 @@ package enum StateCodec {
     w.string(name)
     w.raw(",\"base\":")
     w.bytes.append(contentsOf: try encoder.encode(base))
+    if deliveriesAsRows, let log = state.deliveryLog {
+      w.raw(",\"deliveries\":")
+      w.deliveries(log)
+    }
     w.raw(",\"customers\":")
     w.array { w in
       for c in state.customers { w.customer(c) }
@@ -98,9 +113,13 @@ package enum StateCodec {
   /// it) lets a large customers' list (`splitting` bytes or more) be read in two halves at once,
   /// on two threads; the result and any error are those of a reading in order.
   package static func decode(
-    _ buffer: UnsafeBufferPointer<UInt8>, skippingNotifications: Bool = false, outboxStart: Int? = nil
+    _ buffer: UnsafeBufferPointer<UInt8>, skippingNotifications: Bool = false, outboxStart: Int? = nil,
+    deliveriesAsRows: Bool = true
   ) throws(DecodingError) -> StoreState {
-    try read(buffer, skippingNotifications: skippingNotifications, outboxStart: outboxStart, splitting: splitting).state
+    try read(
+      buffer, skippingNotifications: skippingNotifications, outboxStart: outboxStart, splitting: splitting,
+      deliveriesAsRows: deliveriesAsRows
+    ).state
   }
 
   /// `decode`, and where the customer row the helper thread began reading at is, when its
@@ -108,9 +127,10 @@ package enum StateCodec {
   /// their lists are read in less time than a thread takes to).
   static func read(
     _ buffer: UnsafeBufferPointer<UInt8>, skippingNotifications: Bool, outboxStart: Int?, splitting: Int,
-    waitingForHelper: Bool = false
+    waitingForHelper: Bool = false, deliveriesAsRows: Bool = true
   ) throws(DecodingError) -> (state: StoreState, secondHalf: Int?) {
     var r = Reader(bytes: buffer)
+    r.deliveriesAsRows = deliveriesAsRows
     r.waitsForHelper = waitingForHelper
     r.skippingNotifications = skippingNotifications
     r.customersEnd = outboxStart

@@ -35,6 +35,7 @@ final class ControlAPI: Sendable {
     quiet.pathPolicy = PathPolicy(
       project: sessions.folder, sessionFolder: sessions.folder, allowed: [], owner: "the control API",
       widening: "nothing: it takes no file names")
+    quiet.keptSessions = sessions.kept
     self.environment = quiet
     self.token = token
     self.exposed = exposed

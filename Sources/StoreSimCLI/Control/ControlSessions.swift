@@ -24,6 +24,10 @@ final class ControlSessions: Sendable {
   private let services = Mutex<[String: SessionService]>([:])
   /// Held while a session is made or deleted, so the count stays within `limit`.
   private let making = Mutex(())
+  /// The sessions' stores, kept loaded between the commands run on them: a session the
+  /// control API made is disposable and saved without flushing to the disk; `default` is
+  /// saved as every command saves it (docs/control-api.md, "Speed and durability").
+  let kept = KeptSessions()
 
   /// The name of the session `serve` was started with.
   static let defaultName = "default"
@@ -58,6 +62,7 @@ final class ControlSessions: Sendable {
       guard let defaultLocation, FileManager.default.fileExists(atPath: defaultLocation.file) else {
         throw ControlError.notFound("serve was started with no session; make one with POST /storesim/v1/sessions")
       }
+      _ = kept.entry(defaultLocation.file, durable: true)
       return defaultLocation
     }
     guard Self.isValidID(id), FileManager.default.fileExists(atPath: file(id)) else {
@@ -66,6 +71,7 @@ final class ControlSessions: Sendable {
     }
     var location = SessionLocation(resolvedFile: file(id))
     location.shown = id + ".json"
+    _ = kept.entry(location.file, durable: false)
     return location
   }
 
@@ -148,6 +154,7 @@ final class ControlSessions: Sendable {
 
   private func remove(_ id: String) {
     services.withLock { _ = $0.removeValue(forKey: id) }
+    kept.forget(file(id))
     let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
     for name in names where name == id + ".storekit" || name.hasPrefix(id + ".json") {
       try? FileManager.default.removeItem(atPath: folder + "/" + name)

@@ -66,9 +66,8 @@ enum SessionContext {
     guard FileManager.default.fileExists(atPath: location.file) else {
       throw CLIError.noInput("no session at \(location.shown); start one with 'storesim init CONFIG.storekit'")
     }
-    let work = SessionWork(location: location, warn: inv.warning)
-    let (code, plan) = try work.perform(
-      mutating: mutating, needsNotifications: needsNotifications,
+    let (code, plan) = try unit(
+      inv, location, mutating: mutating, needsNotifications: needsNotifications,
       prepare: { try ensureCustomer(inv, &$0, mutating: mutating) },
       { try body(&$0) },
       plan: { store, count in
@@ -100,9 +99,8 @@ extension SessionContext {
   static func deliver(
     _ inv: Invocation, _ location: SessionLocation, _ planned: PlannedDeliveries, warnFailed: Bool = true
   ) throws -> [NotificationDelivery] {
-    let work = SessionWork(location: location, warn: inv.warning)
     let records = try Delivery.deliver(planned) { record in
-      try work.perform(mutating: true) {
+      try unit(inv, location, mutating: true, needsNotifications: true) {
         record(&$0)
       } plan: { _, _ in
         ()
@@ -110,6 +108,27 @@ extension SessionContext {
     }
     if warnFailed { warnUndelivered(inv, records) }
     return records
+  }
+
+  /// One unit of work on a session file (`SessionWork.perform`), over the store kept between
+  /// commands when the environment keeps this session (`KeptSessions`: serve's control API).
+  private static func unit<Value, Plan>(
+    _ inv: Invocation, _ location: SessionLocation, mutating: Bool, needsNotifications: Bool,
+    prepare: (inout Store) throws -> Void = { _ in },
+    _ body: (inout Store) throws -> Value,
+    plan: (_ store: Store, _ notificationsBefore: Int) -> Plan
+  ) throws -> (value: Value, plan: Plan) {
+    let work = SessionWork(location: location, warn: inv.warning)
+    guard let entry = inv.environment.keptSessions?.entry(location.file) else {
+      return try work.perform(
+        mutating: mutating, needsNotifications: needsNotifications, prepare: prepare, body, plan: plan)
+    }
+    if mutating { try AtomicFile.checkWritable(location) }
+    return try entry.kept.withLock { kept in
+      try work.perform(
+        keeping: &kept, mutating: mutating, needsNotifications: needsNotifications, durable: entry.durable,
+        prepare: prepare, body, plan: plan)
+    }
   }
 
   static func warnUndelivered(_ inv: Invocation, _ records: [NotificationDelivery]) {

@@ -15,7 +15,7 @@ extension SessionFileMutationTests {
     ]
     var data = Array(try JSONSerialization.data(withJSONObject: header, options: [.sortedKeys]))
     data.append(0x0A)
-    data += try StateCodec.encode(document.state)
+    data += try StateCodec.encode(document.state, deliveriesAsRows: false)
     data.append(0x0A)
     return data
   }

@@ -1,0 +1,127 @@
+import Foundation
+import StoreSim
+
+/// The rows of a session's last encoding, kept by a front end that saves the same session
+/// again and again (`SessionWork.Kept`: the control API, serve, the shell), so the next save
+/// copies the rows of the records that did not change instead of writing them again. A record
+/// is unchanged when it is the record at the same place last time, which a copy-on-write
+/// record answers at once when it is the same storage (`CopyOnWrite`'s `==`), as every record
+/// the change did not touch is. The bytes are exactly those of an encoding from scratch
+/// (`StateCodecReuseTests`).
+package final class EncodedRows: @unchecked Sendable {
+  // Sendable: used only by the unit of work that holds the `Kept` it belongs to.
+  /// The state last encoded, and its bytes.
+  fileprivate var state: StoreState?
+  fileprivate var bytes: [UInt8] = []
+  /// Where each customer's transactions' rows are in `bytes`, and each notification's.
+  fileprivate var transactionRows: [[Range<Int>]] = []
+  fileprivate var notificationRows: [Range<Int>] = []
+  /// How many rows the last encoding copied (tests).
+  package fileprivate(set) var reused = 0
+
+  package init() {}
+}
+
+extension StateCodec.Writer {
+  /// Writes a row with `write`, or copies it from `previous` when `same`; returns where it is.
+  mutating func row(
+    copying previous: Range<Int>?, from old: [UInt8], same: Bool, reused: inout Int,
+    _ write: (inout StateCodec.Writer) -> Void
+  ) -> Range<Int> {
+    separate()
+    needsSeparator = false
+    let start = bytes.count
+    if same, let previous {
+      bytes.append(contentsOf: old[previous])
+      reused += 1
+    } else {
+      write(&self)
+    }
+    needsSeparator = true
+    return start..<bytes.count
+  }
+}
+
+extension StateCodec {
+  /// `encodeSplit`, copying the rows of records unchanged since the encoding `rows` kept, and
+  /// keeping this one's in `rows` for the next.
+  static func encodeSplit(_ state: StoreState, reusing rows: EncodedRows) throws -> (bytes: [UInt8], outboxStart: Int) {
+    let old = rows.state
+    let oldBytes = rows.bytes
+    var reused = 0
+    var base = state
+    base.customers = []
+    base.notifications = []
+    base.deliveryLog = nil
+    var w = Writer()
+    w.bytes.reserveCapacity(oldBytes.count + 65_536)
+    w.raw("{\"codec\":")
+    w.string(name)
+    w.raw(",\"base\":")
+    w.bytes.append(contentsOf: try baseEncoder().encode(base))
+    if let log = state.deliveryLog {
+      w.raw(",\"deliveries\":")
+      w.deliveries(log)
+    }
+    // The notifications' rows may be copied only when every stored transaction they may name
+    // is the one they named last time: all of last time's at their places, the new ones new.
+    var storedAsBefore = old != nil
+    var transactionRows: [[Range<Int>]] = []
+    w.raw(",\"customers\":")
+    w.array { w in
+      for (ci, c) in state.customers.enumerated() {
+        let before = old.flatMap { ci < $0.customers.count ? $0.customers[ci] : nil }
+        if let before, before.id != c.id || before.transactions.count > c.transactions.count {
+          storedAsBefore = false
+        }
+        var ranges: [Range<Int>] = []
+        w.array { w in
+          w.string(c.id.rawValue)
+          w.string(c.appTransactionID)
+          w.optString(c.familyID)
+          w.strings(c.introductoryOfferUsedGroups.sorted())
+          w.array { w in
+            for (ti, t) in c.transactions.enumerated() {
+              let previous = before.flatMap { ti < $0.transactions.count ? $0.transactions[ti] : nil }
+              let same = previous == t
+              if previous != nil, !same { storedAsBefore = false }
+              if previous == nil, let old, t.id < old.nextTransactionID { storedAsBefore = false }
+              let at = ci < rows.transactionRows.count && ti < rows.transactionRows[ci].count
+              ranges.append(
+                w.row(
+                  copying: at ? rows.transactionRows[ci][ti] : nil, from: oldBytes, same: same, reused: &reused
+                ) { w in w.record(t.fields) })
+            }
+          }
+          w.array { w in
+            for s in c.subscriptions { w.record(s.fields) }
+          }
+        }
+        transactionRows.append(ranges)
+      }
+    }
+    if let old, old.customers.count > state.customers.count { storedAsBefore = false }
+    let outboxStart = w.bytes.count
+    w.raw(",\"notifications\":")
+    var transactions: [TransactionID: Transaction] = [:]
+    for c in state.customers { for t in c.transactions { transactions[t.id] = t } }
+    var notificationRows: [Range<Int>] = []
+    w.array { w in
+      for (k, n) in state.notifications.enumerated() {
+        let previous = old.flatMap { k < $0.notifications.count ? $0.notifications[k] : nil }
+        let at = k < rows.notificationRows.count ? rows.notificationRows[k] : nil
+        notificationRows.append(
+          w.row(copying: at, from: oldBytes, same: storedAsBefore && previous == n, reused: &reused) { w in
+            w.notification(n, stored: transactions)
+          })
+      }
+    }
+    w.raw("}")
+    rows.state = state
+    rows.bytes = w.bytes
+    rows.transactionRows = transactionRows
+    rows.notificationRows = notificationRows
+    rows.reused = reused
+    return (w.bytes, outboxStart)
+  }
+}
