@@ -67,7 +67,9 @@ def text(driver, css):
 
 def wait_text(driver, css, needle, seconds=10):
     try:
-        WebDriverWait(driver, seconds, poll_frequency=0.05).until(lambda d: needle in text(d, css))
+        WebDriverWait(driver, seconds, poll_frequency=0.05,
+                      ignored_exceptions=(StaleElementReferenceException, NoSuchElementException)).until(
+            lambda d: needle in text(d, css))
         return True
     except Exception:
         return False
@@ -151,7 +153,9 @@ def main():
         row.find_element(By.CSS_SELECTOR, "input").send_keys("40")
         click(driver, f"Refund transaction {tid}")
         check(wait_text(driver, "#result-text", "Refund"), "Refund: answered")
-        check(wait_text(driver, f"tr[data-transaction='{tid}']", "40%"), "Refund with a percent: 40% revoked")
+        check(wait_text(driver, f"tr[data-transaction='{tid}']", "40%"),
+              f"Refund with a percent: 40% revoked ({text(driver, f'tr[data-transaction={chr(39)}{tid}{chr(39)}]')!r}, "
+              f"{text(driver, '#result-text')!r}, {text(driver, '#result-cli')!r})")
         check("--percent 40" in text(driver, "#result-cli"), "Refund: the command line says --percent 40")
 
         # Resend a notification whose delivery failed.

@@ -1,12 +1,12 @@
 import Foundation
 import StoreSim
+import StoreSimServer
 import StoreSimSession
-import StoreSimSync
 
 /// What the page reads (docs/page.md): one session's first screen as JSON, a window of each
 /// long list at a time, so a session of 100,000 transactions answers as fast as one of ten.
-/// Each session's store is kept between reads (`SessionWork.Kept`) and read again only when its
-/// file changed; `stamp` is the file's identity, which the page polls to notice another
+/// Each session's store is kept between reads (its `SessionService`'s snapshot) and read again
+/// only when its file changed; `stamp` is the file's identity, which the page polls to notice another
 /// process's change. Every name a user wrote goes out as a JSON string: the page shows it as
 /// text.
 final class PageData: Sendable {
@@ -16,7 +16,6 @@ final class PageData: Sendable {
   static let notificationWindow = 20
 
   let sessions: ControlSessions
-  private let kept = Mutex<[String: SessionWork.Kept]>([:])
 
   init(sessions: ControlSessions) { self.sessions = sessions }
 
@@ -31,18 +30,17 @@ final class PageData: Sendable {
     return "\(i.device)-\(i.inode)-\(i.size)-\(i.seconds).\(i.nanoseconds)"
   }
 
-  /// The store of session `id`, read again only when its file changed.
+  /// The store of session `id` as its file is now: the snapshot its App Store Server API
+  /// answers from (`SessionService.refreshed`), read again only when the file changed, so the
+  /// page and the API of `default` share the one read serve made at its start.
   private func reading<T>(
     _ id: String, needsNotifications: Bool, _ body: (Store, SessionLocation) throws -> T
   ) throws -> T {
     let location = try sessions.location(id)
-    let work = SessionWork(location: location, warn: { _ in })
-    return try kept.withLock { all in
-      var mine = all[id] ?? SessionWork.Kept()
-      defer { all[id] = mine }
-      let store = try work.perform(keeping: &mine, mutating: false, needsNotifications: needsNotifications) { $0 }
-      return try body(store, location)
+    guard let snapshot = try sessions.service(id).refreshed(needs: needsNotifications) else {
+      throw ControlError(409, "refused", "session '\(TerminalText.field(id))' could not be read")
     }
+    return try body(snapshot.store, location)
   }
 
   /// A window of `items`: `{"total", "from", "items"}`.

@@ -50,7 +50,17 @@ extension PageAssets {
         }));
     }
 
-    function replace(id, ...nodes) { document.getElementById(id).replaceChildren(...nodes); }
+    // Replaces a part of the page; the control that had the focus (named by its data-key) has
+    // it again afterwards, so a redraw never throws a keyboard user back to the top.
+    function replace(id, ...nodes) {
+      const focused = document.activeElement && document.activeElement.dataset
+        ? document.activeElement.dataset.key : undefined;
+      document.getElementById(id).replaceChildren(...nodes);
+      if (focused) {
+        const again = document.querySelector(`[data-key="${CSS.escape(focused)}"]`);
+        if (again && again !== document.activeElement) again.focus();
+      }
+    }
 
     export function renderSessions(ids) {
       document.getElementById('title').textContent = 'sessions';
@@ -84,6 +94,7 @@ extension PageAssets {
             el('td', {}, el('button', {
               type: 'button', class: c.customer === data.customer ? 'selected' : null,
               'aria-pressed': c.customer === data.customer ? 'true' : 'false', text: c.customer,
+              'data-key': 'customer ' + c.customer,
               on: { click: () => handlers.select(c.customer) },
             })),
             el('td', { text: c.transactions.toLocaleString('en') })))));

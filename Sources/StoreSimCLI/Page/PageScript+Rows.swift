@@ -13,8 +13,11 @@ extension PageAssets {
     };
 
     function button(text, label, click) {
-      return el('button', { type: 'button', 'aria-label': label, text, on: { click } });
+      return el('button', { type: 'button', 'aria-label': label, 'data-key': label, text, on: { click } });
     }
+
+    // A refund's percent survives a redraw (a change made elsewhere) while it is being typed.
+    const drafts = new Map();
 
     export function transactionRow(t, status, customer, act) {
       const id = t.transactionId;
@@ -22,9 +25,12 @@ extension PageAssets {
       if (!t.revocationDate) {
         const percent = el('input', {
           type: 'number', min: '0.001', max: '99.999', step: 'any', placeholder: '100',
-          'aria-label': `Refund percent for transaction ${id}`, class: 'percent',
+          'aria-label': `Refund percent for transaction ${id}`, 'data-key': `percent ${id}`, class: 'percent',
+          on: { input: (event) => drafts.set(id, event.target.value) },
         });
+        percent.value = drafts.get(id) || '';
         actions.append(percent, button('Refund', `Refund transaction ${id}`, () => {
+          drafts.delete(id);
           const body = { arguments: [id], customer };
           const share = percent.value.trim();
           if (share && share !== '100') body.percent = share;
