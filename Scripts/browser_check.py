@@ -193,6 +193,22 @@ def main():
         dark = driver.execute_script("return getComputedStyle(document.body).backgroundColor")
         check(light == "rgb(255, 255, 255)" and dark == "rgb(28, 28, 30)", f"light and dark: {light} / {dark}")
 
+        # The timeline picture (timeline --svg), drawn on request.
+        press(driver, By.ID, "draw-timeline")
+        WebDriverWait(driver, 20).until(lambda d: d.execute_script(
+            "const i = document.getElementById('timeline'); return i.complete && i.naturalWidth > 0"))
+        check(True, "Draw the timeline: the picture loads")
+
+        # A control API session: listed at /sessions/, its own page at /sessions/{id}/.
+        configuration = json.load(open(os.path.join(ROOT, "Configurations/AppleSample.storekit")))
+        made = urllib.request.Request(url + "/storesim/v1/sessions", method="POST", data=json.dumps(
+            {"configuration": configuration, "session": "other", "start": "2027-05-01T00:00:00Z"}).encode())
+        urllib.request.urlopen(made).read()
+        driver.get(url + "/sessions/")
+        press(driver, By.LINK_TEXT, "other")
+        check(wait_text(driver, "#clock", "Now 2027-05-01T00:00:00Z"), "session list: another session's own page")
+        check(driver.current_url.endswith("/sessions/other/"), f"its address: {driver.current_url}")
+
         # A page elsewhere: the control API refuses its Origin.
         request = urllib.request.Request(url + "/storesim/v1/sessions/default/buy", method="POST",
                                          data=b'{"arguments": ["consumable.fuel.octane87"]}',

@@ -166,7 +166,7 @@ final class ControlAPI: Sendable {
   }
 
   /// `POST /storesim/v1/sessions/{session}/{command}`.
-  func call(_ spec: CommandSpec, session id: String, body: [UInt8]) throws(ControlError) -> HTTPResponse {
+  private func call(_ spec: CommandSpec, session id: String, body: [UInt8]) throws(ControlError) -> HTTPResponse {
     let location = try sessions.location(id)
     let members = try Self.members(body)
     let line: (words: [String], options: [String])

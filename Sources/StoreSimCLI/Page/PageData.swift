@@ -93,6 +93,13 @@ final class PageData: Sendable {
     }
   }
 
+  /// `GET /sessions/{id}/timeline.svg`: `timeline --svg`'s drawing of every subscription.
+  func timeline(_ id: String) throws -> String {
+    try reading(id, needsNotifications: true) { store, _ in
+      TimelinePicture.svg(store: store, groups: store.configuration.subscriptionGroups)
+    }
+  }
+
   /// Every customer's open Ask to Buy requests and refund requests, as `pending --json` gives one's.
   static func pending(_ store: Store) -> [JSONOutput] {
     store.pendingRequests().map {

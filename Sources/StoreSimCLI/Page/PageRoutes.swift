@@ -63,11 +63,7 @@ struct PageRoutes: Sendable {
       case "notifications.json": return Self.json(try data.notifications(id, query: request.query))
       case "stamp.json": return Self.json(try data.stamp(id))
       case "timeline.svg":
-        guard let spec = control.table.spec(named: "timeline") else { return Self.notFound }
-        let answer = try control.call(spec, session: id, body: Array(#"{"svg": true}"#.utf8))
-        let text = try? JSONParser.parse(Array(answer.body.utf8))["text"]
-        guard case .string(let svg)? = text?.value else { return Self.notFound }
-        return HTTPResponse(status: 200, body: svg, contentType: "image/svg+xml")
+        return HTTPResponse(status: 200, body: try data.timeline(id), contentType: "image/svg+xml")
       default: return Self.notFound
       }
     } catch let error as ControlError {
