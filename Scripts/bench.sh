@@ -410,7 +410,7 @@ verdict "16. serve on that population: start to first answer" "$PFIRST ms" "< 20
 # on a serve just started. Needs chromium, chromium-driver and selenium (CI's venv).
 PY=${BENCH_PYTHON:-.build/interop-venv/bin/python}
 if [ -x "$PY" ] && "$PY" -c 'import selenium' 2>/dev/null && command -v chromedriver >/dev/null 2>&1; then
-  N17=$([ "$QUICK" = 1 ] && echo 500 || echo 7000)
+  N17=$([ "$QUICK" = 1 ] && echo 2000 || echo 44000)  # 44,000 customers x 24 months: about 100,000 transactions
   export STORESIM_SESSION="$WORK/page.json"
   "$S" init Configurations/Premium.storekit --start 2026-01-01T00:00:00Z >/dev/null 2>&1
   T17=$("$S" populate --customers "$N17" --months 24 --json | awk -F'[:,]' '/"transactions"/ {gsub(/ /, "", $2); print $2}')
