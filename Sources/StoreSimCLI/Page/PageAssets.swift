@@ -33,7 +33,7 @@ enum PageAssets {
     <header>
     <h1><a href="/sessions/">storesim</a> <span id="title"></span></h1>
     <p id="clock"></p>
-    <p id="live" role="status"></p>
+    <p id="live"></p>
     </header>
     <main>
     <section id="sessions" aria-labelledby="sessions-heading" hidden>
