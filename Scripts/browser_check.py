@@ -219,8 +219,19 @@ def main():
         except urllib.error.HTTPError as error:
             check(error.code == 403, f"a foreign Origin is refused ({error.code})")
 
-        errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
-        check(not errors, "no console errors" + (f": {errors}" if errors else ""))
+        # serve --no-session: '/' lists the control API's sessions.
+        bare, bare_url = serve(binary, session, "--no-session", "--sessions", os.path.join(work, "bare"))
+        try:
+            made = urllib.request.Request(bare_url + "/storesim/v1/sessions", method="POST", data=json.dumps(
+                {"configuration": configuration, "session": "listed"}).encode())
+            urllib.request.urlopen(made).read()
+            driver.get(bare_url + "/")
+            check(wait_text(driver, "#session-list", "listed"), "serve --no-session: '/' lists the sessions")
+            errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+            check(not errors, "no console errors" + (f": {errors}" if errors else ""))
+        finally:
+            bare.terminate()
+            bare.wait()
     finally:
         driver.quit()
         server.terminate()

@@ -34,8 +34,8 @@ extension PageAssets {
       if (error.status === 401) document.getElementById('token-form').hidden = false;
     }
 
-    async function listSessions() {
-      const answer = await getJSON('/storesim/v1/sessions');
+    async function listSessions(answer) {
+      answer = answer || await getJSON('/storesim/v1/sessions');
       renderSessions(answer.sessions.map((s) => s.session));
     }
 
@@ -141,6 +141,15 @@ extension PageAssets {
 
     async function start() {
       try {
+        if (view.session === 'default') {
+          // serve --no-session has no session of its own: '/' is then the list.
+          const answer = await getJSON('/storesim/v1/sessions');
+          if (!answer.sessions.some((s) => s.session === 'default')) {
+            view.session = null;
+            await listSessions(answer);
+            return;
+          }
+        }
         if (view.session === null) {
           await listSessions();
           return;
