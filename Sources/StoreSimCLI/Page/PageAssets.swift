@@ -27,6 +27,9 @@ enum PageAssets {
     <title>storesim</title>
     <link rel="icon" href="/page/icon.svg">
     <link rel="stylesheet" href="/page/style.css">
+    <link rel="modulepreload" href="/page/render.js">
+    <link rel="modulepreload" href="/page/rows.js">
+    <link rel="modulepreload" href="/page/actions.js">
     <script type="module" src="/page/app.js"></script>
     </head>
     <body>
