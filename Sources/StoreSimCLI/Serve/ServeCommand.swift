@@ -27,8 +27,9 @@ struct ServeCommand: CommandLineCommand {
       that waits more than 3 s for the session's lock answers 503 with Retry-After. serve listens
       on loopback only unless --expose-to-network is given. 'storesim api' answers the same
       requests without a port. The same port answers the control API under /storesim/v1/: a
-      session per test, every command over HTTP (docs/control-api.md). The endpoints, tokens,
-      limits and statuses in full: docs/server.md and docs/server-api.md.
+      session per test, every command over HTTP (docs/control-api.md). A browser at the base URL
+      gets the store as a page, live, with a button for each action (docs/page.md). The
+      endpoints, tokens, limits and statuses in full: docs/server.md and docs/server-api.md.
       """,
     example: "storesim serve --port 0 --session demo.json")
 
@@ -150,6 +151,7 @@ func runServe(
   let control = controlAPI(
     inv, options, location: location, service: service, exposed: exposed, sharedSecret: sharedSecret,
     apiKey: givenKey)
+  let page = PageRoutes(control: control)
   var log: (@Sendable (HTTPServer.LogEntry) -> Void)?
   if !quiet {
     let requestLog = RequestLog(inv)
@@ -163,9 +165,10 @@ func runServe(
     }
     server = try HTTPServer(
       host: host, port: port, limits: limits, clock: service?.clock ?? .system, log: log, refusalBody: appStoreRefusal,
-      quickHandler: { ControlAPI.isControl($0.path) ? nil : service?.quickAnswer($0) }
+      quickHandler: { ControlAPI.isControl($0.path) || PageRoutes.isPage($0.path) ? nil : service?.quickAnswer($0) }
     ) { request in
       if ControlAPI.isControl(request.path) { return control.answer(request) }
+      if PageRoutes.isPage(request.path) { return page.answer(request) }
       return service?.answer(request) ?? noDefaultSession
     }
   } catch let error as HTTPServer.StartError {
