@@ -23,7 +23,7 @@ import Testing
     return items.count
   }
 
-  /// Rule control-session-not-read-when-unchanged: commands in a row read the session file once;
+  /// Property control session not read when unchanged (storesim's own, not an App Store rule): commands in a row read the session file once;
   /// a purchase the command line saved in between is read, and kept, by the next command.
   @Test func controlSessionNotReadWhenUnchanged() throws {
     let cli = try CLIHarness()
@@ -42,7 +42,7 @@ import Testing
     #expect(seen.stdout.components(separatedBy: "\"transactionId\"").count - 1 == 5, "\(seen.stdout)")
   }
 
-  /// Rule control-sessions-saved-without-flush: a session the control API made is disposable and
+  /// Property control sessions saved without flush (storesim's own, not an App Store rule): a session the control API made is disposable and
   /// saved without `fsync`; `default`, the session serve was started with, is flushed as always.
   @Test func controlSessionsSavedWithoutFlush() throws {
     let cli = try CLIHarness()

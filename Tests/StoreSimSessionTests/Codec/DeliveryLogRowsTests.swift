@@ -30,7 +30,7 @@ import Testing
       version: version)
   }
 
-  /// Rule delivery-log-is-compact: each attempt of a retry storm adds at most 64 bytes to the
+  /// Property delivery log is compact (storesim's own, not an App Store rule): each attempt of a retry storm adds at most 64 bytes to the
   /// session file (a `Codable` object in `base` was about 300), and the file reads back the same.
   @Test func deliveryLogIsCompact() throws {
     let attempts = 6000

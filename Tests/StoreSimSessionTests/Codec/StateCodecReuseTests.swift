@@ -10,7 +10,7 @@ import Testing
 @Suite struct StateCodecReuseTests {
   static func fresh(_ state: StoreState) throws -> [UInt8] { try StateCodec.encodeSplit(state).bytes }
 
-  /// Rule a-save-writes-only-what-changed: after a purchase, every earlier transaction's and
+  /// Property a save writes only what changed (storesim's own, not an App Store rule): after a purchase, every earlier transaction's and
   /// notification's row is copied; after a refund (which changes a stored transaction and so
   /// what earlier notifications may name), the changed rows are written again; the bytes are
   /// always an encoding from scratch's.
