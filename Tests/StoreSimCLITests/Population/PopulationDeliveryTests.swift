@@ -1,10 +1,12 @@
 import Foundation
 import StoreSim
+import StoreSimHTTP
 import StoreSimSession
 import Testing
 
 @testable import StoreSimCLI
 @testable import StoreSimHTTPTestSupport
+@testable import StoreSimSync
 
 /// `populate --deliver-url URL --rate R` (issue 50, item 4): the population's notifications
 /// POSTed to a receiver in event order, at most R a second, with Apple's retry rules.
@@ -18,8 +20,8 @@ import Testing
       var part = String(jws.split(separator: ".")[1]).replacingOccurrences(of: "-", with: "+")
         .replacingOccurrences(of: "_", with: "/")
       while part.count % 4 != 0 { part += "=" }
-      let payload = try #require(
-        try JSONSerialization.jsonObject(with: try #require(Data(base64Encoded: part))) as? [String: Any])
+      let data = try #require(Data(base64Encoded: part))
+      let payload = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
       return try #require(payload["notificationUUID"] as? String)
     }
   }
@@ -30,7 +32,7 @@ import Testing
   }
 
   @Test func populateDeliversItsNotificationsInEventOrderAtTheRate() throws {
-    let server = try TestHTTPServer([.respond(status: 200)])
+    let server = try TestHTTPServer(.ipv4, [.respond(status: 200)])
     defer { server.stop() }
     let cli = try CLIHarness()
     cli.run(PopulateTests.initLine)
@@ -54,7 +56,7 @@ import Testing
   }
 
   @Test func populateDeliveryFollowsApplesRetryRulesInProduction() throws {
-    let server = try TestHTTPServer([.respond(status: 500), .respond(status: 200)])
+    let server = try TestHTTPServer(.ipv4, [.respond(status: 500), .respond(status: 200)])
     defer { server.stop() }
     let cli = try CLIHarness()
     cli.run("init Premium.storekit --start 2026-01-01T00:00:00Z --environment Production")
@@ -76,7 +78,7 @@ import Testing
     #expect(server.requests[before].body == server.requests[0].body)
 
     // Sandbox tries once.
-    let sandbox = try TestHTTPServer([.respond(status: 500), .respond(status: 200)])
+    let sandbox = try TestHTTPServer(.ipv4, [.respond(status: 500), .respond(status: 200)])
     defer { sandbox.stop() }
     let other = try CLIHarness()
     other.run(PopulateTests.initLine)
@@ -87,7 +89,7 @@ import Testing
   }
 
   @Test func populateDeliveryStopsAtItsLimit() throws {
-    let server = try TestHTTPServer([.respond(status: 200)])
+    let server = try TestHTTPServer(.ipv4, [.respond(status: 200)])
     defer { server.stop() }
     let cli = try CLIHarness()
     cli.run(PopulateTests.initLine)
@@ -96,6 +98,25 @@ import Testing
     #expect(server.requests.count == 3)
     #expect(r.stdout.contains("3 attempts, 3 succeeded, 0 failed"), "\(r.stdout)")
     #expect(r.stdout.contains("stopped after 3 attempts (--deliver-limit)"), "\(r.stdout)")
+  }
+
+  /// The pacing on a clock that moves only when the delivery sleeps: the k-th attempt is made
+  /// at k / R seconds, not before.
+  @Test func populateDeliveryPacesItsAttemptsAtTheRate() throws {
+    let cli = try CLIHarness()
+    cli.run(PopulateTests.initLine)
+    #expect(cli.run("populate --customers 4 --months 2 --seed 5").code == 0)
+    let store = Store(state: try PopulateTests.session(cli))
+    let clock = Mutex<UInt64>(0)
+    var sentAt: [UInt64] = []
+    let summary = try PopulationDelivery(url: "http://127.0.0.1:9/", rate: 4, limit: nil).run(
+      store, since: 0, clock: WaitClock { clock.withLock { $0 } }, sleep: { ns in clock.withLock { $0 += ns } },
+      post: { _, _ in
+        sentAt.append(clock.withLock { $0 })
+        return HTTPAttempt(status: 200, error: nil)
+      })
+    #expect(summary.attempts == store.notifications.count && summary.delivered == summary.attempts)
+    #expect(sentAt == (0..<UInt64(sentAt.count)).map { $0 * 250_000_000 })
   }
 
   @Test func thePercentilesAreNearestRank() {
