@@ -136,6 +136,8 @@ row "populate: an unknown product in --mix" populate --customers 10 --months 2 -
 row "populate: shares that do not sum to 100" populate --customers 10 --months 2 --mix subscription.pro=60,subscription.standard=30 --session pop.json
 row "populate: a rate over 100" populate --customers 10 --months 2 --churn 150 --session pop.json
 row "populate: a shard past its count" populate --customers 10 --months 2 --shard 3/2 --session pop.json
+row "populate: --deliver-url without --rate" populate --customers 10 --months 2 --deliver-url http://127.0.0.1:9/ --session pop.json
+row "populate: --deliver-url that is not http" populate --customers 10 --months 2 --deliver-url ftp://example.com/ --rate 5 --session pop.json
 "$BIN" buy subscription.pro --customer c1 --session pop.json >/dev/null 2>&1
 row "populate: a session that already has customer c1" populate --customers 10 --months 2 --session pop.json
 chmod 444 .storesim/session.json

@@ -172,18 +172,25 @@ fi
 # notification history, test notifications and changes read) to the answer of its first
 # request, median of 3 starts; then the median of 20 later requests, each on a new connection
 # (curl's own time for the request, not its process start).
-: > "$WORK/first"
-for run in 1 2 3; do
-  start_us=$(now_us)
-  rm -f "$WORK/url"
-  "$S" serve --port 0 --quiet --session "$WORK/big.json" > "$WORK/url" 2> "$WORK/serve.err" &
-  SERVER_PID=$!
-  while [ ! -s "$WORK/url" ] && kill -0 "$SERVER_PID" 2>/dev/null; do sleep 0.002; done
-  URL=$(head -1 "$WORK/url")
-  curl -s -o /dev/null -H "Authorization: Bearer $TOKEN" "$URL/inApps/v1/transactions/2000000000000001"
-  echo $(( ($(now_us) - start_us) / 1000 )) >> "$WORK/first"
-  [ "$run" = 3 ] || stop_server
-done
+# first_answer SESSION OUT [keep]: three starts of `storesim serve` on SESSION, each timed from
+# starting the process to the answer of its first request (GET of the first transaction), in
+# milliseconds, one a line in OUT; with `keep`, the last server is left running (URL set).
+first_answer() {
+  local run start_us
+  : > "$2"
+  for run in 1 2 3; do
+    start_us=$(now_us)
+    rm -f "$WORK/url"
+    "$S" serve --port 0 --quiet --session "$1" > "$WORK/url" 2> "$WORK/serve.err" &
+    SERVER_PID=$!
+    while [ ! -s "$WORK/url" ] && kill -0 "$SERVER_PID" 2>/dev/null; do sleep 0.002; done
+    URL=$(head -1 "$WORK/url")
+    curl -s -o /dev/null -H "Authorization: Bearer $TOKEN" "$URL/inApps/v1/transactions/2000000000000001"
+    echo $(( ($(now_us) - start_us) / 1000 )) >> "$2"
+    [ "$run" = 3 ] && [ "${3:-}" = keep ] || stop_server
+  done
+}
+first_answer "$WORK/big.json" "$WORK/first" keep
 FIRST=$(median < "$WORK/first")
 : > "$WORK/later"
 for i in $(seq 20); do curl_ms $((2000000000000001 + i * 7)) >> "$WORK/later"; echo >> "$WORK/later"; done
@@ -372,35 +379,29 @@ POP_LINES=""
 for n in $POP_SIZES; do
   export STORESIM_SESSION="$WORK/pop$n.json"
   "$S" init Configurations/Premium.storekit --start 2026-01-01T00:00:00Z --environment Sandbox >/dev/null 2>&1
-  /usr/bin/time -f "%e %M" -o "$WORK/pop$n.time" "$S" populate --customers "$n" --months 24 >/dev/null
-  read -r secs kib < "$WORK/pop$n.time"
-  POP_LINES="$POP_LINES$n $secs $kib
+  /usr/bin/time -f "%e %M %U %S" -o "$WORK/pop$n.time" "$S" populate --customers "$n" --months 24 >/dev/null
+  read -r secs kib usr sys < "$WORK/pop$n.time"
+  POP_LINES="$POP_LINES$n $secs $kib $(awk -v u="$usr" -v s="$sys" 'BEGIN {printf "%.2f", u + s}')
 "
 done
 POP_LINES=$(printf '%s' "$POP_LINES" | grep .)
+echo "$POP_LINES" | while read -r n secs kib cpu; do
+  awk -v n="$n" -v s="$secs" -v k="$kib" -v c="$cpu" 'BEGIN {printf "   populate %7d customers: %8.2f s (CPU %.2f s), %6d MiB: %.3f ms of CPU and %.2f KiB per customer\n", n, s, c, k / 1024, c * 1000 / n, k / n}'
+done
 POP_MID=$(echo "$POP_LINES" | awk '$1 <= 100000 {n = $1} END {print n}')
-read -r _ PSECS PKIB <<< "$(echo "$POP_LINES" | awk -v n="$POP_MID" '$1 == n')"
+read -r _ PSECS PKIB _ <<< "$(echo "$POP_LINES" | awk -v n="$POP_MID" '$1 == n')"
 PPER=$(awk -v k="$PKIB" -v n="$POP_MID" 'BEGIN {printf "%.2f", k / n}')
 verdict "16. populate $POP_MID customers x 24 months, wall time" "$PSECS s" "< 60 s" "$(le "$PSECS" 59.99)"
 verdict "16. populate: peak memory per customer ($((PKIB / 1024)) MiB)" "$PPER KiB" "<= 3 KiB" "$(le "$PPER" 3)"
-read -r N_LO S_LO K_LO <<< "$(echo "$POP_LINES" | head -1)"
-read -r N_HI S_HI K_HI <<< "$(echo "$POP_LINES" | tail -1)"
-RT=$(awk -v a="$S_LO" -v b="$S_HI" -v n="$N_LO" -v m="$N_HI" 'BEGIN {printf "%.2f", (b / m) / (a / n)}')
+# Linear: the CPU time (user and system) per customer, which a busy machine moves less than the
+# wall time, and the peak memory per customer, largest size over smallest.
+read -r N_LO _ K_LO S_LO <<< "$(echo "$POP_LINES" | head -1)"
+read -r N_HI _ K_HI S_HI <<< "$(echo "$POP_LINES" | tail -1)"
+RT=$(awk -v a="$S_LO" -v b="$S_HI" -v n="$N_LO" -v m="$N_HI" 'BEGIN {printf "%.2f", (a > 0) ? (b / m) / (a / n) : 0}')
 RM=$(awk -v a="$K_LO" -v b="$K_HI" -v n="$N_LO" -v m="$N_HI" 'BEGIN {printf "%.2f", (b / m) / (a / n)}')
-verdict "16. populate: time per customer, $N_HI / $N_LO customers" "$RT" "<= 1.5 (linear)" "$(le "$RT" 1.5)"
+verdict "16. populate: CPU time per customer, $N_HI / $N_LO customers" "$RT" "<= 1.5 (linear)" "$(le "$RT" 1.5)"
 verdict "16. populate: memory per customer, $N_HI / $N_LO customers" "$RM" "<= 1.5 (linear)" "$(le "$RM" 1.5)"
-: > "$WORK/popfirst"
-for run in 1 2 3; do
-  start_us=$(now_us)
-  rm -f "$WORK/url"
-  "$S" serve --port 0 --quiet --session "$WORK/pop$POP_MID.json" > "$WORK/url" 2> "$WORK/serve.err" &
-  SERVER_PID=$!
-  while [ ! -s "$WORK/url" ] && kill -0 "$SERVER_PID" 2>/dev/null; do sleep 0.002; done
-  URL=$(head -1 "$WORK/url")
-  curl -s -o /dev/null -H "Authorization: Bearer $TOKEN" "$URL/inApps/v1/transactions/2000000000000001"
-  echo $(( ($(now_us) - start_us) / 1000 )) >> "$WORK/popfirst"
-  stop_server
-done
+first_answer "$WORK/pop$POP_MID.json" "$WORK/popfirst"
 PFIRST=$(median < "$WORK/popfirst")
 verdict "16. serve on that population: start to first answer" "$PFIRST ms" "< 2000 ms" "$(le "$PFIRST" 1999)"
 

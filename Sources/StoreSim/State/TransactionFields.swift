@@ -5,19 +5,30 @@ extension Transaction {
   /// purchase recorded; `status` is what can change afterwards and what a notification's copy
   /// of a stored transaction carries (a reference row in a session file).
   package struct Fields: Sendable, Hashable, Codable, DeclaredRecord {
-    package var purchase: Purchase
+    /// `purchase` in a box of its own, shared by every version of the transaction: a change of
+    /// status (finished, refunded, upgraded…) copies only `status`, so each notification's copy
+    /// of the transaction as it was costs a status, not a whole record (a population's memory:
+    /// docs/performance.md).
+    private var purchaseBox: CopyOnWrite<Purchase>
+    package var purchase: Purchase {
+      _read { yield purchaseBox.fields }
+      _modify { yield &purchaseBox.fields }
+    }
     package var status: Status
 
     package init(purchase: Purchase, status: Status) {
-      self.purchase = purchase
+      purchaseBox = CopyOnWrite(purchase)
       self.status = status
     }
 
     // One flat object, as before the split (both halves write into the same keyed container).
     package init(from decoder: any Decoder) throws {
-      purchase = try Purchase(from: decoder)
+      purchaseBox = CopyOnWrite(try Purchase(from: decoder))
       status = try Status(from: decoder)
     }
+
+    /// Whether `other`'s purchase is this one's box, not only equal (for tests of the sharing).
+    package func sharesPurchase(with other: Fields) -> Bool { purchaseBox.isSameBox(as: other.purchaseBox) }
 
     package func encode(to encoder: any Encoder) throws {
       try purchase.encode(to: encoder)

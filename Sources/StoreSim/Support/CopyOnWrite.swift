@@ -38,6 +38,9 @@ struct CopyOnWrite<Fields: Sendable & Hashable>: Hashable, @unchecked Sendable {
     return sum
   }
 
+  /// Whether both values share one box (a copy not yet changed).
+  func isSameBox(as other: CopyOnWrite) -> Bool { box === other.box }
+
   static func == (a: CopyOnWrite, b: CopyOnWrite) -> Bool { a.box === b.box || a.box.fields == b.box.fields }
 
   func hash(into hasher: inout Hasher) { box.fields.hash(into: &hasher) }

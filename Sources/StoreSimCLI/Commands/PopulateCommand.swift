@@ -1,5 +1,7 @@
 import Foundation
 import StoreSim
+import StoreSimServer
+import StoreSimSignals
 
 /// `storesim populate`: fills the session with customers `c1`...`cN` who live M months
 /// (docs/populations.md).
@@ -65,6 +67,14 @@ struct PopulateCommand: CommandLineCommand {
   var askToBuy: Double?
   @Option("<pct>", help: "Ask to Buy requests declined (default 25)", parse: PopulationPlan.rate("ask-to-buy-decline"))
   var askToBuyDecline: Double?
+  @Option(
+    "<url>", help: "then POST the notifications to url in event order, as Apple does (a load test)",
+    parse: { text, context in try Delivery.validate(text, command: context.command) })
+  var deliverURL: String?
+  @Option("<r>", help: "with --deliver-url: attempts a second, at most (1 to 100000)", parse: PopulateCommand.rateValue)
+  var rate: Double?
+  @Option("<n>", help: "with --deliver-url: stop after n attempts", parse: PopulateCommand.limitValue)
+  var deliverLimit: Int?
   @Arguments(0...0, "")
   var arguments: [String]
 
@@ -74,6 +84,12 @@ struct PopulateCommand: CommandLineCommand {
     }
     if let arrivals, let months, arrivals > months {
       throw CLIError.usage("--arrivals \(arrivals) is longer than --months \(months)", command: "populate")
+    }
+    if deliverURL != nil, rate == nil {
+      throw CLIError.usage("--deliver-url needs --rate R (attempts a second)", command: "populate")
+    }
+    if deliverURL == nil, rate != nil || deliverLimit != nil {
+      throw CLIError.usage("--rate and --deliver-limit go with --deliver-url", command: "populate")
     }
   }
 
@@ -95,7 +111,13 @@ struct PopulateCommand: CommandLineCommand {
   func run(_ inv: Invocation) throws -> ExitCode {
     guard let customers, let months else { return .usage }
     let keyPath = try answerKey.map { try inv.environment.resolve($0) }
-    return try SessionContext.with(inv, mutating: true) { store in
+    if deliverURL != nil, inv.environment.pathPolicy != nil {
+      throw CLIError.usage(
+        "--deliver-url is for the command line: a load test holds its caller for minutes", command: "populate")
+    }
+    var delivering: (store: Store, since: Int, json: JSONOutput)?
+    let code = try SessionContext.with(inv, mutating: true) { store in
+      let before = store.notifications.count
       let plan = try self.plan(for: store, customers: customers, months: months)
       var run = PopulationRun(plan: plan, start: store.state.startDate)
       try run.run(on: &store)
@@ -107,16 +129,50 @@ struct PopulateCommand: CommandLineCommand {
       }
       let transactions = names.reduce(0) { $0 + (store.customer($1)?.transactions.count ?? 0) }
       let part = plan.shard.count > 1 ? " (shard \(plan.shard.index)/\(plan.shard.count))" : ""
-      inv.emit(
-        json: .object([
-          "customers": .int(Int64(names.count)), "transactions": .int(Int64(transactions)),
-          "notifications": .int(Int64(store.notifications.count)), "now": .int(store.now.epochMilliseconds),
-          "answerKey": answerKey.map(JSONOutput.string) ?? .null,
-        ]),
-        line: "populated \(names.count) customers\(part) over \(months) months: \(transactions) transactions, "
-          + "now \(ISO8601.string(store.now))" + (answerKey.map { "; answer key \($0)" } ?? ""))
+      let json: [String: JSONOutput] = [
+        "customers": .int(Int64(names.count)), "transactions": .int(Int64(transactions)),
+        "notifications": .int(Int64(store.notifications.count)), "now": .int(store.now.epochMilliseconds),
+        "answerKey": answerKey.map(JSONOutput.string) ?? .null,
+      ]
+      let line =
+        "populated \(names.count) customers\(part) over \(months) months: \(transactions) transactions, "
+        + "now \(ISO8601.string(store.now))" + (answerKey.map { "; answer key \($0)" } ?? "")
+      guard deliverURL != nil else {
+        inv.emit(json: .object(json), line: line)
+        return .success
+      }
+      if inv.printsText { inv.out(line) }
+      delivering = (store, before, .object(json))
       return .success
     }
+    // After the save, with the session's lock released: the load test reads the population
+    // kept in memory and changes nothing.
+    guard code == .success, let deliverURL, let rate, case .object(var json)? = delivering?.json,
+      let store = delivering?.store, let since = delivering?.since
+    else { return code }
+    delivering = nil
+    let delivery = PopulationDelivery(url: deliverURL, rate: rate, limit: deliverLimit)
+    let summary = try ProcessSignals.catchingInterrupts(restoring: {}) {
+      try delivery.run(store, since: since, stop: { ProcessSignals.interrupted != 0 })
+    }
+    let report = PopulationDelivery.report(summary, url: deliverURL)
+    json["delivery"] = report.json
+    inv.emit(json: .object(json)) { if inv.printsText { inv.out(report.line) } }
+    return .success
+  }
+
+  static func rateValue(_ text: String, _ context: ParseContext) throws -> Double {
+    guard let r = Double(text), r.isFinite, r >= 1, r <= 100_000 else {
+      throw CLIError.usage("--rate takes attempts a second from 1 to 100000, not '\(text)'", command: context.command)
+    }
+    return r
+  }
+
+  static func limitValue(_ text: String, _ context: ParseContext) throws -> Int {
+    guard let n = Int(text), n >= 1 else {
+      throw CLIError.usage("--deliver-limit takes a count of 1 or more, not '\(text)'", command: context.command)
+    }
+    return n
   }
 
   /// The plan, checked against the session: refused before anything changes.

@@ -18,9 +18,19 @@ extension ResponseSchemas {
       schema(
         ##"""
         {"additionalProperties":false,"properties":{"answerKey":{"type":["string","null"]},"customers":{"minimum
-        ":1,"type":"integer"},"notifications":{"minimum":0,"type":"integer"},"now":{"type":"integer"},"transacti
-        ons":{"minimum":0,"type":"integer"}},"required":["customers","transactions","notifications","now","answe
-        rKey"],"title":"populate --json","type":"object"}
+        ":1,"type":"integer"},"delivery":{"additionalProperties":false,"description":"--deliver-url: the load te
+        st's summary (the attempts are not recorded in the session)","properties":{"attempts":{"minimum":0,"type
+        ":"integer"},"delivered":{"minimum":0,"type":"integer"},"failed":{"minimum":0,"type":"integer"},"failure
+        s":{"additionalProperties":{"minimum":0,"type":"integer"},"description":"failed attempts by Apple's send
+        AttemptResult","type":"object"},"latencyMs":{"additionalProperties":false,"properties":{"max":{"minimum"
+        :0,"type":"number"},"p50":{"minimum":0,"type":"number"},"p90":{"minimum":0,"type":"number"},"p99":{"mini
+        mum":0,"type":"number"}},"required":["p50","p90","p99","max"],"type":"object"},"notifications":{"minimum
+        ":0,"type":"integer"},"seconds":{"minimum":0,"type":"number"},"stopped":{"type":["string","null"]},"succ
+        eeded":{"minimum":0,"type":"integer"},"url":{"type":"string"}},"required":["url","notifications","delive
+        red","attempts","succeeded","failed","failures","seconds","latencyMs","stopped"],"type":"object"},"notif
+        ications":{"minimum":0,"type":"integer"},"now":{"type":"integer"},"transactions":{"minimum":0,"type":"in
+        teger"}},"required":["customers","transactions","notifications","now","answerKey"],"title":"populate --j
+        son","type":"object"}
         """##)
     ),
     (

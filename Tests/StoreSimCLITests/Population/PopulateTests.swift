@@ -139,6 +139,10 @@ import Testing
     ("--refund 1.2345", "--refund is a percentage"),
     ("--shard 3/2", "--shard takes K/N"),
     ("--arrivals 9", "longer than --months"),
+    ("--deliver-url http://127.0.0.1:9/", "--deliver-url needs --rate"),
+    ("--rate 10", "go with --deliver-url"),
+    ("--deliver-url ftp://example.com/ --rate 5", "not a usable http or https URL"),
+    ("--deliver-url http://127.0.0.1:9/ --rate 0", "--rate takes attempts a second"),
   ])
   func badInputIsOneLineAndChangesNothing(option: String, message: String) throws {
     let cli = try CLIHarness()

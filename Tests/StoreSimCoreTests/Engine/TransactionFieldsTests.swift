@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import StoreSim
+@testable import StoreSimTestSupport
 
 /// A transaction's fields are declared once (`Transaction.Fields.visitRow`); the session row,
 /// the wire payload and the names a scenario may check are made from that declaration.
@@ -93,5 +94,21 @@ import Testing
     #expect(
       Set(TransactionPayload.dateNames)
         == ["purchaseDate", "originalPurchaseDate", "expiresDate", "revocationDate", "signedDate"])
+  }
+}
+
+/// A transaction's versions (the customer's, and each notification's copy as it was then)
+/// share the purchase they recorded: a change of status copies the status only.
+@Suite struct TransactionVersionTests {
+  @Test func aTransactionVersionSharesItsPurchase() throws {
+    var store = Fixtures.store()
+    let bought = try store.buyProduct("monthly")
+    try store.finish(bought.id)
+    let sent = try #require(store.notifications.last?.transaction)
+    let stored = try #require(store.customer()?.transaction(bought.id))
+    #expect(stored.isFinished && !sent.isFinished)
+    #expect(stored.fields.sharesPurchase(with: sent.fields))
+    // What a changed version costs: its status and a pointer, not a whole record.
+    #expect(MemoryLayout<Transaction.Fields>.size <= MemoryLayout<Transaction.Fields.Status>.size + 8)
   }
 }
