@@ -5,6 +5,20 @@ import Foundation
 struct ImportLinker {
   let items: ImportedItems
   let configuration: StoreConfiguration
+  /// The renewal infos and the notifications with a transaction, by original transaction.
+  private let renewalsByOriginal: [TransactionID: [ImportedItems.Renewal]]
+  private let notificationsByOriginal: [TransactionID: [ImportedItems.Notification]]
+
+  init(items: ImportedItems, configuration: StoreConfiguration) {
+    self.items = items
+    self.configuration = configuration
+    renewalsByOriginal = Dictionary(grouping: items.renewals, by: \.info.originalTransactionID)
+    var notifications: [TransactionID: [ImportedItems.Notification]] = [:]
+    for n in items.notifications {
+      if let t = n.transaction { notifications[t.fields.purchase.originalID, default: []].append(n) }
+    }
+    notificationsByOriginal = notifications
+  }
 
   struct Counts {
     var customers: [CustomerID] = []
@@ -67,6 +81,8 @@ struct ImportLinker {
     var counts = Counts()
     let defaultIsEmpty = state.customers.first { $0.id == .default }.map { $0.transactions.isEmpty } ?? false
     var customerOf: [TransactionID: CustomerID] = [:]
+    var index: [CustomerID: Int] = [:]
+    for (i, c) in state.customers.enumerated() { index[c.id] = i }
     for list in ordered {
       let name: CustomerID =
         ordered.count == 1 && defaultIsEmpty
@@ -74,11 +90,12 @@ struct ImportLinker {
       var customer = customerRecord(list, name: name, state: state)
       customer.subscriptions = subscriptions(of: list, now: state.now)
       for t in list { customerOf[t.fields.purchase.originalID] = name }
-      if let i = state.customers.firstIndex(where: { $0.id == name }) {
+      if let i = index[name] {
         customer.transactions = (state.customers[i].transactions + customer.transactions).sorted { $0.id < $1.id }
         customer.subscriptions = state.customers[i].subscriptions + customer.subscriptions
         state.customers[i] = customer
       } else {
+        index[name] = state.customers.count
         state.customers.append(customer)
       }
       counts.customers.append(name)
@@ -176,13 +193,11 @@ struct ImportLinker {
         })
       else { continue }
       let originals = Set(ts.map(\.fields.purchase.originalID))
-      let renewal = items.renewals.filter { originals.contains($0.info.originalTransactionID) }
+      let renewal = originals.flatMap { renewalsByOriginal[$0] ?? [] }
         .max { $0.info.signedDate < $1.info.signedDate }
       let status =
         renewal?.status
-        ?? items.notifications.filter {
-          $0.transaction.map { originals.contains($0.fields.purchase.originalID) } ?? false
-        }.max { $0.signedDate < $1.signedDate }?.status
+        ?? originals.flatMap { notificationsByOriginal[$0] ?? [] }.max { $0.signedDate < $1.signedDate }?.status
       let p = latest.fields.purchase
       let expiration = latest.fields.status.expirationDate ?? p.purchaseDate
       let isRevoked = latest.fields.status.revocationDate != nil
