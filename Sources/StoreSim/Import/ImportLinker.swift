@@ -59,7 +59,8 @@ struct ImportLinker {
     }
     var links = Links()
     func key(_ t: ImportedItems.Item) -> String { "o\(t.fields.purchase.originalID)" }
-    for t in byID.values {
+    // Every copy links (a history's copy and a statuses' later one tie both responses).
+    for t in items.transactions {
       _ = links.root(key(t))
       if let token = t.fields.purchase.appAccountToken { links.join(key(t), "a\(token)") }
       if let response = t.response { links.join(key(t), "r\(response)") }
@@ -76,7 +77,9 @@ struct ImportLinker {
     // A session with no data of its own takes the data's time, earlier or not; one with data
     // never goes back.
     let hasData = state.customers.contains { !$0.transactions.isEmpty } || !state.notifications.isEmpty
-    state.now = options.now ?? (hasData ? max(state.now, newest) : newest)
+    // Data with no time in it (nothing was imported) leaves the clock where it was.
+    let isEmpty = items.transactions.isEmpty && items.renewals.isEmpty && items.notifications.isEmpty
+    state.now = options.now ?? (isEmpty ? state.now : hasData ? max(state.now, newest) : newest)
     state.startDate = min(state.startDate, state.now)
     var counts = Counts()
     let defaultIsEmpty = state.customers.first { $0.id == .default }.map { $0.transactions.isEmpty } ?? false
@@ -193,11 +196,18 @@ struct ImportLinker {
         })
       else { continue }
       let originals = Set(ts.map(\.fields.purchase.originalID))
-      let renewal = originals.flatMap { renewalsByOriginal[$0] ?? [] }
-        .max { $0.info.signedDate < $1.info.signedDate }
+      // The newest; of two signed at once, the later in the data (a notification's order).
+      let renewal = originals.sorted().flatMap { renewalsByOriginal[$0] ?? [] }
+        .reduce(nil) { (best: ImportedItems.Renewal?, r) in
+          best.map { r.info.signedDate >= $0.info.signedDate ? r : $0 } ?? r
+        }
       let status =
         renewal?.status
-        ?? originals.flatMap { notificationsByOriginal[$0] ?? [] }.max { $0.signedDate < $1.signedDate }?.status
+        ?? originals.sorted().flatMap { notificationsByOriginal[$0] ?? [] }
+        .reduce(nil) { (best: ImportedItems.Notification?, n) in
+          best.map { n.signedDate >= $0.signedDate ? n : $0 } ?? n
+        }?
+        .status
       let p = latest.fields.purchase
       let expiration = latest.fields.status.expirationDate ?? p.purchaseDate
       let isRevoked = latest.fields.status.revocationDate != nil

@@ -88,7 +88,7 @@ struct ImportCommand: CommandLineCommand {
         line:
           "imported \(Self.count(summary.transactions, "transaction")), "
           + "\(Self.count(summary.subscriptions, "subscription")) and "
-          + "\(Self.count(summary.notifications, "notification")) for \(summary.customers.map(\.rawValue).joined(separator: ", ")); "
+          + "\(Self.count(summary.notifications, "notification")) for \(summary.customers.isEmpty ? "no customer" : summary.customers.map(\.rawValue).joined(separator: ", ")); "
           + "now \(ISO8601.string(summary.now))"
           + (summary.addedProducts.isEmpty ? "" : "; added products \(summary.addedProducts.joined(separator: ", "))"))
       return .success
