@@ -143,7 +143,7 @@ printf '{"signedTransactions": ["not-a-jws"]}\n' > broken-history.json
 printf '{"signedPayload": "eyJhbGciOiJFUzI1NiJ9.e30.c2ln"}\nnot json\n' > broken-webhook.log
 row "import: a file that does not exist" import nofile.json --session imp.json
 row "import: a JWS that does not decode" import broken-history.json --session imp.json
-row "import: a webhook log with a line that is not JSON" import broken-webhook.log --session imp.json
+row "import: a webhook log whose lines do not decode (one error a line)" import broken-webhook.log --session imp.json
 row "import --scenario to a file that is not a scenario" import --scenario case.json broken-history.json --session imp.json
 : > nothing.json
 row "import --scenario in a folder that does not exist" import --scenario nofolder/case.storesim nothing.json --session imp.json
