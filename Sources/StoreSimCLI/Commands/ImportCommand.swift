@@ -55,6 +55,13 @@ struct ImportCommand: CommandLineCommand {
 
   static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 
+  /// The customers made, named when a few (`--json` lists them all).
+  static func customers(_ list: [CustomerID]) -> String {
+    if list.isEmpty { return "no customer" }
+    if list.count > 3 { return "\(list.count) customers (\(list[0].rawValue) to \(list[list.count - 1].rawValue))" }
+    return list.map(\.rawValue).joined(separator: ", ")
+  }
+
   func run(_ inv: Invocation) throws -> ExitCode {
     // Every file is looked at before the session is: a missing one is refused at once.
     let sources = try arguments.enumerated().map { i, text in try ImportSource(text, index: i, inv) }
@@ -88,7 +95,7 @@ struct ImportCommand: CommandLineCommand {
         line:
           "imported \(Self.count(summary.transactions, "transaction")), "
           + "\(Self.count(summary.subscriptions, "subscription")) and "
-          + "\(Self.count(summary.notifications, "notification")) for \(summary.customers.isEmpty ? "no customer" : summary.customers.map(\.rawValue).joined(separator: ", ")); "
+          + "\(Self.count(summary.notifications, "notification")) for \(Self.customers(summary.customers)); "
           + "now \(ISO8601.string(summary.now))"
           + (summary.addedProducts.isEmpty ? "" : "; added products \(summary.addedProducts.joined(separator: ", "))"))
       return .success
