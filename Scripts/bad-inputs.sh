@@ -140,6 +140,15 @@ row "populate: --deliver-url without --rate" populate --customers 10 --months 2 
 row "populate: --deliver-url that is not http" populate --customers 10 --months 2 --deliver-url ftp://example.com/ --rate 5 --session pop.json
 "$BIN" buy subscription.pro --customer c1 --session pop.json >/dev/null 2>&1
 row "populate: a session that already has customer c1" populate --customers 10 --months 2 --session pop.json
+"$BIN" init sample.storekit --start 2026-01-01T00:00:00Z --session imp.json >/dev/null 2>&1
+printf '{"signedTransactions": ["not-a-jws"]}\n' > broken-history.json
+printf '{"signedPayload": "eyJhbGciOiJFUzI1NiJ9.e30.c2ln"}\nnot json\n' > broken-webhook.log
+row "import: a file that does not exist" import nofile.json --session imp.json
+row "import: a JWS that does not decode" import broken-history.json --session imp.json
+row "import: a webhook log whose lines do not decode (one error a line)" import broken-webhook.log --session imp.json
+row "import --scenario to a file that is not a scenario" import --scenario case.json broken-history.json --session imp.json
+: > nothing.json
+row "import --scenario in a folder that does not exist" import --scenario nofolder/case.storesim nothing.json --session imp.json
 chmod 444 .storesim/session.json
 row "a read-only session file" buy nonconsumable.car
 chmod 644 .storesim/session.json

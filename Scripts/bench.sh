@@ -424,6 +424,22 @@ else
   MISSED=1
 fi
 
+# 18. import (issue 49, item 8): Get Transaction History for 5,000 customers, 100,000
+# transactions, one response a line (as a server that logs its history calls writes them), into
+# an empty session of the same configuration: wall time and peak memory (GNU time's maximum
+# resident set), beside the size of the file (read a piece at a time, never held whole).
+N18=$([ "$QUICK" = 1 ] && echo 250 || echo 5000)
+"$B" import-dump "$N18" > "$WORK/dump.jsonl" 2> "$WORK/dump.count"
+"$B" empty-session > "$WORK/import.json"
+STORESIM_SESSION="$WORK/import.json" /usr/bin/time -f "%e %M" -o "$WORK/import.time" "$S" import "$WORK/dump.jsonl" >/dev/null \
+  || { echo "18. the import failed"; MISSED=1; }
+read -r ISECS IKIB < "$WORK/import.time"
+ITX=$(cat "$WORK/dump.count")
+IMIB=$(( $(stat -c %s "$WORK/dump.jsonl") / 1024 / 1024 ))
+verdict "18. import $ITX transactions ($N18 customers), wall time" "$ISECS s" "< 10 s" "$(le "$ISECS" 9.99)"
+IPER=$(awk -v k="$IKIB" -v n="$ITX" 'BEGIN {printf "%.2f", k / n}')
+verdict "18. import: peak memory per transaction ($((IKIB / 1024)) MiB; file $IMIB MiB)" "$IPER KiB" "<= 4 KiB" "$(le "$IPER" 4)"
+
 if [ "$QUICK" = 1 ]; then echo "bench quick: all figures measured"; exit 0; fi
 [ "$MISSED" = 0 ] && echo "bench: every target met" || echo "bench: some targets missed"
 exit "$MISSED"

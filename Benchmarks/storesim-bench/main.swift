@@ -5,7 +5,7 @@ import StoreSimSession
 
 // Library benchmarks for Scripts/bench.sh. Prints `key value` lines; timing happens here, never
 // in tests. Usage: storesim-bench throughput N YEARS [--one-call] [--warm] | session N | es256 N |
-// retry-storm N URL failed|delivered
+// retry-storm N URL failed|delivered | import-dump N | empty-session
 func seconds(_ body: () throws -> Void) rethrows -> Double {
   let start = DispatchTime.now().uptimeNanoseconds
   try body()
@@ -141,6 +141,46 @@ case "retry-storm":
   store.setDeliveryURL(url)
   FileHandle.standardOutput.write(
     try SessionFileFormat.encode(store.state, configurationPath: "", configurationDigest: ""))
+case "import-dump":
+  // Writes what `storesim import` reads for Scripts/bench.sh item 17: Get Transaction History
+  // for N customers, one response a line, each a subscriber of 19 months (a free week, then
+  // monthly renewals: 20 transactions). The JWS carry the payloads storesim serves and a
+  // stand-in signature (import does not check signatures; signing 100,000 would time the
+  // generator). The number of transactions goes to standard error.
+  let n = Int(args.dropFirst().first ?? "10") ?? 10
+  var store = Store(configuration: configuration, start: start)
+  for i in 0..<n {
+    let name = CustomerID("c\(i)")
+    try store.addCustomer(name)
+    _ = try store.purchase("monthly", customer: name)
+  }
+  try store.advance(to: UTCCalendar.adding(months: 19, to: start).addingTimeInterval(86_400))
+  let header = JWS.base64URL(Array(#"{"alg":"ES256","typ":"JWT"}"#.utf8))
+  var total = 0
+  var out = Data()
+  for name in store.customerIDs {
+    let list = store.customer(name)?.transactions ?? []
+    guard !list.isEmpty else { continue }
+    total += list.count
+    let signed = list.map { t in
+      "\"\(header).\(JWS.base64URL(Array(store.payload(t, customer: name).rendered(pretty: false).utf8))).c2lnbmF0dXJl\""
+    }
+    out.append(
+      contentsOf: Array(
+        (#"{"bundleId":"com.example.app","environment":"Xcode","hasMore":false,"signedTransactions":["#
+          + signed.joined(separator: ",") + "]}\n").utf8))
+    if out.count > 1 << 22 {
+      FileHandle.standardOutput.write(out)
+      out = Data()
+    }
+  }
+  FileHandle.standardOutput.write(out)
+  FileHandle.standardError.write(Data("\(total)\n".utf8))
+case "empty-session":
+  // A session file of this benchmark's configuration with no customers' data (import's target).
+  let store = Store(configuration: configuration, start: start)
+  FileHandle.standardOutput.write(
+    try SessionFileFormat.encode(store.state, configurationPath: "", configurationDigest: ""))
 case "es256":
   // ES256 signs and verifies per second on one thread (a JWS signing input's size), after the
   // base-point table is made once.
@@ -161,7 +201,8 @@ case "es256":
   print("signs_per_second \(Double(n) / signing)")
   print("verifies_per_second \(Double(n) / verifying)")
 default:
-  let usage = "usage: storesim-bench throughput N YEARS [--one-call] | session N | es256 N\n"
+  let usage =
+    "usage: storesim-bench throughput N YEARS [--one-call] | session N | es256 N | import-dump N | empty-session\n"
   FileHandle.standardError.write(Data(usage.utf8))
   exit(64)
 }

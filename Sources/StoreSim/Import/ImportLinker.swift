@@ -5,6 +5,20 @@ import Foundation
 struct ImportLinker {
   let items: ImportedItems
   let configuration: StoreConfiguration
+  /// The renewal infos and the notifications with a transaction, by original transaction.
+  private let renewalsByOriginal: [TransactionID: [ImportedItems.Renewal]]
+  private let notificationsByOriginal: [TransactionID: [ImportedItems.Notification]]
+
+  init(items: ImportedItems, configuration: StoreConfiguration) {
+    self.items = items
+    self.configuration = configuration
+    renewalsByOriginal = Dictionary(grouping: items.renewals, by: \.info.originalTransactionID)
+    var notifications: [TransactionID: [ImportedItems.Notification]] = [:]
+    for n in items.notifications {
+      if let t = n.transaction { notifications[t.fields.purchase.originalID, default: []].append(n) }
+    }
+    notificationsByOriginal = notifications
+  }
 
   struct Counts {
     var customers: [CustomerID] = []
@@ -45,7 +59,8 @@ struct ImportLinker {
     }
     var links = Links()
     func key(_ t: ImportedItems.Item) -> String { "o\(t.fields.purchase.originalID)" }
-    for t in byID.values {
+    // Every copy links (a history's copy and a statuses' later one tie both responses).
+    for t in items.transactions {
       _ = links.root(key(t))
       if let token = t.fields.purchase.appAccountToken { links.join(key(t), "a\(token)") }
       if let response = t.response { links.join(key(t), "r\(response)") }
@@ -62,11 +77,15 @@ struct ImportLinker {
     // A session with no data of its own takes the data's time, earlier or not; one with data
     // never goes back.
     let hasData = state.customers.contains { !$0.transactions.isEmpty } || !state.notifications.isEmpty
-    state.now = options.now ?? (hasData ? max(state.now, newest) : newest)
+    // Data with no time in it (nothing was imported) leaves the clock where it was.
+    let isEmpty = items.transactions.isEmpty && items.renewals.isEmpty && items.notifications.isEmpty
+    state.now = options.now ?? (isEmpty ? state.now : hasData ? max(state.now, newest) : newest)
     state.startDate = min(state.startDate, state.now)
     var counts = Counts()
     let defaultIsEmpty = state.customers.first { $0.id == .default }.map { $0.transactions.isEmpty } ?? false
     var customerOf: [TransactionID: CustomerID] = [:]
+    var index: [CustomerID: Int] = [:]
+    for (i, c) in state.customers.enumerated() { index[c.id] = i }
     for list in ordered {
       let name: CustomerID =
         ordered.count == 1 && defaultIsEmpty
@@ -74,11 +93,12 @@ struct ImportLinker {
       var customer = customerRecord(list, name: name, state: state)
       customer.subscriptions = subscriptions(of: list, now: state.now)
       for t in list { customerOf[t.fields.purchase.originalID] = name }
-      if let i = state.customers.firstIndex(where: { $0.id == name }) {
+      if let i = index[name] {
         customer.transactions = (state.customers[i].transactions + customer.transactions).sorted { $0.id < $1.id }
         customer.subscriptions = state.customers[i].subscriptions + customer.subscriptions
         state.customers[i] = customer
       } else {
+        index[name] = state.customers.count
         state.customers.append(customer)
       }
       counts.customers.append(name)
@@ -176,13 +196,18 @@ struct ImportLinker {
         })
       else { continue }
       let originals = Set(ts.map(\.fields.purchase.originalID))
-      let renewal = items.renewals.filter { originals.contains($0.info.originalTransactionID) }
-        .max { $0.info.signedDate < $1.info.signedDate }
+      // The newest; of two signed at once, the later in the data (a notification's order).
+      let renewal = originals.sorted().flatMap { renewalsByOriginal[$0] ?? [] }
+        .reduce(nil) { (best: ImportedItems.Renewal?, r) in
+          best.map { r.info.signedDate >= $0.info.signedDate ? r : $0 } ?? r
+        }
       let status =
         renewal?.status
-        ?? items.notifications.filter {
-          $0.transaction.map { originals.contains($0.fields.purchase.originalID) } ?? false
-        }.max { $0.signedDate < $1.signedDate }?.status
+        ?? originals.sorted().flatMap { notificationsByOriginal[$0] ?? [] }
+        .reduce(nil) { (best: ImportedItems.Notification?, n) in
+          best.map { n.signedDate >= $0.signedDate ? n : $0 } ?? n
+        }?
+        .status
       let p = latest.fields.purchase
       let expiration = latest.fields.status.expirationDate ?? p.purchaseDate
       let isRevoked = latest.fields.status.revocationDate != nil

@@ -87,26 +87,41 @@ struct AppleDataReader {
   let verify: (@Sendable (String) -> Bool)?
   var items = ImportedItems()
 
-  mutating func read(_ file: ImportFile) {
-    if let document = try? JSONParser.parse(file.bytes) {
-      return recognise(document, file: file.name, item: "", response: file.name)
+  /// One line of a file read a line at a time (a webhook log, or pages saved a line each).
+  mutating func readLine(_ line: ArraySlice<UInt8>, number: Int, file: String) {
+    do {
+      let node = try JSONParser.parse(line)
+      readLine(node, number: number, file: file)
+    } catch {
+      problem(file, "line \(number)", "is not JSON (\(error.message))")
     }
-    // Not one document: one per line (a webhook log, or pages saved a line each).
+  }
+
+  /// One line already parsed.
+  mutating func readLine(_ node: JSONNode, number: Int, file: String) {
+    recognise(node, file: file, item: "line \(number)", response: "\(file)#\(number)")
+  }
+
+  /// A file of one line, read as a document.
+  mutating func readDocument(_ node: JSONNode, file: String) {
+    recognise(node, file: file, item: "", response: file)
+  }
+
+  /// A whole file that is one document (a response, or pages as a JSON array); when it is not
+  /// JSON, its lines are read one by one, each problem named by its line.
+  mutating func readDocument(_ bytes: [UInt8], file: String) {
+    if let document = try? JSONParser.parse(bytes) {
+      return recognise(document, file: file, item: "", response: file)
+    }
     var lineNumber = 0
     var start = 0
-    let bytes = file.bytes
     while start < bytes.count {
       let end = bytes[start...].firstIndex(of: 10) ?? bytes.count
       lineNumber += 1
       let line = bytes[start..<end]
       start = end + 1
-      if line.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { continue }
-      do {
-        let node = try JSONParser.parse(line)
-        recognise(node, file: file.name, item: "line \(lineNumber)", response: "\(file.name)#\(lineNumber)")
-      } catch {
-        problem(file.name, "line \(lineNumber)", "is not JSON (\(error.message))")
-      }
+      if ImportStream.isBlank(line) { continue }
+      readLine(line, number: lineNumber, file: file)
     }
   }
 

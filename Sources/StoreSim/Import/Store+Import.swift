@@ -8,12 +8,46 @@ package struct ImportOptions: Sendable {
   package var addProducts: Bool
   /// Whether a JWS's signature verifies (`--verify-root`); nil: signatures are not checked.
   package var verify: (@Sendable (String) -> Bool)?
+  /// Replace ids and app account tokens with pseudonyms (`--redact`, `ImportRedaction`).
+  package var redact: Bool
 
   /// Options.
-  package init(now: Date? = nil, addProducts: Bool = false, verify: (@Sendable (String) -> Bool)? = nil) {
+  package init(
+    now: Date? = nil, addProducts: Bool = false, verify: (@Sendable (String) -> Bool)? = nil, redact: Bool = false
+  ) {
     self.now = now
     self.addProducts = addProducts
     self.verify = verify
+    self.redact = redact
+  }
+}
+
+/// Apple's data read a file at a time, each file in pieces of any size (`ImportStream`): what
+/// `storesim import` feeds from its files, then hands to `Store.importAppleData`.
+package struct AppleDataImport {
+  var reader: AppleDataReader
+  private var stream: ImportStream?
+
+  /// Reading for a store of this bundle id; `verify` checks each JWS (nil: none is checked).
+  package init(bundleID: String, verify: (@Sendable (String) -> Bool)? = nil) {
+    reader = AppleDataReader(bundleID: bundleID, verify: verify)
+  }
+
+  /// A file begins (the last one, if any, ends).
+  package mutating func begin(_ name: String) {
+    end()
+    stream = ImportStream(name: name)
+  }
+
+  /// The next bytes of the file begun.
+  package mutating func feed(_ bytes: ArraySlice<UInt8>) {
+    stream?.feed(bytes, into: &reader)
+  }
+
+  /// The file begun ends.
+  package mutating func end() {
+    stream?.end(into: &reader)
+    stream = nil
   }
 }
 
@@ -43,9 +77,27 @@ extension Store {
   package mutating func importAppleData(
     _ files: [ImportFile], options: ImportOptions = ImportOptions()
   ) throws(ImportFailure) -> ImportSummary {
-    var reader = AppleDataReader(bundleID: state.bundleID, verify: options.verify)
-    for file in files { reader.read(file) }
-    var items = reader.items
+    var data = AppleDataImport(bundleID: state.bundleID, verify: options.verify)
+    for file in files {
+      data.begin(file.name)
+      data.feed(file.bytes[...])
+    }
+    return try importAppleData(data, options: options)
+  }
+
+  /// Imports the data read (`AppleDataImport`), as `importAppleData(_:options:)` does its files.
+  package mutating func importAppleData(
+    _ data: AppleDataImport, options: ImportOptions = ImportOptions()
+  ) throws(ImportFailure) -> ImportSummary {
+    var data = data
+    data.end()
+    var items = data.reader.items
+    if options.redact {
+      ImportRedaction(
+        items: items, firstTransactionID: state.nextTransactionID,
+        firstWebOrderLineItemID: state.nextWebOrderLineItemID
+      ).apply(to: &items)
+    }
     for n in items.notifications {
       if let t = n.transaction { items.transactions.append(t) }
       if let r = n.renewal { items.renewals.append(r) }

@@ -21,11 +21,16 @@ struct ImportCommand: CommandLineCommand {
       rebuilt from the latest transaction and renewal info of each group, notifications are
       recorded as already sent, and the clock stands at the newest time in the data (or --now).
       All or nothing: on any problem nothing is imported and each problem is one line naming
-      the file, the item and what was wrong.
+      the file, the item and what was wrong. Files are read a piece at a time: a webhook log of
+      any size imports in bounded memory. --redact replaces transaction ids, web order line
+      item ids and app account tokens with stable pseudonyms; --scenario writes the store as a
+      scenario that recreates it (its import line holds the data, re-signed; an argument that
+      starts with '{' is such a response, not a file name).
       """,
     example: """
       storesim import history.json statuses.json webhook.log
         storesim import --add-products --now 2026-03-01 history.json
+        storesim import --redact --scenario case.storesim history.json statuses.json
       """)
 
   @Arguments(1...10_000, "file")
@@ -37,28 +42,47 @@ struct ImportCommand: CommandLineCommand {
   var now: Date?
   @Option("<cert>", help: "verify every JWS against this root certificate (PEM or DER, P-256) and refuse what does not")
   var verifyRoot: String?
+  @Flag(help: "replace transaction ids, web order line item ids and app account tokens with stable pseudonyms")
+  var redact: Bool
+  @Option("<file>", help: "also write the store as a scenario that recreates it (a file ending in .storesim)")
+  var scenario: String?
+
+  func validate() throws {
+    if let scenario, !scenario.hasSuffix(".storesim") {
+      throw CLIError.usage("--scenario takes a file ending in .storesim, not \(scenario)", command: "import")
+    }
+  }
 
   static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 
+  /// The customers made, named when a few (`--json` lists them all).
+  static func customers(_ list: [CustomerID]) -> String {
+    if list.isEmpty { return "no customer" }
+    if list.count > 3 { return "\(list.count) customers (\(list[0].rawValue) to \(list[list.count - 1].rawValue))" }
+    return list.map(\.rawValue).joined(separator: ", ")
+  }
+
   func run(_ inv: Invocation) throws -> ExitCode {
-    var files: [ImportFile] = []
-    for path in arguments {
-      let data = try ConfigurationFile.bytes(try inv.environment.resolve(path), shownAs: path)
-      files.append(ImportFile(name: path, bytes: Array(data)))
-    }
+    // Every file is looked at before the session is: a missing one is refused at once.
+    let sources = try arguments.enumerated().map { i, text in try ImportSource(text, index: i, inv) }
     let root = try verifyRoot.map { try ImportRoot.read($0, inv) }
     var verify: (@Sendable (String) -> Bool)?
     if let root { verify = { @Sendable jws in root.verifies(jws) } }
-    let options = ImportOptions(now: now, addProducts: addProducts, verify: verify)
+    let options = ImportOptions(now: now, addProducts: addProducts, verify: verify, redact: redact)
+    let out = try scenario.map { try ImportScenario.Target($0, inv) }
     return try SessionContext.with(inv, mutating: true) { store in
+      var data = AppleDataImport(bundleID: store.state.bundleID, verify: verify)
+      for source in sources { try source.feed(into: &data) }
       let summary: ImportSummary
       do {
-        summary = try store.importAppleData(files, options: options)
+        summary = try store.importAppleData(data, options: options)
       } catch let failure as ImportFailure {
         for problem in failure.problems { inv.err("error: \(problem)") }
         let count = failure.problems.count
         throw CLIError.data("import refused: \(count) problem\(count == 1 ? "" : "s"), nothing imported")
       }
+      // Written before the session is saved: when it cannot be, nothing changes.
+      if let out { try out.write(store, sources: sources.map(\.shown), redacted: redact) }
       inv.emit(
         json: .object([
           "customers": .array(summary.customers.map { .string($0.rawValue) }),
@@ -71,7 +95,7 @@ struct ImportCommand: CommandLineCommand {
         line:
           "imported \(Self.count(summary.transactions, "transaction")), "
           + "\(Self.count(summary.subscriptions, "subscription")) and "
-          + "\(Self.count(summary.notifications, "notification")) for \(summary.customers.map(\.rawValue).joined(separator: ", ")); "
+          + "\(Self.count(summary.notifications, "notification")) for \(Self.customers(summary.customers)); "
           + "now \(ISO8601.string(summary.now))"
           + (summary.addedProducts.isEmpty ? "" : "; added products \(summary.addedProducts.joined(separator: ", "))"))
       return .success
