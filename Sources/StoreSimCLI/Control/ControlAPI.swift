@@ -176,19 +176,28 @@ final class ControlAPI: Sendable {
     case .failure(let refusal): throw ControlError(400, "usage", refusal.message, field: refusal.field)
     }
     let session = id == ControlSessions.defaultName ? location.file : location.shown
-    let argv = [spec.name] + line.options + ["--json", "--session=\(session)", "--"] + line.words
-    return ok(try run(argv, spec: spec))
+    // An option with an optional value given alone (`timeline {"svg": true}`) prints a drawing,
+    // which has no JSON: the command runs as the MCP tools run it (its JSON, or its refusal, to
+    // a sink of its own), and the drawing is the text answer.
+    let drawing = line.options.contains { given in
+      spec.options.contains { $0.valueIsOptional && given == "--\($0.name)=-" }
+    }
+    let argv = [spec.name] + line.options + (drawing ? [] : ["--json"]) + ["--session=\(session)", "--"] + line.words
+    return ok(try run(argv, spec: spec, jsonAside: drawing))
   }
 
   /// Runs a command line in-process, its output captured: its `--json` answer, or its refusal.
-  private func run(_ argv: [String], spec: CommandSpec) throws(ControlError) -> JSONOutput {
-    let out = Mutex("")
+  /// With `jsonAside`, the JSON goes to a sink of its own and standard output is the text.
+  private func run(_ argv: [String], spec: CommandSpec, jsonAside: Bool = false) throws(ControlError) -> JSONOutput {
+    let out = Mutex(""), document = Mutex("")
     var captured = environment
     captured.writeOut = { text in out.withLock { $0 += text } }
     captured.writeErr = { _ in }
+    if jsonAside { captured.writeJSON = { text in document.withLock { $0 += text } } }
     let code = CLI.run(argv, environment: captured)
     let text = out.withLock { $0 }
-    let node = try? JSONParser.parse(Array(text.utf8))
+    let json = jsonAside ? document.withLock { $0 } : text
+    let node = try? JSONParser.parse(Array(json.utf8))
     if let node, case .string(let message)? = node["error"]?.value, node["exitCode"] != nil {
       let exit = CLIError(code: ExitCode(rawValue: code) ?? .failure, message: message)
       throw ControlError(command: exit, spec: spec)

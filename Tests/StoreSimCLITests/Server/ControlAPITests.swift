@@ -111,6 +111,27 @@ import Testing
     #expect(gone.status == 404 && Self.json(gone)?["error"]?["code"]?.value == .string("sessionNotFound"))
   }
 
+  /// Issue 46, control-api-drawings-are-text: `timeline {"svg": true}` answers the drawing as
+  /// `{"text": "<svg ..."}`, as docs/control-api.md shows (it was a 400, "--svg and --json exclude
+  /// each other"), and a refusal of the same call is still a 4xx.
+  @Test func aTimelineDrawingIsATextAnswer() throws {
+    let cli = try CLIHarness()
+    let control = try Self.control(cli)
+    let id = try Self.make(control)
+    _ = control.answer(Self.request("POST", "/storesim/v1/sessions/\(id)/buy", #"{"arguments": ["subscription.pro"]}"#))
+    let drawing = control.answer(Self.request("POST", "/storesim/v1/sessions/\(id)/timeline", #"{"svg": true}"#))
+    #expect(drawing.status == 200, "\(drawing.body)")
+    guard case .string(let text)? = Self.json(drawing)?["text"]?.value else {
+      Issue.record("no text answer: \(drawing.body)")
+      return
+    }
+    #expect(text.contains("<svg") && text.contains("subscription.pro"))
+    let refused = control.answer(
+      Self.request("POST", "/storesim/v1/sessions/\(id)/timeline", #"{"svg": true, "width": 80}"#))
+    #expect(
+      refused.status == 400 && Self.json(refused)?["error"]?["code"]?.value == .string("usage"), "\(refused.body)")
+  }
+
   /// Issue 46, control-api-configuration-never-a-path: a configuration given as a path is a 400.
   @Test func aConfigurationGivenAsAPathIsRefused() throws {
     let cli = try CLIHarness()
