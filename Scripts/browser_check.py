@@ -2,11 +2,14 @@
 """The Transaction Manager page of `storesim serve` in a real browser (issue 48, docs/page.md).
 
 Drives Debian's chromium through chromium-driver with Selenium (PyPI), headless:
-the first screen, a purchase made by another process (`storesim buy`) appearing within 2 s,
-Approve (Ask to Buy), Refund with a percent, Advance showing the renewal, Resend, a customer
-named as markup shown as text and run as nothing, labelled controls reached by the keyboard,
-light and dark, no console errors; a foreign Origin is refused. Saves a screenshot of the
-first screen.
+the first screen, a purchase made by another process (`storesim buy`) appearing within 2 s;
+every action of issue 48 item 2 clicked as the button its text names, in its row: Buy, Approve
+and Decline (Ask to Buy), Refund with a percent, Cancel and Resume, Renew, Fail billing then
+Advance (billing retry) and Resolve, Bill normally, Advance to the next event, Expire, Resend,
+each with its effect on the page (and in `storesim status` where it changes the store) and its
+exact "Command line:" and "HTTP:" lines; a customer named as markup shown as text and run as
+nothing, labelled controls reached by the keyboard, light and dark, no console errors; a
+foreign Origin is refused. Saves a screenshot of the first screen.
 
     Scripts/browser_check.py BIN [ARTIFACTS_DIR]        # the checks; a screenshot in ARTIFACTS_DIR
     Scripts/browser_check.py BIN --first-screen SESSION  # prints the first screen's ms (bench.sh)
@@ -15,7 +18,7 @@ import json, os, subprocess, sys, tempfile, time, urllib.error, urllib.request
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, TimeoutException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
@@ -90,6 +93,74 @@ def click(driver, label):
     press(driver, By.CSS_SELECTOR, f'button[aria-label="{label}"]')
 
 
+def wait_for(driver, predicate, seconds=10):
+    """True once predicate(driver) holds (the page redraws meanwhile), False after `seconds`."""
+    try:
+        WebDriverWait(driver, seconds, poll_frequency=0.05,
+                      ignored_exceptions=(StaleElementReferenceException, NoSuchElementException)).until(predicate)
+        return True
+    except TimeoutException:
+        return False
+
+
+def text_xpath(driver, xpath):
+    try:
+        return driver.find_element(By.XPATH, xpath).text
+    except (StaleElementReferenceException, NoSuchElementException):
+        return ""
+
+
+def wait_xpath(driver, xpath, expected=None, exact=True, seconds=10):
+    """True once the element at xpath is there (and its text is `expected`, or holds it)."""
+    def there(d):
+        found = d.find_elements(By.XPATH, xpath)
+        if not found:
+            return False
+        if expected is None:
+            return True
+        shown = found[0].text.strip()
+        return shown == expected if exact else expected in shown
+    return wait_for(driver, there, seconds)
+
+
+def named(driver, row, name, label):
+    """Clicks the button whose visible text is `name` in `row` (an XPath), its aria-label `label`;
+    False if the row has no such button within 5 s."""
+    xpath = f"{row}//button[normalize-space(.)='{name}' and @aria-label='{label}']" if label != name \
+        else f"{row}//button[normalize-space(.)='{name}']"
+    if not wait_for(driver, lambda d: d.find_elements(By.XPATH, xpath), 5):
+        return False
+    press(driver, By.XPATH, xpath)
+    return True
+
+
+def done(driver, label, seconds=10):
+    """The page's answer to the action it calls `label` once it came ('' if it did not, or was refused)."""
+    def answered(d):
+        result = d.find_element(By.ID, "result-text")
+        return result.text.startswith(label + ": ") and result.get_attribute("class") in ("ok", "bad")
+    if not wait_for(driver, answered, seconds):
+        return ""
+    result = driver.find_element(By.ID, "result-text")
+    return result.text if result.get_attribute("class") == "ok" else ""
+
+
+def shown(driver, session, url, what, tail, command, body):
+    """The page shows the last action's command line and its HTTP call, each exactly."""
+    lines = [line.strip() for line in text(driver, "#result").splitlines()]
+    cli_line = f"Command line: storesim --session {session} {tail}"
+    http_line = (f"HTTP: curl -X POST {url}/storesim/v1/sessions/default/{command} "
+                 f"-d '{json.dumps(body, separators=(',', ':'))}'")
+    check(cli_line in lines, f"{what}: {cli_line}" + ("" if cli_line in lines else f" (shown: {lines})"))
+    check(http_line in lines, f"{what}: {http_line}" + ("" if http_line in lines else f" (shown: {lines})"))
+
+
+def pending_request(driver, product):
+    """The id of the Ask to Buy request waiting for `product` ('' if none within 10 s)."""
+    row = f"//div[@id='pending']//tr[td[2]='askToBuy'][starts-with(td[3], '{product}')]"
+    return text_xpath(driver, row + "/td[1]") if wait_xpath(driver, row) else ""
+
+
 def main():
     binary = os.path.abspath(sys.argv[1])
     if len(sys.argv) > 3 and sys.argv[2] == "--first-screen":
@@ -128,40 +199,163 @@ def main():
         field = driver.find_element(By.ID, "advance-duration")
         field.clear()
         field.send_keys("2mo")
-        press(driver, By.CSS_SELECTOR, "#advance-form button[type=submit]")
-        check(wait_text(driver, "#result-text", "subscriptionRenewed"), "Advance: the result names the renewal")
+        check(named(driver, "//form[@id='advance-form']", "Advance", "Advance"), "Advance: the button 'Advance' in the store's controls")
+        check("subscriptionRenewed" in done(driver, "Advance 2mo"), "Advance: the result names the renewal")
         check(wait_text(driver, "#statuses", "2026-04-01"), "Advance: the status shows the renewed period")
-        check("storesim --session" in text(driver, "#result-cli") and "advance 2mo" in text(driver, "#result-cli"),
-              "Advance: the equivalent command line")
-        check("curl -X POST" in text(driver, "#result-http"), "Advance: the equivalent HTTP call")
+        shown(driver, session, url, "Advance", "advance 2mo", "advance", {"arguments": ["2mo"]})
 
         # Ask to Buy on, Buy, then Approve in the request's row.
         press(driver, By.ID, "ask-to-buy")
         check(wait_text(driver, "#result-text", "Ask to Buy on"), "Ask to Buy: turned on from the page")
+        shown(driver, session, url, "Ask to Buy on", "settings ask-to-buy on", "settings", {"arguments": ["ask-to-buy", "on"]})
         WebDriverWait(driver, 5).until(lambda d: d.find_element(By.ID, "ask-to-buy").is_selected())
         press(driver, By.CSS_SELECTOR, "#buy-product option[value='nonconsumable.car']")
-        press(driver, By.CSS_SELECTOR, "#buy-form button[type=submit]")
+        check(named(driver, "//form[@id='buy-form']", "Buy", "Buy"), "Buy: the button 'Buy' in the store's controls")
+        answer = done(driver, "Buy nonconsumable.car")
+        check("pending" in answer, f"Buy: the answer says pending ({answer!r})")
         check(wait_text(driver, "#pending", "askToBuy"), "Buy: an Ask to Buy request waits")
-        press(driver, By.XPATH, "//div[@id='pending']//button[text()='Approve']")
-        check(wait_text(driver, "#result-text", "purchased"), "Approve: purchased")
+        shown(driver, session, url, "Buy", "--customer default buy nonconsumable.car", "buy",
+              {"arguments": ["nonconsumable.car"], "customer": "default"})
+        request = pending_request(driver, "nonconsumable.car")
+        check(named(driver, f"//div[@id='pending']//tr[td[1]='{request}']", "Approve", f"Approve request {request}"),
+              f"Approve: the button 'Approve' in request {request}'s row")
+        check("purchased" in done(driver, f"Approve {request}"), "Approve: purchased")
         check(wait_text(driver, "#pending", "No Ask to Buy"), "Approve: nothing waits")
+        check(wait_xpath(driver, "//div[@id='transactions']//tr[td[2]='nonconsumable.car']"),
+              "Approve: the car is among the transactions")
+        shown(driver, session, url, "Approve", f"--customer default approve {request}", "approve",
+              {"arguments": [request], "customer": "default"})
+
+        # Buy again, then Decline in the request's row: the request goes, nothing is bought.
+        press(driver, By.CSS_SELECTOR, "#buy-product option[value='nonconsumable.racecar']")
+        named(driver, "//form[@id='buy-form']", "Buy", "Buy")
+        check("pending" in done(driver, "Buy nonconsumable.racecar"), "Buy: a second request")
+        request = pending_request(driver, "nonconsumable.racecar")
+        check(named(driver, f"//div[@id='pending']//tr[td[1]='{request}']", "Decline", f"Decline request {request}"),
+              f"Decline: the button 'Decline' in request {request}'s row")
+        answer = done(driver, f"Decline {request}")
+        check("declined" in answer, f"Decline: the result says declined ({answer!r})")
+        check(wait_text(driver, "#pending", "No Ask to Buy"), "Decline: the request no longer waits")
+        check("nonconsumable.racecar" not in text(driver, "#transactions"), "Decline: no racecar was bought")
+        shown(driver, session, url, "Decline", f"--customer default decline {request}", "decline",
+              {"arguments": [request], "customer": "default"})
+        press(driver, By.ID, "ask-to-buy")
+        check(done(driver, "Ask to Buy off") != "", "Ask to Buy: turned off from the page")
+        shown(driver, session, url, "Ask to Buy off", "settings ask-to-buy off", "settings", {"arguments": ["ask-to-buy", "off"]})
 
         # Refund the car, 40 percent, in its row.
         row = WebDriverWait(driver, 5).until(lambda d: d.find_element(
             By.XPATH, "//div[@id='transactions']//tr[td[2][text()='nonconsumable.car']]"))
         tid = row.get_attribute("data-transaction")
         row.find_element(By.CSS_SELECTOR, "input").send_keys("40")
-        click(driver, f"Refund transaction {tid}")
-        check(wait_text(driver, "#result-text", "Refund"), "Refund: answered")
+        check(named(driver, f"//div[@id='transactions']//tr[@data-transaction='{tid}']", "Refund", f"Refund transaction {tid}"),
+              f"Refund: the button 'Refund' in transaction {tid}'s row")
+        check(done(driver, f"Refund {tid} (40%)") != "", "Refund: answered")
         check(wait_text(driver, f"tr[data-transaction='{tid}']", "40%"),
               f"Refund with a percent: 40% revoked ({text(driver, f'tr[data-transaction={chr(39)}{tid}{chr(39)}]')!r}, "
               f"{text(driver, '#result-text')!r}, {text(driver, '#result-cli')!r})")
-        check("--percent 40" in text(driver, "#result-cli"), "Refund: the command line says --percent 40")
+        shown(driver, session, url, "Refund", f"--customer default refund {tid} --percent 40", "refund",
+              {"arguments": [tid], "customer": "default", "percent": "40"})
 
-        # Resend a notification whose delivery failed.
-        WebDriverWait(driver, 5).until(lambda d: d.find_elements(By.XPATH, "//div[@id='notifications']//button[text()='Resend']"))
-        press(driver, By.XPATH, "//div[@id='notifications']//button[text()='Resend']")
+        # The subscription's actions, each in its current transaction's row; the store
+        # (storesim status, another process) agrees with the page.
+        def status():
+            return json.loads(cli("status", "--json"))[0]
+
+        def sub_row():
+            return f"//div[@id='transactions']//tr[@data-transaction='{status()['transaction']['transactionId']}']"
+
+        cell = "//div[@id='statuses']//tbody/tr[td[3]='subscription.pro']/td[{}]"  # 2 state, 4 expires, 5 auto-renew, 6 notes
+        tid = status()["transaction"]["transactionId"]
+        body = {"transaction": tid, "customer": "default"}
+        check(named(driver, sub_row(), "Cancel", f"Cancel the subscription of transaction {tid}"),
+              f"Cancel: the button 'Cancel' in transaction {tid}'s row")
+        answer = done(driver, "Cancel subscription.pro")
+        check("autoRenewStatusChanged" in answer, f"Cancel: the result names the change ({answer!r})")
+        check(wait_xpath(driver, cell.format(5), "off"), "Cancel: the status shows auto-renew off")
+        check(status()["renewalInfo"]["autoRenewStatus"] == 0, "Cancel: the store has auto-renew off")
+        shown(driver, session, url, "Cancel", f"--customer default cancel --transaction {tid}", "cancel", body)
+
+        check(named(driver, sub_row(), "Resume", f"Resume the subscription of transaction {tid}"),
+              f"Resume: the button 'Resume' in transaction {tid}'s row (in place of Cancel)")
+        answer = done(driver, "Resume subscription.pro")
+        check("autoRenewStatusChanged" in answer, f"Resume: the result names the change ({answer!r})")
+        check(wait_xpath(driver, cell.format(5), "on"), "Resume: the status shows auto-renew on")
+        check(status()["renewalInfo"]["autoRenewStatus"] == 1, "Resume: the store has auto-renew on")
+        shown(driver, session, url, "Resume", f"--customer default resume --transaction {tid}", "resume", body)
+
+        check(named(driver, sub_row(), "Renew", f"Renew the subscription of transaction {tid}"),
+              f"Renew: the button 'Renew' in transaction {tid}'s row")
+        answer = done(driver, "Renew subscription.pro")
+        check("subscriptionRenewed" in answer, f"Renew: the result names the renewal ({answer!r})")
+        renewed = status()["transaction"]["transactionId"]
+        check(renewed != tid and wait_xpath(driver, f"//div[@id='transactions']//tr[@data-transaction='{renewed}']"),
+              f"Renew: the renewal {renewed} is among the transactions")
+        shown(driver, session, url, "Renew", f"--customer default renew --transaction {tid}", "renew", body)
+
+        # Fail billing, then Advance: the renewal fails into billing retry; Resolve clears it.
+        check(named(driver, "//section[@aria-labelledby='store-heading']", "Fail billing", "Fail billing"),
+              "Fail billing: the button 'Fail billing' in the store's controls")
+        check(done(driver, "Fail billing") != "", "Fail billing: answered")
+        check(wait_xpath(driver, "//button[@id='billing']", "Bill normally"), "Fail billing: the button now says Bill normally")
+        shown(driver, session, url, "Fail billing", "settings billing-retry on", "settings", {"arguments": ["billing-retry", "on"]})
+        field = driver.find_element(By.ID, "advance-duration")
+        field.clear()
+        field.send_keys("40d")
+        named(driver, "//form[@id='advance-form']", "Advance", "Advance")
+        answer = done(driver, "Advance 40d")
+        check("renewalFailed" in answer, f"Fail billing, Advance: the renewal failed ({answer!r})")
+        check(wait_xpath(driver, cell.format(2), "inBillingRetryPeriod"), "Fail billing, Advance: the status shows billing retry")
+        check(wait_xpath(driver, cell.format(6), "in billing retry", exact=False), "Fail billing, Advance: the renewal info says in billing retry")
+        shown(driver, session, url, "Advance", "advance 40d", "advance", {"arguments": ["40d"]})
+        tid = status()["transaction"]["transactionId"]
+        check(named(driver, sub_row(), "Resolve", f"Resolve the billing issue of transaction {tid}"),
+              f"Resolve: the button 'Resolve' in transaction {tid}'s row")
+        answer = done(driver, "Resolve subscription.pro")
+        check("subscriptionRenewed" in answer, f"Resolve: the result names the renewal ({answer!r})")
+        check(wait_xpath(driver, cell.format(2), "subscribed"), "Resolve: the status is subscribed again")
+        check("in billing retry" not in text_xpath(driver, cell.format(6)), "Resolve: billing retry cleared")
+        check(not status()["renewalInfo"]["isInBillingRetryPeriod"], "Resolve: the store is out of billing retry")
+        shown(driver, session, url, "Resolve", f"--customer default resolve --transaction {tid}", "resolve",
+              {"transaction": tid, "customer": "default"})
+        check(named(driver, "//section[@aria-labelledby='store-heading']", "Bill normally", "Bill normally"),
+              "Bill normally: the button in the store's controls")
+        check(done(driver, "Bill normally") != "", "Bill normally: answered")
+        check(wait_xpath(driver, "//button[@id='billing']", "Fail billing"), "Bill normally: the button says Fail billing again")
+        shown(driver, session, url, "Bill normally", "settings billing-retry off", "settings", {"arguments": ["billing-retry", "off"]})
+
+        # Advance to the next event: the clock moves forward to it.
+        before = text(driver, "#clock")
+        check(named(driver, "//form[@id='advance-form']", "Advance to the next event", "Advance to the next event"),
+              "Advance to the next event: the button in the store's controls")
+        check(done(driver, "Advance to the next event") != "", "Advance to the next event: answered")
+        moved = wait_for(driver, lambda d: text(d, "#clock") != before)
+        check(moved and text(driver, "#clock")[4:24] > before[4:24],
+              f"Advance to the next event: the clock moved ({before[:24]} to {text(driver, '#clock')[:24]})")
+        shown(driver, session, url, "Advance to the next event", "advance --next", "advance", {"next": True})
+
+        # Expire: the subscription ends now; its row has no subscription actions left.
+        tid = status()["transaction"]["transactionId"]
+        check(named(driver, sub_row(), "Expire", f"Expire the subscription of transaction {tid}"),
+              f"Expire: the button 'Expire' in transaction {tid}'s row")
+        answer = done(driver, "Expire subscription.pro")
+        check("subscriptionExpired" in answer, f"Expire: the result names the expiry ({answer!r})")
+        check(wait_xpath(driver, cell.format(2), "expired"), "Expire: the status shows expired")
+        check(status()["state"] == "expired", "Expire: the store has it expired")
+        check(wait_for(driver, lambda d: not d.find_elements(By.XPATH, f"//tr[@data-transaction='{tid}']//button[.='Expire']")),
+              "Expire: no Expire button left in its row")
+        shown(driver, session, url, "Expire", f"--customer default expire --transaction {tid}", "expire", {"transaction": tid, "customer": "default"})
+
+        # Resend a notification whose delivery failed, in its row.
+        resend = "//div[@id='notifications']//tr[.//button[.='Resend']]"
+        WebDriverWait(driver, 5).until(lambda d: d.find_elements(By.XPATH, resend))
+        index = driver.find_element(By.XPATH, resend + "/td[1]").text
+        check(named(driver, f"//div[@id='notifications']//tr[td[1]='{index}']", "Resend", f"Resend notification {index}"),
+              f"Resend: the button 'Resend' in notification {index}'s row")
+        check(done(driver, f"Resend notification {index} (and later failed ones)") != "", "Resend: answered")
         check(wait_text(driver, "#notifications", "(resend)"), "Resend: the resend is among the attempts")
+        shown(driver, session, url, "Resend", f"notifications deliver --retry --since {index}", "notifications",
+              {"arguments": ["deliver"], "retry": True, "since": index})
         if artifacts:  # the store after the actions, the last one's command line and curl at the top
             driver.set_window_size(1280, 1700)
             driver.execute_script("window.scrollTo(0, 0)")
