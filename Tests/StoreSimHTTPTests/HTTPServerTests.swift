@@ -114,7 +114,18 @@ import Testing
     let client = try Client(port: running.server.port)
     client.send("GET / HTTP/1.1\r\n\r\n")
     #expect(client.response()?.status == 200)
-    reading.withLock { $0 = 31_000_000_000 }
+    // The test's clock moves 31 s at a time, every 100 ms of real time, until the connection is
+    // closed: the server may note the connection idle after the response reached the client,
+    // at a reading already moved, so one jump alone could leave it 30 s short (a run under load
+    // waited out the client's 60 s instead).
+    let stop = Mutex(false)
+    DispatchQueue.global().async {
+      while !stop.withLock({ $0 }) {
+        reading.withLock { $0 += 31_000_000_000 }
+        usleep(100_000)
+      }
+    }
+    defer { stop.withLock { $0 = true } }
     let start = ContinuousClock.now
     #expect(client.closedByServer())
     #expect(ContinuousClock.now - start < .seconds(10), "closed by the sweep, not by the client's own timeout")
