@@ -268,21 +268,16 @@ def main():
         cell = "//div[@id='statuses']//tbody/tr[td[3]='subscription.pro']/td[{}]"  # 2 state, 4 expires, 5 auto-renew, 6 notes
         tid = status()["transaction"]["transactionId"]
         body = {"transaction": tid, "customer": "default"}
-        check(named(driver, sub_row(), "Cancel", f"Cancel the subscription of transaction {tid}"),
-              f"Cancel: the button 'Cancel' in transaction {tid}'s row")
-        answer = done(driver, "Cancel subscription.pro")
-        check("autoRenewStatusChanged" in answer, f"Cancel: the result names the change ({answer!r})")
-        check(wait_xpath(driver, cell.format(5), "off"), "Cancel: the status shows auto-renew off")
-        check(status()["renewalInfo"]["autoRenewStatus"] == 0, "Cancel: the store has auto-renew off")
-        shown(driver, session, url, "Cancel", f"--customer default cancel --transaction {tid}", "cancel", body)
-
-        check(named(driver, sub_row(), "Resume", f"Resume the subscription of transaction {tid}"),
-              f"Resume: the button 'Resume' in transaction {tid}'s row (in place of Cancel)")
-        answer = done(driver, "Resume subscription.pro")
-        check("autoRenewStatusChanged" in answer, f"Resume: the result names the change ({answer!r})")
-        check(wait_xpath(driver, cell.format(5), "on"), "Resume: the status shows auto-renew on")
-        check(status()["renewalInfo"]["autoRenewStatus"] == 1, "Resume: the store has auto-renew on")
-        shown(driver, session, url, "Resume", f"--customer default resume --transaction {tid}", "resume", body)
+        # Cancel, then Resume in its place: auto-renew off, then on, on the page and in the store.
+        for action, where, shows, stored in (("Cancel", "", "off", 0), ("Resume", " (in place of Cancel)", "on", 1)):
+            check(named(driver, sub_row(), action, f"{action} the subscription of transaction {tid}"),
+                  f"{action}: the button '{action}' in transaction {tid}'s row{where}")
+            answer = done(driver, f"{action} subscription.pro")
+            check("autoRenewStatusChanged" in answer, f"{action}: the result names the change ({answer!r})")
+            check(wait_xpath(driver, cell.format(5), shows), f"{action}: the status shows auto-renew {shows}")
+            check(status()["renewalInfo"]["autoRenewStatus"] == stored, f"{action}: the store has auto-renew {shows}")
+            command = action.lower()
+            shown(driver, session, url, action, f"--customer default {command} --transaction {tid}", command, body)
 
         check(named(driver, sub_row(), "Renew", f"Renew the subscription of transaction {tid}"),
               f"Renew: the button 'Renew' in transaction {tid}'s row")
