@@ -27,25 +27,31 @@ import Testing
     return (answer.status, answer.body)
   }
 
-  @Test func serveWithNoSessionAnswersTheControlAPIOnItsPort() throws {
-    let cli = try CLIHarness()
+  /// Starts the built `storesim serve --port 0 --quiet` (and `extra`) in `folder`: the process
+  /// and the URL it printed first.
+  static func serve(_ extra: [String], in folder: String) throws -> (Process, String) {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: Self.binary)
-    process.arguments = ["serve", "--no-session", "--port", "0", "--quiet"]
-    process.currentDirectoryURL = URL(fileURLWithPath: cli.folder)
+    process.executableURL = URL(fileURLWithPath: binary)
+    process.arguments = ["serve"] + extra + ["--port", "0", "--quiet"]
+    process.currentDirectoryURL = URL(fileURLWithPath: folder)
     let out = Pipe()
     process.standardOutput = out
     process.standardError = FileHandle.nullDevice
     try process.run()
+    var line = [UInt8]()
+    while let byte = try out.fileHandleForReading.read(upToCount: 1)?.first, byte != 0x0A { line.append(byte) }
+    return (process, String(decoding: line, as: UTF8.self))
+  }
+
+  @Test func serveWithNoSessionAnswersTheControlAPIOnItsPort() throws {
+    let cli = try CLIHarness()
+    let (process, url) = try Self.serve(["--no-session"], in: cli.folder)
     defer {
       // SIGKILL: a process started from the test runner may inherit a signal mask that holds
       // SIGTERM (serve's own stop on SIGTERM is Scripts/reliability.sh's).
       kill(process.processIdentifier, SIGKILL)
       process.waitUntilExit()
     }
-    var line = [UInt8]()
-    while let byte = try out.fileHandleForReading.read(upToCount: 1)?.first, byte != 0x0A { line.append(byte) }
-    let url = String(decoding: line, as: UTF8.self)
     let port = try #require(Int(url.split(separator: ":").last ?? ""), "serve printed \(url)")
     let configuration = try ControlAPITests.configuration
     let (made, madeBody) = try Self.send(

@@ -154,21 +154,12 @@ import Testing
   @Test func serveAnswersThePageAtItsRoot() throws {
     let cli = try CLIHarness()
     cli.run("init AppleSample.storekit --start 2026-01-01T00:00:00Z")
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: ControlServeTests.binary)
-    process.arguments = ["serve", "--port", "0", "--quiet"]
-    process.currentDirectoryURL = URL(fileURLWithPath: cli.folder)
-    let out = Pipe()
-    process.standardOutput = out
-    process.standardError = FileHandle.nullDevice
-    try process.run()
+    let (process, url) = try ControlServeTests.serve([], in: cli.folder)
     defer {
       kill(process.processIdentifier, SIGKILL)
       process.waitUntilExit()
     }
-    var line = [UInt8]()
-    while let byte = try out.fileHandleForReading.read(upToCount: 1)?.first, byte != 0x0A { line.append(byte) }
-    let port = try #require(Int(String(decoding: line, as: UTF8.self).split(separator: ":").last ?? ""))
+    let port = try #require(Int(url.split(separator: ":").last ?? ""))
     let client = try HTTPTestClient(port: port)
     client.send("GET / HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
     let answer = try #require(client.response())
