@@ -45,8 +45,14 @@ cp Scripts/*.storesim "$OUT/corpus-scenario/"
 # Session seeds: files the built storesim writes (a fresh session; purchases, renewals, a
 # billing retry and a refund), each also as version 2 (no checksums, so that changes reach
 # the state reader instead of stopping at the checksum).
-swift build --product storesim >/dev/null
-STORESIM="$(swift build --show-bin-path)/storesim"
+# STORESIM_BIN: a storesim already built (CI passes its debug build, so that this step takes no
+# SwiftPM lock while a release build holds it); otherwise the debug build, built when missing.
+if [ -n "${STORESIM_BIN:-}" ]; then
+  STORESIM="$STORESIM_BIN"
+else
+  swift build --product storesim >/dev/null
+  STORESIM="$(swift build --show-bin-path)/storesim"
+fi
 session_seed() { # NAME CONFIGURATION COMMAND...
   local name=$1 configuration=$2 line
   shift 2

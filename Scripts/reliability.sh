@@ -203,23 +203,11 @@ a=$(now_ms); c=$(code_of S buy "$long"); b=$(now_ms)
 [ "$c" -ne 0 ] && [ $((b - a)) -lt 3000 ] || fail "buy <20,000 characters>: exit $c in $((b - a)) ms"
 echo "row: a 20,000-character id on 5,000 products answered in $((b - a)) ms"
 
-# long scenarios: linear.
-fresh
-cp "$CONFIG" c.storekit
-scenario() { python3 -c 'import sys; n = int(sys.argv[1]); print("init c.storekit\n" + "buy consumable.fuel.octane87\n" * n + f"expect transactions {n}")' "$1" > "s$1.storesim"; }
-scenario 25000; scenario 100000
-# CPU time (user + system) of the run, not the wall clock: a busy machine stretches wall time
-# unevenly between the two runs, which made this row fail on load alone.
-cpu_ms() { python3 -c 'import resource, subprocess, sys
-r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
-u = resource.getrusage(resource.RUSAGE_CHILDREN)
-print(int((u.ru_utime + u.ru_stime) * 1000)); sys.exit(r.returncode)' "$BIN" "$@"; }
-small=$(cpu_ms run s25000.storesim) || fail "25,000-line scenario"
-large=$(cpu_ms run s100000.storesim) || fail "100,000-line scenario"
-[ "$large" -lt $((small * 6 + 1000)) ] || fail "scenario time not linear: 25k lines $small ms, 100k lines $large ms of CPU"
-echo "row: scenarios are linear: 25,000 lines $small ms, 100,000 lines $large ms of CPU"
+# long scenarios are linear: Scripts/scenario_linear.sh (CI runs it with the release build).
 
 # size limits: a huge configuration is not read on every command; a huge scenario is refused.
+fresh
+cp "$CONFIG" c.storekit
 S init c.storekit >/dev/null
 rm c.storekit && truncate -s 400M c.storekit
 a=$(now_ms); S now >/dev/null 2>&1 || fail "now with a 400 MB configuration"; b=$(now_ms)
