@@ -24,7 +24,9 @@ mkdir -p "$OUT/crashes" "$OUT/corpus-configuration" "$OUT/corpus-scenario" "$OUT
 SOURCES=$(find Sources/StoreSimSync Sources/StoreSimSignals Sources/StoreSimCrypto Sources/StoreSim Sources/StoreSimSession \
   Sources/StoreSimHTTP Sources/StoreSimServer Sources/StoreSimCLI -name '*.swift' | sort)
 strip_imports() { mkdir -p "$OUT/src"; for f in "$@"; do sed -E 's/^(@testable |@_exported )?import StoreSim(Sync|Signals|Crypto|Session|HTTP|Server|CLI)?$//' "$f" > "$OUT/src/$(echo "$f" | tr '/' '_')"; done; }
-FLAGS=(-sanitize=fuzzer,address -parse-as-library -O -wmo -num-threads 2 -module-name StoreSimFuzz -package-name storesim -swift-version 6)
+# -Onone: the build takes a third of an optimised one's CPU time (124 s against 381 s, measured
+# 2026-11-28), a target then runs about 2.5 times fewer inputs a second, and `assert`s are checked.
+FLAGS=(-sanitize=fuzzer,address -parse-as-library -Onone -wmo -num-threads 2 -module-name StoreSimFuzz -package-name storesim -swift-version 6)
 quiet() { "$@" 2> >(grep -v 'Cannot export local symbol' >&2); }
 if [ ! -x "$OUT/fuzz" ] || [ -n "$(find Sources Fuzz -newer "$OUT/fuzz" -name '*.swift' | head -1)" ]; then
   echo "== building the fuzz binary (a few minutes)"
