@@ -337,6 +337,9 @@ def main():
         check("subscriptionExpired" in answer, f"Expire: the result names the expiry ({answer!r})")
         check(wait_xpath(driver, cell.format(2), "expired"), "Expire: the status shows expired")
         check(status()["state"] == "expired", "Expire: the store has it expired")
+        check(wait_xpath(driver, cell.format(6), "ended ", exact=False)
+              and "renews" not in driver.find_element(By.XPATH, cell.format(6)).text,
+              "Expire: the renewal info says ended, not renews")
         check(wait_for(driver, lambda d: not d.find_elements(By.XPATH, f"//tr[@data-transaction='{tid}']//button[.='Expire']")),
               "Expire: no Expire button left in its row")
         shown(driver, session, url, "Expire", f"--customer default expire --transaction {tid}", "expire", {"transaction": tid, "customer": "default"})

@@ -366,18 +366,6 @@ public final class SKTestSession: Sendable {
     }
   }
 
-  // MARK: Simulated errors
-
-  /// Makes every later call of a StoreKit API fail with `error`; nil clears it.
-  public func setSimulatedError<API: FailableStoreKitAPI>(_ error: API.Failure?, forAPI api: API) async throws {
-    core.updateSettings { $0.setSimulatedError(error.map(API.simulated), forAPI: api.engineAPI) }
-  }
-
-  /// The error set for an API, as its engine name (`family.case`), or nil.
-  public func simulatedErrorName<API: FailableStoreKitAPI>(forAPI api: API) async -> String? {
-    core.read { $0.settings.simulatedError(forAPI: api.engineAPI)?.description }
-  }
-
   // MARK: Helpers
 
   /// Runs a control; StoreKit 1 observers have been told what it caused when it returns.

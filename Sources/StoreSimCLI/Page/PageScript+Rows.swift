@@ -72,7 +72,10 @@ extension PageAssets {
       const r = s.renewalInfo;
       const notes = [];
       if (r.autoRenewProductId && r.autoRenewProductId !== r.productId) notes.push('renews as ' + r.autoRenewProductId);
-      if (r.renewalDate) notes.push('renews ' + date(r.renewalDate));
+      // The renewal date is the end of the current period: a renewal only while auto-renew is on
+      // and the subscription has not ended (status 2 expired, 5 revoked).
+      const ended = s.status === 2 || s.status === 5;
+      if (r.renewalDate) notes.push((ended ? 'ended ' : r.autoRenewStatus === 1 ? 'renews ' : 'ends ') + date(r.renewalDate));
       if (r.gracePeriodExpiresDate) notes.push('grace until ' + date(r.gracePeriodExpiresDate));
       if (r.expirationIntent) notes.push('expiration intent ' + r.expirationIntent);
       if (r.isInBillingRetryPeriod) notes.push('in billing retry');
