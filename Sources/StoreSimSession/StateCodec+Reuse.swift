@@ -18,8 +18,64 @@ package final class EncodedRows: @unchecked Sendable {
   fileprivate var notificationRows: [Range<Int>] = []
   /// How many rows the last encoding copied (tests).
   package fileprivate(set) var reused = 0
+  /// The configuration last encoded in `base`, and its bytes: no command but a reload or
+  /// `settings` changes it, so a save copies them instead of running `JSONEncoder` over the
+  /// whole catalogue again (most of `base`).
+  fileprivate var configuration: StoreConfiguration?
+  fileprivate var configurationBytes: [UInt8] = []
+  /// How many times the configuration was encoded (tests: once over saves that keep it).
+  package fileprivate(set) var configurationEncodings = 0
 
   package init() {}
+
+  /// `base` as `StateCodec.baseEncoder` writes it, with the configuration's bytes copied from
+  /// the last save when it is the same configuration: `base` is encoded with a stand-in (an
+  /// empty catalogue), whose bytes after the one `"configuration":` key are replaced by the
+  /// configuration's. `JSONEncoder` writes a value the same alone or inside another
+  /// (`sortedKeys`, no indentation), so the bytes are an encoding from scratch's
+  /// (`StateCodecReuseTests`); when the stand-in is not found exactly once, `base` is encoded whole.
+  fileprivate func encodeBase(_ base: StoreState) throws -> [UInt8] {
+    let encoder = StateCodec.baseEncoder()
+    if configuration != base.configuration {
+      configurationBytes = Array(try encoder.encode(base.configuration))
+      configuration = base.configuration
+      configurationEncodings += 1
+    }
+    var rest = base
+    rest.configuration = Self.standIn
+    let bytes = Array(try encoder.encode(rest))
+    guard let at = Self.standInPlace(in: bytes) else { return Array(try encoder.encode(base)) }
+    var out: [UInt8] = []
+    out.reserveCapacity(bytes.count - at.count + configurationBytes.count)
+    out.append(contentsOf: bytes[..<at.lowerBound])
+    out.append(contentsOf: configurationBytes)
+    out.append(contentsOf: bytes[at.upperBound...])
+    return out
+  }
+
+  /// The configuration `base` is encoded with before the real one's bytes take its place.
+  private static let standIn = StoreConfiguration(products: [])
+  private static let key = Array("\"configuration\":".utf8)
+  private static let standInBytes = (try? Array(StateCodec.baseEncoder().encode(standIn))) ?? []
+
+  /// Where the stand-in's bytes are in `bytes`: after the `"configuration":` key, which a
+  /// string cannot hold unescaped; nil unless that key and stand-in are there exactly once.
+  private static func standInPlace(in bytes: [UInt8]) -> Range<Int>? {
+    let marker = key + standInBytes
+    guard !standInBytes.isEmpty, bytes.count >= marker.count else { return nil }
+    var found: Range<Int>?
+    var i = 0
+    while i <= bytes.count - marker.count {
+      if bytes[i] == marker[0], bytes[i..<(i + marker.count)].elementsEqual(marker) {
+        guard found == nil else { return nil }
+        found = (i + key.count)..<(i + marker.count)
+        i += marker.count
+      } else {
+        i += 1
+      }
+    }
+    return found
+  }
 }
 
 extension StateCodec.Writer {
@@ -58,7 +114,7 @@ extension StateCodec {
     w.raw("{\"codec\":")
     w.string(name)
     w.raw(",\"base\":")
-    w.bytes.append(contentsOf: try baseEncoder().encode(base))
+    w.bytes.append(contentsOf: try rows.encodeBase(base))
     if let log = state.deliveryLog {
       w.raw(",\"deliveries\":")
       w.deliveries(log)
@@ -103,8 +159,8 @@ extension StateCodec {
     if let old, old.customers.count > state.customers.count { storedAsBefore = false }
     let outboxStart = w.bytes.count
     w.raw(",\"notifications\":")
-    var transactions: [TransactionID: Transaction] = [:]
-    for c in state.customers { for t in c.transactions { transactions[t.id] = t } }
+    // The stored transactions a notification's row may name, gathered when a row is written.
+    var stored: [TransactionID: Transaction]?
     var notificationRows: [Range<Int>] = []
     w.array { w in
       for (k, n) in state.notifications.enumerated() {
@@ -112,7 +168,12 @@ extension StateCodec {
         let at = k < rows.notificationRows.count ? rows.notificationRows[k] : nil
         notificationRows.append(
           w.row(copying: at, from: oldBytes, same: storedAsBefore && previous == n, reused: &reused) { w in
-            w.notification(n, stored: transactions)
+            if stored == nil {
+              var transactions: [TransactionID: Transaction] = [:]
+              for c in state.customers { for t in c.transactions { transactions[t.id] = t } }
+              stored = transactions
+            }
+            w.notification(n, stored: stored!)
           })
       }
     }
