@@ -100,8 +100,11 @@ extension StateCodec.Writer {
 
 extension StateCodec {
   /// `encodeSplit`, copying the rows of records unchanged since the encoding `rows` kept, and
-  /// keeping this one's in `rows` for the next.
-  static func encodeSplit(_ state: StoreState, reusing rows: EncodedRows) throws -> (bytes: [UInt8], outboxStart: Int) {
+  /// keeping this one's in `rows` for the next; `newline` ends the bytes with a newline (a
+  /// session file's state line).
+  static func encodeSplit(
+    _ state: StoreState, reusing rows: EncodedRows, newline: Bool = false
+  ) throws -> (bytes: [UInt8], outboxStart: Int) {
     let old = rows.state
     let oldBytes = rows.bytes
     var reused = 0
@@ -178,6 +181,7 @@ extension StateCodec {
       }
     }
     w.raw("}")
+    if newline { w.bytes.append(0x0A) }
     rows.state = state
     rows.bytes = w.bytes
     rows.transactionRows = transactionRows

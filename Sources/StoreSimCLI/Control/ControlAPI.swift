@@ -182,7 +182,7 @@ final class ControlAPI: Sendable {
       guard let node = options.last(where: { $0.key == name })?.value else { continue }
       guard case .string(let text) = node.value else {
         throw ControlError(
-          400, "usage", "'\(name)' is the key's PEM text (-----BEGIN PRIVATE KEY-----...), a string", field: name)
+          400, "usage", "'\(name)' is a string: the key's PEM text", field: name)
       }
       do { _ = try P256.PrivateKey(pemOrBase64: text) } catch {
         throw ControlError(
