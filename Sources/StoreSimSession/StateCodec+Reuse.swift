@@ -25,15 +25,24 @@ package final class EncodedRows: @unchecked Sendable {
   fileprivate var configurationBytes: [UInt8] = []
   /// How many times the configuration was encoded (tests: once over saves that keep it).
   package fileprivate(set) var configurationEncodings = 0
+  /// The rest of `base` last encoded (the stand-in catalogue, the counters at zero), and its
+  /// bytes: a purchase moves only the counters, which are written into these bytes.
+  fileprivate var rest: StoreState?
+  fileprivate var restBytes: [UInt8] = []
+  /// How many times the rest of `base` was encoded (tests).
+  package fileprivate(set) var restEncodings = 0
 
   package init() {}
 
   /// `base` as `StateCodec.baseEncoder` writes it, with the configuration's bytes copied from
   /// the last save when it is the same configuration: `base` is encoded with a stand-in (an
   /// empty catalogue), whose bytes after the one `"configuration":` key are replaced by the
-  /// configuration's. `JSONEncoder` writes a value the same alone or inside another
-  /// (`sortedKeys`, no indentation), so the bytes are an encoding from scratch's
-  /// (`StateCodecReuseTests`); when the stand-in is not found exactly once, `base` is encoded whole.
+  /// configuration's. The counters a purchase moves (`nextTransactionID`,
+  /// `nextWebOrderLineItemID`, `lastModificationOrder`) are encoded as 0, and their digits
+  /// written in place of that 0, so the rest is encoded again only when something else in it
+  /// changed. `JSONEncoder` writes a value the same alone or inside another (`sortedKeys`, no
+  /// indentation) and an integer as its digits, so the bytes are an encoding from scratch's
+  /// (`StateCodecReuseTests`); when a place is not found exactly once, `base` is encoded whole.
   fileprivate func encodeBase(_ base: StoreState) throws -> [UInt8] {
     let encoder = StateCodec.baseEncoder()
     if configuration != base.configuration {
@@ -43,13 +52,41 @@ package final class EncodedRows: @unchecked Sendable {
     }
     var rest = base
     rest.configuration = Self.standIn
-    let bytes = Array(try encoder.encode(rest))
-    guard let at = Self.standInPlace(in: bytes) else { return Array(try encoder.encode(base)) }
+    rest.nextTransactionID = 0
+    rest.nextWebOrderLineItemID = 0
+    if rest.lastModificationOrder != nil { rest.lastModificationOrder = 0 }
+    if self.rest != rest {
+      restBytes = Array(try encoder.encode(rest))
+      self.rest = rest
+      restEncodings += 1
+    }
+    let bytes = restBytes
+    var pieces: [(place: Range<Int>, with: [UInt8])] = []
+    guard !Self.standInBytes.isEmpty, let at = Self.place(of: Self.key + Self.standInBytes, in: bytes) else {
+      return Array(try encoder.encode(base))
+    }
+    pieces.append(((at + Self.key.count)..<(at + Self.key.count + Self.standInBytes.count), configurationBytes))
+    var counters: [([UInt8], UInt64)] = [
+      (Self.transactionKey, base.nextTransactionID), (Self.webOrderKey, base.nextWebOrderLineItemID),
+    ]
+    if let order = base.lastModificationOrder { counters.append((Self.modificationKey, order)) }
+    for (key, value) in counters {
+      guard let at = Self.place(of: key, in: bytes), at + key.count + 1 < bytes.count,
+        bytes[at + key.count] == UInt8(ascii: "0"),
+        [UInt8(ascii: ","), UInt8(ascii: "}")].contains(bytes[at + key.count + 1])
+      else { return Array(try encoder.encode(base)) }
+      pieces.append(((at + key.count)..<(at + key.count + 1), Array(String(value).utf8)))
+    }
+    pieces.sort { $0.place.lowerBound < $1.place.lowerBound }
     var out: [UInt8] = []
-    out.reserveCapacity(bytes.count - at.count + configurationBytes.count)
-    out.append(contentsOf: bytes[..<at.lowerBound])
-    out.append(contentsOf: configurationBytes)
-    out.append(contentsOf: bytes[at.upperBound...])
+    out.reserveCapacity(bytes.count + configurationBytes.count + 64)
+    var from = 0
+    for piece in pieces {
+      out.append(contentsOf: bytes[from..<piece.place.lowerBound])
+      out.append(contentsOf: piece.with)
+      from = piece.place.upperBound
+    }
+    out.append(contentsOf: bytes[from...])
     return out
   }
 
@@ -57,18 +94,20 @@ package final class EncodedRows: @unchecked Sendable {
   private static let standIn = StoreConfiguration(products: [])
   private static let key = Array("\"configuration\":".utf8)
   private static let standInBytes = (try? Array(StateCodec.baseEncoder().encode(standIn))) ?? []
+  private static let transactionKey = Array("\"nextTransactionID\":".utf8)
+  private static let webOrderKey = Array("\"nextWebOrderLineItemID\":".utf8)
+  private static let modificationKey = Array("\"lastModificationOrder\":".utf8)
 
-  /// Where the stand-in's bytes are in `bytes`: after the `"configuration":` key, which a
-  /// string cannot hold unescaped; nil unless that key and stand-in are there exactly once.
-  private static func standInPlace(in bytes: [UInt8]) -> Range<Int>? {
-    let marker = key + standInBytes
-    guard !standInBytes.isEmpty, bytes.count >= marker.count else { return nil }
-    var found: Range<Int>?
+  /// Where `marker` (a key, which a string cannot hold unescaped, with what follows it) starts
+  /// in `bytes`; nil unless it is there exactly once.
+  private static func place(of marker: [UInt8], in bytes: [UInt8]) -> Int? {
+    guard !marker.isEmpty, bytes.count >= marker.count else { return nil }
+    var found: Int?
     var i = 0
     while i <= bytes.count - marker.count {
       if bytes[i] == marker[0], bytes[i..<(i + marker.count)].elementsEqual(marker) {
         guard found == nil else { return nil }
-        found = (i + key.count)..<(i + marker.count)
+        found = i
         i += marker.count
       } else {
         i += 1
