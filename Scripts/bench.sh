@@ -343,6 +343,8 @@ verdict "13. control API buy (kept-alive) vs a storesim buy process" \
   "$(cb ratio)x ($(cb http_buy_ms)/$(cb process_buy_ms) ms)" ">= 20x" "$(ge "$(cb ratio)" 20)"
 verdict "14. control API: 8 clients on 8 sessions, buys together" "$(cb commands_per_second)/s" ">= 2000/s" \
   "$(ge "$(cb commands_per_second)" 2000)"
+printf '%-58s %14s\n' "    serve's CPU a buy; the rate it allows on 2 free cores" \
+  "$(cb serve_cpu_ms_per_buy) ms; $(cb serve_buys_per_second_on_two_cores)/s"
 
 # 15. A retry storm does not slow the store: a Production session of 10,000 subscribers a minute
 # before their free week ends, `advance 7d` (10,000 renewals, each DID_RENEW signed and posted)

@@ -6,7 +6,9 @@
 13. a `buy` over a kept-alive connection against a `storesim buy` process on the same session
     (median of BUYS each): the ratio of their times;
 14. 8 clients, each on a session of its own over a kept-alive connection, buying for SECONDS:
-    commands per second together.
+    commands per second together; and serve's own CPU time per buy in that phase (user and
+    system, from /proc/PID/stat, so a figure the machine's load does not change) with the rate
+    it allows on two cores serve had to itself, and the clients' CPU time per buy.
 Prints one JSON object. Only the standard library: the client costs what a test's client costs.
 """
 import http.client
@@ -20,6 +22,16 @@ import threading
 import time
 
 BODY = json.dumps({"arguments": ["consumable.fuel.octane87"]})
+
+
+def cpu_seconds(pid):
+    """User and system CPU time of a process so far (Linux; 0 elsewhere)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except OSError:
+        return 0.0
 
 
 def main():
@@ -69,17 +81,23 @@ def main():
                 counts[i] += 1
 
         threads = [threading.Thread(target=client, args=(i,)) for i in range(8)]
+        serve_before, client_before = cpu_seconds(server.pid), sum(os.times()[:2])
         start = time.perf_counter()
         for t in threads:
             t.start()
         for t in threads:
             t.join()
         elapsed = time.perf_counter() - start
+        bought = max(sum(counts), 1)
+        serve_ms = (cpu_seconds(server.pid) - serve_before) * 1000 / bought
+        client_ms = (sum(os.times()[:2]) - client_before) * 1000 / bought
         http_ms = statistics.median(http_times) * 1000
         process_ms = statistics.median(process_times) * 1000
         print(json.dumps({
             "http_buy_ms": round(http_ms, 2), "process_buy_ms": round(process_ms, 2),
             "ratio": round(process_ms / http_ms, 1), "commands_per_second": int(sum(counts) / elapsed),
+            "serve_cpu_ms_per_buy": round(serve_ms, 3), "client_cpu_ms_per_buy": round(client_ms, 3),
+            "serve_buys_per_second_on_two_cores": int(2000 / serve_ms) if serve_ms > 0 else 0,
         }))
     finally:
         server.terminate()

@@ -45,6 +45,10 @@ public struct CLIEnvironment: Sendable {
   /// The session files kept loaded between commands (serve's control API); nil: each command
   /// reads its session.
   var keptSessions: KeptSessions? = nil
+  /// Keys given as PEM text instead of files (the control API's `init`: `signing-key` and
+  /// `api-key` in the request's body), by the name the command line is given in their place
+  /// (`KeyFile.given`). Empty everywhere else.
+  var givenKeys: [String: String] = [:]
 
   /// Creates an environment.
   public init(

@@ -17,8 +17,14 @@ package enum AtomicFile {
 
   /// Whether changes to an existing file are refused because the user made it read-only.
   package static func checkWritable(_ location: SessionLocation) throws {
+    _ = try writableStatus(location)
+  }
+
+  /// The file's status when it exists (nil when not), after `checkWritable`'s checks: one
+  /// `stat` serves both the check and the mode a save keeps.
+  private static func writableStatus(_ location: SessionLocation) throws -> stat? {
     var info = stat()
-    guard stat(location.file, &info) == 0 else { return }
+    guard stat(location.file, &info) == 0 else { return nil }
     // The owner's write bit counts even for root: a file made read-only is a decision to respect.
     if info.st_mode & S_IWUSR == 0 {
       let mode = String(info.st_mode & 0o7777, radix: 8)
@@ -30,29 +36,37 @@ package enum AtomicFile {
     if access(location.file, W_OK) != 0 && (errno == EACCES || errno == EPERM || errno == EROFS) {
       throw SessionStoreError.system("cannot change session file \(location.shown)", errno: errno)
     }
+    return info
   }
 
   /// `durable: false` skips the two `fsync`s (the file's and its folder's): the rename still
   /// makes the file the old one or the whole new one for every process reading it, but a crash
   /// of the system (not of storesim) may lose the last saves. For disposable sessions only (the
-  /// control API's, docs/control-api.md).
-  package static func write(_ data: Data, to location: SessionLocation, durable: Bool = true) throws {
-    try write(to: location, durable: durable) { emit in try data.withUnsafeBytes(emit) }
+  /// control API's, docs/control-api.md). `sweeping: false` leaves the folder unread for
+  /// temporary files of processes that died while saving: for a save after one this process
+  /// made of the same file with nothing read between (`SessionWork.Kept`), which swept it.
+  package static func write(
+    _ data: Data, to location: SessionLocation, durable: Bool = true, sweeping: Bool = true
+  )
+    throws
+  {
+    try write(to: location, durable: durable, sweeping: sweeping) { emit in
+      // One `write` for the whole file, as a system call takes it.
+      try data.withUnsafeBytes(emit)
+    }
   }
 
   /// Writes what `body` hands to its `emit`, piece by piece, as `write(_:to:)` writes `data`:
   /// the file is the old one or the whole new one, never a part.
   package static func write(
-    to location: SessionLocation, durable: Bool = true,
+    to location: SessionLocation, durable: Bool = true, sweeping: Bool = true,
     _ body: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void
   ) throws {
     let path = location.file
     let folder = (path as NSString).deletingLastPathComponent
-    try checkWritable(location)
-    var existing = stat()
-    let exists = stat(path, &existing) == 0
-    let mode = exists ? mode_t(existing.st_mode & 0o7777) : 0o644
-    removeStaleTemporaries(of: path)
+    let existing = try writableStatus(location)
+    let mode = existing.map { mode_t($0.st_mode & 0o7777) } ?? 0o644
+    if sweeping { removeStaleTemporaries(of: path) }
 
     ProcessSignals.hold()
     defer { ProcessSignals.release() }
@@ -64,7 +78,7 @@ package enum AtomicFile {
     }
     // Keep the mode exactly (the umask may have narrowed it) and the owner where allowed.
     fchmod(fd, mode)
-    if exists && (existing.st_uid != getuid() || existing.st_gid != getgid()) {
+    if let existing, existing.st_uid != getuid() || existing.st_gid != getgid() {
       _ = fchown(fd, existing.st_uid, existing.st_gid)
     }
     var failure: Int32 = 0

@@ -112,9 +112,12 @@ package enum SessionFile {
   /// written while it is encoded (`SessionFileFormat.write(_:to:)`), not encoded into memory
   /// first: a population of 100,000 customers would otherwise hold its file twice over.
   /// `durable: false` leaves the flushing to the disk to the system (see `AtomicFile.write`);
-  /// `rows` are the rows of the last save of this session, to copy those that did not change.
+  /// `rows` are the rows of the last save of this session, to copy those that did not change;
+  /// `again: true` says this process saved or read the file just before (its folder is there,
+  /// and was swept of dead processes' temporary files), so neither is done again.
   package static func write(
-    _ document: SessionDocument, to location: SessionLocation, durable: Bool = true, reusing rows: EncodedRows? = nil
+    _ document: SessionDocument, to location: SessionLocation, durable: Bool = true, reusing rows: EncodedRows? = nil,
+    again: Bool = false
   ) throws {
     let folder = (location.file as NSString).deletingLastPathComponent
     let state = document.state
@@ -130,11 +133,11 @@ package enum SessionFile {
     } catch {
       throw SessionStoreError(.failed, "cannot encode the session: \(error)")
     }
-    if !folder.isEmpty {
+    if !folder.isEmpty && !again {
       try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     }
-    if let data { return try AtomicFile.write(data, to: location, durable: durable) }
-    try AtomicFile.write(to: location, durable: durable) { emit in
+    if let data { return try AtomicFile.write(data, to: location, durable: durable, sweeping: !again) }
+    try AtomicFile.write(to: location, durable: durable, sweeping: !again) { emit in
       do {
         try SessionFileFormat.write(
           state, configurationPath: document.configurationPath, configurationDigest: document.configurationDigest,

@@ -129,14 +129,21 @@ package enum SessionFileFormat {
     _ state: StoreState, configurationPath: String, configurationDigest: String, version: Int = currentVersion,
     reusing rows: EncodedRows? = nil
   ) throws -> Data {
-    var (stateLine, outboxStart) =
-      try rows.map { try StateCodec.encodeSplit(state, reusing: $0) }
-      ?? StateCodec.encodeSplit(state, deliveriesAsRows: version >= 4)
-    stateLine.append(0x0A)
+    // The line ends with its newline as it is made (`rows` keep these bytes for the next save:
+    // a newline appended here would copy them all).
+    var stateLine: [UInt8]
+    let outboxStart: Int
+    if let rows {
+      (stateLine, outboxStart) = try StateCodec.encodeSplit(state, reusing: rows, newline: true)
+    } else {
+      (stateLine, outboxStart) = try StateCodec.encodeSplit(state, deliveriesAsRows: version >= 4)
+      stateLine.append(0x0A)
+    }
     let integrity = stateLine.withUnsafeBytes { SessionIntegrity(stateLine: $0, outboxStart: outboxStart) }
-    var data = Data(
-      headerBytes(
-        integrity, configurationPath: configurationPath, configurationDigest: configurationDigest, version: version))
+    let header = headerBytes(
+      integrity, configurationPath: configurationPath, configurationDigest: configurationDigest, version: version)
+    var data = Data(capacity: header.count + 1 + stateLine.count)
+    data.append(contentsOf: header)
     data.append(0x0A)
     data.append(contentsOf: stateLine)
     return data

@@ -29,7 +29,13 @@ package final class SessionLock {
   /// (a read-only file system, a lock file of another user) reads without it: saves are atomic
   /// renames, so a reader always sees a whole file.
   package init(_ location: SessionLocation, forWriting: Bool, deadline: WaitDeadline? = nil) throws {
-    descriptor = open(location.lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+    // An existing lock file is opened without O_CREAT, which would take its folder's lock for
+    // writing (as a file's creation and a rename do) even when the file is there: the sessions
+    // of one folder (the control API's) would queue on it.
+    descriptor = open(location.lockPath, O_RDWR | O_CLOEXEC)
+    if descriptor < 0 && errno == ENOENT {
+      descriptor = open(location.lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+    }
     if descriptor < 0 && errno != ENOENT {
       descriptor = open(location.lockPath, O_RDONLY | O_CLOEXEC)
     }

@@ -105,6 +105,9 @@ package struct SessionWork {
     package fileprivate(set) var reads = 0
     /// The rows of the last save, copied by the next for the records that did not change.
     package fileprivate(set) var rows = EncodedRows()
+    /// Whether this store was saved since the file was last read: its folder was swept of
+    /// dead processes' temporary files then, and is not read again for them.
+    fileprivate var saved = false
 
     package init() {}
 
@@ -177,6 +180,7 @@ package struct SessionWork {
       kept.generation += 1
       kept.reads += 1
       kept.rows = EncodedRows()
+      kept.saved = false
       if reloaded, mutating { try save(loaded, keeping: &kept, durable: durable) }
     }
     var store = kept.store ?? Store(state: kept.document!.state)
@@ -224,9 +228,10 @@ package struct SessionWork {
     return .read
   }
 
+  /// Saves a kept store (`AtomicFile.write` checks that the file may be changed).
   private func save(_ changed: SessionDocument, keeping kept: inout Kept, durable: Bool) throws {
-    try AtomicFile.checkWritable(location)
-    try SessionFile.write(changed, to: location, durable: durable, reusing: kept.rows)
+    try SessionFile.write(changed, to: location, durable: durable, reusing: kept.rows, again: kept.saved)
+    kept.saved = true
     kept.document = changed
     kept.identity = FileIdentity(location.file)
     kept.partial = false

@@ -18,8 +18,103 @@ package final class EncodedRows: @unchecked Sendable {
   fileprivate var notificationRows: [Range<Int>] = []
   /// How many rows the last encoding copied (tests).
   package fileprivate(set) var reused = 0
+  /// The configuration last encoded in `base`, and its bytes: no command but a reload or
+  /// `settings` changes it, so a save copies them instead of running `JSONEncoder` over the
+  /// whole catalogue again (most of `base`).
+  fileprivate var configuration: StoreConfiguration?
+  fileprivate var configurationBytes: [UInt8] = []
+  /// How many times the configuration was encoded (tests: once over saves that keep it).
+  package fileprivate(set) var configurationEncodings = 0
+  /// The rest of `base` last encoded (the stand-in catalogue, the counters at zero), and its
+  /// bytes: a purchase moves only the counters, which are written into these bytes.
+  fileprivate var rest: StoreState?
+  fileprivate var restBytes: [UInt8] = []
+  /// How many times the rest of `base` was encoded (tests).
+  package fileprivate(set) var restEncodings = 0
 
   package init() {}
+
+  /// `base` as `StateCodec.baseEncoder` writes it, with the configuration's bytes copied from
+  /// the last save when it is the same configuration: `base` is encoded with a stand-in (an
+  /// empty catalogue), whose bytes after the one `"configuration":` key are replaced by the
+  /// configuration's. The counters a purchase moves (`nextTransactionID`,
+  /// `nextWebOrderLineItemID`, `lastModificationOrder`) are encoded as 0, and their digits
+  /// written in place of that 0, so the rest is encoded again only when something else in it
+  /// changed. `JSONEncoder` writes a value the same alone or inside another (`sortedKeys`, no
+  /// indentation) and an integer as its digits, so the bytes are an encoding from scratch's
+  /// (`StateCodecReuseTests`); when a place is not found exactly once, `base` is encoded whole.
+  fileprivate func encodeBase(_ base: StoreState) throws -> [UInt8] {
+    let encoder = StateCodec.baseEncoder()
+    if configuration != base.configuration {
+      configurationBytes = Array(try encoder.encode(base.configuration))
+      configuration = base.configuration
+      configurationEncodings += 1
+    }
+    var rest = base
+    rest.configuration = Self.standIn
+    rest.nextTransactionID = 0
+    rest.nextWebOrderLineItemID = 0
+    if rest.lastModificationOrder != nil { rest.lastModificationOrder = 0 }
+    if self.rest != rest {
+      restBytes = Array(try encoder.encode(rest))
+      self.rest = rest
+      restEncodings += 1
+    }
+    let bytes = restBytes
+    var pieces: [(place: Range<Int>, with: [UInt8])] = []
+    guard !Self.standInBytes.isEmpty, let at = Self.place(of: Self.key + Self.standInBytes, in: bytes) else {
+      return Array(try encoder.encode(base))
+    }
+    pieces.append(((at + Self.key.count)..<(at + Self.key.count + Self.standInBytes.count), configurationBytes))
+    var counters: [([UInt8], UInt64)] = [
+      (Self.transactionKey, base.nextTransactionID), (Self.webOrderKey, base.nextWebOrderLineItemID),
+    ]
+    if let order = base.lastModificationOrder { counters.append((Self.modificationKey, order)) }
+    for (key, value) in counters {
+      guard let at = Self.place(of: key, in: bytes), at + key.count + 1 < bytes.count,
+        bytes[at + key.count] == UInt8(ascii: "0"),
+        [UInt8(ascii: ","), UInt8(ascii: "}")].contains(bytes[at + key.count + 1])
+      else { return Array(try encoder.encode(base)) }
+      pieces.append(((at + key.count)..<(at + key.count + 1), Array(String(value).utf8)))
+    }
+    pieces.sort { $0.place.lowerBound < $1.place.lowerBound }
+    var out: [UInt8] = []
+    out.reserveCapacity(bytes.count + configurationBytes.count + 64)
+    var from = 0
+    for piece in pieces {
+      out.append(contentsOf: bytes[from..<piece.place.lowerBound])
+      out.append(contentsOf: piece.with)
+      from = piece.place.upperBound
+    }
+    out.append(contentsOf: bytes[from...])
+    return out
+  }
+
+  /// The configuration `base` is encoded with before the real one's bytes take its place.
+  private static let standIn = StoreConfiguration(products: [])
+  private static let key = Array("\"configuration\":".utf8)
+  private static let standInBytes = (try? Array(StateCodec.baseEncoder().encode(standIn))) ?? []
+  private static let transactionKey = Array("\"nextTransactionID\":".utf8)
+  private static let webOrderKey = Array("\"nextWebOrderLineItemID\":".utf8)
+  private static let modificationKey = Array("\"lastModificationOrder\":".utf8)
+
+  /// Where `marker` (a key, which a string cannot hold unescaped, with what follows it) starts
+  /// in `bytes`; nil unless it is there exactly once.
+  private static func place(of marker: [UInt8], in bytes: [UInt8]) -> Int? {
+    guard !marker.isEmpty, bytes.count >= marker.count else { return nil }
+    var found: Int?
+    var i = 0
+    while i <= bytes.count - marker.count {
+      if bytes[i] == marker[0], bytes[i..<(i + marker.count)].elementsEqual(marker) {
+        guard found == nil else { return nil }
+        found = i
+        i += marker.count
+      } else {
+        i += 1
+      }
+    }
+    return found
+  }
 }
 
 extension StateCodec.Writer {
@@ -44,8 +139,11 @@ extension StateCodec.Writer {
 
 extension StateCodec {
   /// `encodeSplit`, copying the rows of records unchanged since the encoding `rows` kept, and
-  /// keeping this one's in `rows` for the next.
-  static func encodeSplit(_ state: StoreState, reusing rows: EncodedRows) throws -> (bytes: [UInt8], outboxStart: Int) {
+  /// keeping this one's in `rows` for the next; `newline` ends the bytes with a newline (a
+  /// session file's state line).
+  static func encodeSplit(
+    _ state: StoreState, reusing rows: EncodedRows, newline: Bool = false
+  ) throws -> (bytes: [UInt8], outboxStart: Int) {
     let old = rows.state
     let oldBytes = rows.bytes
     var reused = 0
@@ -58,7 +156,7 @@ extension StateCodec {
     w.raw("{\"codec\":")
     w.string(name)
     w.raw(",\"base\":")
-    w.bytes.append(contentsOf: try baseEncoder().encode(base))
+    w.bytes.append(contentsOf: try rows.encodeBase(base))
     if let log = state.deliveryLog {
       w.raw(",\"deliveries\":")
       w.deliveries(log)
@@ -103,8 +201,8 @@ extension StateCodec {
     if let old, old.customers.count > state.customers.count { storedAsBefore = false }
     let outboxStart = w.bytes.count
     w.raw(",\"notifications\":")
-    var transactions: [TransactionID: Transaction] = [:]
-    for c in state.customers { for t in c.transactions { transactions[t.id] = t } }
+    // The stored transactions a notification's row may name, gathered when a row is written.
+    var stored: [TransactionID: Transaction]?
     var notificationRows: [Range<Int>] = []
     w.array { w in
       for (k, n) in state.notifications.enumerated() {
@@ -112,11 +210,17 @@ extension StateCodec {
         let at = k < rows.notificationRows.count ? rows.notificationRows[k] : nil
         notificationRows.append(
           w.row(copying: at, from: oldBytes, same: storedAsBefore && previous == n, reused: &reused) { w in
-            w.notification(n, stored: transactions)
+            if stored == nil {
+              var transactions: [TransactionID: Transaction] = [:]
+              for c in state.customers { for t in c.transactions { transactions[t.id] = t } }
+              stored = transactions
+            }
+            w.notification(n, stored: stored!)
           })
       }
     }
     w.raw("}")
+    if newline { w.bytes.append(0x0A) }
     rows.state = state
     rows.bytes = w.bytes
     rows.transactionRows = transactionRows

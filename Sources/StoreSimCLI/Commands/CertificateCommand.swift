@@ -8,7 +8,15 @@ import StoreSimSession
 enum KeyFile {
   static let maximumSize = 64 * 1024
 
+  /// The name a key given as text stands under on the command line (`CLIEnvironment.givenKeys`).
+  static func given(_ option: String) -> String { "(\(option) in the request)" }
+
   static func read(_ path: String, option: String, _ inv: Invocation) throws -> P256.PrivateKey {
+    if let text = inv.environment.givenKeys[path] {
+      do { return try P256.PrivateKey(pemOrBase64: text) } catch {
+        throw CLIError.data("\(option) \(path): not a P-256 private key (\(error.message))")
+      }
+    }
     let data = try ConfigurationFile.bytes(try inv.environment.resolve(path), shownAs: path)
     guard data.count <= maximumSize else { throw CLIError.data("\(option) \(path): not a P-256 private key") }
     do {

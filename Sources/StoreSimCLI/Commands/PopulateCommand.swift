@@ -113,7 +113,8 @@ struct PopulateCommand: CommandLineCommand {
     let keyPath = try answerKey.map { try inv.environment.resolve($0) }
     if deliverURL != nil, inv.environment.pathPolicy != nil {
       throw CLIError.usage(
-        "--deliver-url is for the command line: a load test holds its caller for minutes", command: "populate")
+        "--deliver-url is for the command line: it would have this server post to the network for its caller, and hold the caller for minutes",
+        command: "populate")
     }
     var delivering: (store: Store, since: Int, json: JSONOutput)?
     let code = try SessionContext.with(inv, mutating: true) { store in

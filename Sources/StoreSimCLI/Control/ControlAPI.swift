@@ -1,5 +1,6 @@
 import Foundation
 import StoreSim
+import StoreSimCrypto
 import StoreSimHTTP
 import StoreSimServer
 import StoreSimSession
@@ -142,9 +143,10 @@ final class ControlAPI: Sendable {
       throw ControlError(
         400, "usage", "init takes the configuration as 'configuration', not 'arguments'", field: "arguments")
     }
+    let keys = try Self.keys(options)
     let spec = table.spec(named: "init")!
     let line: (words: [String], options: [String])
-    switch CommandCalls.commandLine(spec, options, paths: false) {
+    switch CommandCalls.commandLine(spec, options.filter { !Self.keyOptions.contains($0.key) }, paths: false) {
     case .success(let given): line = given
     case .failure(let refusal): throw ControlError(400, "usage", refusal.message, field: refusal.field)
     }
@@ -154,9 +156,12 @@ final class ControlAPI: Sendable {
       requested: requested, configuration: text,
       randomID: { "s" + random(8).map { String(format: "%02x", $0) }.joined() }
     ) { (id, config) throws(ControlError) -> JSONOutput in
+      let given = Self.keyOptions.filter { keys[KeyFile.given($0)] != nil }.map { "--\($0)=\(KeyFile.given($0))" }
       let argv =
-        ["init"] + line.options + ["--json", "--session=\(id).json", "--", (config as NSString).lastPathComponent]
-      var answer = try run(argv, spec: spec)
+        ["init"] + line.options + given + [
+          "--json", "--session=\(id).json", "--", (config as NSString).lastPathComponent,
+        ]
+      var answer = try run(argv, spec: spec, keys: keys)
       if case .object(var fields) = answer {
         fields["session"] = .string(id)
         answer = .object(fields)
@@ -164,6 +169,29 @@ final class ControlAPI: Sendable {
       return answer
     }
     return ok(made, status: 201)
+  }
+
+  /// Init's options that take a key: in a body, the key's PEM text (never a file's name).
+  static let keyOptions = ["signing-key", "api-key"]
+
+  /// The keys of a `POST /storesim/v1/sessions` body, by the name init is given in their place
+  /// (`KeyFile.given`), each checked here so that a bad one is refused before anything is made.
+  private static func keys(_ options: [JSONMember]) throws(ControlError) -> [String: String] {
+    var keys: [String: String] = [:]
+    for name in keyOptions {
+      guard let node = options.last(where: { $0.key == name })?.value else { continue }
+      guard case .string(let text) = node.value else {
+        throw ControlError(
+          400, "usage", "'\(name)' is a string: the key's PEM text", field: name)
+      }
+      do { _ = try P256.PrivateKey(pemOrBase64: text) } catch {
+        throw ControlError(
+          400, "usage", "'\(name)' is not a P-256 private key in PEM (\(error.message)); nothing was made",
+          field: name)
+      }
+      keys[KeyFile.given(name)] = text
+    }
+    return keys
   }
 
   /// `POST /storesim/v1/sessions/{session}/{command}`.
@@ -188,9 +216,12 @@ final class ControlAPI: Sendable {
 
   /// Runs a command line in-process, its output captured: its `--json` answer, or its refusal.
   /// With `jsonAside`, the JSON goes to a sink of its own and standard output is the text.
-  private func run(_ argv: [String], spec: CommandSpec, jsonAside: Bool = false) throws(ControlError) -> JSONOutput {
+  private func run(
+    _ argv: [String], spec: CommandSpec, jsonAside: Bool = false, keys: [String: String] = [:]
+  ) throws(ControlError) -> JSONOutput {
     let out = Mutex(""), document = Mutex("")
     var captured = environment
+    captured.givenKeys = keys
     captured.writeOut = { text in out.withLock { $0 += text } }
     captured.writeErr = { _ in }
     if jsonAside { captured.writeJSON = { text in document.withLock { $0 += text } } }

@@ -105,7 +105,7 @@ enum ControlOpenAPI {
   }
 
   /// `POST /storesim/v1/sessions`'s body: `configuration`, an optional `session` id, and init's
-  /// options (those that name no file).
+  /// options (those that name no file; its two keys as PEM text).
   private static func makeSchema(_ table: CommandTable) -> JSONOutput {
     var schema = CommandCalls.inputSchema(table.spec(named: "init")!, paths: false)
     if case .object(var fields) = schema, case .object(var properties)? = fields["properties"] {
@@ -116,6 +116,16 @@ enum ControlOpenAPI {
       properties["session"] = .object([
         "type": .string("string"), "pattern": .string("^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"),
         "description": .string("the new session's id (default: a new random one)"),
+      ])
+      properties["signing-key"] = .object([
+        "type": .string("string"),
+        "description": .string(
+          "the P-256 private key's PEM text (never a path) the signing chain is made from (default: a new random key)"),
+      ])
+      properties["api-key"] = .object([
+        "type": .string("string"),
+        "description": .string(
+          "the team's In-App Purchase key: the .p8 file's PEM text (never a path), with key-id and issuer"),
       ])
       fields["properties"] = .object(properties)
       fields["required"] = .array([.string("configuration")])
