@@ -111,9 +111,11 @@ package final class SessionService: Sendable {
     return head
   }
 
-  /// Reads the whole session on another thread (after `checkHead`); a session that cannot be
-  /// read is reported by the requests that read it again.
+  /// Reads the whole session on another thread (after `checkHead`, on this service or on the
+  /// one it made with `using(apiKey:)`); a session that cannot be read is reported by the
+  /// requests that read it again.
   package func loadInBackground() {
+    loading.withLock { $0 = true }
     Thread.detachNewThread { [self] in
       do {
         try check()

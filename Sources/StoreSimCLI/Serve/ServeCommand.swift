@@ -243,7 +243,7 @@ private func serve(
 /// The service `serve` answers with, over the session read once: without `apiKey`, the team's
 /// key given at init checks the tokens, and the service that uses it keeps the session as read
 /// (`SessionService.using(apiKey:)`). Also the session's key (nil: none, or `apiKey` given).
-/// A session file of `lazyLoadBytes` or more is checked (header, checksums, `base`) before
+/// A session file of `lazyLoadBytes(_:)` or more is checked (header, checksums, `base`) before
 /// serve listens and read whole on another thread while it listens (issue 50, item 6): a
 /// request about one transaction is answered meanwhile from its customer's row.
 func servedSession(
@@ -258,11 +258,13 @@ func servedSession(
   return (service, sessionKey)
 }
 
-/// From how many bytes `serve` reads its session on another thread while it listens: 32 MiB
-/// (a session of about 30,000 customers; a smaller one is read in well under a second), or
-/// `STORESIM_SERVE_BACKGROUND_READ_BYTES` (for tests).
+/// From how many bytes `serve` reads its session on another thread while it listens: 128 MiB
+/// (about 55,000 customers of `populate`, read whole in about half a second on a quiet machine;
+/// a smaller session is read before listening, so every request is answered from the whole
+/// session and its kept answers from the start), or `STORESIM_SERVE_BACKGROUND_READ_BYTES`
+/// (for tests).
 func lazyLoadBytes(_ inv: Invocation) -> Int {
-  inv.environment.variables["STORESIM_SERVE_BACKGROUND_READ_BYTES"].flatMap { Int($0) } ?? 32 << 20
+  inv.environment.variables["STORESIM_SERVE_BACKGROUND_READ_BYTES"].flatMap { Int($0) } ?? 128 << 20
 }
 
 extension SessionService {
