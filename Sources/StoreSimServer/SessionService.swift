@@ -73,6 +73,9 @@ package final class SessionService: Sendable {
     let held = kept.withLock { $0 }
     keyed.kept.withLock { $0 = held }
     keyed.keep(held.snapshot)
+    // A session whose head only was checked (`checkHead`) is still to be read whole.
+    let headOnly = loading.withLock { $0 }
+    keyed.loading.withLock { $0 = headOnly }
     return keyed
   }
 

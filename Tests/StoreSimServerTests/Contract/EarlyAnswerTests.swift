@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import StoreSim
+@testable import StoreSimCrypto
 @testable import StoreSimHTTP
 @testable import StoreSimServer
 @testable import StoreSimSession
@@ -64,6 +65,28 @@ import Testing
     let after = Self.early(service, Self.info(C.lifetime))
     #expect(after != before && after == Self.whole(server, Self.info(C.lifetime)))
     #expect(service.earlyAnswers == 2)
+  }
+
+  /// `serve` on a session holding the team's key checks tokens with it through the service
+  /// `using(apiKey:)` makes after `checkHead`: that one answers early too.
+  @Test func theServiceThatChecksTheTeamsKeyAnswersEarlyToo() throws {
+    let server = try LiveServer(copying: ContractFixture.session)
+    let team = P256.PrivateKey(deriving: [5], label: "team")
+    let keyed = try Self.headOnly(server).using(
+      apiKey: Authentication.Key(publicKey: team.publicKey, keyID: "KEY123", issuer: "issuer"))
+    let header = JSONOutput.object(["alg": .string("ES256"), "kid": .string("KEY123"), "typ": .string("JWT")])
+    let claims = JSONOutput.object([
+      "iss": .string("issuer"), "aud": .string("appstoreconnect-v1"), "bid": .string("com.example.app"),
+      "exp": .int(Int64(LiveServer.wallClock.timeIntervalSince1970) + 900),
+    ])
+    let input =
+      JWS.base64URL(Array(header.rendered(pretty: false).utf8)) + "."
+      + JWS.base64URL(Array(claims.rendered(pretty: false).utf8))
+    let token = "Bearer " + input + "." + JWS.base64URL(team.signature(for: Array(input.utf8)).rawRepresentation)
+    let request = QuickAnswerTests.request("/inApps/v1/transactions/\(C.lifetime)", auth: token)
+    let early = Self.early(keyed, request)
+    #expect(early.status == 200 && early == Self.whole(server, Self.info(C.lifetime)))
+    #expect(keyed.earlyAnswers == 1)
   }
 
   @Test func otherRequestsWaitForTheWholeReadAndAnswerAsItDoes() throws {
