@@ -20,6 +20,9 @@ package struct Route: Sendable {
     package static let notifications = Needs(rawValue: 1 << 0)
     /// Apple's bearer token (an App Store Server API JWT); without an acceptable one, 401.
     package static let bearerToken = Needs(rawValue: 1 << 1)
+    /// Only the customer holding the path's `{transactionId}`: answerable from that customer's
+    /// row alone while a large session is still being read (`SessionService.checkHead`).
+    package static let oneCustomer = Needs(rawValue: 1 << 2)
   }
 
   package var method: String

@@ -13,7 +13,9 @@ package enum ServerAPI {
   /// Every endpoint served, one route each (see `Route`). Adding an endpoint is one line here.
   package static let routes: [Route] =
     [
-      .reads("GET", "/inApps/v1/transactions/{transactionId}") { r, s in try transactionInfo(r["transactionId"], s) },
+      .reads("GET", "/inApps/v1/transactions/{transactionId}", needs: [.bearerToken, .oneCustomer]) { r, s in
+        try transactionInfo(r["transactionId"], s)
+      },
       .reads("GET", "/inApps/v1/history/{transactionId}") { r, s in try history(r, s, version: 1) },
       .reads("GET", "/inApps/v2/history/{transactionId}") { r, s in try history(r, s, version: 2) },
       .reads("GET", "/inApps/v1/subscriptions/{transactionId}") { r, s in try subscriptionStatuses(r, s) },

@@ -73,6 +73,9 @@ package final class SessionService: Sendable {
     let held = kept.withLock { $0 }
     keyed.kept.withLock { $0 = held }
     keyed.keep(held.snapshot)
+    // A session whose head only was checked (`checkHead`) is still to be read whole.
+    let headOnly = loading.withLock { $0 }
+    keyed.loading.withLock { $0 = headOnly }
     return keyed
   }
 
@@ -84,6 +87,69 @@ package final class SessionService: Sendable {
       keep(kept.snapshot)
       return store
     }
+  }
+
+  /// Whether the session is being read on another thread after `checkHead` (until then a
+  /// request about one transaction is answered from its customer's row, `earlyAnswer`, and
+  /// every other request waits for the read).
+  private let loading = Condition(false)
+
+  /// How many requests were answered from one customer's row while the session was read.
+  private let early = Mutex(0)
+
+  /// How many requests `earlyAnswer` answered (for tests).
+  package var earlyAnswers: Int { early.current }
+
+  /// `check()` in two steps, for a session file of `lazyFrom` bytes or more (issue 50, item
+  /// 6): this checks the file's header, its checksums and its `base` (the team's key, the
+  /// bundle id) and returns the store of `base` alone; `loadInBackground()` then reads the
+  /// rest on another thread. nil for a smaller file, one older than version 3, or one whose
+  /// configuration changed: then `check()` it.
+  package func checkHead(lazyFrom: Int) throws -> Store? {
+    var status = stat()
+    guard stat(location.file, &status) == 0, Int(status.st_size) >= lazyFrom,
+      let head = try work.readOneCustomer(holding: nil)
+    else { return nil }
+    loading.withLock { $0 = true }
+    return head
+  }
+
+  /// Reads the whole session on another thread (after `checkHead`, on this service or on the
+  /// one it made with `using(apiKey:)`); a session that cannot be read is reported by the
+  /// requests that read it again.
+  package func loadInBackground() {
+    loading.withLock { $0 = true }
+    Thread.detachNewThread { [self] in
+      do {
+        try check()
+      } catch {
+        warning("the session could not be read: \((error as? SessionStoreError)?.message ?? "\(error)")")
+      }
+      loading.withLock(waking: .all) { $0 = false }
+    }
+  }
+
+  /// Waits until the session read after `checkHead` is done.
+  private func awaitLoaded() {
+    loading.wait { $0 ? nil : () }
+  }
+
+  /// While the session is read after `checkHead`, a request about one transaction
+  /// (`Route.Needs.oneCustomer`) is answered from its customer's row alone
+  /// (`SessionWork.readOneCustomer`), the same bytes the whole session gives: the route reads
+  /// only that customer and `base`. nil when the session is read already, or when the answer
+  /// is not a success (an unknown id, an `appTransactionId`: those need every customer), and
+  /// the request then waits for the read.
+  private func earlyAnswer(_ route: Route, _ routed: RouteRequest, token: Authentication.Token?) -> HTTPResponse? {
+    guard route.needs.contains(.oneCustomer), !route.changesSession, loading.withLock({ $0 }),
+      let id = try? ServerAPI.transactionID(routed["transactionId"]),
+      let store = try? work.readOneCustomer(holding: id)
+    else { return nil }
+    if let failure = token?.refusal(for: store.state.bundleID) { return APIResponse.unauthenticated(failure).http }
+    let response = ServerAPI.answer(route, routed, store: store)
+    guard response.status == 200 else { return nil }
+    early.withLock { $0 += 1 }
+    return response.http
   }
 
   /// The unit of work every use of the session file goes through (a changed configuration is
@@ -124,6 +190,8 @@ package final class SessionService: Sendable {
     case .refused(let refusal):
       return refusal.http
     case .routed(let route, let routed, let token):
+      if let answer = earlyAnswer(route, routed, token: token) { return answer }
+      awaitLoaded()
       do {
         if route.changesSession { return try change(route, routed, token: token) }
         return try read(request, route: route, routed: routed, token: token)
@@ -138,6 +206,7 @@ package final class SessionService: Sendable {
   /// `/verifyReceipt` (production or sandbox): no bearer token, answered from the session as it
   /// is now (see `VerifyReceipt`).
   private func verifyReceipt(_ request: HTTPRequest, endpoint: StoreEnvironment) -> HTTPResponse {
+    awaitLoaded()
     do {
       guard let (store, _) = try currentStore(needs: false) else { return APIResponse.error(.generalInternal).http }
       return VerifyReceipt.answer(request, store: store, endpoint: endpoint, sharedSecret: sharedSecret).http
@@ -181,6 +250,7 @@ package final class SessionService: Sendable {
   /// so a reader does not wait for a writer's unit of work; only a file that changed while it
   /// was read is read again under the lock.
   package func refreshed(needs: Bool) throws -> SessionWork.Kept.Snapshot? {
+    awaitLoaded()
     let deadline = deadline
     let read = try kept.withLock(before: deadline) { kept in
       switch try work.refresh(keeping: &kept, needsNotifications: needs) {
@@ -311,25 +381,5 @@ package final class SessionService: Sendable {
         "the delivery attempts of \(Set(records.map(\.index)).count) notification(s) could not be recorded: \(error)")
     }
     return records
-  }
-}
-
-extension NotificationDelivery {
-  /// "HTTP 200", "HTTP 307: redirect (...) not followed", "connection refused".
-  package var outcome: String {
-    httpStatus.map { "HTTP \($0)" + (error.map { ": \($0)" } ?? "") } ?? error ?? "failed"
-  }
-
-  /// What is not the App Store's in an attempt, for people: ` (your resend; not an App Store
-  /// attempt)`, ` [fault: duplicate]`; empty for an App Store attempt without a fault.
-  package var label: String {
-    var text = ""
-    switch origin {
-    case .resend?: text += " (your resend; not an App Store attempt)"
-    case .duplicate?: text += " (storesim's duplicate; not an App Store attempt)"
-    case nil: break
-    }
-    if let fault, origin != .duplicate { text += " [fault: \(fault)]" }
-    return text
   }
 }

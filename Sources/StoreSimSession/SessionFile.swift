@@ -50,6 +50,39 @@ package enum SessionFile {
   package static func read(
     _ path: String, shownAs name: String, skippingNotifications: Bool = false
   ) throws -> SessionDocument {
+    let data = try mapped(path, shownAs: name)
+    do {
+      let (header, state) = try SessionFileFormat.decode(data, skippingNotifications: skippingNotifications)
+      return SessionDocument(
+        format: SessionDocument.formatName, version: header.version, configurationPath: header.configurationPath,
+        configurationDigest: header.configurationDigest, state: state)
+    } catch {
+      throw message(error, name)
+    }
+  }
+
+  /// `read` of `base` and the row of the customer holding transaction `id` only (of `base`
+  /// alone when `id` is nil), checked as a read skipping the notifications is
+  /// (`SessionFileFormat.decode(_:onlyCustomerHolding:)`); nil when no customer holds it or the
+  /// file is older than version 3. Such a document must never be saved.
+  package static func read(
+    _ path: String, shownAs name: String, onlyCustomerHolding id: TransactionID?
+  ) throws -> SessionDocument? {
+    let data = try mapped(path, shownAs: name)
+    do {
+      let (header, state) = try SessionFileFormat.decode(data, onlyCustomerHolding: id)
+      return state.map {
+        SessionDocument(
+          format: SessionDocument.formatName, version: header.version, configurationPath: header.configurationPath,
+          configurationDigest: header.configurationDigest, state: $0)
+      }
+    } catch {
+      throw message(error, name)
+    }
+  }
+
+  /// The file, mapped (its pages are read from disk only when touched).
+  private static func mapped(_ path: String, shownAs name: String) throws -> Data {
     guard FileManager.default.fileExists(atPath: path) else {
       throw SessionStoreError(.noInput, "no session at \(name); start one with 'storesim init CONFIG.storekit'")
     }
@@ -64,14 +97,7 @@ package enum SessionFile {
     guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else {
       throw SessionStoreError(.noInput, "cannot read session file \(name)")
     }
-    do {
-      let (header, state) = try SessionFileFormat.decode(data, skippingNotifications: skippingNotifications)
-      return SessionDocument(
-        format: SessionDocument.formatName, version: header.version, configurationPath: header.configurationPath,
-        configurationDigest: header.configurationDigest, state: state)
-    } catch {
-      throw message(error, name)
-    }
+    return data
   }
 
   /// The one-line error for a session file that cannot be read.

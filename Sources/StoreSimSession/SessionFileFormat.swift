@@ -55,13 +55,35 @@ package enum SessionFileFormat {
   /// unverified): for readers that never look at it and never save.
   package static func decode(_ data: Data, skippingNotifications: Bool = false) throws(Failure) -> (Header, StoreState)
   {
+    guard let checked = try verified(data, skippingNotifications: skippingNotifications) else {
+      return try decodeVersion1(data)
+    }
+    do {
+      let state = try data.withUnsafeBytes { raw in
+        try StateCodec.decode(
+          UnsafeBufferPointer(rebasing: raw.bindMemory(to: UInt8.self)[checked.start...]),
+          skippingNotifications: skippingNotifications, outboxStart: checked.outboxStart,
+          deliveriesAsRows: checked.header.version >= 4)
+      }
+      return (checked.header, state)
+    } catch {
+      throw .corrupt(version: checked.header.version, reason: String(describing: error))
+    }
+  }
+
+  /// What the header of a file of version 2 or later says, checked (the checksums of the header
+  /// and of the state, and of the outbox unless `skippingNotifications`), with where the state
+  /// line starts and where its outbox part starts (version 3 and later); nil for version 1.
+  static func verified(
+    _ data: Data, skippingNotifications: Bool
+  ) throws(Failure) -> (header: Header, start: Int, outboxStart: Int?)? {
     let newline = data.firstIndex(of: 0x0A)
     let headerBytes = newline.map { data[data.startIndex..<$0] } ?? data[...]
     guard let header = HeaderFields(headerBytes) else { throw .notJSON }
     guard header.string("format") == formatName else { throw .notASession }
     let version = header.int("version") ?? 0
     if version > currentVersion { throw .newer(version) }
-    if version == 1 { return try decodeVersion1(data) }
+    if version == 1 { return nil }
     let fields =
       ["format", "version", "codec", "configurationPath", "configurationDigest"]
       + (version >= 3 ? SessionIntegrity.keys : [])
@@ -85,15 +107,32 @@ package enum SessionFileFormat {
       guard intact else { throw .checksumMismatch }
       outboxStart = integrity.stateLength
     }
+    return (
+      Header(version: version, configurationPath: configurationPath, configurationDigest: digest), start, outboxStart
+    )
+  }
+
+  /// The header and, of the state, `base`, the delivery log and the row of the customer holding
+  /// transaction `id` only (none when `id` is nil; `StateCodec.decode(onlyCustomerHolding:)`),
+  /// checked as `decode(skippingNotifications: true)` checks the file. The state is nil when no
+  /// customer holds it, and for files before version 3 (whose header does not say where the
+  /// customers' list ends).
+  package static func decode(
+    _ data: Data, onlyCustomerHolding id: TransactionID?
+  ) throws(Failure) -> (Header, StoreState?) {
+    guard let checked = try verified(data, skippingNotifications: true) else {
+      return (try decodeVersion1(data).0, nil)
+    }
+    guard let end = checked.outboxStart else { return (checked.header, nil) }
     do {
       let state = try data.withUnsafeBytes { raw in
         try StateCodec.decode(
-          UnsafeBufferPointer(rebasing: raw.bindMemory(to: UInt8.self)[start...]),
-          skippingNotifications: skippingNotifications, outboxStart: outboxStart, deliveriesAsRows: version >= 4)
+          UnsafeBufferPointer(rebasing: raw.bindMemory(to: UInt8.self)[checked.start...]), onlyCustomerHolding: id,
+          customersEnd: end, deliveriesAsRows: checked.header.version >= 4)
       }
-      return (Header(version: version, configurationPath: configurationPath, configurationDigest: digest), state)
+      return (checked.header, state)
     } catch {
-      throw .corrupt(version: version, reason: String(describing: error))
+      throw .corrupt(version: checked.header.version, reason: String(describing: error))
     }
   }
 

@@ -228,6 +228,25 @@ package struct SessionWork {
     return .read
   }
 
+  /// A reading front end's look at a part of the file, without the session's lock (as
+  /// `refresh`): `base` and the row of the customer holding transaction `id` (`base` alone when
+  /// `id` is nil), for `serve` to answer a request about one transaction while the whole
+  /// session is still being read (issue 50, item 6). nil when that cannot stand for the whole
+  /// file: no customer holds it, the file is older than version 3, its configuration changed
+  /// (the whole read reloads it), or the file changed while it was read. Never to be saved.
+  package func readOneCustomer(holding id: TransactionID?) throws -> Store? {
+    guard let before = FileIdentity(location.file),
+      let document = try SessionFile.read(location.file, shownAs: location.shown, onlyCustomerHolding: id),
+      FileIdentity(location.file) == before
+    else { return nil }
+    if let data = Self.configurationForReload(document.configurationPath, warn: { _ in }),
+      SessionFileFormat.digest(data) != document.configurationDigest
+    {
+      return nil
+    }
+    return Store(state: document.state)
+  }
+
   /// Saves a kept store (`AtomicFile.write` checks that the file may be changed).
   private func save(_ changed: SessionDocument, keeping kept: inout Kept, durable: Bool) throws {
     try SessionFile.write(changed, to: location, durable: durable, reusing: kept.rows, again: kept.saved)

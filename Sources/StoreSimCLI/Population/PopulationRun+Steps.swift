@@ -2,11 +2,13 @@ import Foundation
 import StoreSim
 
 extension PopulationRun {
-  /// Performs one step for the customer at `i` (the clock is at the step's date).
-  mutating func perform(_ step: Step, index i: Int, on store: inout Store, base: StoreKitSettings) throws {
+  /// Performs one step (its action) for the customer at `i` (the clock is at the step's date).
+  mutating func perform(
+    _ step: Step, _ action: Action, index i: Int, on store: inout Store, base: StoreKitSettings
+  ) throws {
     let customer = Self.name(lives[i].number)
     let now = step.date
-    switch step.action {
+    switch action {
     case .arrive:
       try arrive(i, customer, now: now, on: &store, base: base)
     case .answerAskToBuy(let id, let approve):

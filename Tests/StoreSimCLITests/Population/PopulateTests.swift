@@ -60,6 +60,14 @@ import Testing
     #expect(cli.run("timeline --customer c7").code == 0)
   }
 
+  /// The agenda's heap moves its steps on every insert and pop (about 17 levels at 100,000
+  /// customers): a step is a plain 24-byte value, no references to count, its action kept
+  /// beside the heap (issue 50, item 7; docs/performance.md, "populate's CPU per customer").
+  @Test func theAgendasStepsAreSmallPlainValues() {
+    #expect(_isPOD(PopulationRun.Step.self))
+    #expect(MemoryLayout<PopulationRun.Step>.stride <= 24)
+  }
+
   @Test func theSameSeedGivesTheSameSessionAndAnswerKeyByteForByte() throws {
     let cli = try CLIHarness()
     var sessions: [Data] = []

@@ -40,6 +40,30 @@ import Testing
     #expect(service.fileReads == 0)
   }
 
+  /// `serve` on a session of `lazyLoadBytes(_:)` or more (issue 50, item 6; here every
+  /// session): the head is checked before it listens and the rest is read on another thread,
+  /// through the service that checks tokens with the team's key; what it answers is what the
+  /// whole read answers.
+  @Test func serveReadsALargeSessionOnAnotherThreadAndAnswersAsTheWholeRead() throws {
+    let cli = try SessionKeyOfferCLITests.session()
+    func served(_ variables: [String: String]) throws -> (SessionService, Authentication.Key?) {
+      let env = CLIEnvironment(
+        writeOut: { _ in }, writeErr: { _ in }, variables: variables, currentDirectory: cli.folder,
+        now: { Date(timeIntervalSince1970: 1_767_225_600) })
+      let parsed = try ArgumentScanner.scan(["serve"], commands: CommandTable.standard)
+      let inv = Invocation(arguments: parsed, environment: env, table: CommandTable.standard)
+      let location = try SessionLocation(shown: ".storesim/session.json", environment: env)
+      return try servedSession(inv, location: location, sharedSecret: nil, apiKey: nil)
+    }
+    let (whole, _) = try served([:])
+    let (early, key) = try served(["STORESIM_SERVE_BACKGROUND_READ_BYTES": "0"])
+    #expect(key?.keyID == "KEY123ABC")
+    #expect(early.answer(Self.request()).status == 401)
+    let verify = HTTPRequest(method: "POST", target: "/verifyReceipt", headers: [:], body: Array("{}".utf8))
+    #expect(early.answer(verify) == whole.answer(verify))
+    #expect(early.fileReads == 0)
+  }
+
   @Test func serveRefusingAHostSaysTokensAreVerifiedWhenTheSessionHoldsAKey() throws {
     let cli = try SessionKeyOfferCLITests.session()
     let r = cli.run(["serve", "--port", "0", "--host", "0.0.0.0"])
