@@ -35,17 +35,17 @@ package enum HTTPClient {
 
   /// Resolves `url`'s host and connects to the first address that answers.
   static func open(_ url: HTTPURL, deadline: WaitDeadline, timeout: TimeInterval) -> Result<Int32, Unconnected> {
-    let timedOut = HTTPText.timedOut(timeout)
     let addresses: [SocketAddress]
     switch SocketAddress.resolve(host: url.host, port: url.port, deadline: deadline) {
     case .success(let list): addresses = list
     case .failure(.timedOut):
-      return .failure(.init(attempt: .init(status: nil, error: "\(timedOut) resolving \(url.host)")))
+      return .failure(.init(attempt: .init(status: nil, error: "\(HTTPText.timedOut(timeout)) resolving \(url.host)")))
     case .failure(.failed(let reason)): return .failure(.init(attempt: .init(status: nil, error: reason)))
     }
     switch connect(to: addresses, deadline: deadline) {
     case .success(let socket): return .success(socket)
-    case .failure(.timedOut): return .failure(.init(attempt: .init(status: nil, error: "\(timedOut) connecting")))
+    case .failure(.timedOut):
+      return .failure(.init(attempt: .init(status: nil, error: "\(HTTPText.timedOut(timeout)) connecting")))
     case .failure(.failed(let reason)): return .failure(.init(attempt: .init(status: nil, error: reason)))
     }
   }
@@ -53,10 +53,17 @@ package enum HTTPClient {
   /// The request's head and body: `Connection: close` unless the connection is to be kept
   /// (HTTP/1.1 keeps it by default).
   static func requestBytes(_ body: [UInt8], to url: HTTPURL, userAgent: String, keepAlive: Bool) -> [UInt8] {
-    var request = Array(
-      ("POST \(url.target) HTTP/1.1\r\n" + "Host: \(url.hostHeader)\r\n" + "Content-Type: application/json\r\n"
-        + "Content-Length: \(body.count)\r\n" + (keepAlive ? "" : "Connection: close\r\n")
-        + "User-Agent: \(userAgent)\r\n" + "Accept: */*\r\n\r\n").utf8)
+    var request: [UInt8] = []
+    request.reserveCapacity(200 + url.target.utf8.count + url.hostHeader.utf8.count + userAgent.utf8.count + body.count)
+    request += "POST ".utf8
+    request += url.target.utf8
+    request += " HTTP/1.1\r\nHost: ".utf8
+    request += url.hostHeader.utf8
+    request += "\r\nContent-Type: application/json\r\nContent-Length: ".utf8
+    request += String(body.count).utf8
+    request += (keepAlive ? "\r\nUser-Agent: " : "\r\nConnection: close\r\nUser-Agent: ").utf8
+    request += userAgent.utf8
+    request += "\r\nAccept: */*\r\n\r\n".utf8
     request += body
     return request
   }
@@ -76,12 +83,11 @@ package enum HTTPClient {
   static func exchange(
     _ request: [UInt8], on fd: Int32, deadline: WaitDeadline, timeout: TimeInterval, bodyLimit: Int
   ) -> Exchange {
-    let timedOut = HTTPText.timedOut(timeout)
     // A server may answer (and close) before reading the whole request: if sending fails, a
     // response already there still decides the attempt.
     let sendFailure = send(request, on: fd, deadline: deadline)
     if case .timedOut? = sendFailure {
-      return .init(attempt: .init(status: nil, error: "\(timedOut) sending the request"))
+      return .init(attempt: .init(status: nil, error: "\(HTTPText.timedOut(timeout)) sending the request"))
     }
     var response = ResponseReader(bodyLimit: bodyLimit)
     let outcome = response.read(from: fd, deadline: deadline)
@@ -102,7 +108,8 @@ package enum HTTPClient {
       return .init(attempt: .init(status: nil, error: "sending the request failed: \(reason)"), unanswered: unanswered)
     }
     switch outcome {
-    case .timedOut: return .init(attempt: .init(status: nil, error: "\(timedOut) waiting for the response"))
+    case .timedOut:
+      return .init(attempt: .init(status: nil, error: "\(HTTPText.timedOut(timeout)) waiting for the response"))
     case .failed(let reason): return .init(attempt: .init(status: nil, error: reason), unanswered: unanswered)
     case .done: return .init(attempt: .init(status: nil, error: "no response"), unanswered: unanswered)
     }

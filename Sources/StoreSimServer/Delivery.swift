@@ -86,6 +86,7 @@ package enum Delivery {
   package static func classify(_ attempt: Attempt) -> Attempt {
     guard let status = attempt.status else { return attempt }
     var result = attempt
+    let kind = attempt.kind
     if (300..<400).contains(status) {
       if result.error?.hasPrefix("redirect") != true {
         result.error = "redirect (HTTP \(status)) not followed"
@@ -94,9 +95,9 @@ package enum Delivery {
       result.error = "unexpected final status HTTP \(status)"
     } else if (207..<300).contains(status) {
       result.error = "HTTP \(status) is not a success for the App Store (200-206)"
-    } else if attempt.kind == .unsupportedCharset {
+    } else if kind == .unsupportedCharset {
       result.error = "unsupported charset '\(HTTPAttempt.charset(attempt.contentType) ?? "")' in the answer"
-    } else if attempt.kind == .closedInResponse, result.error == nil {
+    } else if kind == .closedInResponse, result.error == nil {
       result.error = "connection closed in the middle of the response"
     }
     return result
@@ -190,12 +191,12 @@ package enum Delivery {
           let body = bodies[due.index] ?? planned.body(due.index)
           bodies[due.index] = body
           attempt = post(body, to: url, timeout: timeout, keeping: connections)
-          if attempt.kind == .timedOut { timedOut[due.url] = due.index }
         } else {
           attempt = Attempt(status: nil, error: "invalid URL: \(targets[due.url]?.reason ?? "")")
         }
       }
       let result = sendAttemptResult(attempt)
+      if result == "TIMED_OUT", !outage, timedOut[due.url] == nil { timedOut[due.url] = due.index }
       let next = planned.plan.record(due, succeeded: result == "SUCCESS")
       records.append(
         NotificationDelivery(
