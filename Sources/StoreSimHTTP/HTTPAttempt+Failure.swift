@@ -33,16 +33,16 @@ extension HTTPAttempt {
 
   /// What kind of outcome this is (see `HTTPAttemptKind`).
   package var kind: HTTPAttemptKind {
-    let reason = (error ?? "").lowercased()
     if let status {
       if (300..<400).contains(status) { return .redirect }
       if status < 200 { return .invalidResponse }
-      if !complete { return reason.contains("timed out") ? .timedOut : .closedInResponse }
+      if !complete { return (error ?? "").lowercased().contains("timed out") ? .timedOut : .closedInResponse }
       if let charset = Self.charset(contentType), !Self.supportedCharsets.contains(charset) {
         return .unsupportedCharset
       }
       return .answered
     }
+    let reason = (error ?? "").lowercased()
     if reason.contains("timed out") { return .timedOut }
     if reason.contains("closed without a response") || reason == "no response" { return .closedWithoutResponse }
     if reason.contains("closed in the middle") { return .closedInResponse }
@@ -66,14 +66,41 @@ extension HTTPAttempt {
     return .other
   }
 
-  /// The `charset` parameter of a media type, lower case (nil when there is none).
+  /// The `charset` parameter of a media type, lower case (nil when there is none): the value
+  /// after `charset=` (any case), without the spaces, tabs and double quotes around it. Read
+  /// byte by byte: every answer to every POST is asked.
   package static func charset(_ contentType: String?) -> String? {
     guard let contentType else { return nil }
-    for part in contentType.split(separator: ";").dropFirst() {
-      let pair = part.split(separator: "=", maxSplits: 1)
-      guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "charset" else { continue }
-      return pair[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-        .lowercased()
+    return contentType.utf8.withContiguousStorageIfAvailable(charset) ?? charset(Array(contentType.utf8)[...])
+  }
+
+  private static func charset<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes) -> String?
+  where Bytes.Index == Int {
+    let semicolon = UInt8(ascii: ";")
+    func trimmed(_ range: Range<Int>) -> Range<Int> {
+      var (lower, upper) = (range.lowerBound, range.upperBound)
+      while lower < upper, bytes[lower] == 32 || bytes[lower] == 9 { lower += 1 }
+      while upper > lower, bytes[upper - 1] == 32 || bytes[upper - 1] == 9 { upper -= 1 }
+      return lower..<upper
+    }
+    // The first part (the media type itself, after any empty parts) is not a parameter.
+    var i = bytes.startIndex
+    while i < bytes.endIndex, bytes[i] == semicolon { i += 1 }
+    while i < bytes.endIndex, bytes[i] != semicolon { i += 1 }
+    while i < bytes.endIndex {
+      let start = i + 1
+      var end = start
+      while end < bytes.endIndex, bytes[end] != semicolon { end += 1 }
+      i = end
+      guard let equals = bytes[start..<end].firstIndex(of: UInt8(ascii: "=")) else { continue }
+      let name = trimmed(start..<equals)
+      guard name.count == 7, zip(bytes[name], "charset".utf8).allSatisfy({ $0 | 0x20 == $1 }) else { continue }
+      // Spaces and quotes around the value: the spaces first, then the quotes.
+      var value = trimmed(equals + 1..<end)
+      while value.lowerBound < value.upperBound, bytes[value.lowerBound] == 34 { value = value.dropFirst() }
+      while value.lowerBound < value.upperBound, bytes[value.upperBound - 1] == 34 { value = value.dropLast() }
+      guard !value.isEmpty else { continue }
+      return String(decoding: bytes[value], as: UTF8.self).lowercased()
     }
     return nil
   }

@@ -7,9 +7,11 @@ import StoreSimSync
   import Darwin
 #endif
 
-/// A small HTTP/1.1 client for plain `http://` delivery over POSIX sockets: one POST per
-/// connection (`Connection: close`), one total deadline for resolve + connect + send + receive,
-/// no redirects, at most `bodyLimit` response body bytes read before the connection is dropped.
+/// A small HTTP/1.1 client for plain `http://` delivery over POSIX sockets: one total deadline
+/// for resolve + connect + send + receive, no redirects, at most `bodyLimit` response body bytes
+/// read before the connection is dropped. `post` uses one connection for one POST
+/// (`Connection: close`); `post(_:to:timeout:bodyLimit:userAgent:keeping:)` (HTTPClient+Kept)
+/// keeps a connection alive to each receiver for a run of POSTs.
 package enum HTTPClient {
   /// Response headers (status line included) larger than this are refused.
   package static let headerLimit = 64 * 1024
@@ -18,53 +20,98 @@ package enum HTTPClient {
     _ body: [UInt8], to url: HTTPURL, timeout: TimeInterval, bodyLimit: Int, userAgent: String
   ) -> HTTPAttempt {
     let deadline = WaitClock.system.deadline(after: timeout)
-    let timedOut = HTTPText.timedOut(timeout)
+    let fd: Int32
+    switch open(url, deadline: deadline, timeout: timeout) {
+    case .success(let socket): fd = socket
+    case .failure(let unconnected): return unconnected.attempt
+    }
+    defer { close(fd) }
+    let request = requestBytes(body, to: url, userAgent: userAgent, keepAlive: false)
+    return exchange(request, on: fd, deadline: deadline, timeout: timeout, bodyLimit: bodyLimit).attempt
+  }
 
+  /// The failed attempt when no connection could be made.
+  struct Unconnected: Error { var attempt: HTTPAttempt }
+
+  /// Resolves `url`'s host and connects to the first address that answers.
+  static func open(_ url: HTTPURL, deadline: WaitDeadline, timeout: TimeInterval) -> Result<Int32, Unconnected> {
     let addresses: [SocketAddress]
     switch SocketAddress.resolve(host: url.host, port: url.port, deadline: deadline) {
     case .success(let list): addresses = list
-    case .failure(.timedOut): return .init(status: nil, error: "\(timedOut) resolving \(url.host)")
-    case .failure(.failed(let reason)): return .init(status: nil, error: reason)
+    case .failure(.timedOut):
+      return .failure(.init(attempt: .init(status: nil, error: "\(HTTPText.timedOut(timeout)) resolving \(url.host)")))
+    case .failure(.failed(let reason)): return .failure(.init(attempt: .init(status: nil, error: reason)))
     }
-
-    let fd: Int32
     switch connect(to: addresses, deadline: deadline) {
-    case .success(let socket): fd = socket
-    case .failure(.timedOut): return .init(status: nil, error: "\(timedOut) connecting")
-    case .failure(.failed(let reason)): return .init(status: nil, error: reason)
+    case .success(let socket): return .success(socket)
+    case .failure(.timedOut):
+      return .failure(.init(attempt: .init(status: nil, error: "\(HTTPText.timedOut(timeout)) connecting")))
+    case .failure(.failed(let reason)): return .failure(.init(attempt: .init(status: nil, error: reason)))
     }
-    defer { close(fd) }
+  }
 
-    var request = Array(
-      ("POST \(url.target) HTTP/1.1\r\n" + "Host: \(url.hostHeader)\r\n" + "Content-Type: application/json\r\n"
-        + "Content-Length: \(body.count)\r\n" + "Connection: close\r\n" + "User-Agent: \(userAgent)\r\n"
-        + "Accept: */*\r\n\r\n").utf8)
+  /// The request's head and body: `Connection: close` unless the connection is to be kept
+  /// (HTTP/1.1 keeps it by default).
+  static func requestBytes(_ body: [UInt8], to url: HTTPURL, userAgent: String, keepAlive: Bool) -> [UInt8] {
+    var request: [UInt8] = []
+    request.reserveCapacity(200 + url.target.utf8.count + url.hostHeader.utf8.count + userAgent.utf8.count + body.count)
+    request += "POST ".utf8
+    request += url.target.utf8
+    request += " HTTP/1.1\r\nHost: ".utf8
+    request += url.hostHeader.utf8
+    request += "\r\nContent-Type: application/json\r\nContent-Length: ".utf8
+    request += String(body.count).utf8
+    request += (keepAlive ? "\r\nUser-Agent: " : "\r\nConnection: close\r\nUser-Agent: ").utf8
+    request += userAgent.utf8
+    request += "\r\nAccept: */*\r\n\r\n".utf8
     request += body
+    return request
+  }
 
+  /// One request and its response on a connection.
+  struct Exchange {
+    var attempt: HTTPAttempt
+    /// The whole request went out and exactly one whole response came back, framed by its
+    /// length (or chunks, or none), HTTP/1.1 without `Connection: close`: the connection can
+    /// carry another request.
+    var reusable = false
+    /// Not one byte came back: the peer closed or reset the connection (a kept connection the
+    /// receiver closed while idle).
+    var unanswered = false
+  }
+
+  static func exchange(
+    _ request: [UInt8], on fd: Int32, deadline: WaitDeadline, timeout: TimeInterval, bodyLimit: Int
+  ) -> Exchange {
     // A server may answer (and close) before reading the whole request: if sending fails, a
     // response already there still decides the attempt.
     let sendFailure = send(request, on: fd, deadline: deadline)
-    if case .timedOut? = sendFailure { return .init(status: nil, error: "\(timedOut) sending the request") }
+    if case .timedOut? = sendFailure {
+      return .init(attempt: .init(status: nil, error: "\(HTTPText.timedOut(timeout)) sending the request"))
+    }
     var response = ResponseReader(bodyLimit: bodyLimit)
     let outcome = response.read(from: fd, deadline: deadline)
     if let status = response.status {
       var attempt = HTTPAttempt(status: status, error: nil, bodyBytesRead: response.bodyBytesRead)
       attempt.body = response.body
       attempt.contentType = response.contentType
-      if case .done = outcome {} else { attempt.complete = false }
+      var done = false
+      if case .done = outcome { done = true } else { attempt.complete = false }
       if (300..<400).contains(status) {
         let to = response.location.map { " to \(HTTPText.printable($0, limit: 100))" } ?? ""
         attempt.error = "redirect (HTTP \(status)\(to)) not followed"
       }
-      return attempt
+      return .init(attempt: attempt, reusable: done && sendFailure == nil && response.leavesConnectionReusable)
     }
+    let unanswered = !response.receivedAnything
     if case .failed(let reason)? = sendFailure {
-      return .init(status: nil, error: "sending the request failed: \(reason)")
+      return .init(attempt: .init(status: nil, error: "sending the request failed: \(reason)"), unanswered: unanswered)
     }
     switch outcome {
-    case .timedOut: return .init(status: nil, error: "\(timedOut) waiting for the response")
-    case .failed(let reason): return .init(status: nil, error: reason)
-    case .done: return .init(status: nil, error: "no response")
+    case .timedOut:
+      return .init(attempt: .init(status: nil, error: "\(HTTPText.timedOut(timeout)) waiting for the response"))
+    case .failed(let reason): return .init(attempt: .init(status: nil, error: reason), unanswered: unanswered)
+    case .done: return .init(attempt: .init(status: nil, error: "no response"), unanswered: unanswered)
     }
   }
 
@@ -163,6 +210,12 @@ package enum HTTPClient {
     private var chunked = false
     private var bodyless = false
     private var tail: [UInt8] = []
+    /// Body bytes that came (framing included), also those past the body limit.
+    private var received = 0
+    /// The final response is HTTP/1.1 and does not say `Connection: close`.
+    private var persistent = false
+    /// Any byte of a response came.
+    package private(set) var receivedAnything = false
 
     package init(bodyLimit: Int) { self.bodyLimit = max(0, bodyLimit) }
 
@@ -204,6 +257,7 @@ package enum HTTPClient {
           if code == EINTR || code == EAGAIN || code == EWOULDBLOCK { continue }
           return .failed(errorText(code))
         }
+        receivedAnything = true
         if status == nil {
           head += chunk[0..<n]
           if let failure = parseHead() { return .failed(failure) }
@@ -217,6 +271,7 @@ package enum HTTPClient {
     private mutating func countBody(_ bytes: ArraySlice<UInt8>) {
       raw += bytes.prefix(max(0, bodyLimit - bodyBytesRead))
       bodyBytesRead = min(bodyLimit, bodyBytesRead + bytes.count)
+      received += bytes.count
       tail = Array((tail + bytes).suffix(7))
     }
 
@@ -242,10 +297,24 @@ package enum HTTPClient {
         contentLength = headers["content-length"].flatMap { Int($0) }
         chunked = headers["transfer-encoding"]?.lowercased().contains("chunked") ?? false
         bodyless = code == 204 || code == 304 || code < 200
+        persistent =
+          parsed.startBytes.starts(with: Array("HTTP/1.1 ".utf8)) && !HTTPHead.lists(headers["connection"], "close")
         head = []
         countBody(rest[...])
       }
       return nil
+    }
+
+    /// After a whole response (`read` returned `.done`): whether the connection can carry another
+    /// request. Only a persistent HTTP/1.1 response framed to its exact end qualifies: no body
+    /// (and no byte after the head), exactly `Content-Length` bytes, or chunks ending at the last
+    /// byte read; a body cut at the limit, or one that ends when the connection closes, does not.
+    package var leavesConnectionReusable: Bool {
+      guard let status, status >= 200, persistent, received < bodyLimit || received == 0 else { return false }
+      if bodyless { return received == 0 }
+      if chunked { return contentLength == nil && complete }
+      if let contentLength { return received == contentLength }
+      return false
     }
 
     /// The body read, without chunk framing when it was chunked.

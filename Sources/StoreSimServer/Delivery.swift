@@ -12,10 +12,16 @@ import StoreSimHTTP
 ///   (10 s; Apple documents none; rule notification-post-times-out-after-ten-seconds);
 /// - redirects are never followed: a 3xx is a failed attempt (`CIRCULAR_REDIRECT`);
 /// - at most `bodyLimit` bytes of a response body are read, then the connection is dropped;
-///   the attempt counts by its status.
+///   the attempt counts by its status;
+/// - a run of deliveries (`send`, `post(bodies:to:)`) keeps one connection alive to each
+///   receiver (host and port; HTTP/1.1 keep-alive), as long as every exchange on it is whole:
+///   a timeout, an error, a cut or unframed answer or `Connection: close` drops it, and the
+///   next attempt connects again (`HTTPKeptConnections`). A single `post` uses a connection of
+///   its own (`Connection: close`).
 ///
 /// `http` goes through `HTTPClient` (POSIX sockets); `https` through URLSession with a delegate
-/// that refuses redirects and cancels after the body limit.
+/// that refuses redirects and cancels after the body limit (a URLSession per POST: kept
+/// connections are `http`'s only).
 package enum Delivery {
   /// What every front door says of the notifications a change did not deliver (without
   /// `warning: `): one sentence per notification, of its last attempt (a notification
@@ -50,15 +56,25 @@ package enum Delivery {
   /// One POST's outcome (see `HTTPAttempt`).
   package typealias Attempt = HTTPAttempt
 
-  /// POSTs `body` to `url` once. Touches no store; safe to call from any thread.
+  /// POSTs `body` to `url` once, on a connection of its own, or on the one `connections` keeps
+  /// to the receiver (`http`). Touches no store; safe to call from any thread (with
+  /// `connections` used by one thread at a time).
   package static func post(
-    _ body: String, to url: HTTPURL, timeout: TimeInterval = defaultTimeout, bodyLimit: Int = bodyLimit
+    _ body: String, to url: HTTPURL, timeout: TimeInterval = defaultTimeout, bodyLimit: Int = bodyLimit,
+    keeping connections: HTTPKeptConnections? = nil
   ) -> Attempt {
     let timeout = max(timeout, 0.001)
     let attempt: Attempt
     switch url.scheme {
     case .http:
-      attempt = HTTPClient.post(Array(body.utf8), to: url, timeout: timeout, bodyLimit: bodyLimit, userAgent: userAgent)
+      if let connections {
+        attempt = HTTPClient.post(
+          Array(body.utf8), to: url, timeout: timeout, bodyLimit: bodyLimit, userAgent: userAgent,
+          keeping: connections)
+      } else {
+        attempt = HTTPClient.post(
+          Array(body.utf8), to: url, timeout: timeout, bodyLimit: bodyLimit, userAgent: userAgent)
+      }
     case .https:
       attempt = HTTPSClient.post(Data(body.utf8), to: url, timeout: timeout, bodyLimit: bodyLimit, userAgent: userAgent)
     }
@@ -70,6 +86,7 @@ package enum Delivery {
   package static func classify(_ attempt: Attempt) -> Attempt {
     guard let status = attempt.status else { return attempt }
     var result = attempt
+    let kind = attempt.kind
     if (300..<400).contains(status) {
       if result.error?.hasPrefix("redirect") != true {
         result.error = "redirect (HTTP \(status)) not followed"
@@ -78,9 +95,9 @@ package enum Delivery {
       result.error = "unexpected final status HTTP \(status)"
     } else if (207..<300).contains(status) {
       result.error = "HTTP \(status) is not a success for the App Store (200-206)"
-    } else if attempt.kind == .unsupportedCharset {
+    } else if kind == .unsupportedCharset {
       result.error = "unsupported charset '\(HTTPAttempt.charset(attempt.contentType) ?? "")' in the answer"
-    } else if attempt.kind == .closedInResponse, result.error == nil {
+    } else if kind == .closedInResponse, result.error == nil {
       result.error = "connection closed in the middle of the response"
     }
     return result
@@ -146,12 +163,15 @@ package enum Delivery {
   /// store. Each notification's body is signed once (its retries send the same bytes). An
   /// invalid URL fails every attempt to it with the reason; after an attempt to a URL times
   /// out, the rest of the run's attempts to it are not sent (each would wait the full timeout)
-  /// and fail with a reason saying so. An outage fault fails an attempt without sending.
+  /// and fail with a reason saying so. An outage fault fails an attempt without sending. One
+  /// connection is kept alive to each receiver for the run (see the transport rules above).
   package static func send(
-    _ planned: inout PlannedDeliveries, timeout: TimeInterval = defaultTimeout
+    _ planned: inout PlannedDeliveries, timeout: TimeInterval = defaultTimeout,
+    keeping connections: HTTPKeptConnections = HTTPKeptConnections()
   )
     -> [NotificationDelivery]
   {
+    defer { connections.closeAll() }
     var records: [NotificationDelivery] = []
     var bodies: [Int: String] = [:]
     var targets: [String: (url: HTTPURL?, reason: String)] = [:]
@@ -170,13 +190,13 @@ package enum Delivery {
         if let url = targets[due.url]?.url {
           let body = bodies[due.index] ?? planned.body(due.index)
           bodies[due.index] = body
-          attempt = post(body, to: url, timeout: timeout)
-          if attempt.kind == .timedOut { timedOut[due.url] = due.index }
+          attempt = post(body, to: url, timeout: timeout, keeping: connections)
         } else {
           attempt = Attempt(status: nil, error: "invalid URL: \(targets[due.url]?.reason ?? "")")
         }
       }
       let result = sendAttemptResult(attempt)
+      if result == "TIMED_OUT", !outage, timedOut[due.url] == nil { timedOut[due.url] = due.index }
       let next = planned.plan.record(due, succeeded: result == "SUCCESS")
       records.append(
         NotificationDelivery(
@@ -190,12 +210,15 @@ package enum Delivery {
 }
 
 extension Delivery {
-  /// POSTs each body to `url` in order; touches no store. An invalid `url` fails every attempt
-  /// with the reason. After an attempt times out, the rest of the batch is not sent (each would
-  /// wait the full timeout) and fails with a reason saying so.
+  /// POSTs each body to `url` in order, on one kept-alive connection while the receiver keeps
+  /// it; touches no store. An invalid `url` fails every attempt with the reason. After an
+  /// attempt times out, the rest of the batch is not sent (each would wait the full timeout)
+  /// and fails with a reason saying so.
   package static func post(
-    bodies: [(index: Int, body: String)], to url: String, timeout: TimeInterval = defaultTimeout
+    bodies: [(index: Int, body: String)], to url: String, timeout: TimeInterval = defaultTimeout,
+    keeping connections: HTTPKeptConnections = HTTPKeptConnections()
   ) -> [Attempt] {
+    defer { connections.closeAll() }
     let target: HTTPURL
     do { target = try HTTPURL(url) } catch {
       return bodies.map { _ in Attempt(status: nil, error: "invalid URL: \(error.reason)") }
@@ -207,7 +230,7 @@ extension Delivery {
         attempts.append(Attempt(status: nil, error: "not sent: the post of #\(timedOut) to this URL timed out"))
         continue
       }
-      let attempt = post(item.body, to: target, timeout: timeout)
+      let attempt = post(item.body, to: target, timeout: timeout, keeping: connections)
       if attempt.kind == .timedOut { timedOut = item.index }
       attempts.append(attempt)
     }

@@ -26,6 +26,10 @@ final class TestHTTPServer: @unchecked Sendable {
     /// Sends `bytes` as soon as the connection is accepted, without reading, and closes (a
     /// server that speaks first, or speaks no TLS to a TLS client).
     case greet(String)
+    /// A keep-alive receiver: reads requests one after another on the connection, taking the
+    /// next step for each (an answer with Content-Length and no `Connection: close`, or closing
+    /// without an answer, or never answering); closes when the steps run out.
+    case keepAlive([KeptStep])
   }
 
   struct Request: Sendable {
@@ -181,13 +185,13 @@ final class TestHTTPServer: @unchecked Sendable {
 
   // MARK: Serving
 
-  private func locked<T>(_ body: () -> T) -> T {
+  func locked<T>(_ body: () -> T) -> T {
     lock.lock()
     defer { lock.unlock() }
     return body()
   }
 
-  private func note(_ change: () -> Void) {
+  func note(_ change: () -> Void) {
     changed.lock()
     lock.lock()
     change()
@@ -234,8 +238,10 @@ final class TestHTTPServer: @unchecked Sendable {
   /// false when woken to stop.
   private func handle(_ fd: Int32, _ behavior: Behavior) -> Bool {
     if case .greet(let text) = behavior { return sendAll(fd, Array(text.utf8)) }
-    guard let request = readRequest(fd) else { return !isStopping }
-    note { _requests.append(request) }
+    if case .keepAlive(let steps) = behavior { return serveKept(fd, steps) }
+    var pending: [UInt8] = []
+    guard let request = readRequest(fd, &pending) else { return !isStopping }
+    record(request)
     switch behavior {
     case .respond(let status, let headers, let body):
       var head = "HTTP/1.1 \(status) Status\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n"
@@ -268,42 +274,37 @@ final class TestHTTPServer: @unchecked Sendable {
       }
       note { _endlessFinished = true }
       return true
-    case .greet: return true
-    case .silent:
-      var buffer = [UInt8](repeating: 0, count: 4096)
-      while true {
-        if wait(fd, POLLIN) == .woken { return false }
-        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
-        if n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) {
-          note { _silentClientClosed = true }
-          return true
-        }
+    case .greet, .keepAlive: return true
+    case .silent: return waitForTheClientToClose(fd)
+    }
+  }
+
+  /// Reads until the client closes; false when woken to stop.
+  func waitForTheClientToClose(_ fd: Int32) -> Bool {
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+      if wait(fd, POLLIN) == .woken { return false }
+      let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
+      if n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) {
+        note { _silentClientClosed = true }
+        return true
       }
     }
   }
 
-  private var isStopping: Bool { locked { stopped } }
+  /// Notes a request read.
+  func record(_ request: Request) { note { _requests.append(request) } }
 
-  /// Reads a request head and its Content-Length body; nil if the client closes first.
-  private func readRequest(_ fd: Int32) -> Request? {
-    var data: [UInt8] = []
+  var isStopping: Bool { locked { stopped } }
+
+  /// Reads a request head and its Content-Length body (after the bytes `data` holds, and
+  /// leaving there any that follow it); nil if the client closes first.
+  func readRequest(_ fd: Int32, _ data: inout [UInt8]) -> Request? {
     var buffer = [UInt8](repeating: 0, count: 16 * 1024)
     var parsed: (request: Request, bodyStart: Int, length: Int)?
+    var fresh = !data.isEmpty
     while true {
-      if let p = parsed, data.count - p.bodyStart >= p.length {
-        var request = p.request
-        request.body = Array(data[p.bodyStart..<(p.bodyStart + p.length)])
-        return request
-      }
-      guard wait(fd, POLLIN) == .ready else { return nil }
-      let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
-      if n == 0 { return nil }
-      if n < 0 {
-        if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { continue }
-        return nil
-      }
-      data += buffer[0..<n]
-      if parsed == nil, let end = Self.find(Array("\r\n\r\n".utf8), in: data) {
+      if parsed == nil, fresh, let end = Self.find(Array("\r\n\r\n".utf8), in: data) {
         let lines = String(decoding: data[..<end], as: UTF8.self).components(separatedBy: "\r\n")
         let first = lines[0].split(separator: " ", omittingEmptySubsequences: false).map(String.init)
         guard first.count == 3 else { return nil }
@@ -316,10 +317,25 @@ final class TestHTTPServer: @unchecked Sendable {
         let request = Request(method: first[0], target: first[1], version: first[2], headers: headers, body: [])
         parsed = (request, end + 4, Int(request.header("Content-Length") ?? "0") ?? 0)
       }
+      if let p = parsed, data.count - p.bodyStart >= p.length {
+        var request = p.request
+        request.body = Array(data[p.bodyStart..<(p.bodyStart + p.length)])
+        data.removeFirst(p.bodyStart + p.length)
+        return request
+      }
+      guard wait(fd, POLLIN) == .ready else { return nil }
+      let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
+      if n == 0 { return nil }
+      if n < 0 {
+        if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { continue }
+        return nil
+      }
+      data += buffer[0..<n]
+      fresh = true
     }
   }
 
-  private func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+  func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
     var offset = 0
     while offset < bytes.count {
       let n = bytes.withUnsafeBytes { Self.sendRaw(fd, $0.baseAddress! + offset, $0.count - offset) }

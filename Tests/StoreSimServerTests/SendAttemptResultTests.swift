@@ -113,4 +113,16 @@ import Testing
     }
     #expect(reached == apple)
   }
+
+  /// The charset an answer declares, read as a media type's parameter (its name in any case,
+  /// spaces and quotes around the value dropped); none when no parameter names one.
+  @Test(
+    arguments: [
+      ("text/plain; charset=UTF-8", "utf-8"), (#"application/json;charset="ISO-8859-1""#, "iso-8859-1"),
+      ("text/plain; format=flowed; Charset = koi8-r ", "koi8-r"), ("text/plain", nil), ("text/plain; charset=", nil),
+      ("text/plain; charsets=utf-8", nil), ("charset=ebcdic", nil), ("text/plain;;charset=utf8", "utf8"),
+    ] as [(String, String?)])
+  func theCharsetIsTheMediaTypesParameter(contentType: String, charset: String?) {
+    #expect(HTTPAttempt.charset(contentType) == charset)
+  }
 }

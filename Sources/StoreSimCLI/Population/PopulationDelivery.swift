@@ -10,7 +10,8 @@ import StoreSimSync
 /// after another: the order and Apple's retry rules are `DeliveryPlan`'s (first attempts at
 /// their `signedDate`; in a Production session a failed attempt is tried again 1, 12, 24, 48
 /// and 72 hours later in the population's time, within its months, six attempts at most; other
-/// environments try once). Bounded: at most `limit` attempts, and Ctrl-C stops it with the
+/// environments try once), on one connection kept alive to the receiver while it keeps it (as a
+/// change's deliveries are: `HTTPKeptConnections`). Bounded: at most `limit` attempts, and Ctrl-C stops it with the
 /// summary of what was sent. The attempts are summarised, not recorded in the session.
 struct PopulationDelivery {
   var url: String
@@ -47,14 +48,18 @@ struct PopulationDelivery {
   }
 
   /// Sends the notifications after the first `count` of `store` (the population's), pacing the
-  /// attempts by `clock` and `sleep` (nanoseconds); `stop` is asked before each attempt.
+  /// attempts by `clock` and `sleep` (nanoseconds); `stop` is asked before each attempt; `post`
+  /// makes an attempt (by default `Delivery.post` on the run's kept connection).
   func run(
     _ store: Store, since count: Int, clock: WaitClock = .system,
     sleep: (UInt64) -> Void = { usleep(UInt32(min($0 / 1000, 1_000_000))) },
     stop: () -> Bool = { false },
-    post: (String, HTTPURL) -> HTTPAttempt = { Delivery.post($0, to: $1) }
+    post: ((String, HTTPURL) -> HTTPAttempt)? = nil
   ) throws -> Summary {
     let target = try HTTPURL(url)
+    let connections = HTTPKeptConnections()
+    defer { connections.closeAll() }
+    let post = post ?? { Delivery.post($0, to: $1, keeping: connections) }
     var plan = DeliveryPlan(store, newSince: count, to: url)
     var summary = Summary()
     var started = Set<Int>()
