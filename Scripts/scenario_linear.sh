@@ -12,12 +12,6 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 cp "$ROOT/Configurations/AppleSample.storekit" c.storekit
 scenario() { python3 -c 'import sys; n = int(sys.argv[1]); print("init c.storekit --start 2026-01-01T00:00:00Z\n" + "buy consumable.fuel.octane87\n" * n + f"expect transactions {n}")' "$1" > "s$1.storesim"; }
 scenario 25000; scenario 100000
-# CPU time (user + system) of the run, not the wall clock: a busy machine stretches wall time
-# unevenly between the two runs, which made this row fail on load alone.
-cpu_ms() { python3 -c 'import resource, subprocess, sys
-r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
-u = resource.getrusage(resource.RUSAGE_CHILDREN)
-print(int((u.ru_utime + u.ru_stime) * 1000)); sys.exit(r.returncode)' "$BIN" "$@"; }
 small=$(cpu_ms run s25000.storesim) || fail "25,000-line scenario"
 large=$(cpu_ms run s100000.storesim) || fail "100,000-line scenario"
 [ "$large" -lt $((small * 6 + 1000)) ] || fail "scenario time not linear: 25k lines $small ms, 100k lines $large ms of CPU"
