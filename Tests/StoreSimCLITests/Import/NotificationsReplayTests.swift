@@ -123,4 +123,19 @@ import Testing
     }
     #expect(server.requests.isEmpty)
   }
+
+  /// The control API refuses replay (it would post to any URL on the caller's behalf, as
+  /// `populate --deliver-url` is refused), and nothing is posted.
+  @Test func replayIsRefusedByTheControlAPI() throws {
+    let cli = try CLIHarness()
+    let server = try Self.receiver()
+    defer { server.stop() }
+    let control = try ControlAPITests.control(cli)
+    let id = try ControlAPITests.make(control)
+    let body = #"{"arguments": ["replay"], "to": "\#(server.base)/hook"}"#
+    let response = control.answer(ControlAPITests.request("POST", "/storesim/v1/sessions/\(id)/notifications", body))
+    #expect(response.status == 400, "\(response.body)")
+    #expect(response.body.contains("notifications replay is for the command line"))
+    #expect(server.requests.isEmpty)
+  }
 }
