@@ -149,6 +149,11 @@ row "import: a webhook log whose lines do not decode (one error a line)" import 
 row "import --scenario to a file that is not a scenario" import --scenario case.json broken-history.json --session imp.json
 : > nothing.json
 row "import --scenario in a folder that does not exist" import --scenario nofolder/case.storesim nothing.json --session imp.json
+row "notifications replay: a file that does not exist" notifications replay nofile.log --to http://127.0.0.1:9/
+row "notifications replay: a line that is not JSON (nothing posted)" notifications replay broken-webhook.log --to http://127.0.0.1:9/
+row "notifications replay: a URL that is not http" notifications replay broken-webhook.log --to ftp://example.com/
+row "notifications replay without --to" notifications replay broken-webhook.log
+row "notifications replay: nothing kept to replay" notifications replay --to http://127.0.0.1:9/ --session imp.json
 chmod 444 .storesim/session.json
 row "a read-only session file" buy nonconsumable.car
 chmod 644 .storesim/session.json

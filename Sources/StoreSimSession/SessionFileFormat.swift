@@ -3,14 +3,16 @@ import StoreSim
 
 /// The bytes of a storesim session file, without the file: what the CLI writes and reads, and
 /// what `StoreSimKit` loads and saves. Versions:
-/// - 4 (written now): as 3, and the delivery log is rows after `base` (`StateCodec`);
+/// - 5 (written now): as 4, and a notification's row may end with the original of an imported
+///   notification (`OriginalNotification`), which a reader of version 4 would refuse as corrupt;
+/// - 4: as 3, and the delivery log is rows after `base` (`StateCodec`);
 /// - 3: line 1 a JSON header (`format`, `version`, `codec`, `configurationPath`,
 ///   `configurationDigest` and the checksums of `SessionIntegrity`); line 2 the state in
 ///   `StateCodec`'s compact form;
 /// - 2: the same without checksums; 1: one JSON object with the header fields and `state`.
 package enum SessionFileFormat {
   package static let formatName = "storesim-session"
-  package static let currentVersion = 4
+  package static let currentVersion = 5
 
   /// Where the session's configuration came from.
   package struct Header: Sendable, Equatable {
@@ -87,7 +89,7 @@ package enum SessionFileFormat {
     let fields =
       ["format", "version", "codec", "configurationPath", "configurationDigest"]
       + (version >= 3 ? SessionIntegrity.keys : [])
-    guard (2...4).contains(version), let newline, header.count == fields.count,
+    guard (2...5).contains(version), let newline, header.count == fields.count,
       fields.allSatisfy({ header.contains($0) }),
       let codec = header.string("codec"), codec == StateCodec.name,
       let configurationPath = header.string("configurationPath"),

@@ -13,7 +13,7 @@ import StoreSim
 ///
 ///     {"checksum":"…","codec":"compact-1","configurationDigest":"…","configurationPath":"…",
 ///      "format":"storesim-session","outboxChecksum":"…","outboxLength":N,
-///      "stateChecksum":"…","stateLength":N,"version":4}
+///      "stateChecksum":"…","stateLength":N,"version":5}
 package struct SessionIntegrity: Equatable {
   package static let keys = ["checksum", "stateLength", "stateChecksum", "outboxLength", "outboxChecksum"]
 

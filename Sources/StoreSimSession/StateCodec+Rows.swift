@@ -28,7 +28,7 @@ extension StateCodec.Reader {
     customers.append(customer)
   }
 
-  /// `[type, subtype, sequence, signedDate, customer, transaction, renewalInfo, status(, reason)]`.
+  /// `[type, subtype, sequence, signedDate, customer, transaction, renewalInfo, status(, reason(, massExtension(, original)))]`.
   mutating func notification() throws(StateCodec.DecodingError) -> ServerNotification {
     try row { (r: inout StateCodec.Reader) throws(StateCodec.DecodingError) in
       let type = try r.raw(NotificationTypeV2.self)
@@ -44,8 +44,18 @@ extension StateCodec.Reader {
       var n = ServerNotification(
         notificationType: type, subtype: subtype, sequence: sequence, signedDate: signed, customer: customer,
         transaction: transaction, renewalInfo: info, status: status, consumptionRequestReason: reason)
-      if r.more() { n.massExtensionRequestIdentifier = try r.string() }
+      if r.more() { n.massExtensionRequestIdentifier = try r.optString() }
+      if r.more() { n.original = try r.original() }
       return n
+    }
+  }
+
+  /// `[notificationUUID, header, payload, signature, isCompact]`, as `Writer.original` writes it.
+  mutating func original() throws(StateCodec.DecodingError) -> OriginalNotification {
+    try row { (r: inout StateCodec.Reader) throws(StateCodec.DecodingError) in
+      OriginalNotification(
+        notificationUUID: try r.optString(), header: try r.string(), payload: try r.string(),
+        signature: try r.string(), isCompact: try r.bool())
     }
   }
 

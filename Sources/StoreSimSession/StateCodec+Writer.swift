@@ -139,11 +139,25 @@ extension StateCodec {
         }
         if let r = n.renewalInfo { w.record(r) } else { w.null() }
         w.optString(n.status?.rawValue)
-        // Optional trailing fields (older files end before them).
-        if n.consumptionRequestReason != nil || n.massExtensionRequestIdentifier != nil {
+        // Optional trailing fields (older files end before them); the original of an imported
+        // notification is version 5's.
+        let original = n.original
+        if n.consumptionRequestReason != nil || n.massExtensionRequestIdentifier != nil || original != nil {
           w.optString(n.consumptionRequestReason?.rawValue)
         }
-        if let request = n.massExtensionRequestIdentifier { w.string(request) }
+        if n.massExtensionRequestIdentifier != nil || original != nil { w.optString(n.massExtensionRequestIdentifier) }
+        if let original { w.original(original) }
+      }
+    }
+
+    /// `[notificationUUID, header, payload, signature, isCompact]` (`OriginalNotification`).
+    mutating func original(_ o: OriginalNotification) {
+      array { w in
+        w.optString(o.notificationUUID)
+        w.string(o.header)
+        w.string(o.payload)
+        w.string(o.signature)
+        w.bool(o.isCompact)
       }
     }
 

@@ -126,11 +126,15 @@ struct ImportLinker {
     state.lastModificationOrder = order == 0 ? nil : order
     for n in items.notifications.sorted(by: { $0.signedDate < $1.signedDate }) {
       let owner = n.transaction.flatMap { customerOf[$0.fields.purchase.originalID] } ?? .default
-      state.notifications.append(
-        ServerNotification(
-          notificationType: n.type, subtype: n.subtype, sequence: state.notifications.count, signedDate: n.signedDate,
-          customer: owner, transaction: n.transaction.map { Transaction(fields: $0.fields) },
-          renewalInfo: n.renewal?.info, status: n.status.flatMap(Self.renewalState)))
+      var record = ServerNotification(
+        notificationType: n.type, subtype: n.subtype, sequence: state.notifications.count, signedDate: n.signedDate,
+        customer: owner, transaction: n.transaction.map { Transaction(fields: $0.fields) },
+        renewalInfo: n.renewal?.info, status: n.status.flatMap(Self.renewalState))
+      // As Apple sent it: its JWS and notificationUUID (none under --redact).
+      if let jws = n.signedPayload {
+        record.original = OriginalNotification(signedPayload: jws, notificationUUID: n.uuid)
+      }
+      state.notifications.append(record)
       counts.notifications += 1
     }
     return counts

@@ -68,6 +68,7 @@ struct ImportRedaction {
         items.notifications[i].renewal = r
       }
       items.notifications[i].uuid = nil
+      items.notifications[i].signedPayload = nil
     }
   }
 

@@ -71,6 +71,8 @@ struct ImportedItems {
     var renewal: Renewal?
     var status: Int?
     var uuid: String?
+    /// The JWS as it came (kept as the notification's `original`; dropped by `--redact`).
+    var signedPayload: String?
   }
 
   var transactions: [Item] = []
@@ -299,7 +301,7 @@ struct AppleDataReader {
     guard let signed = Self.int(node["signedDate"]) else { return problem(file, item, "has no signedDate") }
     var n = ImportedItems.Notification(
       type: type, subtype: subtype, signedDate: Date(epochMilliseconds: signed), transaction: nil, renewal: nil,
-      status: Self.int(node["data"]?["status"]).map { Int($0) }, uuid: nil)
+      status: Self.int(node["data"]?["status"]).map { Int($0) }, uuid: nil, signedPayload: jws)
     if case .string(let u) = node["notificationUUID"]?.value { n.uuid = u }
     if let data = node["data"] {
       if case .string(let b) = data["bundleId"]?.value, b != bundleID {

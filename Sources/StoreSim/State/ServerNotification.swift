@@ -30,6 +30,8 @@ public struct ServerNotification: Sendable, Hashable, Codable {
     var consumptionRequestReason: ConsumptionRequestReason?
     // See `massExtensionRequestIdentifier` (absent in older sessions).
     var massExtensionRequestIdentifier: String? = nil
+    // See `original` (imported notifications only).
+    var original: OriginalNotification? = nil
   }
 
   /// The fields, shared by copies.
@@ -55,12 +57,21 @@ public struct ServerNotification: Sendable, Hashable, Codable {
     set { storage.fields.massExtensionRequestIdentifier = newValue }
   }
 
+  /// An imported notification as Apple sent it (`notifications replay` posts it again); nil for
+  /// the session's own.
+  package var original: OriginalNotification? {
+    get { storage.fields.original }
+    set { storage.fields.original = newValue }
+  }
+
   public init(from decoder: any Decoder) throws { storage = CopyOnWrite(try Fields(from: decoder)) }
 
   public func encode(to encoder: any Encoder) throws { try storage.fields.encode(to: encoder) }
 
-  /// `notificationUUID`: unique per notification, stable across reads and retries.
+  /// `notificationUUID`: unique per notification, stable across reads and retries; an
+  /// imported notification keeps Apple's.
   public var notificationUUID: String {
+    if let uuid = storage.fields.original?.notificationUUID { return uuid }
     let hex = String(UInt64(sequence + 1), radix: 16)
     return "5e1a0000-0000-4000-8000-" + String(repeating: "0", count: max(0, 12 - hex.count)) + hex
   }

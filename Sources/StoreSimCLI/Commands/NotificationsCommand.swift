@@ -3,12 +3,12 @@ import StoreSim
 import StoreSimServer
 import StoreSimSession
 
-/// `storesim notifications [deliver URL | deliver --retry]`.
+/// `storesim notifications [deliver URL | deliver --retry | replay [FILE] --to URL]`.
 struct NotificationsCommand: CommandLineCommand {
   static let configuration = CommandConfiguration(
     name: "notifications", group: "Inspection",
     abstract: "App Store Server Notifications V2 emitted so far, and their delivery",
-    arguments: "[deliver <url> | deliver --retry]",
+    arguments: "[deliver <url> | deliver --retry | replay [<file>] --to <url>]",
     discussion: """
       JSON gives ResponseBodyV2DecodedPayload objects exactly as Apple signs them: data carries
       bundleId, environment, signedTransactionInfo and signedRenewalInfo (JWS), status and, for
@@ -16,11 +16,18 @@ struct NotificationsCommand: CommandLineCommand {
       data.transactionInfo and data.renewalInfo, for people only. 'deliver URL' POSTs every
       notification not yet delivered to URL as {"signedPayload": ...}, records each attempt and its HTTP status, and
       keeps failed ones for 'deliver --retry'. 'settings deliver-url URL' delivers as they happen.
+      'replay FILE --to URL' POSTs the bodies of a webhook log (each line as it is) or of a Get
+      Notification History response ({"signedPayload": ...} each) to URL, verbatim and in order,
+      and reports each; without FILE, the original bodies of the notifications 'import' read
+      (kept in the session). A replay changes nothing in the session.
       JWS are signed with ES256 under the session's key: Apple's SignedDataVerifier verifies
       Sandbox and Production data given 'storesim certificate' as its root (online checks off),
       and decodes Xcode and LocalTesting data without checks, as it does Xcode's.
       """,
-    example: "storesim notifications deliver http://127.0.0.1:8080/notifications")
+    example: """
+      storesim notifications deliver http://127.0.0.1:8080/notifications
+        storesim notifications replay webhook.log --to http://127.0.0.1:8080/notifications
+      """)
 
   @Arguments(0...2, "")
   var arguments: [String]
@@ -32,6 +39,8 @@ struct NotificationsCommand: CommandLineCommand {
   var decoded: Bool
   @Flag(help: "with deliver: send again the deliveries that failed")
   var retry: Bool
+  @Option("<url>", help: "with replay: the URL to POST the bodies to")
+  var to: String?
 
   /// `--since N`: how many notifications to skip.
   static func since(_ s: String, _ context: ParseContext) throws -> Int {
@@ -47,9 +56,14 @@ struct NotificationsCommand: CommandLineCommand {
     if args.first == nil, retry {
       throw CLIError.usage("--retry goes with 'notifications deliver'", command: "notifications")
     }
+    if args.first != "replay", to != nil {
+      throw CLIError.usage("--to goes with 'notifications replay'", command: "notifications")
+    }
     if let action = args.first {
+      if action == "replay" { return try replay(inv, file: args.count == 2 ? args[1] : nil) }
       guard action == "deliver" else {
-        throw CLIError.usage("unknown notifications action '\(action)'; use deliver", command: "notifications")
+        throw CLIError.usage(
+          "unknown notifications action '\(action)'; use deliver or replay", command: "notifications")
       }
       return try deliverNotifications(inv, url: args.count == 2 ? args[1] : nil, since: since)
     }
