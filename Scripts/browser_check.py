@@ -265,28 +265,35 @@ def main():
         def sub_row():
             return f"//div[@id='transactions']//tr[@data-transaction='{status()['transaction']['transactionId']}']"
 
+        def row_action(action, result, names, where="", label="{action} the subscription of transaction {acted}"):
+            """Clicks ACTION (its accessible name LABEL) in the subscription's row and checks that the
+            answer names RESULT; returns the id of the transaction it acted on."""
+            acted = status()["transaction"]["transactionId"]
+            check(named(driver, sub_row(), action, label.format(action=action, acted=acted)),
+                  f"{action}: the button '{action}' in transaction {acted}'s row{where}")
+            answer = done(driver, f"{action} subscription.pro")
+            check(result in answer, f"{action}: the result names {names} ({answer!r})")
+            return acted
+
+        def row_action_shown(action, acted):
+            """The command line and HTTP call the page shows for ACTION on transaction ACTED."""
+            command = action.lower()
+            shown(driver, session, url, action, f"--customer default {command} --transaction {acted}", command,
+                  {"transaction": acted, "customer": "default"})
+
         cell = "//div[@id='statuses']//tbody/tr[td[3]='subscription.pro']/td[{}]"  # 2 state, 4 expires, 5 auto-renew, 6 notes
-        tid = status()["transaction"]["transactionId"]
-        body = {"transaction": tid, "customer": "default"}
         # Cancel, then Resume in its place: auto-renew off, then on, on the page and in the store.
         for action, where, shows, stored in (("Cancel", "", "off", 0), ("Resume", " (in place of Cancel)", "on", 1)):
-            check(named(driver, sub_row(), action, f"{action} the subscription of transaction {tid}"),
-                  f"{action}: the button '{action}' in transaction {tid}'s row{where}")
-            answer = done(driver, f"{action} subscription.pro")
-            check("autoRenewStatusChanged" in answer, f"{action}: the result names the change ({answer!r})")
+            tid = row_action(action, "autoRenewStatusChanged", "the change", where)
             check(wait_xpath(driver, cell.format(5), shows), f"{action}: the status shows auto-renew {shows}")
             check(status()["renewalInfo"]["autoRenewStatus"] == stored, f"{action}: the store has auto-renew {shows}")
-            command = action.lower()
-            shown(driver, session, url, action, f"--customer default {command} --transaction {tid}", command, body)
+            row_action_shown(action, tid)
 
-        check(named(driver, sub_row(), "Renew", f"Renew the subscription of transaction {tid}"),
-              f"Renew: the button 'Renew' in transaction {tid}'s row")
-        answer = done(driver, "Renew subscription.pro")
-        check("subscriptionRenewed" in answer, f"Renew: the result names the renewal ({answer!r})")
+        tid = row_action("Renew", "subscriptionRenewed", "the renewal")
         renewed = status()["transaction"]["transactionId"]
         check(renewed != tid and wait_xpath(driver, f"//div[@id='transactions']//tr[@data-transaction='{renewed}']"),
               f"Renew: the renewal {renewed} is among the transactions")
-        shown(driver, session, url, "Renew", f"--customer default renew --transaction {tid}", "renew", body)
+        row_action_shown("Renew", tid)
 
         # Fail billing, then Advance: the renewal fails into billing retry; Resolve clears it.
         check(named(driver, "//section[@aria-labelledby='store-heading']", "Fail billing", "Fail billing"),
@@ -303,16 +310,12 @@ def main():
         check(wait_xpath(driver, cell.format(2), "inBillingRetryPeriod"), "Fail billing, Advance: the status shows billing retry")
         check(wait_xpath(driver, cell.format(6), "in billing retry", exact=False), "Fail billing, Advance: the renewal info says in billing retry")
         shown(driver, session, url, "Advance", "advance 40d", "advance", {"arguments": ["40d"]})
-        tid = status()["transaction"]["transactionId"]
-        check(named(driver, sub_row(), "Resolve", f"Resolve the billing issue of transaction {tid}"),
-              f"Resolve: the button 'Resolve' in transaction {tid}'s row")
-        answer = done(driver, "Resolve subscription.pro")
-        check("subscriptionRenewed" in answer, f"Resolve: the result names the renewal ({answer!r})")
+        tid = row_action("Resolve", "subscriptionRenewed", "the renewal",
+                         label="Resolve the billing issue of transaction {acted}")
         check(wait_xpath(driver, cell.format(2), "subscribed"), "Resolve: the status is subscribed again")
         check("in billing retry" not in text_xpath(driver, cell.format(6)), "Resolve: billing retry cleared")
         check(not status()["renewalInfo"]["isInBillingRetryPeriod"], "Resolve: the store is out of billing retry")
-        shown(driver, session, url, "Resolve", f"--customer default resolve --transaction {tid}", "resolve",
-              {"transaction": tid, "customer": "default"})
+        row_action_shown("Resolve", tid)
         check(named(driver, "//section[@aria-labelledby='store-heading']", "Bill normally", "Bill normally"),
               "Bill normally: the button in the store's controls")
         check(done(driver, "Bill normally") != "", "Bill normally: answered")
@@ -330,11 +333,7 @@ def main():
         shown(driver, session, url, "Advance to the next event", "advance --next", "advance", {"next": True})
 
         # Expire: the subscription ends now; its row has no subscription actions left.
-        tid = status()["transaction"]["transactionId"]
-        check(named(driver, sub_row(), "Expire", f"Expire the subscription of transaction {tid}"),
-              f"Expire: the button 'Expire' in transaction {tid}'s row")
-        answer = done(driver, "Expire subscription.pro")
-        check("subscriptionExpired" in answer, f"Expire: the result names the expiry ({answer!r})")
+        tid = row_action("Expire", "subscriptionExpired", "the expiry")
         check(wait_xpath(driver, cell.format(2), "expired"), "Expire: the status shows expired")
         check(status()["state"] == "expired", "Expire: the store has it expired")
         check(wait_xpath(driver, cell.format(6), "ended ", exact=False)
@@ -342,7 +341,7 @@ def main():
               "Expire: the renewal info says ended, not renews")
         check(wait_for(driver, lambda d: not d.find_elements(By.XPATH, f"//tr[@data-transaction='{tid}']//button[.='Expire']")),
               "Expire: no Expire button left in its row")
-        shown(driver, session, url, "Expire", f"--customer default expire --transaction {tid}", "expire", {"transaction": tid, "customer": "default"})
+        row_action_shown("Expire", tid)
 
         # Resend a notification whose delivery failed, in its row.
         resend = "//div[@id='notifications']//tr[.//button[.='Resend']]"
