@@ -76,6 +76,13 @@ session_seed premium Configurations/Premium.storekit "buy com.example.premium.mo
 session_seed customers Configurations/AppleSample.storekit "buy subscription.pro --customer ann" \
   "buy nonconsumable.car --customer bo" "buy consumable.fuel.octane87 --customer cy" "buy subscription.pro" "advance 1mo"
 
+# A session the shell saved (a front end that keeps it loaded): change lines follow the state line.
+export STORESIM_SESSION="$OUT/corpus-session/changes.json"
+rm -f "$STORESIM_SESSION"
+"$STORESIM" init Configurations/AppleSample.storekit --start 2026-01-01T00:00:00Z >/dev/null
+printf 'buy nonconsumable.car\nbuy subscription.pro\nadvance 2mo\nrefund 2000000000000001\n' | "$STORESIM" shell >/dev/null 2>&1
+unset STORESIM_SESSION
+
 # Signing seeds: a certificate, keys (PKCS #8 DER, PEM), a signature and signed JWS the built
 # storesim writes.
 export STORESIM_SESSION="$OUT/corpus-signing-session.json"

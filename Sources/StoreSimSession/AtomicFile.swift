@@ -120,6 +120,45 @@ package enum AtomicFile {
     }
   }
 
+  /// Appends `bytes` to the existing file (a session's change line, `StateCodec+Changes`) in
+  /// one `write`, flushed when `durable`, and returns the file's identity after it. A write
+  /// that fails or falls short is cut off again, so the file is as it was; signals that end the
+  /// process are held meanwhile, as for a whole save. nil when the file is not there (the
+  /// caller saves it whole).
+  package static func append(_ bytes: [UInt8], to location: SessionLocation, durable: Bool) throws -> FileIdentity? {
+    ProcessSignals.hold()
+    defer { ProcessSignals.release() }
+    let fd = open(location.file, O_WRONLY | O_APPEND | O_CLOEXEC)
+    guard fd >= 0 else {
+      if errno == ENOENT { return nil }
+      throw SessionStoreError.system("cannot save the session to \(location.shown)", errno: errno)
+    }
+    defer { close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0 else {
+      throw SessionStoreError.system("cannot save the session to \(location.shown)", errno: errno)
+    }
+    var failure: Int32 = 0
+    bytes.withUnsafeBytes { raw in
+      var offset = 0
+      while offset < raw.count {
+        let n = posixWrite(fd, raw.baseAddress! + offset, raw.count - offset)
+        if n < 0 && errno == EINTR { continue }
+        if n <= 0 {
+          failure = n < 0 ? errno : EIO
+          return
+        }
+        offset += n
+      }
+    }
+    if failure == 0 && durable && fsync(fd) != 0 { failure = errno }
+    if failure != 0 {
+      _ = ftruncate(fd, info.st_size)
+      throw SessionStoreError.system("cannot save the session to \(location.shown)", errno: failure)
+    }
+    return FileIdentity(descriptor: fd)
+  }
+
   /// Deletes temporary files of processes that died while saving. Called under the lock; a
   /// temporary file of a live process (another storesim saving without the lock cannot exist,
   /// but a recycled pid can) is left alone.

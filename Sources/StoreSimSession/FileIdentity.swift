@@ -17,6 +17,17 @@ package struct FileIdentity: Equatable, Sendable {
   package init?(_ path: String) {
     var info = stat()
     guard stat(path, &info) == 0 else { return nil }
+    self.init(info)
+  }
+
+  /// The identity of an open file.
+  package init?(descriptor: Int32) {
+    var info = stat()
+    guard fstat(descriptor, &info) == 0 else { return nil }
+    self.init(info)
+  }
+
+  private init(_ info: stat) {
     device = UInt64(info.st_dev)
     inode = UInt64(info.st_ino)
     size = Int64(info.st_size)

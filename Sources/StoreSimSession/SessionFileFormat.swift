@@ -3,7 +3,10 @@ import StoreSim
 
 /// The bytes of a storesim session file, without the file: what the CLI writes and reads, and
 /// what `StoreSimKit` loads and saves. Versions:
-/// - 5 (written now): as 4, and a notification's row may end with the original of an imported
+/// - 6 (written now): as 5, and change lines may follow the state line: a front end that
+///   keeps the session loaded appends one per save (`StateCodec+Changes`); the header's
+///   lengths and checksums cover the state line alone;
+/// - 5: as 4, and a notification's row may end with the original of an imported
 ///   notification (`OriginalNotification`), which a reader of version 4 would refuse as corrupt;
 /// - 4: as 3, and the delivery log is rows after `base` (`StateCodec`);
 /// - 3: line 1 a JSON header (`format`, `version`, `codec`, `configurationPath`,
@@ -12,7 +15,7 @@ import StoreSim
 /// - 2: the same without checksums; 1: one JSON object with the header fields and `state`.
 package enum SessionFileFormat {
   package static let formatName = "storesim-session"
-  package static let currentVersion = 5
+  package static let currentVersion = 6
 
   /// Where the session's configuration came from.
   package struct Header: Sendable, Equatable {
@@ -61,11 +64,18 @@ package enum SessionFileFormat {
       return try decodeVersion1(data)
     }
     do {
-      let state = try data.withUnsafeBytes { raw in
-        try StateCodec.decode(
-          UnsafeBufferPointer(rebasing: raw.bindMemory(to: UInt8.self)[checked.start...]),
+      let state = try data.withUnsafeBytes { (raw) throws(StateCodec.DecodingError) -> StoreState in
+        let bytes = raw.bindMemory(to: UInt8.self)
+        var state = try StateCodec.decode(
+          UnsafeBufferPointer(rebasing: bytes[checked.start..<checked.changesStart]),
           skippingNotifications: skippingNotifications, outboxStart: checked.outboxStart,
           deliveriesAsRows: checked.header.version >= 4)
+        if checked.changesStart < bytes.count {
+          try StateCodec.applyChanges(
+            UnsafeBufferPointer(rebasing: bytes[checked.changesStart...]), to: &state,
+            skippingNotifications: skippingNotifications)
+        }
+        return state
       }
       return (checked.header, state)
     } catch {
@@ -75,10 +85,11 @@ package enum SessionFileFormat {
 
   /// What the header of a file of version 2 or later says, checked (the checksums of the header
   /// and of the state, and of the outbox unless `skippingNotifications`), with where the state
-  /// line starts and where its outbox part starts (version 3 and later); nil for version 1.
+  /// line starts, where its outbox part starts (version 3 and later) and where the change lines
+  /// start (version 6; the end of the data before); nil for version 1.
   static func verified(
     _ data: Data, skippingNotifications: Bool
-  ) throws(Failure) -> (header: Header, start: Int, outboxStart: Int?)? {
+  ) throws(Failure) -> (header: Header, start: Int, outboxStart: Int?, changesStart: Int)? {
     let newline = data.firstIndex(of: 0x0A)
     let headerBytes = newline.map { data[data.startIndex..<$0] } ?? data[...]
     guard let header = HeaderFields(headerBytes) else { throw .notJSON }
@@ -89,7 +100,7 @@ package enum SessionFileFormat {
     let fields =
       ["format", "version", "codec", "configurationPath", "configurationDigest"]
       + (version >= 3 ? SessionIntegrity.keys : [])
-    guard (2...5).contains(version), let newline, header.count == fields.count,
+    guard (2...6).contains(version), let newline, header.count == fields.count,
       fields.allSatisfy({ header.contains($0) }),
       let codec = header.string("codec"), codec == StateCodec.name,
       let configurationPath = header.string("configurationPath"),
@@ -97,20 +108,27 @@ package enum SessionFileFormat {
     else { throw .incompleteHeader }
     let start = data.distance(from: data.startIndex, to: data.index(after: newline))
     var outboxStart: Int?
+    var changesStart = data.count
     if version >= 3 {
       guard let integrity = SessionIntegrity(header: header), let checksum = header.string("checksum") else {
         throw .incompleteHeader
       }
+      if version >= 6 {
+        let (length, overflow) = integrity.stateLength.addingReportingOverflow(integrity.outboxLength)
+        if !overflow, length <= data.count - start { changesStart = start + length }
+      }
       let intact = data.withUnsafeBytes { raw in
         integrity.verifies(
-          UnsafeRawBufferPointer(rebasing: raw[start...]), checksum: checksum, version: version, codec: codec,
+          UnsafeRawBufferPointer(rebasing: raw[start..<changesStart]), checksum: checksum, version: version,
+          codec: codec,
           configurationPath: configurationPath, configurationDigest: digest, skippingOutbox: skippingNotifications)
       }
       guard intact else { throw .checksumMismatch }
       outboxStart = integrity.stateLength
     }
     return (
-      Header(version: version, configurationPath: configurationPath, configurationDigest: digest), start, outboxStart
+      Header(version: version, configurationPath: configurationPath, configurationDigest: digest), start, outboxStart,
+      changesStart
     )
   }
 
@@ -125,7 +143,8 @@ package enum SessionFileFormat {
     guard let checked = try verified(data, skippingNotifications: true) else {
       return (try decodeVersion1(data).0, nil)
     }
-    guard let end = checked.outboxStart else { return (checked.header, nil) }
+    // A file with change lines is read whole: its customers' rows are not all in the state line.
+    guard let end = checked.outboxStart, checked.changesStart == data.count else { return (checked.header, nil) }
     do {
       let state = try data.withUnsafeBytes { raw in
         try StateCodec.decode(

@@ -106,8 +106,15 @@ package struct SessionWork {
     /// The rows of the last save, copied by the next for the records that did not change.
     package fileprivate(set) var rows = EncodedRows()
     /// Whether this store was saved since the file was last read: its folder was swept of
-    /// dead processes' temporary files then, and is not read again for them.
+    /// dead processes' temporary files then, and is not read again for them; and the file is
+    /// the one this store last wrote, so its next save may append a change line.
     fileprivate var saved = false
+    /// The bytes of the file's header and state line at its last whole save, and of the change
+    /// lines appended since (`StateCodec+Changes`).
+    fileprivate var wholeBytes = 0
+    fileprivate var appendedBytes = 0
+    /// How many saves appended a change line (tests).
+    package fileprivate(set) var appends = 0
 
     package init() {}
 
@@ -210,7 +217,8 @@ package struct SessionWork {
 
   /// A reading front end's look at the file without the session's lock, so a reader never
   /// queues behind a writer's unit of work: a session is only ever replaced whole, by an atomic
-  /// rename, so the file at the path is always a whole session. The file is read again only
+  /// rename, or lengthened by a change line, whose last line is not read until its newline is
+  /// written, so the file at the path is always a whole session. The file is read again only
   /// when it changed since `kept` saw it (or `kept` lacks the notifications a use needs), and
   /// what was read is kept only when the file's identity is the same before and after the read
   /// (then the bytes read are that file's). A changed configuration is reloaded into the store
@@ -247,15 +255,40 @@ package struct SessionWork {
     return Store(state: document.state)
   }
 
-  /// Saves a kept store (`AtomicFile.write` checks that the file may be changed).
+  /// Saves a kept store (`AtomicFile` checks that the file may be changed): a change line
+  /// appended when the file is the one this store last saved and the lines stay within
+  /// `changeLinesAllowed` of it, else the whole file, which drops the lines.
   private func save(_ changed: SessionDocument, keeping kept: inout Kept, durable: Bool) throws {
+    if kept.saved, !kept.partial, let before = kept.document,
+      before.configurationPath == changed.configurationPath,
+      before.configurationDigest == changed.configurationDigest,
+      let line = try? StateCodec.changeLine(from: before.state, to: changed.state),
+      kept.appendedBytes + line.count <= max(kept.wholeBytes, Self.changeLinesAllowed)
+    {
+      try AtomicFile.checkWritable(location)
+      if let identity = try AtomicFile.append(line, to: location, durable: durable) {
+        kept.appendedBytes += line.count
+        kept.appends += 1
+        kept.document = changed
+        kept.identity = identity
+        kept.generation += 1
+        return
+      }
+    }
     try SessionFile.write(changed, to: location, durable: durable, reusing: kept.rows, again: kept.saved)
     kept.saved = true
     kept.document = changed
     kept.identity = FileIdentity(location.file)
+    kept.wholeBytes = Int(kept.identity?.size ?? 0)
+    kept.appendedBytes = 0
     kept.partial = false
     kept.generation += 1
   }
+
+  /// The change lines a session file may hold before it is written whole again: as many bytes
+  /// as its state line, and at least this many (256 KiB), so a read does at most about twice
+  /// the work of a read of the whole file.
+  package static let changeLinesAllowed = 256 << 10
 
   /// Makes the session file (`init`) under its lock. An existing file is replaced only when
   /// `replacing` (given nothing, asked only then) does not throw; one that cannot be read is

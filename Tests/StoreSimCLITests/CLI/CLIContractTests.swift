@@ -189,7 +189,7 @@ import Testing
     let original = try String(contentsOfFile: path, encoding: .utf8)
     let damaged: [(String, String)] = [
       (String(original.prefix(original.count / 2)), "corrupt"),
-      (original.replacingOccurrences(of: #""version":5"#, with: #""version":99"#), "newer than this storesim"),
+      (original.replacingOccurrences(of: #""version":6"#, with: #""version":99"#), "newer than this storesim"),
       (
         original.replacingOccurrences(of: #""codec":"compact-1""#, with: #""codec":"zip""#).replacingOccurrences(
           of: #"{"codec":"compact-1""#, with: #"{"codec":"zip""#), "corrupt"

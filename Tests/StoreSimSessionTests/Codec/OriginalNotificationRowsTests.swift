@@ -33,7 +33,7 @@ import Testing
     #expect(signed.count == state.notifications.count && !signed.isEmpty)
     let bytes = try DeliveryLogRowsTests.encoded(state)
     let (header, read) = try SessionFileFormat.decode(bytes)
-    #expect(header.version == 5)
+    #expect(header.version == SessionFileFormat.currentVersion)
     #expect(read == state, "\(SessionFileMutationTests.difference(read, state))")
     #expect(read.notifications.map { $0.original?.signedPayload } == signed)
     #expect(read.notifications[0].notificationUUID == "0b1c2d3e-0000-4000-8000-000000000000")
@@ -71,12 +71,12 @@ import Testing
     #expect(OriginalNotification(signedPayload: "not.a.jws!", notificationUUID: nil).signedPayload == "not.a.jws!")
   }
 
-  /// A version 4 file (no originals) still reads, and is saved again as version 5.
+  /// A version 4 file (no originals) still reads, and is saved again as the current version.
   @Test func aVersionFourFileStillReads() throws {
     let state = SessionFileMutationTests.document.state
     let old = try DeliveryLogRowsTests.encoded(state, version: 4)
     let (header, read) = try SessionFileFormat.decode(old)
     #expect(header.version == 4 && read == state)
-    #expect(try SessionFileFormat.decode(try DeliveryLogRowsTests.encoded(read)).0.version == 5)
+    #expect(try SessionFileFormat.decode(try DeliveryLogRowsTests.encoded(read)).0.version == SessionFileFormat.currentVersion)
   }
 }

@@ -221,7 +221,7 @@ import Testing
   @Test func theSavedSessionReadsBackExactlyBothWays() throws {
     let folder = try Folder()
     let bytes = try Self.saved(in: folder)
-    #expect(String(decoding: bytes.prefix(while: { $0 != 0x0A }), as: UTF8.self).contains(#""version":5"#))
+    #expect(String(decoding: bytes.prefix(while: { $0 != 0x0A }), as: UTF8.self).contains(#""version":6"#))
     #expect(Self.check(folder.file, "unchanged") == [.loadedAsSaved, .loadedAsSaved])
     // The fixture is as busy as it claims.
     let state = Self.document.state
