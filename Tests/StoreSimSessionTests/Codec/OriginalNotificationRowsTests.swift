@@ -77,6 +77,8 @@ import Testing
     let old = try DeliveryLogRowsTests.encoded(state, version: 4)
     let (header, read) = try SessionFileFormat.decode(old)
     #expect(header.version == 4 && read == state)
-    #expect(try SessionFileFormat.decode(try DeliveryLogRowsTests.encoded(read)).0.version == SessionFileFormat.currentVersion)
+    #expect(
+      try SessionFileFormat.decode(try DeliveryLogRowsTests.encoded(read)).0.version == SessionFileFormat.currentVersion
+    )
   }
 }
