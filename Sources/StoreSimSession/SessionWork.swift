@@ -263,7 +263,8 @@ package struct SessionWork {
       before.configurationPath == changed.configurationPath,
       before.configurationDigest == changed.configurationDigest,
       let line = try? StateCodec.changeLine(from: before.state, to: changed.state),
-      kept.appendedBytes + line.count <= max(kept.wholeBytes, Self.changeLinesAllowed)
+      kept.appendedBytes + line.count <= max(kept.wholeBytes, Self.changeLinesAllowed),
+      kept.wholeBytes + kept.appendedBytes + line.count <= SessionBounds.largestFile
     {
       try AtomicFile.checkWritable(location)
       if let identity = try AtomicFile.append(line, to: location, durable: durable) {
