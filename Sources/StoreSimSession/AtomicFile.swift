@@ -121,10 +121,11 @@ package enum AtomicFile {
   }
 
   /// Appends `bytes` to the existing file (a session's change line, `StateCodec+Changes`) in
-  /// one `write`, flushed when `durable`, and returns the file's identity after it. A write
-  /// that fails or falls short is cut off again, so the file is as it was; signals that end the
-  /// process are held meanwhile, as for a whole save. nil when the file is not there (the
-  /// caller saves it whole).
+  /// one `write`, flushed when `durable`, and returns the file's identity after it; signals that
+  /// end the process are held meanwhile, as for a whole save. A write that fails or falls short
+  /// throws and leaves what it wrote: a line without its newline is not read, and the caller's
+  /// next save writes the file whole (the file is not cut back: other processes may have it
+  /// mapped). nil when the file is not there (the caller saves it whole).
   package static func append(_ bytes: [UInt8], to location: SessionLocation, durable: Bool) throws -> FileIdentity? {
     ProcessSignals.hold()
     defer { ProcessSignals.release() }
@@ -134,10 +135,6 @@ package enum AtomicFile {
       throw SessionStoreError.system("cannot save the session to \(location.shown)", errno: errno)
     }
     defer { close(fd) }
-    var info = stat()
-    guard fstat(fd, &info) == 0 else {
-      throw SessionStoreError.system("cannot save the session to \(location.shown)", errno: errno)
-    }
     var failure: Int32 = 0
     bytes.withUnsafeBytes { raw in
       var offset = 0
@@ -153,7 +150,6 @@ package enum AtomicFile {
     }
     if failure == 0 && durable && fsync(fd) != 0 { failure = errno }
     if failure != 0 {
-      _ = ftruncate(fd, info.st_size)
       throw SessionStoreError.system("cannot save the session to \(location.shown)", errno: failure)
     }
     return FileIdentity(descriptor: fd)

@@ -109,6 +109,10 @@ package struct SessionWork {
     /// dead processes' temporary files then, and is not read again for them; and the file is
     /// the one this store last wrote, so its next save may append a change line.
     fileprivate var saved = false
+    /// The identity of the file as this store last wrote it (whole or by a line): a change line
+    /// is appended only to that file, never to one read since (another process's, which may
+    /// end in a line cut short, or hold a configuration reloaded and not saved).
+    fileprivate var written: FileIdentity?
     /// The bytes of the file's header and state line at its last whole save, and of the change
     /// lines appended since (`StateCodec+Changes`).
     fileprivate var wholeBytes = 0
@@ -233,6 +237,8 @@ package struct SessionWork {
     kept.identity = before
     kept.store = Store(state: loaded.state)
     kept.generation += 1
+    kept.saved = false
+    kept.rows = EncodedRows()
     return .read
   }
 
@@ -259,7 +265,7 @@ package struct SessionWork {
   /// appended when the file is the one this store last saved and the lines stay within
   /// `changeLinesAllowed` of it, else the whole file, which drops the lines.
   private func save(_ changed: SessionDocument, keeping kept: inout Kept, durable: Bool) throws {
-    if kept.saved, !kept.partial, let before = kept.document,
+    if kept.saved, !kept.partial, kept.written != nil, kept.written == kept.identity, let before = kept.document,
       before.configurationPath == changed.configurationPath,
       before.configurationDigest == changed.configurationDigest,
       let line = try? StateCodec.changeLine(from: before.state, to: changed.state),
@@ -267,11 +273,15 @@ package struct SessionWork {
       kept.wholeBytes + kept.appendedBytes + line.count <= SessionBounds.largestFile
     {
       try AtomicFile.checkWritable(location)
+      // A failed append may have left a part of the line (or all of it, unflushed): the file
+      // is no longer the one written, and the next save writes it whole.
+      kept.written = nil
       if let identity = try AtomicFile.append(line, to: location, durable: durable) {
         kept.appendedBytes += line.count
         kept.appends += 1
         kept.document = changed
         kept.identity = identity
+        kept.written = identity
         kept.generation += 1
         return
       }
@@ -280,6 +290,7 @@ package struct SessionWork {
     kept.saved = true
     kept.document = changed
     kept.identity = FileIdentity(location.file)
+    kept.written = kept.identity
     kept.wholeBytes = Int(kept.identity?.size ?? 0)
     kept.appendedBytes = 0
     kept.partial = false

@@ -198,7 +198,12 @@ extension StateCodec.Reader {
       (try r.uint(), try r.uint(), try r.optUInt())
     }
     if try optionalKey("base") {
+      let at = i
       var base = try base()
+      // As the whole file's reader: the delivery log is rows, and the counters are the line's.
+      guard base.deliveryLog == nil, base.nextTransactionID == transactionID,
+        base.nextWebOrderLineItemID == webOrder, base.lastModificationOrder == order
+      else { throw fail("a base that disagrees with the line", at: at) }
       base.customers = state.customers
       base.notifications = state.notifications
       base.deliveryLog = state.deliveryLog
@@ -256,7 +261,7 @@ extension StateCodec.Reader {
       let added = try r.list { (r: inout Self) throws(StateCodec.DecodingError) in try r.transaction() }
       let subscriptions = try r.list { (r: inout Self) throws(StateCodec.DecodingError) in try r.subscription() }
       if !r.skippingNotifications {
-        for t in before[kept...] { r.byID[t.id] = nil }
+        for t in before[kept...] where r.byID[t.id]?.0 == Int32(index) { r.byID[t.id] = nil }
       }
       let customer = Customer(
         id: id, transactions: Array(before[..<kept]) + added, subscriptions: subscriptions,

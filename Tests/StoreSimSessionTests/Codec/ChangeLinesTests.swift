@@ -140,6 +140,39 @@ import Testing
     #expect(kept.appends == appendsBefore + 1)
   }
 
+  /// Property a kept store appends only to the file it wrote (storesim's own, not an App Store
+  /// rule): serve's App Store Server API reads another process's file without the lock
+  /// (`refresh`); that file may end in a line another keeper was killed in the middle of, so
+  /// the next save of the store read from it writes the file whole, and every reader reads it.
+  @Test func aKeptStoreAppendsOnlyToTheFileItWrote() throws {
+    let folder = try Folder()
+    let location = SessionLocation(resolvedFile: folder.file)
+    try SessionFile.write(SessionFileMutationTests.document, to: location)
+    let work = SessionWork(location: location, warn: { _ in })
+    let buy: (Store) throws -> Store = { store in
+      var store = store
+      store.settings.askToBuyEnabled = false
+      _ = try store.buyProduct("fuel")
+      return store
+    }
+    var kept = SessionWork.Kept()
+    try work.perform(keeping: &kept, mutating: true, buy)
+    try work.perform(keeping: &kept, mutating: true, buy)
+    #expect(kept.appends == 1)
+    // Another keeper saves, and is killed while it appends its next line.
+    var other = SessionWork.Kept()
+    try work.perform(keeping: &other, mutating: true, buy)
+    try work.perform(keeping: &other, mutating: true, buy)
+    let handle = try #require(FileHandle(forWritingAtPath: folder.file))
+    handle.seekToEndOfFile()
+    handle.write(Data(StateCodec.changePrefix + Array("0123".utf8)))
+    handle.closeFile()
+    #expect(try work.refresh(keeping: &kept, needsNotifications: true) == .read)
+    let store = try work.perform(keeping: &kept, mutating: true, buy)
+    #expect(kept.appends == 1, "a line was appended to a file this store did not write")
+    #expect(try SessionFile.read(folder.file, shownAs: "s").state == store.state)
+  }
+
   /// Property a cut-short save is not read and damage is refused (storesim's own, not an App
   /// Store rule): a last line without its newline is a save still being written and is left
   /// out; a whole line with one byte changed, or other bytes after the lines, make the file
