@@ -241,6 +241,10 @@ struct ImportLinker {
           autoRenewProductID: info?.commitment?.autoRenewProductID ?? p.productID, monthlyPrice: p.price,
           price: Decimal(total) / 1000)
       }
+      // The offer of the next renewal: pending, or running with periods left.
+      let chain = ts.filter { $0.fields.purchase.originalID == p.originalID }
+        .sorted { $0.fields.purchase.purchaseDate > $1.fields.purchase.purchaseDate }.map(\.fields)
+      let offer = info.flatMap { ImportedOffer($0, chain: chain, configuration: configuration) }
       result.append(
         SubscriptionState(
           groupID: group, originalID: p.originalID, currentProductID: p.productID,
@@ -248,8 +252,10 @@ struct ImportLinker {
             ?? p.productID,
           willAutoRenew: willAutoRenew, expirationDate: expiration, latestTransactionID: p.id, billing: billing,
           expirationReason: info?.expirationReason ?? (isExpired && !willAutoRenew ? .autoRenewDisabled : nil),
-          isExpired: isExpired, isRevoked: isRevoked, priceIncreaseStatus: increase, pendingOffer: nil,
-          runningOffer: nil, runningOfferPeriodsLeft: 0,
+          isExpired: isExpired, isRevoked: isRevoked, priceIncreaseStatus: increase,
+          pendingOffer: offer?.periodsLeft == nil ? offer?.offer : nil,
+          runningOffer: offer?.periodsLeft == nil ? nil : offer?.offer,
+          runningOfferPeriodsLeft: offer?.periodsLeft ?? 0,
           recentSubscriptionStartDate: info?.recentSubscriptionStartDate ?? first,
           renewalCount: ts.filter { $0.fields.purchase.reason == .renewal }.count,
           appAccountToken: p.appAccountToken,
