@@ -71,14 +71,10 @@ import Testing
       let r = cli.run("import history\(k).json statuses\(k).json --session \(b)")
       #expect(r.code == 0, "\(script) \(customer.id.rawValue): \(r.stderr)")
       Self.same(try T.decoded(Self.historyPages(cli, id, session: b)), try T.decoded(history), "\(script) history")
+      // Flow 1's family included: a customer's own subscription and a family member's shared one
+      // in one group are two statuses there (ImportFamilyTests).
       let statusesB = try T.decoded(T.api(cli, "/inApps/v1/subscriptions/\(id)", session: b))
-      // Flow 1's family: a customer with a purchase and a family member's shared copy in one
-      // group has two statuses there; import rebuilds one subscription a group (docs/import.md).
-      try withKnownIssue("family sharing: two subscriptions in one group") {
-        Self.same(statusesB, try T.decoded(statuses), "\(script) statuses")
-      } when: {
-        script.hasPrefix("flow1-") && customer.transactions.contains { $0.ownershipType == .familyShared }
-      }
+      Self.same(statusesB, try T.decoded(statuses), "\(script) statuses")
     }
   }
 
