@@ -12,7 +12,7 @@ import Foundation
 /// purchaser's and shares each renewal with the member, as the engine does for any family.
 extension ImportLinker {
   /// The prefix of a stand-in purchaser's name.
-  package static let purchaserPrefix = "family-purchaser-"
+  static let purchaserPrefix = CustomerID.importedPurchaserPrefix
 
   /// Whether a transaction is a family member's copy of a subscription.
   func isSharedSubscription(_ t: ImportedItems.Item) -> Bool {
@@ -78,4 +78,13 @@ extension ImportLinker {
         familyID: family, appTransactionID: String(704_000_000_000_000_000 + UInt64(state.customers.count + 1))))
     return name
   }
+}
+
+extension CustomerID {
+  /// The prefix of the name of an imported family-shared subscription's stand-in purchaser.
+  package static let importedPurchaserPrefix = "family-purchaser-"
+
+  /// Whether this is the stand-in purchaser of an imported family-shared subscription (its data
+  /// is rebuilt from the member's; `import --scenario` leaves it out).
+  package var isImportedPurchaser: Bool { rawValue.hasPrefix(Self.importedPurchaserPrefix) }
 }

@@ -82,7 +82,10 @@ struct ImportCommand: CommandLineCommand {
         throw CLIError.data("import refused: \(count) problem\(count == 1 ? "" : "s"), nothing imported")
       }
       // Written before the session is saved: when it cannot be, nothing changes.
-      if let out { try out.write(store, sources: sources.map(\.shown), redacted: redact) }
+      if let out {
+        try out.write(
+          store, sources: sources.map(\.shown), redacted: redact, addedProducts: !summary.addedProducts.isEmpty)
+      }
       inv.emit(
         json: .object([
           "customers": .array(summary.customers.map { .string($0.rawValue) }),
