@@ -300,6 +300,34 @@ import Testing
     #expect(info.stdout.hasPrefix("imported 1 transaction, 1 subscription"))
   }
 
+  /// An app receipt, what an app sends to verifyReceipt: storesim's (base64 of the receipt's
+  /// JSON) as a file or as the request body a server logs, read as verifyReceipt's `receipt`;
+  /// Apple's PKCS#7 refused with one line naming the file.
+  @Test func importReadsAnAppReceipt() throws {
+    let cli = try CLIHarness()
+    Self.subscriber(cli)
+    let answer = try JSONParser.parse(Array(cli.run("receipt --json --session a.json").stdout.utf8))
+    guard case .string(let data)? = answer["latest_receipt"]?.value else {
+      Issue.record("no latest_receipt")
+      return
+    }
+    try Self.write(cli, "receipt.b64", data + "\n")
+    try Self.write(cli, "request.json", #"{"receipt-data": ""# + data + #"", "password": "x"}"#)
+    for (file, session) in [("receipt.b64", "b.json"), ("request.json", "c.json")] {
+      #expect(cli.run("init Premium.storekit --environment Sandbox --session \(session)").code == 0)
+      let r = cli.run("import \(file) --session \(session)")
+      #expect(r.code == 0, "\(file): \(r.stderr)")
+      #expect(r.stdout.hasPrefix("imported 3 transactions, 1 subscription"), "\(file): \(r.stdout)")
+    }
+    // Apple's form: a PKCS#7 container (DER, a SEQUENCE).
+    try Self.write(cli, "apple.b64", Data([0x30, 0x82, 0x01, 0x00, 0x06, 0x09]).base64EncodedString())
+    let before = Self.bytes(cli, "b.json")
+    let r = cli.run("import apple.b64 --session b.json")
+    #expect(r.code == 65)
+    #expect(r.stderr.hasPrefix("error: apple.b64: is an app receipt in Apple's PKCS#7 form"), "\(r.stderr)")
+    #expect(Self.bytes(cli, "b.json") == before)
+  }
+
   @Test func importHelpMatchesGolden() throws {
     let cli = try CLIHarness()
     assertGolden(cli.transcript(["import --help"]), "import-help.txt")
