@@ -279,6 +279,31 @@ import Testing
     #expect(cli.run("import tampered.json --session c.json").code == 0)
   }
 
+  /// JWS of any chain decode (issue 49, item 1): the same history with every JWS's header
+  /// replaced by one naming another chain (an x5c of three other certificates, as Apple's
+  /// production and sandbox JWS carry) and another signature imports and reads back the same.
+  @Test func importDecodesJWSOfAnyChain() throws {
+    let cli = try CLIHarness()
+    Self.subscriber(cli)
+    let history = Self.api(cli, "/inApps/v2/history/2000000000000001", session: "a.json")
+    let header = JWS.base64URL(
+      Array(#"{"alg":"ES256","x5c":["QXBwbGUgbGVhZg","QXBwbGUgV1dEUg","QXBwbGUgcm9vdA"]}"#.utf8))
+    var other = history
+    for jws in Set(history.split(separator: "\"").filter { $0.hasPrefix("eyJ") && $0.split(separator: ".").count == 3 })
+    {
+      let parts = jws.split(separator: ".")
+      other = other.replacingOccurrences(of: String(jws), with: "\(header).\(parts[1]).c2lnbmVkIGVsc2V3aGVyZQ")
+    }
+    #expect(other != history)
+    try Self.write(cli, "history.json", other)
+    #expect(
+      cli.run("init Premium.storekit --start 2025-06-01T00:00:00Z --environment Sandbox --session b.json").code == 0)
+    let r = cli.run("import history.json --session b.json")
+    #expect(r.code == 0, "\(r.stderr)")
+    let read = try Self.decoded(Self.api(cli, "/inApps/v2/history/2000000000000001", session: "b.json"))
+    #expect(read == (try Self.decoded(history)))
+  }
+
   @Test func importReadsVerifyReceiptAndTransactionInfo() throws {
     let cli = try CLIHarness()
     Self.subscriber(cli)
