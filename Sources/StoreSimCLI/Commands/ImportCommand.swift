@@ -18,16 +18,16 @@ struct ImportCommand: CommandLineCommand {
       certificate does not verify. One history or statuses response is one customer;
       transactions sharing an originalTransactionId or appAccountToken are one customer. A lone
       customer goes to an empty 'default'; others are named customer-<originalTransactionId>.
-      Subscriptions are rebuilt from the latest transaction and renewal info of each group (the
-      offer of the next renewal too; a family-shared one apart, held by a stand-in purchaser
-      family-purchaser-<originalTransactionId>), notifications are recorded as already sent,
-      and the clock stands at the newest time in the data (or --now).
+      Subscriptions are rebuilt from the latest transaction and renewal info of each group (with
+      the next renewal's offer; a family-shared one apart),
+      notifications are recorded as already sent, and the clock stands at the newest time in
+      the data (or --now).
       All or nothing: on any problem nothing is imported and each problem is one line naming
       the file, the item and what was wrong. Files are read a piece at a time: a webhook log of
       any size imports in bounded memory. --redact replaces transaction ids, web order line
       item ids and app account tokens with stable pseudonyms; --scenario writes the store as a
-      scenario that recreates it (its import line holds the data, re-signed; an argument that
-      starts with '{' is such a response, not a file name; settings lines follow it).
+      scenario that recreates it (the data re-signed, then the settings; an argument that
+      starts with '{' is such a response, not a file name).
       """,
     example: """
       storesim import history.json statuses.json webhook.log
