@@ -84,6 +84,7 @@ struct ImportLinker {
     var counts = Counts()
     let defaultIsEmpty = state.customers.first { $0.id == .default }.map { $0.transactions.isEmpty } ?? false
     var customerOf: [TransactionID: CustomerID] = [:]
+    var purchasers: [(chain: [ImportedItems.Item], member: CustomerID)] = []
     var index: [CustomerID: Int] = [:]
     for (i, c) in state.customers.enumerated() { index[c.id] = i }
     for list in ordered {
@@ -91,7 +92,12 @@ struct ImportLinker {
         ordered.count == 1 && defaultIsEmpty
         ? .default : CustomerID("customer-\(list.map(\.fields.purchase.originalID).min() ?? 0)")
       var customer = customerRecord(list, name: name, state: state)
-      customer.subscriptions = subscriptions(of: list, now: state.now)
+      // A family-shared subscription is the stand-in purchaser's (ImportFamily), not the member's own.
+      let shared = sharedChains(list)
+      let sharedIDs = Set(shared.joined().map(\.fields.purchase.id))
+      customer.subscriptions = subscriptions(
+        of: list.filter { !sharedIDs.contains($0.fields.purchase.id) }, now: state.now)
+      for chain in shared { purchasers.append((chain, name)) }
       for t in list { customerOf[t.fields.purchase.originalID] = name }
       if let i = index[name] {
         customer.transactions = (state.customers[i].transactions + customer.transactions).sorted { $0.id < $1.id }
@@ -111,6 +117,11 @@ struct ImportLinker {
     if let top = byID.values.compactMap(\.fields.purchase.webOrderLineItemID).max(), top >= state.nextWebOrderLineItemID
     {
       state.nextWebOrderLineItemID = top + 1
+    }
+    // The stand-in purchasers of family-shared subscriptions take ids after the imported ones.
+    for p in purchasers {
+      counts.customers.append(addPurchaser(of: p.chain, member: p.member, state: &state))
+      counts.subscriptions += 1
     }
     var order = state.lastModificationOrder ?? 0
     var places: [(seen: Int, customer: Int, index: Int)] = []
@@ -180,7 +191,7 @@ struct ImportLinker {
 
   /// One state per group: from its latest transaction, the newest renewal info and status of its
   /// original transaction.
-  private func subscriptions(of list: [ImportedItems.Item], now: Date) -> [SubscriptionState] {
+  func subscriptions(of list: [ImportedItems.Item], now: Date) -> [SubscriptionState] {
     var result: [SubscriptionState] = []
     let renewables = list.filter { configuration.product($0.fields.purchase.productID)?.subscription != nil }
     var groupOrder: [SubscriptionGroupID] = []
@@ -241,6 +252,10 @@ struct ImportLinker {
           autoRenewProductID: info?.commitment?.autoRenewProductID ?? p.productID, monthlyPrice: p.price,
           price: Decimal(total) / 1000)
       }
+      // The offer of the next renewal: pending, or running with periods left.
+      let chain = ts.filter { $0.fields.purchase.originalID == p.originalID }
+        .sorted { $0.fields.purchase.purchaseDate > $1.fields.purchase.purchaseDate }.map(\.fields)
+      let offer = info.flatMap { ImportedOffer($0, chain: chain, configuration: configuration) }
       result.append(
         SubscriptionState(
           groupID: group, originalID: p.originalID, currentProductID: p.productID,
@@ -248,8 +263,10 @@ struct ImportLinker {
             ?? p.productID,
           willAutoRenew: willAutoRenew, expirationDate: expiration, latestTransactionID: p.id, billing: billing,
           expirationReason: info?.expirationReason ?? (isExpired && !willAutoRenew ? .autoRenewDisabled : nil),
-          isExpired: isExpired, isRevoked: isRevoked, priceIncreaseStatus: increase, pendingOffer: nil,
-          runningOffer: nil, runningOfferPeriodsLeft: 0,
+          isExpired: isExpired, isRevoked: isRevoked, priceIncreaseStatus: increase,
+          pendingOffer: offer?.periodsLeft == nil ? offer?.offer : nil,
+          runningOffer: offer?.periodsLeft == nil ? nil : offer?.offer,
+          runningOfferPeriodsLeft: offer?.periodsLeft ?? 0,
           recentSubscriptionStartDate: info?.recentSubscriptionStartDate ?? first,
           renewalCount: ts.filter { $0.fields.purchase.reason == .renewal }.count,
           appAccountToken: p.appAccountToken,

@@ -115,6 +115,9 @@ struct AppleDataReader {
     if let document = try? JSONParser.parse(bytes) {
       return recognise(document, file: file, item: "", response: file)
     }
+    if Self.isBase64(bytes) {
+      return appReceipt(String(decoding: bytes, as: UTF8.self), file: file, item: "", response: file)
+    }
     var lineNumber = 0
     var start = 0
     while start < bytes.count {
@@ -127,7 +130,7 @@ struct AppleDataReader {
     }
   }
 
-  private mutating func problem(_ file: String, _ item: String, _ message: String) {
+  mutating func problem(_ file: String, _ item: String, _ message: String) {
     items.problems.append(ImportProblem(file: file, item: item, message: message))
   }
 
@@ -180,6 +183,9 @@ struct AppleDataReader {
       }
     } else if case .string(let p) = node["signedPayload"]?.value {
       notification(p, file: file, item: join(item, "signedPayload"))
+    } else if case .string(let data) = node["receipt-data"]?.value {
+      // What an app sends to verifyReceipt (and a server logs): the app receipt.
+      appReceipt(data, file: file, item: join(item, "receipt-data"), response: response)
     } else if node["latest_receipt_info"] != nil || node["receipt"] != nil {
       ReceiptReader(bundleID: bundleID).read(node, file: file, item: item, response: response, into: &items)
     } else if let code = Self.int(node["errorCode"]) {

@@ -81,3 +81,46 @@ struct ReceiptReader {
     text(node, key).flatMap { Int64($0) }.map { Date(epochMilliseconds: $0) }
   }
 }
+
+extension AppleDataReader {
+  /// Whether a file's bytes are base64 text (an app receipt as an app sends it), line breaks
+  /// aside.
+  static func isBase64(_ bytes: [UInt8]) -> Bool {
+    var letters = 0
+    for b in bytes {
+      switch b {
+      case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+        UInt8(ascii: "0")...UInt8(ascii: "9"),
+        UInt8(ascii: "+"), UInt8(ascii: "/"), UInt8(ascii: "="):
+        letters += 1
+      case 10, 13: continue
+      default: return false
+      }
+    }
+    return letters > 0
+  }
+
+  /// An app receipt, what an app sends to verifyReceipt as `receipt-data`: storesim's (base64
+  /// of the receipt's JSON, rule verify-receipt-data-format) is read as verifyReceipt's
+  /// `receipt` (its `in_app`); Apple's PKCS#7 container is refused as such (import
+  /// verifyReceipt's answer to it instead).
+  mutating func appReceipt(_ text: String, file: String, item: String, response: String) {
+    var clean = String(String.UnicodeScalarView(text.unicodeScalars.filter { !$0.properties.isWhitespace }))
+    if clean.utf8.count % 4 != 0 { clean += String(repeating: "=", count: 4 - clean.utf8.count % 4) }
+    guard let data = Data(base64Encoded: clean), !data.isEmpty else {
+      return problem(file, item, "is not JSON, a webhook log or a base64 app receipt")
+    }
+    let bytes = Array(data)
+    if let receipt = try? JSONParser.parse(bytes), receipt["in_app"] != nil,
+      let node = try? JSONParser.parse(Array(#"{"receipt":"#.utf8) + bytes + [UInt8(ascii: "}")])
+    {
+      return ReceiptReader(bundleID: bundleID).read(node, file: file, item: item, response: response, into: &items)
+    }
+    if bytes.first == 0x30 {
+      return problem(
+        file, item,
+        "is an app receipt in Apple's PKCS#7 form, which storesim cannot read (import verifyReceipt's answer)")
+    }
+    problem(file, item, "is base64, but not an app receipt")
+  }
+}

@@ -13,18 +13,20 @@ struct ImportCommand: CommandLineCommand {
       Each file is recognised by its content: Get Transaction History (v1, v2, any number of
       pages, as a JSON array or one page a line), Get All Subscription Statuses, Get Transaction
       Info, Get Refund History, Get Notification History, a webhook log (one {"signedPayload":
-      "..."} a line) and verifyReceipt answers. JWS are decoded without checking their
-      signatures (they are Apple's); --verify-root refuses any that the certificate does not
-      verify. One history or statuses response is one customer; transactions sharing an
-      originalTransactionId or appAccountToken are one customer. A lone customer goes to an
-      empty 'default'; others are named customer-<originalTransactionId>. Subscriptions are
-      rebuilt from the latest transaction and renewal info of each group, notifications are
-      recorded as already sent, and the clock stands at the newest time in the data (or --now).
+      "..."} a line), verifyReceipt answers and storesim's app receipts. JWS are decoded without
+      checking their signatures (they are Apple's); --verify-root refuses any that the
+      certificate does not verify. One history or statuses response is one customer;
+      transactions sharing an originalTransactionId or appAccountToken are one customer. A lone
+      customer goes to an empty 'default'; others are named customer-<originalTransactionId>.
+      Subscriptions are rebuilt from the latest transaction and renewal info of each group (with
+      the next renewal's offer; a family-shared one apart),
+      notifications are recorded as already sent, and the clock stands at the newest time in
+      the data (or --now).
       All or nothing: on any problem nothing is imported and each problem is one line naming
       the file, the item and what was wrong. Files are read a piece at a time: a webhook log of
       any size imports in bounded memory. --redact replaces transaction ids, web order line
       item ids and app account tokens with stable pseudonyms; --scenario writes the store as a
-      scenario that recreates it (its import line holds the data, re-signed; an argument that
+      scenario that recreates it (the data re-signed, then the settings; an argument that
       starts with '{' is such a response, not a file name).
       """,
     example: """
@@ -82,7 +84,10 @@ struct ImportCommand: CommandLineCommand {
         throw CLIError.data("import refused: \(count) problem\(count == 1 ? "" : "s"), nothing imported")
       }
       // Written before the session is saved: when it cannot be, nothing changes.
-      if let out { try out.write(store, sources: sources.map(\.shown), redacted: redact) }
+      if let out {
+        try out.write(
+          store, sources: sources.map(\.shown), redacted: redact, addedProducts: !summary.addedProducts.isEmpty)
+      }
       inv.emit(
         json: .object([
           "customers": .array(summary.customers.map { .string($0.rawValue) }),

@@ -59,8 +59,9 @@ struct ImportSource {
 /// `import --scenario OUT.storesim`: the store after the import as a scenario that recreates
 /// it: `init` with the session's configuration, start and environment, then one `import` whose
 /// arguments are the store's data as Apple's server would answer it (each customer's history
-/// and statuses, every notification's body), signed by the session's chain. Running it in a
-/// fresh session gives the same history and statuses (save `signedDate`).
+/// and statuses, every notification's body), signed by the session's chain, and the session's
+/// settings. Running it in a fresh session gives the same history, statuses, notifications and
+/// settings (save `signedDate`).
 enum ImportScenario {
   struct Target {
     let shown: String
@@ -98,8 +99,9 @@ enum ImportScenario {
       return (Array(repeating: "..", count: b.count - common) + a[common...].map(String.init)).joined(separator: "/")
     }
 
-    func write(_ store: Store, sources: [String], redacted: Bool) throws {
-      let text = ImportScenario.text(store, configuration: configuration, sources: sources, redacted: redacted)
+    func write(_ store: Store, sources: [String], redacted: Bool, addedProducts: Bool) throws {
+      let text = ImportScenario.text(
+        store, configuration: configuration, sources: sources, redacted: redacted, addedProducts: addedProducts)
       do {
         try Data(text.utf8).write(to: URL(fileURLWithPath: file), options: .atomic)
       } catch {
@@ -113,7 +115,9 @@ enum ImportScenario {
     s.isEmpty || s.contains(where: { $0 == " " || $0 == "#" || $0 == "\"" }) ? "'\(s)'" : s
   }
 
-  static func text(_ store: Store, configuration: String, sources: [String], redacted: Bool) -> String {
+  static func text(
+    _ store: Store, configuration: String, sources: [String], redacted: Bool, addedProducts: Bool = false
+  ) -> String {
     let state = store.state
     var lines = [
       "# Recreates the store storesim import made from \(sources.joined(separator: ", "))"
@@ -125,7 +129,8 @@ enum ImportScenario {
     if state.bundleID != "com.example.app" { initLine += " --bundle-id \(state.bundleID)" }
     lines.append(initLine)
     var arguments: [String] = []
-    for name in store.customerIDs {
+    // A stand-in purchaser of a family-shared subscription is rebuilt from the member's data.
+    for name in store.customerIDs where !name.isImportedPurchaser {
       guard let customer = store.customer(name), !customer.transactions.isEmpty else { continue }
       let ordered = customer.transactions.sorted { ($0.modificationOrder, $0.id) < ($1.modificationOrder, $1.id) }
       let history: [String: JSONOutput] = [
@@ -163,8 +168,12 @@ enum ImportScenario {
     }
     for n in store.notifications { arguments.append(quoted(store.signedBody(n).rendered(pretty: false))) }
     if !arguments.isEmpty {
-      lines.append("import --now \(ISO8601.string(state.now)) " + arguments.joined(separator: " "))
+      lines.append(
+        "import --now \(ISO8601.string(state.now)) " + (addedProducts ? "--add-products " : "")
+          + arguments.joined(separator: " "))
     }
+    // The session's settings, after the import (whose notifications were sent before).
+    lines += settingsLines(store)
     for name in store.customerIDs {
       guard let customer = store.customer(name), !customer.transactions.isEmpty else { continue }
       let count = store.allTransactions(customer: name).count

@@ -279,6 +279,31 @@ import Testing
     #expect(cli.run("import tampered.json --session c.json").code == 0)
   }
 
+  /// JWS of any chain decode (issue 49, item 1): the same history with every JWS's header
+  /// replaced by one naming another chain (an x5c of three other certificates, as Apple's
+  /// production and sandbox JWS carry) and another signature imports and reads back the same.
+  @Test func importDecodesJWSOfAnyChain() throws {
+    let cli = try CLIHarness()
+    Self.subscriber(cli)
+    let history = Self.api(cli, "/inApps/v2/history/2000000000000001", session: "a.json")
+    let header = JWS.base64URL(
+      Array(#"{"alg":"ES256","x5c":["QXBwbGUgbGVhZg","QXBwbGUgV1dEUg","QXBwbGUgcm9vdA"]}"#.utf8))
+    var other = history
+    for jws in Set(history.split(separator: "\"").filter { $0.hasPrefix("eyJ") && $0.split(separator: ".").count == 3 })
+    {
+      let parts = jws.split(separator: ".")
+      other = other.replacingOccurrences(of: String(jws), with: "\(header).\(parts[1]).c2lnbmVkIGVsc2V3aGVyZQ")
+    }
+    #expect(other != history)
+    try Self.write(cli, "history.json", other)
+    #expect(
+      cli.run("init Premium.storekit --start 2025-06-01T00:00:00Z --environment Sandbox --session b.json").code == 0)
+    let r = cli.run("import history.json --session b.json")
+    #expect(r.code == 0, "\(r.stderr)")
+    let read = try Self.decoded(Self.api(cli, "/inApps/v2/history/2000000000000001", session: "b.json"))
+    #expect(read == (try Self.decoded(history)))
+  }
+
   @Test func importReadsVerifyReceiptAndTransactionInfo() throws {
     let cli = try CLIHarness()
     Self.subscriber(cli)
@@ -298,6 +323,34 @@ import Testing
     let info = cli.run("import info.json --session c.json")
     #expect(info.code == 0, "\(info.stderr)")
     #expect(info.stdout.hasPrefix("imported 1 transaction, 1 subscription"))
+  }
+
+  /// An app receipt, what an app sends to verifyReceipt: storesim's (base64 of the receipt's
+  /// JSON) as a file or as the request body a server logs, read as verifyReceipt's `receipt`;
+  /// Apple's PKCS#7 refused with one line naming the file.
+  @Test func importReadsAnAppReceipt() throws {
+    let cli = try CLIHarness()
+    Self.subscriber(cli)
+    let answer = try JSONParser.parse(Array(cli.run("receipt --json --session a.json").stdout.utf8))
+    guard case .string(let data)? = answer["latest_receipt"]?.value else {
+      Issue.record("no latest_receipt")
+      return
+    }
+    try Self.write(cli, "receipt.b64", data + "\n")
+    try Self.write(cli, "request.json", #"{"receipt-data": ""# + data + #"", "password": "x"}"#)
+    for (file, session) in [("receipt.b64", "b.json"), ("request.json", "c.json")] {
+      #expect(cli.run("init Premium.storekit --environment Sandbox --session \(session)").code == 0)
+      let r = cli.run("import \(file) --session \(session)")
+      #expect(r.code == 0, "\(file): \(r.stderr)")
+      #expect(r.stdout.hasPrefix("imported 3 transactions, 1 subscription"), "\(file): \(r.stdout)")
+    }
+    // Apple's form: a PKCS#7 container (DER, a SEQUENCE).
+    try Self.write(cli, "apple.b64", Data([0x30, 0x82, 0x01, 0x00, 0x06, 0x09]).base64EncodedString())
+    let before = Self.bytes(cli, "b.json")
+    let r = cli.run("import apple.b64 --session b.json")
+    #expect(r.code == 65)
+    #expect(r.stderr.hasPrefix("error: apple.b64: is an app receipt in Apple's PKCS#7 form"), "\(r.stderr)")
+    #expect(Self.bytes(cli, "b.json") == before)
   }
 
   @Test func importHelpMatchesGolden() throws {
