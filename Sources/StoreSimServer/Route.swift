@@ -23,6 +23,10 @@ package struct Route: Sendable {
     /// Only the customer holding the path's `{transactionId}`: answerable from that customer's
     /// row alone while a large session is still being read (`SessionService.checkHead`).
     package static let oneCustomer = Needs(rawValue: 1 << 2)
+    /// With `oneCustomer`: the customers who shared the family copies the customer holds, too
+    /// (a member's subscription statuses come from the organiser's subscription), so a customer
+    /// holding such copies is not answered from their row alone.
+    package static let familyOwners = Needs(rawValue: 1 << 3)
   }
 
   package var method: String

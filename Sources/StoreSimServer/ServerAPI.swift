@@ -16,9 +16,15 @@ package enum ServerAPI {
       .reads("GET", "/inApps/v1/transactions/{transactionId}", needs: [.bearerToken, .oneCustomer]) { r, s in
         try transactionInfo(r["transactionId"], s)
       },
-      .reads("GET", "/inApps/v1/history/{transactionId}") { r, s in try history(r, s, version: 1) },
-      .reads("GET", "/inApps/v2/history/{transactionId}") { r, s in try history(r, s, version: 2) },
-      .reads("GET", "/inApps/v1/subscriptions/{transactionId}") { r, s in try subscriptionStatuses(r, s) },
+      .reads("GET", "/inApps/v1/history/{transactionId}", needs: [.bearerToken, .oneCustomer]) { r, s in
+        try history(r, s, version: 1)
+      },
+      .reads("GET", "/inApps/v2/history/{transactionId}", needs: [.bearerToken, .oneCustomer]) { r, s in
+        try history(r, s, version: 2)
+      },
+      .reads("GET", "/inApps/v1/subscriptions/{transactionId}", needs: [.bearerToken, .oneCustomer, .familyOwners]) {
+        r, s in try subscriptionStatuses(r, s)
+      },
       .reads("GET", "/inApps/v1/lookup/{orderId}") { r, s in orderLookup(r["orderId"], s) },
       .reads("GET", "/inApps/v2/refund/lookup/{transactionId}") { r, s in try refundHistory(r, s) },
       .reads("GET", "/inApps/v1/refund/lookup/{originalTransactionId}") { r, s in try refundHistoryV1(r, s) },

@@ -134,17 +134,25 @@ package final class SessionService: Sendable {
     loading.wait { $0 ? nil : () }
   }
 
-  /// While the session is read after `checkHead`, a request about one transaction
-  /// (`Route.Needs.oneCustomer`) is answered from its customer's row alone
-  /// (`SessionWork.readOneCustomer`), the same bytes the whole session gives: the route reads
-  /// only that customer and `base`. nil when the session is read already, or when the answer
-  /// is not a success (an unknown id, an `appTransactionId`: those need every customer), and
-  /// the request then waits for the read.
+  /// While the session is read after `checkHead`, a request about one transaction's customer
+  /// (`Route.Needs.oneCustomer`: Get Transaction Info, Get Transaction History, Get All
+  /// Subscription Statuses) is answered from its customer's row alone
+  /// (`SessionWork.readOneCustomer`, found through the file's index when it has one), the same
+  /// bytes the whole session gives: the route reads only that customer and `base`. nil when the
+  /// session is read already, when the answer is not a success (an unknown id, an
+  /// `appTransactionId`: those need every customer), or when the route needs the owners of the
+  /// customer's family copies (`familyOwners`) and the customer holds some; the request then
+  /// waits for the read.
   private func earlyAnswer(_ route: Route, _ routed: RouteRequest, token: Authentication.Token?) -> HTTPResponse? {
     guard route.needs.contains(.oneCustomer), !route.changesSession, loading.withLock({ $0 }),
       let id = try? ServerAPI.transactionID(routed["transactionId"]),
       let store = try? work.readOneCustomer(holding: id)
     else { return nil }
+    if route.needs.contains(.familyOwners),
+      store.state.customers.contains(where: { c in c.transactions.contains { $0.sharedFrom != nil } })
+    {
+      return nil
+    }
     if let failure = token?.refusal(for: store.state.bundleID) { return APIResponse.unauthenticated(failure).http }
     let response = ServerAPI.answer(route, routed, store: store)
     guard response.status == 200 else { return nil }

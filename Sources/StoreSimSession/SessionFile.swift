@@ -63,14 +63,16 @@ package enum SessionFile {
 
   /// `read` of `base` and the row of the customer holding transaction `id` only (of `base`
   /// alone when `id` is nil), checked as a read skipping the notifications is
-  /// (`SessionFileFormat.decode(_:onlyCustomerHolding:)`); nil when no customer holds it or the
-  /// file is older than version 3. Such a document must never be saved.
+  /// (`SessionFileFormat.decode(_:onlyCustomerHolding:)`), found through the index beside the
+  /// file when it has one for this version of it (`SessionIndex`); nil when no customer holds it
+  /// or the file is older than version 3. Such a document must never be saved.
   package static func read(
     _ path: String, shownAs name: String, onlyCustomerHolding id: TransactionID?
   ) throws -> SessionDocument? {
     let data = try mapped(path, shownAs: name)
     do {
-      let (header, state) = try SessionFileFormat.decode(data, onlyCustomerHolding: id)
+      let (header, state) = try SessionFileFormat.decode(
+        data, onlyCustomerHolding: id, index: id == nil ? nil : index(of: path))
       return state.map {
         SessionDocument(
           format: SessionDocument.formatName, version: header.version, configurationPath: header.configurationPath,
@@ -140,10 +142,13 @@ package enum SessionFile {
   /// `durable: false` leaves the flushing to the disk to the system (see `AtomicFile.write`);
   /// `rows` are the rows of the last save of this session, to copy those that did not change;
   /// `again: true` says this process saved or read the file just before (its folder is there,
-  /// and was swept of dead processes' temporary files), so neither is done again.
+  /// and was swept of dead processes' temporary files), so neither is done again. A file written
+  /// while encoded gets its index beside it (`SessionIndex`); `streamingAbove` is for tests.
+  /// `written` holds the rows of the state's notifications written out (`OutboxFile`): the file
+  /// is then written while encoded, whatever its size.
   package static func write(
     _ document: SessionDocument, to location: SessionLocation, durable: Bool = true, reusing rows: EncodedRows? = nil,
-    again: Bool = false
+    again: Bool = false, streamingAbove: Int = streamingThreshold, written: OutboxFile? = nil
   ) throws {
     let folder = (location.file as NSString).deletingLastPathComponent
     let state = document.state
@@ -151,7 +156,7 @@ package enum SessionFile {
     let data: Data?
     do {
       data =
-        records > streamingThreshold
+        records > streamingAbove || written != nil
         ? nil
         : try SessionFileFormat.encode(
           state, configurationPath: document.configurationPath, configurationDigest: document.configurationDigest,
@@ -163,17 +168,30 @@ package enum SessionFile {
       try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     }
     if let data { return try AtomicFile.write(data, to: location, durable: durable, sweeping: !again) }
+    var index: SessionIndex?
     try AtomicFile.write(to: location, durable: durable, sweeping: !again) { emit in
       do {
-        try SessionFileFormat.write(
+        index = try SessionFileFormat.write(
           state, configurationPath: document.configurationPath, configurationDigest: document.configurationDigest,
-          to: emit)
+          written: written, to: emit)
       } catch let error as SessionStoreError {
         throw error
       } catch {
         throw SessionStoreError(.failed, "cannot encode the session: \(error)")
       }
     }
+    // The index is a help, not a part of the session: one that cannot be written is left out
+    // (or left stale, and then not used: it names another version of the file).
+    if let index, records > streamingAbove {
+      try? index.bytes.write(to: URL(fileURLWithPath: SessionIndex.path(of: location.file)), options: .atomic)
+    }
+  }
+
+  /// The index beside a session file (`SessionIndex`), when there is one that reads.
+  static func index(of path: String) -> SessionIndex? {
+    guard let data = try? Data(contentsOf: URL(fileURLWithPath: SessionIndex.path(of: path)), options: .alwaysMapped)
+    else { return nil }
+    return SessionIndex(bytes: data)
   }
 
   /// Above this many transactions and notifications, a session is written while it is encoded.

@@ -89,7 +89,7 @@ package enum SessionFileFormat {
   /// start (version 6; the end of the data before); nil for version 1.
   static func verified(
     _ data: Data, skippingNotifications: Bool
-  ) throws(Failure) -> (header: Header, start: Int, outboxStart: Int?, changesStart: Int)? {
+  ) throws(Failure) -> (header: Header, start: Int, outboxStart: Int?, checksum: String?, changesStart: Int)? {
     let newline = data.firstIndex(of: 0x0A)
     let headerBytes = newline.map { data[data.startIndex..<$0] } ?? data[...]
     guard let header = HeaderFields(headerBytes) else { throw .notJSON }
@@ -108,6 +108,7 @@ package enum SessionFileFormat {
     else { throw .incompleteHeader }
     let start = data.distance(from: data.startIndex, to: data.index(after: newline))
     var outboxStart: Int?
+    var headerChecksum: String?
     var changesStart = data.count
     if version >= 3 {
       guard let integrity = SessionIntegrity(header: header), let checksum = header.string("checksum") else {
@@ -125,10 +126,11 @@ package enum SessionFileFormat {
       }
       guard intact else { throw .checksumMismatch }
       outboxStart = integrity.stateLength
+      headerChecksum = checksum
     }
     return (
       Header(version: version, configurationPath: configurationPath, configurationDigest: digest), start, outboxStart,
-      changesStart
+      headerChecksum, changesStart
     )
   }
 
@@ -137,19 +139,26 @@ package enum SessionFileFormat {
   /// checked as `decode(skippingNotifications: true)` checks the file. The state is nil when no
   /// customer holds it, and for files before version 3 (whose header does not say where the
   /// customers' list ends).
+  /// `index`, when it names this file's header checksum, says where that row begins (and that
+  /// no customer holds an id it does not list); another is not used.
   package static func decode(
-    _ data: Data, onlyCustomerHolding id: TransactionID?
+    _ data: Data, onlyCustomerHolding id: TransactionID?, index: SessionIndex? = nil
   ) throws(Failure) -> (Header, StoreState?) {
     guard let checked = try verified(data, skippingNotifications: true) else {
       return (try decodeVersion1(data).0, nil)
     }
     // A file with change lines is read whole: its customers' rows are not all in the state line.
     guard let end = checked.outboxStart, checked.changesStart == data.count else { return (checked.header, nil) }
+    var row: Int?? = nil
+    if let id, let index, index.checksum == checked.checksum {
+      guard let found = index.row(of: id) else { return (checked.header, nil) }
+      row = .some(found)
+    }
     do {
       let state = try data.withUnsafeBytes { raw in
         try StateCodec.decode(
           UnsafeBufferPointer(rebasing: raw.bindMemory(to: UInt8.self)[checked.start...]), onlyCustomerHolding: id,
-          customersEnd: end, deliveriesAsRows: checked.header.version >= 4)
+          customersEnd: end, row: row ?? nil, deliveriesAsRows: checked.header.version >= 4)
       }
       return (checked.header, state)
     } catch {

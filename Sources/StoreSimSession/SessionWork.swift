@@ -29,9 +29,10 @@ package struct SessionWork {
   /// change of `body`. A reading use saves a reloaded configuration when it can, and warns when
   /// it cannot (a read-only file keeps answering from the reloaded copy). A reading use that
   /// never looks at notifications says `needsNotifications: false`, and the outbox is then not
-  /// decoded (on a large session it is most of the file).
+  /// decoded (on a large session it is most of the file). `written` holds the rows of the
+  /// notifications `body` wrote out of the store (`OutboxFile`, `populate`), saved in their places.
   package func perform<Value, Plan>(
-    mutating: Bool, needsNotifications: Bool = true, deadline: WaitDeadline? = nil,
+    mutating: Bool, needsNotifications: Bool = true, deadline: WaitDeadline? = nil, written: OutboxFile? = nil,
     prepare: (inout Store) throws -> Void = { _ in },
     _ body: (inout Store) throws -> Value,
     plan: (_ store: Store, _ notificationsBefore: Int) -> Plan
@@ -47,11 +48,11 @@ package struct SessionWork {
     let planned = plan(store, before.notifications.count)
     if mutating && store.state != before {
       document.state = store.state
-      try SessionFile.write(document, to: location)
+      try SessionFile.write(document, to: location, written: written)
     } else if reloaded {
       document.state = store.state
       do {
-        try SessionFile.write(document, to: location)
+        try SessionFile.write(document, to: location, written: written)
       } catch let error as SessionStoreError where !mutating {
         warn("the reloaded configuration was not saved: \(error.message)")
       }

@@ -10,9 +10,10 @@ extension StateCodec {
   /// where they appear without it holding the transaction (a string, another field) is passed
   /// over and the search goes on after it. nil when no customer holds it. The notifications are
   /// not read (as `decode(skippingNotifications: true)`); `customersEnd` is where the list ends
-  /// (the header's `stateLength`).
+  /// (the header's `stateLength`). `row`, when the file's index gives it (`SessionIndex`), is
+  /// where that customer's row begins: it alone is decoded, and must hold the transaction.
   package static func decode(
-    _ buffer: UnsafeBufferPointer<UInt8>, onlyCustomerHolding id: TransactionID?, customersEnd: Int,
+    _ buffer: UnsafeBufferPointer<UInt8>, onlyCustomerHolding id: TransactionID?, customersEnd: Int, row: Int? = nil,
     deliveriesAsRows: Bool = true
   ) throws(DecodingError) -> StoreState? {
     var r = Reader(bytes: buffer)
@@ -31,6 +32,19 @@ extension StateCodec {
     r.ws()
     guard !r.at(UInt8(ascii: "]")) else { return nil }
     let end = min(customersEnd, buffer.count)
+    if let row {
+      guard row >= r.i, row < end, buffer[row] == UInt8(ascii: "[") else {
+        throw DecodingError(offset: row, message: "the index names no row here")
+      }
+      r.scanner.index = row
+      r.needsSeparator = false
+      try r.customer()
+      guard let customer = r.customers.last, customer.transaction(id) != nil, r.i <= end else {
+        throw DecodingError(offset: row, message: "the row the index names does not hold transaction \(id)")
+      }
+      state.customers = [customer]
+      return state
+    }
     let digits = Array(String(id).utf8)
     var from = r.i
     while let hit = Self.wholeNumber(digits, in: buffer, from: from, to: end) {

@@ -122,6 +122,11 @@ extension StateCodec {
     /// `[type, subtype, sequence, signedDate, customer, transaction, renewalInfo, status(, reason)]`.
     /// A transaction still as stored is written as a reference to it.
     mutating func notification(_ n: ServerNotification, stored transactions: [TransactionID: Transaction]) {
+      notification(n, stored: n.transaction.flatMap { transactions[$0.id] })
+    }
+
+    /// The row of `n`, whose transaction's id is stored as `current` (nil when it is not).
+    mutating func notification(_ n: ServerNotification, stored current: Transaction?) {
       array { w in
         w.string(n.notificationType.rawValue)
         w.optString(n.subtype?.rawValue)
@@ -129,7 +134,7 @@ extension StateCodec {
         w.date(n.signedDate)
         w.string(n.customer.rawValue)
         if let t = n.transaction {
-          if let current = transactions[t.id], current.withMutableFields(of: t) == t {
+          if let current, current.withMutableFields(of: t) == t {
             w.reference(t)
           } else {
             w.record(t.fields)

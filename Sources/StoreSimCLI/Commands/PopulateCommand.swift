@@ -117,11 +117,13 @@ struct PopulateCommand: CommandLineCommand {
         command: "populate")
     }
     var delivering: (store: Store, since: Int, json: JSONOutput)?
-    let code = try SessionContext.with(inv, mutating: true) { store in
+    // The notifications are written out as they are made, unless they are to be posted after
+    // the save (the load test reads them from the store).
+    let code = try SessionContext.writingOutNotifications(inv) { store, written in
       let before = store.notifications.count
       let plan = try self.plan(for: store, customers: customers, months: months)
       var run = PopulationRun(plan: plan, start: store.state.startDate)
-      try run.run(on: &store)
+      try run.run(on: &store, writingOutTo: deliverURL == nil ? written : nil)
       let names = run.lives.map { PopulationRun.name($0.number) }
       if let keyPath, let shown = answerKey {
         let key = AnswerKey(

@@ -1,5 +1,6 @@
 import Foundation
 import StoreSim
+import StoreSimSession
 
 /// Lives a population through a `Store`: every customer's steps (arrive, cancel, fail a
 /// renewal, resolve it, change plan, ask for a refund…) are put on one agenda in time order,
@@ -86,8 +87,10 @@ struct PopulationRun {
     Int64((UInt64(number) &* 7_919_993) % UInt64(day))
   }
 
-  /// Runs the whole population on `store`, ending with the clock at the run's end.
-  mutating func run(on store: inout Store) throws {
+  /// Runs the whole population on `store`, ending with the clock at the run's end. With
+  /// `written`, the notifications are written out as they are made (a few thousand at a time),
+  /// and the store keeps only their places (`OutboxFile`; docs/performance.md).
+  mutating func run(on store: inout Store, writingOutTo written: OutboxFile? = nil) throws {
     let arrivalEnd = UTCCalendar.adding(months: plan.arrivalMonths, to: Date(epochMilliseconds: start))
       .epochMilliseconds
     let arrivalDays = max(1, (arrivalEnd - start) / Self.day)
@@ -119,6 +122,9 @@ struct PopulationRun {
       try advance(&store, to: step.date)
       try perform(
         step, action, index: (step.customer - plan.shard.index) / plan.shard.count, on: &store, base: base)
+      if let written, store.notifications.count - written.count >= Self.writtenOutAtOnce {
+        try written.take(from: &store)
+      }
     }
     try advance(&store, to: end)
     for life in lives {
@@ -126,7 +132,11 @@ struct PopulationRun {
         _ = try? store.finishAll(customer: member)
       }
     }
+    try written?.take(from: &store)
   }
+
+  /// How many new notifications are written out together.
+  static let writtenOutAtOnce = 4096
 
   func familyMembers(of number: Int, store: Store) -> [CustomerID] {
     (1...3).map { CustomerID("c\(number).family\($0)") }.filter { store.hasCustomer($0) }

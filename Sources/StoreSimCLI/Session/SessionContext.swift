@@ -56,18 +56,39 @@ enum SessionContext {
     return code
   }
 
+  /// `with(inv, mutating: true)` for `populate`: `body` is also given an `OutboxFile` to write
+  /// the store's notifications out to as they are made (`OutboxFile.take(from:)`), saved in their
+  /// places; nil for a session kept in memory (a scenario's, or one serve's control API keeps),
+  /// whose store outlives the command and must keep its notifications.
+  static func writingOutNotifications(
+    _ inv: Invocation, _ body: (inout Store, OutboxFile?) throws -> ExitCode
+  ) throws -> ExitCode {
+    guard inv.memory == nil, case let location = try SessionLocation(shown: path(inv), environment: inv.environment),
+      inv.environment.keptSessions?.entry(location.file) == nil
+    else {
+      return try with(inv, mutating: true) { try body(&$0, nil) }
+    }
+    let written = OutboxFile(beside: location)
+    var planned: PlannedDeliveries?
+    let code = try locked(
+      inv, location, mutating: true, needsNotifications: true, written: written, planned: &planned
+    ) { try body(&$0, written) }
+    if let planned, !planned.isEmpty { try deliver(inv, location, planned) }
+    return code
+  }
+
   /// The load–act–save cycle under the session's lock (`SessionWork`), with the command line's
   /// refusals: no session file. Deliveries the command causes
   /// are planned under the lock and made after it is let go.
   private static func locked(
     _ inv: Invocation, _ location: SessionLocation, mutating: Bool, needsNotifications: Bool,
-    planned: inout PlannedDeliveries?, _ body: (inout Store) throws -> ExitCode
+    written: OutboxFile? = nil, planned: inout PlannedDeliveries?, _ body: (inout Store) throws -> ExitCode
   ) throws -> ExitCode {
     guard FileManager.default.fileExists(atPath: location.file) else {
       throw CLIError.noInput("no session at \(location.shown); start one with 'storesim init CONFIG.storekit'")
     }
     let (code, plan) = try unit(
-      inv, location, mutating: mutating, needsNotifications: needsNotifications,
+      inv, location, mutating: mutating, needsNotifications: needsNotifications, written: written,
       prepare: { try ensureCustomer(inv, &$0, mutating: mutating) },
       { try body(&$0) },
       plan: { store, count in
@@ -114,15 +135,17 @@ extension SessionContext {
   /// commands when the environment keeps this session (`KeptSessions`: serve's control API).
   private static func unit<Value, Plan>(
     _ inv: Invocation, _ location: SessionLocation, mutating: Bool, needsNotifications: Bool,
-    prepare: (inout Store) throws -> Void = { _ in },
+    written: OutboxFile? = nil, prepare: (inout Store) throws -> Void = { _ in },
     _ body: (inout Store) throws -> Value,
     plan: (_ store: Store, _ notificationsBefore: Int) -> Plan
   ) throws -> (value: Value, plan: Plan) {
     let work = SessionWork(location: location, warn: inv.warning)
     guard let entry = inv.environment.keptSessions?.entry(location.file) else {
       return try work.perform(
-        mutating: mutating, needsNotifications: needsNotifications, prepare: prepare, body, plan: plan)
+        mutating: mutating, needsNotifications: needsNotifications, written: written, prepare: prepare, body,
+        plan: plan)
     }
+    precondition(written == nil, "a kept session's store keeps its notifications")
     if mutating { try AtomicFile.checkWritable(location) }
     return try entry.kept.withLock { kept in
       try work.perform(

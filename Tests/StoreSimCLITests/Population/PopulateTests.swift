@@ -68,6 +68,28 @@ import Testing
     #expect(MemoryLayout<PopulationRun.Step>.stride <= 24)
   }
 
+  /// The agenda gives its steps back earliest first, inserts and pops interleaved (a 4-ary heap).
+  @Test func theAgendaGivesItsStepsBackInOrder() {
+    var heap = MinHeap<Int>()
+    var kept: [Int] = []
+    var popped: [Int] = []
+    var x: UInt64 = 7
+    for round in 0..<5_000 {
+      x = x &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      let value = Int(x >> 40)
+      heap.insert(value)
+      kept.append(value)
+      if round % 3 == 2, let min = heap.popMin() {
+        #expect(min == kept.min())
+        kept.remove(at: kept.firstIndex(of: min)!)
+        popped.append(min)
+      }
+    }
+    while let min = heap.popMin() { popped.append(min) }
+    #expect(popped.count == 5_000 && heap.count == 0)
+    #expect(Array(popped.suffix(kept.count)) == kept.sorted())
+  }
+
   @Test func theSameSeedGivesTheSameSessionAndAnswerKeyByteForByte() throws {
     let cli = try CLIHarness()
     var sessions: [Data] = []

@@ -92,12 +92,12 @@ import Testing
   @Test func otherRequestsWaitForTheWholeReadAndAnswerAsItDoes() throws {
     let server = try LiveServer(copying: ContractFixture.session)
     let service = try Self.headOnly(server)
-    // Not one customer's: an unknown id, an appTransactionId, the statuses (a family member's
-    // come from the organiser's subscription), the history, the notifications.
+    // Not one customer's: an unknown id, an appTransactionId, a family member's statuses (they
+    // come from the organiser's subscription), the notifications.
     let requests = [
       Self.info("2000000000000099"), Self.info("704000000000000001"),
       QuickAnswerTests.request("/inApps/v1/subscriptions/2000000000000005"),
-      QuickAnswerTests.request("/inApps/v2/history/2000000000000001"),
+      QuickAnswerTests.request("/inApps/v2/history/704000000000000001"),
       QuickAnswerTests.request(
         "/inApps/v1/notifications/history", method: "POST", body: #"{"startDate":0,"endDate":1893456000000}"#),
     ]
