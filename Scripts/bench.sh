@@ -385,16 +385,24 @@ printf '%-58s %14s   (not judged: CPU seconds, failing/delivered, of each turn)\
   "   the same advances' CPU time (user + system)" "$(paste -sd' ' "$WORK/storm-cpu")"
 
 # 16. populate (issue 50): customers x 24 months from the command line, wall time and peak
-# memory (GNU time's maximum resident set), at three sizes for the scaling; then serve's first
-# answer on the largest session of 100,000 customers or less.
+# memory (GNU time's maximum resident set), at three sizes for the scaling, each size run three
+# times and the run of the median CPU time kept (a 10,000-customer run takes under a second of
+# CPU and alone varies by a third from run to run); then serve's first answer on the largest
+# session of 100,000 customers or less.
 if [ "$QUICK" = 1 ]; then POP_SIZES="1000 4000"; else POP_SIZES="10000 100000 400000"; fi
 POP_LINES=""
 for n in $POP_SIZES; do
   export STORESIM_SESSION="$WORK/pop$n.json"
-  "$S" init Configurations/Premium.storekit --start 2026-01-01T00:00:00Z --environment Sandbox >/dev/null 2>&1
-  /usr/bin/time -f "%e %M %U %S" -o "$WORK/pop$n.time" "$S" populate --customers "$n" --months 24 >/dev/null
-  read -r secs kib usr sys < "$WORK/pop$n.time"
-  POP_LINES="$POP_LINES$n $secs $kib $(awk -v u="$usr" -v s="$sys" 'BEGIN {printf "%.2f", u + s}')
+  : > "$WORK/pop$n.runs"
+  for turn in 1 2 3; do
+    rm -f "$STORESIM_SESSION" "$STORESIM_SESSION.index"
+    "$S" init Configurations/Premium.storekit --start 2026-01-01T00:00:00Z --environment Sandbox >/dev/null 2>&1
+    /usr/bin/time -f "%e %M %U %S" -o "$WORK/pop$n.time" "$S" populate --customers "$n" --months 24 >/dev/null
+    read -r secs kib usr sys < "$WORK/pop$n.time"
+    echo "$(awk -v u="$usr" -v s="$sys" 'BEGIN {printf "%.2f", u + s}') $secs $kib" >> "$WORK/pop$n.runs"
+  done
+  read -r cpu secs kib <<< "$(sort -n "$WORK/pop$n.runs" | sed -n 2p)"
+  POP_LINES="$POP_LINES$n $secs $kib $cpu
 "
 done
 POP_LINES=$(printf '%s' "$POP_LINES" | grep .)
