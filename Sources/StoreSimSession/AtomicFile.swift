@@ -85,17 +85,8 @@ package enum AtomicFile {
     var thrown: (any Error)?
     do {
       try body { raw in
-        guard failure == 0, raw.count > 0 else { return }
-        var offset = 0
-        while offset < raw.count {
-          let n = posixWrite(fd, raw.baseAddress! + offset, raw.count - offset)
-          if n < 0 && errno == EINTR { continue }
-          if n <= 0 {
-            failure = n < 0 ? errno : EIO
-            return
-          }
-          offset += n
-        }
+        guard failure == 0 else { return }
+        failure = writeAll(fd, raw)
       }
     } catch {
       thrown = error
@@ -135,19 +126,7 @@ package enum AtomicFile {
       throw SessionStoreError.system("cannot save the session to \(location.shown)", errno: errno)
     }
     defer { close(fd) }
-    var failure: Int32 = 0
-    bytes.withUnsafeBytes { raw in
-      var offset = 0
-      while offset < raw.count {
-        let n = posixWrite(fd, raw.baseAddress! + offset, raw.count - offset)
-        if n < 0 && errno == EINTR { continue }
-        if n <= 0 {
-          failure = n < 0 ? errno : EIO
-          return
-        }
-        offset += n
-      }
-    }
+    var failure = bytes.withUnsafeBytes { writeAll(fd, $0) }
     if failure == 0 && durable && fsync(fd) != 0 { failure = errno }
     if failure != 0 {
       throw SessionStoreError.system("cannot save the session to \(location.shown)", errno: failure)
@@ -200,6 +179,19 @@ package enum AtomicFile {
       n += 1
     }
   }
+}
+
+/// Writes all of `raw` to `fd`, again after a short write or EINTR; the errno that stopped it
+/// (EIO for a write of nothing), or 0.
+private func writeAll(_ fd: Int32, _ raw: UnsafeRawBufferPointer) -> Int32 {
+  var offset = 0
+  while offset < raw.count {
+    let n = posixWrite(fd, raw.baseAddress! + offset, raw.count - offset)
+    if n < 0 && errno == EINTR { continue }
+    if n <= 0 { return n < 0 ? errno : EIO }
+    offset += n
+  }
+  return 0
 }
 
 /// The system's `write`, which `AtomicFile.write` hides by name.

@@ -11,6 +11,14 @@ import Testing
 @Suite struct ChangeLinesTests {
   typealias Folder = SessionFileMutationTests.Folder
 
+  /// A kept unit of work's change: a purchase of fuel, Ask to Buy off.
+  static func buy(_ store: Store) throws -> Store {
+    var store = store
+    store.settings.askToBuyEnabled = false
+    _ = try store.buyProduct("fuel")
+    return store
+  }
+
   /// The state `line` turns `state` into, as a reader of the file applies it.
   static func applied(
     _ line: [UInt8], to state: StoreState, skippingNotifications: Bool = false
@@ -83,12 +91,7 @@ import Testing
     var kept = SessionWork.Kept()
     var sizes: [Int64] = []
     for _ in 0..<30 {
-      let store = try work.perform(keeping: &kept, mutating: true) { store in
-        var store = store
-        store.settings.askToBuyEnabled = false
-        _ = try store.buyProduct("fuel")
-        return store
-      }
+      let store = try work.perform(keeping: &kept, mutating: true, Self.buy)
       sizes.append(FileIdentity(folder.file)!.size)
       #expect(try SessionFile.read(folder.file, shownAs: "s").state == store.state)
     }
@@ -110,14 +113,8 @@ import Testing
     var kept = SessionWork.Kept()
     let whole = Int(FileIdentity(folder.file)!.size)
     var largest = 0
-    let buy: (Store) throws -> Store = { store in
-      var store = store
-      store.settings.askToBuyEnabled = false
-      _ = try store.buyProduct("fuel")
-      return store
-    }
     for _ in 0..<400 {
-      try work.perform(keeping: &kept, mutating: true, buy)
+      try work.perform(keeping: &kept, mutating: true, Self.buy)
       largest = max(largest, Int(FileIdentity(folder.file)!.size))
     }
     #expect(kept.appends < 399 && kept.appends > 100, "\(kept.appends) appends")
@@ -134,9 +131,9 @@ import Testing
     let data = try Data(contentsOf: URL(fileURLWithPath: folder.file))
     #expect(data.split(separator: 0x0A).count == 2, "lines survived a whole save")
     let appendsBefore = kept.appends
-    try work.perform(keeping: &kept, mutating: true, buy)
+    try work.perform(keeping: &kept, mutating: true, Self.buy)
     #expect(kept.appends == appendsBefore && kept.reads == 2)
-    try work.perform(keeping: &kept, mutating: true, buy)
+    try work.perform(keeping: &kept, mutating: true, Self.buy)
     #expect(kept.appends == appendsBefore + 1)
   }
 
@@ -149,26 +146,20 @@ import Testing
     let location = SessionLocation(resolvedFile: folder.file)
     try SessionFile.write(SessionFileMutationTests.document, to: location)
     let work = SessionWork(location: location, warn: { _ in })
-    let buy: (Store) throws -> Store = { store in
-      var store = store
-      store.settings.askToBuyEnabled = false
-      _ = try store.buyProduct("fuel")
-      return store
-    }
     var kept = SessionWork.Kept()
-    try work.perform(keeping: &kept, mutating: true, buy)
-    try work.perform(keeping: &kept, mutating: true, buy)
+    try work.perform(keeping: &kept, mutating: true, Self.buy)
+    try work.perform(keeping: &kept, mutating: true, Self.buy)
     #expect(kept.appends == 1)
     // Another keeper saves, and is killed while it appends its next line.
     var other = SessionWork.Kept()
-    try work.perform(keeping: &other, mutating: true, buy)
-    try work.perform(keeping: &other, mutating: true, buy)
+    try work.perform(keeping: &other, mutating: true, Self.buy)
+    try work.perform(keeping: &other, mutating: true, Self.buy)
     let handle = try #require(FileHandle(forWritingAtPath: folder.file))
     handle.seekToEndOfFile()
     handle.write(Data(StateCodec.changePrefix + Array("0123".utf8)))
     handle.closeFile()
     #expect(try work.refresh(keeping: &kept, needsNotifications: true) == .read)
-    let store = try work.perform(keeping: &kept, mutating: true, buy)
+    let store = try work.perform(keeping: &kept, mutating: true, Self.buy)
     #expect(kept.appends == 1, "a line was appended to a file this store did not write")
     #expect(try SessionFile.read(folder.file, shownAs: "s").state == store.state)
   }
@@ -183,16 +174,10 @@ import Testing
     try SessionFile.write(SessionFileMutationTests.document, to: location)
     let work = SessionWork(location: location, warn: { _ in })
     var kept = SessionWork.Kept()
-    let buy: (Store) throws -> Store = { store in
-      var store = store
-      store.settings.askToBuyEnabled = false
-      _ = try store.buyProduct("fuel")
-      return store
-    }
-    try work.perform(keeping: &kept, mutating: true, buy)
-    let first = try work.perform(keeping: &kept, mutating: true, buy)
+    try work.perform(keeping: &kept, mutating: true, Self.buy)
+    let first = try work.perform(keeping: &kept, mutating: true, Self.buy)
     let one = try Data(contentsOf: URL(fileURLWithPath: folder.file))
-    let second = try work.perform(keeping: &kept, mutating: true, buy)
+    let second = try work.perform(keeping: &kept, mutating: true, Self.buy)
     let two = try Data(contentsOf: URL(fileURLWithPath: folder.file))
     #expect(two.count > one.count)
     #expect(try SessionFileFormat.decode(two).1 == second.state)
