@@ -72,6 +72,7 @@ struct ImportLinker {
     for t in byID.values { groups[links.root(key(t)), default: []].append(t) }
     let ordered = groups.values.map { $0.sorted { $0.fields.purchase.id < $1.fields.purchase.id } }
       .sorted { $0[0].fields.purchase.originalID < $1[0].fields.purchase.originalID }
+    let finished = ImportHistory.finishedConsumables(items: items, customers: ordered, configuration: configuration)
 
     let newest = newestTime()
     // A session with no data of its own takes the data's time, earlier or not; one with data
@@ -80,6 +81,8 @@ struct ImportLinker {
     // Data with no time in it (nothing was imported) leaves the clock where it was.
     let isEmpty = items.transactions.isEmpty && items.renewals.isEmpty && items.notifications.isEmpty
     state.now = options.now ?? (isEmpty ? state.now : hasData ? max(state.now, newest) : newest)
+    // When the app was first downloaded (App Transaction Info, a receipt): the session's start.
+    if let first = items.appPurchaseDates.min() { state.startDate = hasData ? min(state.startDate, first) : first }
     state.startDate = min(state.startDate, state.now)
     var counts = Counts()
     let defaultIsEmpty = state.customers.first { $0.id == .default }.map { $0.transactions.isEmpty } ?? false
@@ -91,7 +94,7 @@ struct ImportLinker {
       let name: CustomerID =
         ordered.count == 1 && defaultIsEmpty
         ? .default : CustomerID("customer-\(list.map(\.fields.purchase.originalID).min() ?? 0)")
-      var customer = customerRecord(list, name: name, state: state)
+      var customer = customerRecord(list, name: name, finished: finished, state: state)
       // A family-shared subscription is the stand-in purchaser's (ImportFamily), not the member's own.
       let shared = sharedChains(list)
       let sharedIDs = Set(shared.joined().map(\.fields.purchase.id))
@@ -124,10 +127,14 @@ struct ImportLinker {
       counts.subscriptions += 1
     }
     var order = state.lastModificationOrder ?? 0
+    // Apple's order of modification, as the history answers list it (ImportHistory).
+    var rank: [TransactionID: Int] = [:]
+    let answers = items.historyOrder.compactMap { items.histories[$0]?.ids }
+    for (i, id) in ImportHistory.modificationOrder(firstSeen: firstSeen, answers: answers).enumerated() { rank[id] = i }
     var places: [(seen: Int, customer: Int, index: Int)] = []
     for i in state.customers.indices {
       for (j, t) in state.customers[i].transactions.enumerated() where t.modificationOrder == 0 {
-        places.append((firstSeen[t.id] ?? Int.max, i, j))
+        places.append((rank[t.id] ?? Int.max, i, j))
       }
     }
     for place in places.sorted(by: { $0.seen < $1.seen }) {
@@ -136,7 +143,21 @@ struct ImportLinker {
     }
     state.lastModificationOrder = order == 0 ? nil : order
     for n in items.notifications.sorted(by: { $0.signedDate < $1.signedDate }) {
-      let owner = n.transaction.flatMap { customerOf[$0.fields.purchase.originalID] } ?? .default
+      // Its transaction's customer; or, for appData alone, the customer of that app transaction
+      // (made, with no transactions, when the data has no other trace of them).
+      var owner = n.transaction.flatMap { customerOf[$0.fields.purchase.originalID] } ?? .default
+      if n.transaction == nil, let app = n.appTransactionID {
+        if let c = state.customers.first(where: { $0.appTransactionID == app }) {
+          owner = c.id
+        } else {
+          owner = CustomerID("customer-app-\(app)")
+          state.customers.append(
+            Customer(
+              id: owner, transactions: [], subscriptions: [], introductoryOfferUsedGroups: [], familyID: nil,
+              appTransactionID: app))
+          counts.customers.append(owner)
+        }
+      }
       var record = ServerNotification(
         notificationType: n.type, subtype: n.subtype, sequence: state.notifications.count, signedDate: n.signedDate,
         customer: owner, transaction: n.transaction.map { Transaction(fields: $0.fields) },
@@ -146,6 +167,14 @@ struct ImportLinker {
         record.original = OriginalNotification(signedPayload: jws, notificationUUID: n.uuid)
       }
       state.notifications.append(record)
+      // Its send attempts, as Get Notification History listed them (to the session's URL).
+      for a in n.attempts {
+        if state.deliveryLog == nil { state.deliveryLog = [] }
+        state.deliveryLog?.append(
+          NotificationDelivery(
+            index: state.notifications.count - 1, url: state.deliveryURL ?? "",
+            httpStatus: a.result == "SUCCESS" ? 200 : nil, error: nil, date: a.date, result: a.result))
+      }
       counts.notifications += 1
     }
     return counts
@@ -159,7 +188,7 @@ struct ImportLinker {
         newest, t.fields.purchase.purchaseDate, t.signedDate ?? newest, t.fields.status.revocationDate ?? newest)
     }
     for r in items.renewals { newest = max(newest, r.info.signedDate) }
-    for n in items.notifications { newest = max(newest, n.signedDate) }
+    for n in items.notifications { newest = max(newest, n.signedDate, n.attempts.map(\.date).max() ?? newest) }
     return newest
   }
 
@@ -167,9 +196,12 @@ struct ImportLinker {
     RenewalState.allCases.first { $0.serverStatus == status }
   }
 
-  private func customerRecord(_ list: [ImportedItems.Item], name: CustomerID, state: StoreState) -> Customer {
+  private func customerRecord(
+    _ list: [ImportedItems.Item], name: CustomerID, finished: Set<TransactionID>, state: StoreState
+  ) -> Customer {
     let transactions = list.map { item -> Transaction in
       var fields = item.fields
+      if finished.contains(fields.purchase.id) { fields.status.isFinished = true }
       if let product = configuration.product(fields.purchase.productID) {
         fields.purchase.productType = product.type
         if let group = product.subscription?.groupID { fields.purchase.subscriptionGroupID = group }

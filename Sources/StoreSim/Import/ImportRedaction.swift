@@ -57,6 +57,9 @@ struct ImportRedaction {
 
   func apply(to items: inout ImportedItems) {
     for i in items.transactions.indices { apply(to: &items.transactions[i]) }
+    for (key, answer) in items.histories {
+      items.histories[key]?.ids = answer.ids.map { transactionIDs[$0] ?? $0 }
+    }
     for i in items.renewals.indices { apply(to: &items.renewals[i].info) }
     for i in items.notifications.indices {
       if var t = items.notifications[i].transaction {
@@ -68,6 +71,7 @@ struct ImportRedaction {
         items.notifications[i].renewal = r
       }
       items.notifications[i].uuid = nil
+      items.notifications[i].appTransactionID = nil
       items.notifications[i].signedPayload = nil
     }
   }

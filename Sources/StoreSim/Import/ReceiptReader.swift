@@ -12,6 +12,9 @@ struct ReceiptReader {
         ImportProblem(file: file, item: item, message: "is for bundle \(b), not this session's \(bundleID)"))
       return
     }
+    if let receipt = node["receipt"], let first = date(receipt, "original_purchase_date_ms") {
+      items.appPurchaseDates.append(first)
+    }
     var entries: [(String, JSONNode)] = []
     if case .array(let list) = node["latest_receipt_info"]?.value {
       entries += list.enumerated().map { ("latest_receipt_info[\($0)]", $1) }

@@ -92,6 +92,7 @@ extension Store {
     var data = data
     data.end()
     var items = data.reader.items
+    items.mergeNotificationCopies()
     if options.redact {
       ImportRedaction(
         items: items, firstTransactionID: state.nextTransactionID,

@@ -6,10 +6,13 @@ import Testing
 @testable import StoreSimSession
 
 /// The round trip of issue 49, item 3, for every scenario under Scripts/: its commands run in a
-/// session file, then each customer's Get Transaction History (every page) and Get All
-/// Subscription Statuses, as `api` answers them, imported into a fresh session of the same
-/// configuration, read back the same (decoded payloads, save `signedDate`) through those two
-/// endpoints, Get Refund History and Get Transaction Info.
+/// session file, then what `api` answers for it is imported into a fresh session of the same
+/// configuration and read back the same (decoded payloads, save `signedDate`):
+/// - each customer's Get Transaction History v2 (every page) and Get All Subscription Statuses
+///   alone, through those, Get Refund History and Get Transaction Info;
+/// - everything at once (each customer's v1 and v2 history, statuses, refund history v1 and v2,
+///   app transaction and every transaction, and the app's notification history), through every
+///   endpoint that reads a session.
 @Suite struct ImportScriptsRoundTripTests {
   typealias T = ImportCommandTests
 
@@ -90,6 +93,130 @@ import Testing
           "\(script) \(path)")
       }
     }
+  }
+
+  /// One answer of `api` (any status), its body.
+  static func answer(_ cli: CLIHarness, _ argv: [String], session: String) -> (ok: Bool, body: String) {
+    let r = cli.run(["api"] + argv + ["--session", session])
+    return (r.code == 0, String(r.stdout.drop { $0 != "\n" }.dropFirst()))
+  }
+
+  /// Every page of a GET answer that pages by `revision` (history, refund history).
+  static func pages(_ cli: CLIHarness, _ path: String, session: String) throws -> [String] {
+    var pages: [String] = []
+    var revision: String?
+    repeat {
+      let (ok, page) = answer(cli, ["GET", path + (revision.map { "?revision=\($0)" } ?? "")], session: session)
+      guard ok else { break }
+      pages.append(page)
+      let node = try JSONParser.parse(Array(page.utf8))
+      guard case .bool(true)? = node["hasMore"]?.value, case .string(let next)? = node["revision"]?.value else { break }
+      revision = next
+    } while pages.count < 100
+    return pages
+  }
+
+  /// The requests that read a session through every endpoint: for each customer, Get
+  /// Transaction History v1 and v2 and Get Refund History (every page: a request is its path,
+  /// and `nil` for the revision of the page before), Get All Subscription Statuses, Get Refund
+  /// History v1, Get App Transaction Info and Get Transaction Info of each transaction; and the
+  /// app's Get Notification History over the days it keeps (every page).
+  static func requests(_ state: StoreState) -> (paged: [String], single: [String], notifications: String) {
+    var paged: [String] = []
+    var single: [String] = []
+    for customer in state.customers {
+      guard let id = customer.transactions.first(where: { $0.sharedFrom == nil })?.originalID else { continue }
+      paged += ["/inApps/v1/history/\(id)", "/inApps/v2/history/\(id)", "/inApps/v2/refund/lookup/\(id)"]
+      single += [
+        "/inApps/v1/subscriptions/\(id)", "/inApps/v1/refund/lookup/\(id)",
+        "/inApps/v1/transactions/appTransactions/\(id)",
+      ]
+      single += customer.transactions.map { "/inApps/v1/transactions/\($0.id)" }
+    }
+    let now = state.now.epochMilliseconds
+    let days: Int64 = state.environment == .production ? 180 : 30
+    return (paged, single, "{\"startDate\":\(now - days * 86_400_000 + 1000),\"endDate\":\(now + 1000)}")
+  }
+
+  /// What `serve` answers for `requests` in a session, keyed by the request (and page).
+  static func answers(
+    _ cli: CLIHarness, _ requests: (paged: [String], single: [String], notifications: String), session: String
+  ) throws -> [(String, String)] {
+    var out: [(String, String)] = []
+    for path in requests.paged {
+      // Every page of an answer in one file, as a JSON array (pages apart are answers apart).
+      out.append((path, "[" + (try pages(cli, path, session: session)).joined(separator: ",") + "]"))
+    }
+    for path in requests.single {
+      let (ok, body) = answer(cli, ["GET", path], session: session)
+      out.append((path + (ok ? "" : " (refused)"), body))
+    }
+    var token: String?
+    var notificationPages: [String] = []
+    for _ in 0..<100 {
+      let path = "/inApps/v1/notifications/history" + (token.map { "?paginationToken=\($0)" } ?? "")
+      let (ok, page) = answer(cli, ["POST", path, "--data", requests.notifications], session: session)
+      #expect(ok, "\(page)")
+      notificationPages.append(page)
+      guard ok, case .string(let next)? = try JSONParser.parse(Array(page.utf8))["paginationToken"]?.value else {
+        break
+      }
+      token = next
+    }
+    out.append(("notification history", "[" + notificationPages.joined(separator: ",") + "]"))
+    return out
+  }
+
+  @Test(arguments: scripts) func importRoundTripOfEveryScenarioThroughEveryEndpoint(_ script: String) throws {
+    let cli = try CLIHarness()
+    let configuration = try Self.replay(cli, script, session: "a.json")
+    // Every notification attempted once (refused), so Get Notification History lists them.
+    cli.run("notifications deliver http://127.0.0.1:9/hook --session a.json")
+    let (_, state) = try SessionFileFormat.decode(try #require(T.bytes(cli, "a.json")))
+    let requests = Self.requests(state)
+    let a = try Self.answers(cli, requests, session: "a.json")
+    var files: [String] = []
+    for (k, (request, body)) in a.enumerated() where !request.hasSuffix("(refused)") {
+      try T.write(cli, "answer\(k).json", body)
+      files.append("answer\(k).json")
+    }
+    #expect(
+      cli.run(["init", configuration, "--environment", state.environment.rawValue, "--session", "b.json"]).code == 0)
+    let r = cli.run(["import"] + files + ["--session", "b.json"])
+    #expect(r.code == 0, "\(script): \(r.stderr)")
+    let b = Dictionary(try Self.answers(cli, requests, session: "b.json"), uniquingKeysWith: { x, _ in x })
+    var compared = 0
+    for (request, body) in a {
+      guard let other = b[request] else {
+        Issue.record("\(script): \(request) not answered after the import")
+        continue
+      }
+      let decoded = try T.decoded(body) + Self.plain(body)
+      compared += decoded.count
+      Self.same(try T.decoded(other) + Self.plain(other), decoded, "\(script) \(request)")
+    }
+    // The answers hold something: each customer's transactions and the notifications' attempts.
+    #expect(compared > 20, "\(script): \(compared) values compared")
+    #expect(a.contains { $0.0 == "notification history" && $0.1.contains("sendAttempts") })
+  }
+
+  /// The values of an answer that are not JWS, by where they stand, its page tokens
+  /// (`revision`, `paginationToken`) left out.
+  static func plain(_ text: String) throws -> [String] {
+    var out: [String] = []
+    func walk(_ n: JSONNode, _ path: String) {
+      switch n.value {
+      case .object(let members):
+        for m in members where m.key != "revision" && m.key != "paginationToken" { walk(m.value, path + "." + m.key) }
+      case .array(let items):
+        for (i, item) in items.enumerated() { walk(item, path + "[\(i)]") }
+      case .string(let s) where s.split(separator: ".").count == 3 && s.hasPrefix("eyJ"):
+        break
+      default: out.append(path + " " + T.flat(n))
+      }
+    }
+    walk(try JSONParser.parse(Array(text.utf8)), "")
+    return out
   }
 
   /// Records the lines that differ, when any do.

@@ -1,15 +1,18 @@
-/// A 4-ary min-heap: the population's agenda, earliest step first. A step's four children sit
+/// A 4-ary min-heap: the population's agenda, earliest step first, and the order import gives
+/// the transactions of several history answers. A step's four children sit
 /// side by side (96 bytes of 24-byte steps), so a pop looks at half the levels of a binary
 /// heap's and moves each element once, into the hole, instead of swapping it: at 100,000
 /// customers the agenda outgrows the caches, and a binary heap's pops took 21 times the samples
 /// for 10 times the customers (issue 50, item 7; docs/performance.md). Steps never tie, so the
 /// order they come out in is the same whatever the heap's shape.
-struct MinHeap<Element: Comparable> {
+package struct MinHeap<Element: Comparable> {
   private var items: [Element] = []
 
-  var count: Int { items.count }
+  package init() {}
 
-  mutating func insert(_ element: Element) {
+  package var count: Int { items.count }
+
+  package mutating func insert(_ element: Element) {
     items.append(element)
     var hole = items.count - 1
     while hole > 0 {
@@ -21,7 +24,7 @@ struct MinHeap<Element: Comparable> {
     items[hole] = element
   }
 
-  mutating func popMin() -> Element? {
+  package mutating func popMin() -> Element? {
     guard let last = items.popLast() else { return nil }
     guard !items.isEmpty else { return last }
     let top = items[0]
