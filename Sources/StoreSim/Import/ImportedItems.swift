@@ -92,6 +92,19 @@ struct ImportedItems {
 }
 
 extension ImportedItems {
+  /// Transactions numbered 0 (an Xcode receipt's) get ids after `first` and after every id in
+  /// the data, each its own original.
+  mutating func numberUnnumbered(after first: TransactionID) {
+    guard transactions.contains(where: { $0.fields.purchase.id == 0 }) else { return }
+    let ids = transactions.map(\.fields.purchase.id) + notifications.compactMap { $0.transaction?.fields.purchase.id }
+    var next = max(first, (ids.max() ?? 0) + 1)
+    for i in transactions.indices where transactions[i].fields.purchase.id == 0 {
+      transactions[i].fields.purchase.id = next
+      if transactions[i].fields.purchase.originalID == 0 { transactions[i].fields.purchase.originalID = next }
+      next += 1
+    }
+  }
+
   /// One record per notification: copies with the same `notificationUUID` (a webhook log and
   /// Get Notification History both hold it) are one, with every send attempt either listed.
   mutating func mergeNotificationCopies() {
@@ -125,4 +138,3 @@ struct HistoryAnswer {
   /// Whether its last page said there was no more (`hasMore` false).
   var isComplete = false
 }
-

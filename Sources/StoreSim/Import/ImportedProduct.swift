@@ -1,8 +1,8 @@
 import Foundation
 
 /// The minimal product `import --add-products` makes for one the data names and the
-/// configuration lacks: the type and price the transaction
-/// carries; an auto-renewable joins its `subscriptionGroupIdentifier` (made if new) at level 1,
+/// configuration lacks: the type and price the transaction carries (family-shareable when the
+/// transaction is `FAMILY_SHARED`); an auto-renewable joins its `subscriptionGroupIdentifier` (made if new) at level 1,
 /// with the period its dates span (a week, a month or a year, the nearest).
 enum ImportedProduct {
   static func minimal(_ id: ProductID, like p: Transaction.Fields.Purchase, expires: Date?) -> Product {
@@ -14,7 +14,10 @@ enum ImportedProduct {
         ? .init(value: 1, unit: .week) : days < 200 ? .init(value: 1, unit: .month) : .init(value: 1, unit: .year)
       info = SubscriptionInfo(groupID: p.subscriptionGroupID ?? "imported", groupLevel: 1, period: period)
     }
-    return Product(id: id, type: p.productType, referenceName: id, price: p.price, subscription: info)
+    // A family-shared transaction's product is family-shareable.
+    return Product(
+      id: id, type: p.productType, referenceName: id, price: p.price,
+      isFamilyShareable: p.ownershipType == .familyShared, subscription: info)
   }
 }
 

@@ -42,6 +42,9 @@ struct ReceiptReader {
       f.purchase.appAccountToken = text(entry, "app_account_token").flatMap { UUID(uuidString: $0) }
       if text(entry, "in_app_ownership_type") == "FAMILY_SHARED" { f.purchase.ownershipType = .familyShared }
       f.status.expirationDate = date(entry, "expires_date_ms")
+      // A receipt does not say a product's type (the configuration does): one that expires
+      // renews; another is taken as a non-consumable (--add-products).
+      f.purchase.productType = f.status.expirationDate == nil ? .nonConsumable : .autoRenewable
       f.status.revocationDate = date(entry, "cancellation_date_ms")
       if f.status.revocationDate != nil {
         f.status.revocationReason = text(entry, "cancellation_reason") == "1" ? .developerIssue : .other
@@ -104,9 +107,8 @@ extension AppleDataReader {
   }
 
   /// An app receipt, what an app sends to verifyReceipt as `receipt-data`: storesim's (base64
-  /// of the receipt's JSON, rule verify-receipt-data-format) is read as verifyReceipt's
-  /// `receipt` (its `in_app`); Apple's PKCS#7 container is refused as such (import
-  /// verifyReceipt's answer to it instead).
+  /// of the receipt's JSON, rule verify-receipt-data-format) or Apple's (a PKCS#7 container,
+  /// `AppReceiptContainer`), read as verifyReceipt's `receipt` (its `in_app`).
   mutating func appReceipt(_ text: String, file: String, item: String, response: String) {
     var clean = String(String.UnicodeScalarView(text.unicodeScalars.filter { !$0.properties.isWhitespace }))
     if clean.utf8.count % 4 != 0 { clean += String(repeating: "=", count: 4 - clean.utf8.count % 4) }
@@ -119,10 +121,15 @@ extension AppleDataReader {
     {
       return ReceiptReader(bundleID: bundleID).read(node, file: file, item: item, response: response, into: &items)
     }
-    if bytes.first == 0x30 {
-      return problem(
-        file, item,
-        "is an app receipt in Apple's PKCS#7 form, which storesim cannot read (import verifyReceipt's answer)")
+    if AppReceiptContainer.isContainer(bytes) {
+      let json: [UInt8]
+      do {
+        json = try AppReceiptContainer.receipt(bytes)
+      } catch {
+        return problem(file, item, "is an app receipt in Apple's PKCS#7 form that " + error.message)
+      }
+      guard let node = try? JSONParser.parse(json) else { return problem(file, item, "is an unreadable app receipt") }
+      return ReceiptReader(bundleID: bundleID).read(node, file: file, item: item, response: response, into: &items)
     }
     problem(file, item, "is base64, but not an app receipt")
   }

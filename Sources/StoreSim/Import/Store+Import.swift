@@ -93,6 +93,7 @@ extension Store {
     data.end()
     var items = data.reader.items
     items.mergeNotificationCopies()
+    items.numberUnnumbered(after: state.nextTransactionID)
     if options.redact {
       ImportRedaction(
         items: items, firstTransactionID: state.nextTransactionID,

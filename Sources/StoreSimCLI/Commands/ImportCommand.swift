@@ -10,24 +10,22 @@ struct ImportCommand: CommandLineCommand {
     abstract: "Rebuild customers from Apple's data (history, statuses, notifications, receipts)",
     arguments: "<file>...",
     discussion: """
-      Each file is recognised by its content: Get Transaction History (v1, v2, any number of
-      pages, as a JSON array or one page a line), Get All Subscription Statuses, Get Transaction
-      Info, Get Refund History, Get Notification History, a webhook log (one {"signedPayload":
-      "..."} a line), verifyReceipt answers and storesim's app receipts. JWS are decoded without
-      checking their signatures (they are Apple's); --verify-root refuses any that the
-      certificate does not verify. One history or statuses response is one customer;
-      transactions sharing an originalTransactionId or appAccountToken are one customer. A lone
-      customer goes to an empty 'default'; others are named customer-<originalTransactionId>.
-      Subscriptions are rebuilt from the latest transaction and renewal info of each group (with
-      the next renewal's offer; a family-shared one apart),
-      notifications are recorded as already sent, and the clock stands at the newest time in
-      the data (or --now).
-      All or nothing: on any problem nothing is imported and each problem is one line naming
-      the file, the item and what was wrong. Files are read a piece at a time: a webhook log of
-      any size imports in bounded memory. --redact replaces transaction ids, web order line
-      item ids and app account tokens with stable pseudonyms; --scenario writes the store as a
-      scenario that recreates it (the data re-signed, then the settings; an argument that
-      starts with '{' is such a response, not a file name).
+      Each file is recognised by its content: Get Transaction History (v1, v2; pages as a JSON
+      array or a page a line), Get All Subscription Statuses, Get Transaction Info, Get App
+      Transaction Info, Get Refund History, Get Notification History, a webhook log (one
+      {"signedPayload": "..."} a line), verifyReceipt answers and app receipts (Apple's PKCS#7
+      or storesim's). JWS are decoded unchecked (they are Apple's); --verify-root refuses any
+      the certificate does not verify. One history or statuses response is one customer, and
+      so are transactions sharing an originalTransactionId or appAccountToken: a lone one goes
+      to an empty 'default', others to customer-<originalTransactionId>. Subscriptions are
+      rebuilt from each group's latest transaction and renewal info; a v1 history beside v2
+      tells the consumables the app finished; notifications are recorded as already sent (with
+      their send attempts); the clock stands at the newest time in the data (or --now). All or
+      nothing: on any problem nothing is imported and each problem is one line naming the file,
+      the item and what was wrong. A webhook log of any size imports in bounded memory.
+      --redact replaces transaction ids, web order line item ids and app account tokens with
+      stable pseudonyms; --scenario writes the store as a scenario that recreates it (an
+      argument that starts with '{' is such a response, not a file name). See docs/import.md.
       """,
     example: """
       storesim import history.json statuses.json webhook.log
