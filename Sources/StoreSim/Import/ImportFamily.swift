@@ -4,8 +4,9 @@ import Foundation
 /// (`inAppOwnershipType` `FAMILY_SHARED`, its own `originalTransactionId`), which the import
 /// keeps apart from the member's own subscription of the same group (docs/import.md).
 ///
-/// The data is the member's; the family member who bought the subscription is not in it. Each
-/// shared chain gets a stand-in purchaser, `family-purchaser-<the chain's
+/// The customer who bought it is the one whose own purchase has the web order line item id of a
+/// transaction of the chain (`share`). When the data does not hold them, the shared chain gets
+/// a stand-in purchaser, `family-purchaser-<the chain's
 /// originalTransactionId>`, in the member's family: it holds the subscription, rebuilt from the
 /// member's transactions and renewal info under new ids, and the member's transactions are its
 /// copies. So the member's statuses hold both subscriptions, and `advance` renews the
@@ -77,6 +78,56 @@ extension ImportLinker {
         id: name, transactions: transactions, subscriptions: subscriptions, introductoryOfferUsedGroups: [],
         familyID: family, appTransactionID: String(704_000_000_000_000_000 + UInt64(state.customers.count + 1))))
     return name
+  }
+}
+
+extension ImportLinker {
+  /// Every purchase (not a family copy) in the store with a web order line item id: its
+  /// customer and transaction, by that id.
+  func purchasesByWebOrder(_ state: StoreState) -> [UInt64: (customer: CustomerID, id: TransactionID)] {
+    var out: [UInt64: (customer: CustomerID, id: TransactionID)] = [:]
+    for c in state.customers {
+      for t in c.transactions where t.ownershipType == .purchased {
+        if let w = t.webOrderLineItemID { out[w] = (c.id, t.id) }
+      }
+    }
+    return out
+  }
+
+  /// The customer who bought a member's shared chain: a family member's copy of a subscription
+  /// period has the web order line item id of the purchaser's own transaction for it.
+  func purchaser(
+    of chain: [ImportedItems.Item], member: CustomerID,
+    in purchases: [UInt64: (customer: CustomerID, id: TransactionID)]
+  ) -> CustomerID? {
+    for t in chain {
+      if let w = t.fields.purchase.webOrderLineItemID, let p = purchases[w], p.customer != member { return p.customer }
+    }
+    return nil
+  }
+
+  /// Ties a member's shared chain to its purchaser's purchases, both in one family.
+  func share(
+    _ chain: [ImportedItems.Item], member: CustomerID, from owner: CustomerID,
+    purchases: [UInt64: (customer: CustomerID, id: TransactionID)], state: inout StoreState
+  ) {
+    guard let mi = state.customers.firstIndex(where: { $0.id == member }),
+      let oi = state.customers.firstIndex(where: { $0.id == owner })
+    else { return }
+    let family = state.customers[oi].familyID ?? state.customers[mi].familyID ?? "family-\(owner.rawValue)"
+    // A member already in another family brings it along: one family.
+    if let old = state.customers[mi].familyID, old != family {
+      for i in state.customers.indices where state.customers[i].familyID == old { state.customers[i].familyID = family }
+    }
+    state.customers[oi].familyID = family
+    state.customers[mi].familyID = family
+    let original = chain[0].fields.purchase.originalID
+    for j in state.customers[mi].transactions.indices where state.customers[mi].transactions[j].originalID == original {
+      state.customers[mi].transactions[j].sharedFrom = owner
+      if let w = state.customers[mi].transactions[j].webOrderLineItemID, let p = purchases[w], p.customer == owner {
+        state.customers[mi].transactions[j].sharedTransactionID = p.id
+      }
+    }
   }
 }
 

@@ -121,10 +121,16 @@ struct ImportLinker {
     {
       state.nextWebOrderLineItemID = top + 1
     }
-    // The stand-in purchasers of family-shared subscriptions take ids after the imported ones.
+    // A family-shared subscription's purchaser: the customer whose own purchase has its web
+    // order line item id, or a stand-in, taking ids after the imported ones.
+    let purchases = purchasesByWebOrder(state)
     for p in purchasers {
-      counts.customers.append(addPurchaser(of: p.chain, member: p.member, state: &state))
-      counts.subscriptions += 1
+      if let owner = purchaser(of: p.chain, member: p.member, in: purchases) {
+        share(p.chain, member: p.member, from: owner, purchases: purchases, state: &state)
+      } else {
+        counts.customers.append(addPurchaser(of: p.chain, member: p.member, state: &state))
+        counts.subscriptions += 1
+      }
     }
     var order = state.lastModificationOrder ?? 0
     // Apple's order of modification, as the history answers list it (ImportHistory).

@@ -3,6 +3,7 @@ import Testing
 
 @testable import StoreSim
 @testable import StoreSimCLI
+@testable import StoreSimSession
 
 /// Family sharing in imported data (issue 49, item 2): a customer's own subscription and a
 /// family-shared one (`FAMILY_SHARED`, its own `originalTransactionId`) in the same group stay
@@ -71,5 +72,34 @@ import Testing
       Self.withoutIDs(try T.decoded(T.api(cli, "/inApps/v1/subscriptions/\(id)", session: "b.json"))),
       Self.withoutIDs(try T.decoded(T.api(cli, "/inApps/v1/subscriptions/\(id)", session: "a.json"))),
       "statuses after a month")
+  }
+
+  @Test func importLinksASharedSubscriptionToItsPurchaserInTheDataByWebOrderLineItem() throws {
+    let cli = try CLIHarness()
+    let partner = try Self.family(cli)
+    var files: [String] = []
+    for id in ["2000000000000001", partner] {
+      try T.write(cli, "history\(id).json", T.api(cli, "/inApps/v2/history/\(id)", session: "a.json"))
+      try T.write(cli, "statuses\(id).json", T.api(cli, "/inApps/v1/subscriptions/\(id)", session: "a.json"))
+      files += ["history\(id).json", "statuses\(id).json"]
+    }
+    #expect(cli.run("init AppleSample.storekit --environment Sandbox --session b.json").code == 0)
+    let r = cli.run(["import"] + files + ["--session", "b.json"])
+    #expect(r.code == 0, "\(r.stderr)")
+    // Two customers, each the other's purchaser, one family; no stand-in.
+    let (_, state) = try SessionFileFormat.decode(try #require(T.bytes(cli, "b.json")))
+    #expect(state.customers.filter { !$0.transactions.isEmpty }.count == 2)
+    #expect(!state.customers.contains { $0.id.isImportedPurchaser })
+    #expect(Set(state.customers.filter { !$0.transactions.isEmpty }.map(\.familyID)).count == 1)
+    // A month on, each renewal reaches the other as in the session the data came from, ids too.
+    #expect(cli.run("advance 1mo --session a.json").code == 0)
+    #expect(cli.run("advance 1mo --session b.json").code == 0)
+    for id in ["2000000000000001", partner] {
+      for path in ["/inApps/v2/history/\(id)", "/inApps/v1/subscriptions/\(id)"] {
+        ImportScriptsRoundTripTests.same(
+          try T.decoded(T.api(cli, path, session: "b.json")), try T.decoded(T.api(cli, path, session: "a.json")),
+          "\(path) after a month")
+      }
+    }
   }
 }
