@@ -11,10 +11,11 @@ private let target: @Sendable (UnsafePointer<UInt8>, Int) -> CInt = {
   case "old-session": return fuzzOldSession
   case "http": return fuzzHTTPRequest
   case "signing": return fuzzSigning
+  case "import": return fuzzImport
   case let name:
     FileHandle.standardError.write(
       Data(
-        "STORESIM_FUZZ_TARGET must be configuration, scenario, session, old-session, http or signing (got \(name ?? "nothing"))\n"
+        "STORESIM_FUZZ_TARGET must be configuration, scenario, session, old-session, http, signing or import (got \(name ?? "nothing"))\n"
           .utf8))
     exit(2)
   }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Builds one libFuzzer binary holding the six targets (configuration reader, scenario parser,
+# Builds one libFuzzer binary holding the seven targets (configuration reader, scenario parser,
 # session reader, old-format sessions used by the commands, HTTP request parser, DER and JWS
-# readers) with the toolchain's own -sanitize=fuzzer (plus address sanitizer) and runs each for
+# readers, import's readers of Apple's data) with the toolchain's own -sanitize=fuzzer (plus address sanitizer) and runs each for
 # a bounded time, seeded from the .storekit corpus, Scripts/ and session files written here by
 # the built storesim.
 #   Scripts/fuzz.sh [SECONDS_PER_TARGET]   (default 60)
@@ -15,7 +15,7 @@ BUILD_ONLY=
 if [ "${1:-}" = --build-only ]; then BUILD_ONLY=1; shift; fi
 SECONDS_EACH="${1:-60}"
 OUT=.build/fuzz
-mkdir -p "$OUT/crashes" "$OUT/corpus-configuration" "$OUT/corpus-scenario" "$OUT/corpus-session" "$OUT/corpus-old-session" "$OUT/corpus-http" "$OUT/corpus-signing"
+mkdir -p "$OUT/crashes" "$OUT/corpus-configuration" "$OUT/corpus-scenario" "$OUT/corpus-session" "$OUT/corpus-old-session" "$OUT/corpus-http" "$OUT/corpus-signing" "$OUT/corpus-import"
 
 # The core, the modules under it and the CLI library compiled, with every target's entry and
 # FuzzMain.swift's single LLVMFuzzerTestOneInput, into one binary as one module (the fuzz entry
@@ -99,8 +99,43 @@ if command -v openssl >/dev/null; then
   printf 'x' | openssl dgst -sha256 -sign "$OUT/corpus-signing/sec1.pem" > "$OUT/corpus-signing/sig.der" 2>/dev/null || true
 fi
 
+# Import seeds: what the Server API answers (history v1 and v2, statuses), a webhook log, a
+# verifyReceipt answer and an app receipt in Apple's form (PKCS#7 as Xcode writes it: BER,
+# indefinite lengths, the content in pieces), as raw DER.
+export STORESIM_SESSION="$OUT/corpus-import-session.json"
+rm -f "$STORESIM_SESSION"
+"$STORESIM" init Configurations/AppleSample.storekit --environment Sandbox --start 2026-01-01T00:00:00Z >/dev/null
+for line in "buy consumable.fuel.octane87" "finish 2000000000000001" "buy subscription.pro" "advance 2mo"; do
+  read -ra words <<<"$line"; "$STORESIM" "${words[@]}" >/dev/null
+done
+"$STORESIM" api GET /inApps/v1/history/2000000000000002 | tail -n +2 > "$OUT/corpus-import/history-v1.json"
+"$STORESIM" api GET /inApps/v2/history/2000000000000002 | tail -n +2 > "$OUT/corpus-import/history-v2.json"
+"$STORESIM" api GET /inApps/v1/subscriptions/2000000000000002 | tail -n +2 > "$OUT/corpus-import/statuses.json"
+"$STORESIM" notifications --signed > "$OUT/corpus-import/webhook.log"
+"$STORESIM" receipt --json > "$OUT/corpus-import/verify-receipt.json"
+unset STORESIM_SESSION
+python3 - "$OUT/corpus-import/receipt.der" <<'PY'
+import sys
+def tlv(tag, content):
+    n = len(content)
+    length = bytes([n]) if n < 0x80 else bytes([0x81, n]) if n < 0x100 else bytes([0x82, n >> 8, n & 0xFF])
+    return bytes([tag]) + length + content
+def indefinite(tag, content): return bytes([tag, 0x80]) + content + b"\0\0"
+def integer(n): return tlv(0x02, n.to_bytes(max(1, (n.bit_length() + 8) // 8), "big"))
+def attrs(items): return tlv(0x31, b"".join(tlv(0x30, integer(t) + integer(1) + tlv(0x04, v)) for t, v in items))
+ia5 = lambda s: tlv(0x16, s.encode())
+utf8 = lambda s: tlv(0x0C, s.encode())
+purchase = attrs([(1701, integer(1)), (1702, utf8("subscription.pro")), (1703, utf8("2000000000000009")),
+                  (1704, ia5("2026-01-01T00:00:00Z")), (1708, ia5("2026-02-01T00:00:00Z"))])
+receipt = attrs([(2, utf8("com.example.app")), (18, ia5("2025-12-20T10:00:00Z")), (17, purchase)])
+half = len(receipt) // 2
+content = indefinite(0x30, tlv(0x06, bytes.fromhex("2a864886f70d010701")) + indefinite(0xA0, indefinite(0x24, tlv(0x04, receipt[:half]) + tlv(0x04, receipt[half:]))))
+signed = indefinite(0x30, integer(1) + tlv(0x31, b"") + content)
+open(sys.argv[1], "wb").write(indefinite(0x30, tlv(0x06, bytes.fromhex("2a864886f70d010702")) + indefinite(0xA0, signed)))
+PY
+
 status=0
-for target in configuration scenario session old-session http signing; do
+for target in configuration scenario session old-session http signing import; do
   echo "== fuzz-$target for ${SECONDS_EACH}s"
   if ! STORESIM_FUZZ_TARGET="$target" "$OUT/fuzz" "$OUT/corpus-$target" -max_total_time="$SECONDS_EACH" -max_len=65536 \
       -rss_limit_mb=2048 -timeout=10 -artifact_prefix="$OUT/crashes/$target-" -print_final_stats=1 2>"$OUT/$target.log"; then
