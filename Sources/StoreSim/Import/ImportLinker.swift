@@ -173,13 +173,14 @@ struct ImportLinker {
         record.original = OriginalNotification(signedPayload: jws, notificationUUID: n.uuid)
       }
       state.notifications.append(record)
-      // Its send attempts, as Get Notification History listed them (to the session's URL).
+      // Its send attempts, as Get Notification History listed them: to the team's server, no
+      // URL of the session's (so `notifications deliver --retry` leaves them).
       for a in n.attempts {
         if state.deliveryLog == nil { state.deliveryLog = [] }
         state.deliveryLog?.append(
           NotificationDelivery(
-            index: state.notifications.count - 1, url: state.deliveryURL ?? "",
-            httpStatus: a.result == "SUCCESS" ? 200 : nil, error: nil, date: a.date, result: a.result))
+            index: state.notifications.count - 1, url: "", httpStatus: a.result == "SUCCESS" ? 200 : nil,
+            error: nil, date: a.date, result: a.result))
       }
       counts.notifications += 1
     }

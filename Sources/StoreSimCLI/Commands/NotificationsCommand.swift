@@ -130,7 +130,8 @@ private func plannedDeliveries(_ store: Store, to url: String?, retry: Bool, sin
       (index: $0, url: url, origin: failed.contains($0) ? .resend : nil)
     }
   } else {
-    for u in Set((store.state.deliveryLog ?? []).map(\.url)).sorted() {
+    // Imported attempts (Apple's, to the team's server) have no URL: nothing to resend to.
+    for u in Set((store.state.deliveryLog ?? []).map(\.url)).sorted() where !u.isEmpty {
       items += store.undelivered(to: u).failed.filter { $0 >= since }.map { (index: $0, url: u, origin: .resend) }
     }
   }

@@ -153,5 +153,8 @@ import Testing
     let backAnswer = String(back.stdout.drop { $0 != "\n" }.dropFirst())
     #expect(try T.decoded(backAnswer) == T.decoded(answer))
     #expect(try R.plain(backAnswer) == R.plain(answer))
+    // Apple's attempts went to the team's server: `--retry` has nothing of them to resend.
+    let retry = cli.run("notifications deliver --retry --session b.json")
+    #expect(retry.code == 0 && !retry.stdout.contains("#"), "\(retry.stdout)\(retry.stderr)")
   }
 }
