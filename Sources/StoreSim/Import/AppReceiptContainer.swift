@@ -95,6 +95,8 @@ enum AppReceiptContainer {
   /// The receipt in verifyReceipt's JSON: `{"receipt": {"bundle_id", "original_purchase_date_ms",
   /// "in_app": [...]}}`.
   static func receipt(_ data: [UInt8]) throws(Malformed) -> [UInt8] {
+    // An app's receipt is kilobytes; the tree read here costs tens of times its size.
+    guard data.count <= 4 << 20 else { throw Malformed(message: "is larger than 4 MiB") }
     let (top, _) = try element(data, at: 0)
     guard top.tag == 0x30, top.children.count >= 2, Array(top.children[0].bytes) == signedDataOID,
       let signed = top.children[1].children.first, signed.tag == 0x30, signed.children.count >= 3
@@ -102,7 +104,7 @@ enum AppReceiptContainer {
     // SignedData: version, digest algorithms, the content info { data OID, [0] { OCTET STRING } }.
     let content = signed.children[2]
     guard content.tag == 0x30, content.children.count >= 2, let octets = content.children[1].children.first,
-      octets.tag & 0x1F == 0x04
+      octets.tag == 0x04 || octets.tag == 0x24
     else { throw Malformed(message: "has no receipt in its content") }
     var receipt: [String: JSONOutput] = [:]
     var purchases: [JSONOutput] = []
@@ -144,7 +146,8 @@ enum AppReceiptContainer {
     guard set.tag == 0x31 else { throw Malformed(message: "has a receipt that is not a set of attributes") }
     var out: [(Int, [UInt8])] = []
     for a in set.children {
-      guard a.tag == 0x30, a.children.count == 3, a.children[0].tag == 0x02, a.children[2].tag & 0x1F == 0x04,
+      guard a.tag == 0x30, a.children.count == 3, a.children[0].tag == 0x02,
+        a.children[2].tag == 0x04 || a.children[2].tag == 0x24,
         let type = smallInteger(a.children[0].bytes)
       else { throw Malformed(message: "has an attribute that is not {type, version, value}") }
       out.append((type, a.children[2].octets))
@@ -161,7 +164,9 @@ enum AppReceiptContainer {
   private static func integer(_ value: [UInt8]) throws(Malformed) -> UInt64? {
     guard !value.isEmpty else { return nil }
     let (e, _) = try element(value, at: 0)
-    guard e.tag == 0x02, e.bytes.count <= 9, e.bytes.first.map({ $0 & 0x80 == 0 }) ?? false else {
+    guard e.tag == 0x02, e.bytes.count <= 8 || (e.bytes.count == 9 && e.bytes.first == 0),
+      e.bytes.first.map({ $0 & 0x80 == 0 }) ?? false
+    else {
       throw Malformed(message: "has an attribute that is not a whole number")
     }
     return e.bytes.reduce(0) { $0 << 8 | UInt64($1) }
@@ -188,10 +193,14 @@ enum AppReceiptContainer {
       }
       return n
     }
-    guard digits.count >= 20, digits.last == UInt8(ascii: "Z"), let year = number(0..<4), let month = number(5..<7),
+    let separators: [(Int, Character)] = [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":")]
+    guard digits.count == 20, digits.last == UInt8(ascii: "Z"),
+      separators.allSatisfy({ digits[$0.0] == $0.1.asciiValue }), let year = number(0..<4), let month = number(5..<7),
       let day = number(8..<10), let hour = number(11..<13), let minute = number(14..<16),
-      let second = number(17..<19), (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60,
-      second < 61
+      let second = number(17..<19), (1...12).contains(month), day >= 1,
+      day <= CivilDays.days(year: month == 12 ? year + 1 : year, month: month == 12 ? 1 : month + 1, day: 1)
+        - CivilDays.days(year: year, month: month, day: 1),
+      hour < 24, minute < 60, second < 61
     else { throw Malformed(message: "has a date that is not RFC 3339 (\(text))") }
     let days = CivilDays.days(year: year, month: month, day: day)
     return .string(String(((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000))

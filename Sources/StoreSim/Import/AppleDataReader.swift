@@ -19,18 +19,40 @@ struct AppleDataReader {
     }
   }
 
-  /// The response a history page that said `hasMore` was part of: the next line goes on with it.
-  var continuing: (file: String, response: String)? = nil
+  /// The history answer a page that said `hasMore` was part of, and the keys of its account
+  /// (original transaction ids, app transaction ids, app account tokens): the next line goes on
+  /// with it when it shares one.
+  var continuing: (file: String, response: String, keys: Set<String>)? = nil
 
-  /// One line already parsed. A history page after one that said `hasMore` is the same answer.
+  /// One line already parsed. A history page after one that said `hasMore` is the same answer
+  /// when the two share an account's key (pages of different answers may interleave in a log).
   mutating func readLine(_ node: JSONNode, number: Int, file: String) {
-    var response = "\(file)#\(number)"
-    if let c = continuing, c.file == file, node["signedTransactions"] != nil, node["bundleId"] != nil {
-      response = c.response
-    }
+    let own = "\(file)#\(number)"
+    let before = items.transactions.count
+    let previous = continuing
     continuing = nil
-    recognise(node, file: file, item: "line \(number)", response: response)
-    if case .bool(true)? = node["hasMore"]?.value, node["bundleId"] != nil { continuing = (file, response) }
+    recognise(node, file: file, item: "line \(number)", response: own)
+    guard node["signedTransactions"] != nil, node["bundleId"] != nil else { return }
+    var keys = Set<String>()
+    for t in items.transactions[before...] {
+      keys.insert("o\(t.fields.purchase.originalID)")
+      if let a = t.appTransactionID { keys.insert("p" + a) }
+      if let token = t.fields.purchase.appAccountToken { keys.insert("a\(token)") }
+    }
+    var response = own
+    if let p = previous, p.file == file, !keys.isDisjoint(with: p.keys) {
+      response = p.response
+      keys.formUnion(p.keys)
+      for i in before..<items.transactions.count { items.transactions[i].response = response }
+      if let page = items.histories.removeValue(forKey: own), var answer = items.histories[response] {
+        items.historyOrder.removeAll { $0 == own }
+        answer.ids += page.ids
+        answer.signed = [answer.signed, page.signed].compactMap { $0 }.min()
+        answer.isComplete = page.isComplete
+        items.histories[response] = answer
+      }
+    }
+    if case .bool(true)? = node["hasMore"]?.value { continuing = (file, response, keys) }
   }
 
   /// A file of one line, read as a document.
@@ -105,7 +127,7 @@ struct AppleDataReader {
       guard let date = Self.int(payload["originalPurchaseDate"]) else {
         return problem(file, place, "has no originalPurchaseDate")
       }
-      items.appPurchaseDates.append(Date(epochMilliseconds: date))
+      items.appPurchaseDates.append((Date(epochMilliseconds: date), (file, place)))
     } else if let data = node["data"], case .array(let groups) = data.value {
       // Get All Subscription Statuses: one customer's.
       for (g, group) in groups.enumerated() {
@@ -165,6 +187,8 @@ struct AppleDataReader {
         }
         out.append((Date(epochMilliseconds: date), result))
       }
+    } else if let other = entry["sendAttempts"] {
+      problem(file, join(place, "sendAttempts"), "is \(other.value.kindDescription), not a list")
     } else if case .string(let result)? = entry["firstSendAttemptResult"]?.value, let n = items.notifications.last {
       out.append((n.signedDate, result))
     }
@@ -265,7 +289,7 @@ struct AppleDataReader {
     let consent: Int64? = Self.int(node["priceIncreaseStatus"])
     if consent == 0 { info.priceIncreaseStatus = .pending }
     if consent == 1 { info.priceIncreaseStatus = .agreed }
-    return ImportedItems.Renewal(info: info, status: status, response: response)
+    return ImportedItems.Renewal(info: info, status: status, response: response, place: (file, item))
   }
 
   private mutating func notification(_ jws: String, file: String, item: String) {
@@ -281,7 +305,7 @@ struct AppleDataReader {
     guard let signed = Self.int(node["signedDate"]) else { return problem(file, item, "has no signedDate") }
     var n = ImportedItems.Notification(
       type: type, subtype: subtype, signedDate: Date(epochMilliseconds: signed), transaction: nil, renewal: nil,
-      status: Self.int(node["data"]?["status"]).map { Int($0) }, uuid: nil, signedPayload: jws)
+      status: Self.int(node["data"]?["status"]).map { Int($0) }, uuid: nil, signedPayload: jws, place: (file, item))
     if case .string(let u) = node["notificationUUID"]?.value { n.uuid = u }
     if case .string(let a)? = node["appData"]?["signedAppTransactionInfo"]?.value {
       let place = join(item, "appData.signedAppTransactionInfo")

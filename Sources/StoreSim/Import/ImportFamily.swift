@@ -81,35 +81,55 @@ extension ImportLinker {
   }
 }
 
+/// A purchase (not a family copy) a shared chain may be the copy of: its customer, id and group.
+typealias ImportedPurchase = (customer: CustomerID, id: TransactionID, group: SubscriptionGroupID?)
+
 extension ImportLinker {
-  /// Every purchase (not a family copy) in the store with a web order line item id: its
-  /// customer and transaction, by that id.
-  func purchasesByWebOrder(_ state: StoreState) -> [UInt64: (customer: CustomerID, id: TransactionID)] {
-    var out: [UInt64: (customer: CustomerID, id: TransactionID)] = [:]
+  /// The purchases (not family copies) of `imported` transactions, by web order line item id.
+  /// Only the data's own: a session's own purchases number their web order line items as
+  /// storesim's do everywhere, so they say nothing about the data's family.
+  func purchasesByWebOrder(_ state: StoreState, imported: Set<TransactionID>) -> [UInt64: ImportedPurchase] {
+    var out: [UInt64: ImportedPurchase] = [:]
     for c in state.customers {
-      for t in c.transactions where t.ownershipType == .purchased {
-        if let w = t.webOrderLineItemID { out[w] = (c.id, t.id) }
+      for t in c.transactions where t.ownershipType == .purchased && imported.contains(t.id) {
+        if let w = t.webOrderLineItemID { out[w] = (c.id, t.id, group(t.productID)) }
       }
     }
     return out
   }
 
+  private func group(_ product: ProductID) -> SubscriptionGroupID? {
+    configuration.product(product)?.subscription?.groupID
+  }
+
   /// The customer who bought a member's shared chain: a family member's copy of a subscription
-  /// period has the web order line item id of the purchaser's own transaction for it.
+  /// period has the web order line item id of the purchaser's own transaction for it, in the
+  /// same group.
   func purchaser(
-    of chain: [ImportedItems.Item], member: CustomerID,
-    in purchases: [UInt64: (customer: CustomerID, id: TransactionID)]
+    of chain: [ImportedItems.Item], member: CustomerID, in purchases: [UInt64: ImportedPurchase]
   ) -> CustomerID? {
     for t in chain {
-      if let w = t.fields.purchase.webOrderLineItemID, let p = purchases[w], p.customer != member { return p.customer }
+      if let w = t.fields.purchase.webOrderLineItemID, let p = purchases[w], p.customer != member,
+        p.group == group(t.fields.purchase.productID)
+      {
+        return p.customer
+      }
     }
     return nil
+  }
+
+  /// Adds a stand-in purchaser's purchases, so that another member's copies find it too.
+  func addPurchases(of name: CustomerID, state: StoreState, to purchases: inout [UInt64: ImportedPurchase]) {
+    guard let c = state.customers.last(where: { $0.id == name }) else { return }
+    for t in c.transactions {
+      if let w = t.webOrderLineItemID, purchases[w] == nil { purchases[w] = (name, t.id, group(t.productID)) }
+    }
   }
 
   /// Ties a member's shared chain to its purchaser's purchases, both in one family.
   func share(
     _ chain: [ImportedItems.Item], member: CustomerID, from owner: CustomerID,
-    purchases: [UInt64: (customer: CustomerID, id: TransactionID)], state: inout StoreState
+    purchases: [UInt64: ImportedPurchase], state: inout StoreState
   ) {
     guard let mi = state.customers.firstIndex(where: { $0.id == member }),
       let oi = state.customers.firstIndex(where: { $0.id == owner })

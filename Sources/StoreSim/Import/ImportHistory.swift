@@ -48,33 +48,38 @@ enum ImportHistory {
 
   /// The consumables the app had finished, as far as the answers tell: Get Transaction History
   /// v1 leaves out finished consumables and v2 does not, and their answers look the same. A
-  /// whole answer (its last page says `hasMore` false) that leaves out some of its customer's
-  /// transactions bought before it was signed, all of them consumables not refunded by then, is
+  /// whole answer (its last page says `hasMore` false) beside another history answer of the
+  /// same account (the two list a transaction in common) that lists more, every one of those
+  /// more a consumable bought before the whole answer was signed and not refunded by then, is
   /// v1's: those consumables were finished.
   static func finishedConsumables(
-    items: ImportedItems, customers: [[ImportedItems.Item]], configuration: StoreConfiguration
+    items: ImportedItems, byID: [TransactionID: ImportedItems.Item], configuration: StoreConfiguration
   ) -> Set<TransactionID> {
-    guard !items.histories.isEmpty else { return [] }
-    var customerOf: [TransactionID: Int] = [:]
-    for (k, list) in customers.enumerated() {
-      for t in list { customerOf[t.fields.purchase.id] = k }
+    let answers = items.historyOrder.compactMap { items.histories[$0] }
+    guard answers.count > 1 else { return [] }
+    // The answers listing each transaction.
+    var listing: [TransactionID: [Int]] = [:]
+    for (k, answer) in answers.enumerated() {
+      for id in answer.ids where listing[id]?.last != k { listing[id, default: []].append(k) }
     }
     func isConsumable(_ t: ImportedItems.Item) -> Bool {
       (configuration.product(t.fields.purchase.productID)?.type ?? t.fields.purchase.productType) == .consumable
     }
     var finished = Set<TransactionID>()
-    for key in items.historyOrder {
-      guard let answer = items.histories[key], answer.isComplete, let signed = answer.signed,
-        let first = answer.ids.first, let k = customerOf[first]
-      else { continue }
+    for (k, answer) in answers.enumerated() where answer.isComplete {
+      guard let signed = answer.signed else { continue }
       let listed = Set(answer.ids)
-      let missing = customers[k].filter { t in
-        !listed.contains(t.fields.purchase.id) && t.fields.purchase.purchaseDate <= signed
+      var others = Set<Int>()
+      for id in answer.ids { others.formUnion(listing[id] ?? []) }
+      others.remove(k)
+      for o in others.sorted() {
+        let more = Set(answers[o].ids).subtracting(listed).compactMap { byID[$0] }
+          .filter { $0.fields.purchase.purchaseDate <= signed }
+        let onlyFinishedConsumables = more.allSatisfy { t in
+          isConsumable(t) && (t.fields.status.revocationDate.map { $0 > signed } ?? true)
+        }
+        if !more.isEmpty && onlyFinishedConsumables { finished.formUnion(more.map(\.fields.purchase.id)) }
       }
-      let allFinishedConsumables = missing.allSatisfy { t in
-        isConsumable(t) && (t.fields.status.revocationDate.map { $0 > signed } ?? true)
-      }
-      if !missing.isEmpty && allFinishedConsumables { finished.formUnion(missing.map(\.fields.purchase.id)) }
     }
     return finished
   }

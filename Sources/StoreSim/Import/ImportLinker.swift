@@ -63,6 +63,8 @@ struct ImportLinker {
     for t in items.transactions {
       _ = links.root(key(t))
       if let token = t.fields.purchase.appAccountToken { links.join(key(t), "a\(token)") }
+      // One App Store account's transactions in the app carry its app transaction id.
+      if let app = t.appTransactionID { links.join(key(t), "p" + app) }
       if let response = t.response { links.join(key(t), "r\(response)") }
     }
     for r in items.renewals {
@@ -72,7 +74,7 @@ struct ImportLinker {
     for t in byID.values { groups[links.root(key(t)), default: []].append(t) }
     let ordered = groups.values.map { $0.sorted { $0.fields.purchase.id < $1.fields.purchase.id } }
       .sorted { $0[0].fields.purchase.originalID < $1[0].fields.purchase.originalID }
-    let finished = ImportHistory.finishedConsumables(items: items, customers: ordered, configuration: configuration)
+    let finished = ImportHistory.finishedConsumables(items: items, byID: byID, configuration: configuration)
 
     let newest = newestTime()
     // A session with no data of its own takes the data's time, earlier or not; one with data
@@ -82,7 +84,9 @@ struct ImportLinker {
     let isEmpty = items.transactions.isEmpty && items.renewals.isEmpty && items.notifications.isEmpty
     state.now = options.now ?? (isEmpty ? state.now : hasData ? max(state.now, newest) : newest)
     // When the app was first downloaded (App Transaction Info, a receipt): the session's start.
-    if let first = items.appPurchaseDates.min() { state.startDate = hasData ? min(state.startDate, first) : first }
+    if let first = items.appPurchaseDates.map(\.date).min() {
+      state.startDate = hasData ? min(state.startDate, first) : first
+    }
     state.startDate = min(state.startDate, state.now)
     var counts = Counts()
     let defaultIsEmpty = state.customers.first { $0.id == .default }.map { $0.transactions.isEmpty } ?? false
@@ -123,12 +127,14 @@ struct ImportLinker {
     }
     // A family-shared subscription's purchaser: the customer whose own purchase has its web
     // order line item id, or a stand-in, taking ids after the imported ones.
-    let purchases = purchasesByWebOrder(state)
+    var purchases = purchasesByWebOrder(state, imported: Set(byID.keys))
     for p in purchasers {
       if let owner = purchaser(of: p.chain, member: p.member, in: purchases) {
         share(p.chain, member: p.member, from: owner, purchases: purchases, state: &state)
       } else {
-        counts.customers.append(addPurchaser(of: p.chain, member: p.member, state: &state))
+        let name = addPurchaser(of: p.chain, member: p.member, state: &state)
+        addPurchases(of: name, state: state, to: &purchases)
+        counts.customers.append(name)
         counts.subscriptions += 1
       }
     }
@@ -148,19 +154,22 @@ struct ImportLinker {
       state.customers[place.customer].transactions[place.index].modificationOrder = order
     }
     state.lastModificationOrder = order == 0 ? nil : order
+    var byAppTransaction: [String: CustomerID] = [:]
+    for c in state.customers.reversed() { byAppTransaction[c.appTransactionID] = c.id }
     for n in items.notifications.sorted(by: { $0.signedDate < $1.signedDate }) {
       // Its transaction's customer; or, for appData alone, the customer of that app transaction
       // (made, with no transactions, when the data has no other trace of them).
       var owner = n.transaction.flatMap { customerOf[$0.fields.purchase.originalID] } ?? .default
       if n.transaction == nil, let app = n.appTransactionID {
-        if let c = state.customers.first(where: { $0.appTransactionID == app }) {
-          owner = c.id
+        if let c = byAppTransaction[app] {
+          owner = c
         } else {
           owner = CustomerID("customer-app-\(app)")
           state.customers.append(
             Customer(
               id: owner, transactions: [], subscriptions: [], introductoryOfferUsedGroups: [], familyID: nil,
               appTransactionID: app))
+          byAppTransaction[app] = owner
           counts.customers.append(owner)
         }
       }

@@ -60,6 +60,8 @@ struct ImportedItems {
     var info: RenewalInfo
     var status: Int?
     var response: String?
+    /// Where it stood.
+    var place: (file: String, item: String) = ("", "")
   }
   /// A notification as its payload had it.
   struct Notification {
@@ -76,6 +78,8 @@ struct ImportedItems {
     var attempts: [(date: Date, result: String)] = []
     /// The `appTransactionId` of its `appData` (RESCIND_CONSENT): whose notification it is.
     var appTransactionID: String?
+    /// Where it stood.
+    var place: (file: String, item: String) = ("", "")
   }
 
   var transactions: [Item] = []
@@ -87,21 +91,38 @@ struct ImportedItems {
   var historyOrder: [String] = []
   /// When the app was first downloaded, as App Transaction Info and verifyReceipt's `receipt`
   /// said (`originalPurchaseDate`, `original_purchase_date_ms`).
-  var appPurchaseDates: [Date] = []
+  var appPurchaseDates: [(date: Date, place: (file: String, item: String))] = []
   var problems: [ImportProblem] = []
 }
 
 extension ImportedItems {
   /// Transactions numbered 0 (an Xcode receipt's) get ids after `first` and after every id in
-  /// the data, each its own original.
+  /// the data (all at most `ImportBounds.largestID`), each its own original; a transaction whose
+  /// original is 0 takes, as its original, the new id of its product's first such purchase.
   mutating func numberUnnumbered(after first: TransactionID) {
-    guard transactions.contains(where: { $0.fields.purchase.id == 0 }) else { return }
+    guard transactions.contains(where: { $0.fields.purchase.id == 0 || $0.fields.purchase.originalID == 0 }) else {
+      return
+    }
     let ids = transactions.map(\.fields.purchase.id) + notifications.compactMap { $0.transaction?.fields.purchase.id }
     var next = max(first, (ids.max() ?? 0) + 1)
+    var originals: [ProductID: TransactionID] = [:]
     for i in transactions.indices where transactions[i].fields.purchase.id == 0 {
       transactions[i].fields.purchase.id = next
-      if transactions[i].fields.purchase.originalID == 0 { transactions[i].fields.purchase.originalID = next }
+      if transactions[i].fields.purchase.originalID == 0 {
+        transactions[i].fields.purchase.originalID = next
+        if originals[transactions[i].fields.purchase.productID] == nil {
+          originals[transactions[i].fields.purchase.productID] = next
+        }
+      }
       next += 1
+    }
+    for i in transactions.indices where transactions[i].fields.purchase.originalID == 0 {
+      let product = transactions[i].fields.purchase.productID
+      if originals[product] == nil {
+        originals[product] = next
+        next += 1
+      }
+      transactions[i].fields.purchase.originalID = originals[product]!
     }
   }
 

@@ -13,7 +13,7 @@ struct ReceiptReader {
       return
     }
     if let receipt = node["receipt"], let first = date(receipt, "original_purchase_date_ms") {
-      items.appPurchaseDates.append(first)
+      items.appPurchaseDates.append((first, (file, item.isEmpty ? "receipt" : item + ": receipt")))
     }
     var entries: [(String, JSONNode)] = []
     if case .array(let list) = node["latest_receipt_info"]?.value {
@@ -72,7 +72,7 @@ struct ReceiptReader {
       case "1": r.priceIncreaseStatus = .agreed
       default: break
       }
-      items.renewals.append(ImportedItems.Renewal(info: r, status: nil, response: response))
+      items.renewals.append(ImportedItems.Renewal(info: r, status: nil, response: response, place: (file, item)))
     }
   }
 

@@ -93,6 +93,9 @@ extension Store {
     data.end()
     var items = data.reader.items
     items.mergeNotificationCopies()
+    // Ids and dates a session can hold, before any arithmetic on them.
+    let outOfRange = ImportBounds.problems(items)
+    guard outOfRange.isEmpty else { throw ImportFailure(problems: items.problems + outOfRange) }
     items.numberUnnumbered(after: state.nextTransactionID)
     if options.redact {
       ImportRedaction(

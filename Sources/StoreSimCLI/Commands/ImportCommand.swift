@@ -15,14 +15,15 @@ struct ImportCommand: CommandLineCommand {
       Transaction Info, Get Refund History, Get Notification History, a webhook log (one
       {"signedPayload": "..."} a line), verifyReceipt answers and app receipts (Apple's PKCS#7
       or storesim's). JWS are decoded unchecked (they are Apple's); --verify-root refuses any
-      the certificate does not verify. One history or statuses response is one customer, and
-      so are transactions sharing an originalTransactionId or appAccountToken: a lone one goes
+      the certificate does not verify. One history or statuses response is one customer, and so
+      are transactions sharing an originalTransactionId, appTransactionId or appAccountToken: a
+      lone one goes
       to an empty 'default', others to customer-<originalTransactionId>. Subscriptions are
       rebuilt from each group's latest transaction and renewal info; a v1 history beside v2
       tells the consumables the app finished; notifications are recorded as already sent (with
-      their send attempts); the clock stands at the newest time in the data (or --now). All or
-      nothing: on any problem nothing is imported and each problem is one line naming the file,
-      the item and what was wrong. A webhook log of any size imports in bounded memory.
+      their send attempts); the clock stands at the newest time in the data (or --now). On any
+      problem nothing is imported (all or nothing) and each problem is one line naming the
+      file, the item and what was wrong. A webhook log of any size imports in bounded memory.
       --redact replaces transaction ids, web order line item ids and app account tokens with
       stable pseudonyms; --scenario writes the store as a scenario that recreates it (an
       argument that starts with '{' is such a response, not a file name). See docs/import.md.

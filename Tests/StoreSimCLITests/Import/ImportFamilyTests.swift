@@ -102,4 +102,22 @@ import Testing
       }
     }
   }
+
+  @Test func importNeverTakesASessionsOwnCustomerForThePurchaser() throws {
+    let cli = try CLIHarness()
+    let partner = try Self.family(cli)
+    try T.write(cli, "history.json", T.api(cli, "/inApps/v2/history/\(partner)", session: "a.json"))
+    try T.write(cli, "statuses.json", T.api(cli, "/inApps/v1/subscriptions/\(partner)", session: "a.json"))
+    // b's own bob bought Standard: his web order line item id is the one default's had in a.
+    for line in [
+      "init AppleSample.storekit --start 2026-01-01T00:00:00Z --environment Sandbox --session b.json",
+      "buy subscription.standard --customer bob --session b.json",
+    ] {
+      #expect(cli.run(line).code == 0, "\(line)")
+    }
+    #expect(cli.run("import history.json statuses.json --session b.json").code == 0)
+    let (_, state) = try SessionFileFormat.decode(try #require(T.bytes(cli, "b.json")))
+    #expect(state.customers.first { $0.id == "bob" }?.familyID == nil)
+    #expect(state.customers.contains { $0.id.isImportedPurchaser })
+  }
 }

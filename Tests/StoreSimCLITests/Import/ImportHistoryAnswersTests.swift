@@ -158,3 +158,77 @@ import Testing
     #expect(retry.code == 0 && !retry.stdout.contains("#"), "\(retry.stdout)\(retry.stderr)")
   }
 }
+
+/// Hostile and odd data from a review (issue 49, item 7): refused in one line each, never a trap
+/// or a session that cannot be read back; and answers of different accounts tell nothing of
+/// each other's finished consumables.
+@Suite struct ImportHostileDataTests {
+  typealias T = ImportCommandTests
+  typealias R = ImportScriptsRoundTripTests
+
+  @Test func importRefusesIdsAndDatesASessionCannotHold() throws {
+    let cli = try CLIHarness()
+    #expect(cli.run("init Premium.storekit --environment Sandbox --session b.json").code == 0)
+    let receipt = """
+      {"receipt":{"bundle_id":"com.example.app","original_purchase_date_ms":"-9223372036854775808","in_app":[\
+      {"transaction_id":"0","product_id":"com.example.premium.lifetime","purchase_date_ms":"1767225600000"},\
+      {"transaction_id":"18446744073709551614","product_id":"com.example.coins.100","purchase_date_ms":"1767225600000",\
+      "web_order_line_item_id":"18446744073709551615"}]}}
+      """
+    try T.write(cli, "receipt.json", receipt)
+    let before = T.bytes(cli, "b.json")
+    let r = cli.run("import receipt.json --session b.json")
+    #expect(r.code == 65)
+    #expect(
+      r.stderr.split(separator: "\n").map(String.init) == [
+        "error: receipt.json: receipt.in_app[1]: transactionId 18446744073709551614 is out of range",
+        "error: receipt.json: receipt.in_app[1]: originalTransactionId 18446744073709551614 is out of range",
+        "error: receipt.json: receipt.in_app[1]: webOrderLineItemId 18446744073709551615 is out of range",
+        "error: receipt.json: receipt: originalPurchaseDate is out of range (years 1 to 9999)",
+        "error: import refused: 4 problems, nothing imported",
+      ], "\(r.stderr)")
+    #expect(T.bytes(cli, "b.json") == before)
+    #expect(cli.run("status --session b.json").code == 0)
+  }
+
+  @Test func importInfersNothingFromAnswersOfDifferentAccountsSharingAToken() throws {
+    let cli = try CLIHarness()
+    let token = "11111111-2222-4333-8444-555555555555"
+    for line in [
+      "init AppleSample.storekit --start 2026-01-01T00:00:00Z --environment Sandbox --session a.json",
+      "buy nonconsumable.car --app-account-token \(token) --session a.json",
+      "buy consumable.fuel.octane87 --app-account-token \(token) --customer other --session a.json",
+      "finish --all --customer other --session a.json",
+    ] {
+      #expect(cli.run(line).code == 0, "\(line)")
+    }
+    // Two accounts, one token (one customer of the app's): the car's answer does not list the
+    // fuel, which is another account's, not a finished consumable of the car's.
+    try T.write(cli, "car.json", R.pages(cli, "/inApps/v2/history/2000000000000001", session: "a.json")[0])
+    try T.write(cli, "fuel.json", R.pages(cli, "/inApps/v2/history/2000000000000002", session: "a.json")[0])
+    #expect(cli.run("init AppleSample.storekit --environment Sandbox --session b.json").code == 0)
+    #expect(cli.run("import car.json fuel.json --session b.json").code == 0)
+    #expect(ImportHistoryAnswersTests.unfinished(cli, session: "b.json").contains("2000000000000002"))
+  }
+
+  @Test func importKeepsInterleavedPagesOfTwoAccountsApart() throws {
+    let cli = try CLIHarness()
+    var lines = ["init AppleSample.storekit --start 2026-01-01T00:00:00Z --environment Sandbox --session a.json"]
+    for _ in 0..<25 { lines.append("buy consumable.fuel.octane87 --session a.json") }
+    lines.append("buy nonconsumable.car --customer other --session a.json")
+    for line in lines { #expect(cli.run(line).code == 0, "\(line)") }
+    let mine = try R.pages(cli, "/inApps/v2/history/2000000000000001", session: "a.json")
+    let other = try R.pages(cli, "/inApps/v2/history/2000000000000026", session: "a.json")
+    #expect(mine.count == 2 && other.count == 1)
+    // A log of concurrent calls: my first page, the other account's answer, my second page.
+    let log = [mine[0], other[0], mine[1]].map { $0.trimmingCharacters(in: .newlines) }.joined(separator: "\n")
+    try T.write(cli, "log.jsonl", log + "\n")
+    #expect(cli.run("init AppleSample.storekit --environment Sandbox --session b.json").code == 0)
+    let r = cli.run("import log.jsonl --session b.json")
+    #expect(r.code == 0, "\(r.stderr)")
+    // Two customers (my pages joined by their app transaction id), nothing finished.
+    #expect(r.stdout.contains("for customer-2000000000000001, customer-2000000000000026;"), "\(r.stdout)")
+    let all = try R.pages(cli, "/inApps/v1/history/2000000000000001", session: "b.json")
+    #expect(try all.flatMap(T.decoded).count == 25)
+  }
+}
