@@ -79,7 +79,11 @@ for _ in range(20):
     assert status == 200, (status, body)
 BIG
 after=$(stat -c %s .storesim/session.json)
-[ "$after" -lt $((size + 200000)) ] || fail "20 mass extensions of 100,000 codes grew the session from $size to $after bytes"
+# Kept codes would add 8 MB or more (20 x 100,000 x 4 bytes). serve keeps the session loaded and
+# appends a change line a request (up to 256 KiB of them, or the file's size, before it writes
+# the file whole again), so the session may grow by that much: 200,000 bytes was passed by
+# 220,000 of change lines on a session that began at 43 KB (CI run 9, session 18).
+[ "$after" -lt $((size + 1000000)) ] || fail "20 mass extensions of 100,000 codes grew the session from $size to $after bytes"
 kill -TERM "$SERVE_PID"; stopped_within 10 || fail "serve did not stop"
 echo "row: 201 distinct storefront codes refused (4000028); 20 requests of 100,000 codes grew the session $size -> $after bytes"
 
