@@ -33,12 +33,7 @@ struct AppleDataReader {
     continuing = nil
     recognise(node, file: file, item: "line \(number)", response: own)
     guard node["signedTransactions"] != nil, node["bundleId"] != nil else { return }
-    var keys = Set<String>()
-    for t in items.transactions[before...] {
-      keys.insert("o\(t.fields.purchase.originalID)")
-      if let a = t.appTransactionID { keys.insert("p" + a) }
-      if let token = t.fields.purchase.appAccountToken { keys.insert("a\(token)") }
-    }
+    var keys = Set(items.transactions[before...].flatMap(\.accountKeys))
     var response = own
     if let p = previous, p.file == file, !keys.isDisjoint(with: p.keys) {
       response = p.response

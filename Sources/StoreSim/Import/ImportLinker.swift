@@ -62,9 +62,8 @@ struct ImportLinker {
     // Every copy links (a history's copy and a statuses' later one tie both responses).
     for t in items.transactions {
       _ = links.root(key(t))
-      if let token = t.fields.purchase.appAccountToken { links.join(key(t), "a\(token)") }
       // One App Store account's transactions in the app carry its app transaction id.
-      if let app = t.appTransactionID { links.join(key(t), "p" + app) }
+      for k in t.accountKeys.dropFirst() { links.join(key(t), k) }
       if let response = t.response { links.join(key(t), "r\(response)") }
     }
     for r in items.renewals {

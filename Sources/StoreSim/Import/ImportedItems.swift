@@ -54,6 +54,15 @@ struct ImportedItems {
     /// The history response it came from (all of one response are one customer's).
     var response: String?
     var place: (file: String, item: String)
+
+    /// What ties it to one App Store account: its original transaction, its app transaction
+    /// id and its app account token (the first is always there).
+    var accountKeys: [String] {
+      var keys = ["o\(fields.purchase.originalID)"]
+      if let app = appTransactionID { keys.append("p" + app) }
+      if let token = fields.purchase.appAccountToken { keys.append("a\(token)") }
+      return keys
+    }
   }
   /// A renewal info as a payload had it, with the status beside it, if any.
   struct Renewal {
